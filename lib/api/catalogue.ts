@@ -1,0 +1,5 @@
+import type { Endpoint } from '../http/endpoint';
+import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
+
+/** Every published endpoint of both services; the OpenAPI document is generated from this list. */
+export const catalogue: readonly Endpoint[] = [healthEndpoint, openApiEndpoint];

@@ -1,0 +1,41 @@
+import type { Options } from 'postgres';
+import type { Settings } from '../settings';
+
+export class DatabaseConfigurationError extends Error {
+  override name = 'DatabaseConfigurationError';
+}
+
+/**
+ * Where to connect: DATABASE_URL, else `database.url` (a jdbc:postgresql:// URL is accepted),
+ * else a URL built from `database.host`, `port`, `name`, `username` and `password`.
+ */
+export function connectionUrl(settings: Settings): string {
+  if (settings.databaseUrlFromEnvironment) return settings.databaseUrlFromEnvironment;
+  const { url, host, port, name, username, password } = settings.database;
+  if (url) return url.replace(/^jdbc:/, '');
+  if (!host) {
+    throw new DatabaseConfigurationError(
+      'No database configured: set DATABASE_URL, or computational-governance-platform.database.url, or database.host (with port, name, username, password)',
+    );
+  }
+  const credentials = username ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
+  return `postgresql://${credentials}${host}:${port}/${encodeURIComponent(name)}`;
+}
+
+const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000)));
+
+/**
+ * Pool options from the database settings. A Lambda container (and each serverless-offline
+ * worker) serves one request at a time, so the pool stays small and gives idle connections back.
+ */
+export function poolOptions(settings: Settings): Options<Record<string, never>> {
+  const { threadPoolSize, connectionTimeout, maxLifetime } = settings.database;
+  return {
+    max: threadPoolSize ?? 2,
+    idle_timeout: 20,
+    connect_timeout: seconds(connectionTimeout) ?? 10,
+    max_lifetime: seconds(maxLifetime) ?? 30 * 60,
+    onnotice: () => undefined,
+    connection: { application_name: 'computational-governance-platform' },
+  };
+}

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { MIGRATIONS_SCHEMA_NAME } from '../../drizzle/schema';
+import { logger } from '../logging/logger';
+import { runtimeEnvironment } from '../settings/environment';
+import type { Database } from './client';
+import { holdingConnection } from './leak-detection';
+
+const MIGRATIONS_TABLE = '__drizzle_migrations';
+
+export function migrationsFolder(): string {
+  return path.join(runtimeEnvironment().root, 'drizzle', 'migrations');
+}
+
+const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+
+/**
+ * The committed migrations name the schema `cgp`; point them at the configured schema. The schema
+ * may already exist (the migration journal lives in it), so its creation must tolerate that.
+ */
+export function retarget(statement: string, schemaName: string): string {
+  return statement
+    .replaceAll(quote(MIGRATIONS_SCHEMA_NAME), quote(schemaName))
+    .replace(/CREATE SCHEMA (?!IF NOT EXISTS)/g, 'CREATE SCHEMA IF NOT EXISTS ');
+}
+
+/** Applies the migrations not applied yet to the configured schema. Returns how many it applied. */
+export async function applyMigrations(database: Database): Promise<number> {
+  const { db, sql, schemaName } = database;
+  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() }).map((migration) => ({
+    ...migration,
+    sql: migration.sql.map((statement) => retarget(statement, schemaName)),
+  }));
+  const before = await appliedCount(sql, schemaName);
+  // drizzle's own migrator, given the re-targeted statements; the journal sits in the same schema.
+  await (db as any).dialect.migrate(migrations, (db as any).session, {
+    migrationsFolder: migrationsFolder(),
+    migrationsSchema: schemaName,
+    migrationsTable: MIGRATIONS_TABLE,
+  });
+  return (await appliedCount(sql, schemaName)) - before;
+}
+
+async function appliedCount(sql: Database['sql'], schemaName: string): Promise<number> {
+  const [{ exists }] = await sql<{ exists: boolean }[]>`select to_regclass(${`${quote(schemaName)}.${MIGRATIONS_TABLE}`}) is not null as exists`;
+  if (!exists) return 0;
+  const [{ count }] = await sql.unsafe<{ count: number }[]>(`select count(*)::int as count from ${quote(schemaName)}.${MIGRATIONS_TABLE}`);
+  return count;
+}
+
+/** Destroys the configured schema and everything in it. Only `database.repair-on-start` calls this. */
+export async function dropSchema(database: Database): Promise<void> {
+  logger.warn(
+    { schema: database.schemaName },
+    `database.repair-on-start is true: DROPPING schema "${database.schemaName}" and ALL ITS DATA, then recreating it from the migrations. Turn repair-on-start off once the database is repaired.`,
+  );
+  await database.sql.unsafe(`DROP SCHEMA IF EXISTS ${quote(database.schemaName)} CASCADE`);
+}
+
+/**
+ * Runs `work` while holding a PostgreSQL advisory lock keyed by the schema name, so that two
+ * start-ups (two deploys, or a deploy and `npm start`) never migrate the same schema at once.
+ * The lock lives on a connection of its own, apart from the pool the work uses.
+ */
+export async function withSchemaLock<T>(database: Database, work: () => Promise<T>): Promise<T> {
+  const connection = await database.sql.reserve();
+  try {
+    return await holdingConnection(database, 'start-up tasks (schema lock)', async () => {
+      await connection`select pg_advisory_lock(hashtext(${`cgp-startup:${database.schemaName}`}))`;
+      try {
+        return await work();
+      } finally {
+        await connection`select pg_advisory_unlock(hashtext(${`cgp-startup:${database.schemaName}`}))`;
+      }
+    });
+  } finally {
+    connection.release();
+  }
+}

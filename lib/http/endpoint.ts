@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * The contract of one endpoint: route, inputs and answers as zod schemas. The handler factory
+ * validates against it and the OpenAPI document is generated from it, so the two cannot drift.
+ * Contracts hold no implementation, so the OpenAPI function bundles none.
+ */
+export interface Endpoint {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** API Gateway / OpenAPI form: /v1/things/{id} */
+  readonly path: string;
+  readonly summary: string;
+  readonly tags: readonly string[];
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly params?: z.ZodType;
+  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType }>>;
+  /** Reachable without credentials (only /health and /openapi.json). */
+  readonly public?: boolean;
+}
+
+export const endpoint = <const E extends Endpoint>(definition: E): E => definition;
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface Principal {
+  /** Who is calling, recorded as createdBy / updatedBy on writes. */
+  readonly subject: string;
+  readonly method: 'anonymous' | 'service-account' | 'technical' | 'basic';
+}
+
+export interface HttpRequest<E extends Endpoint> {
+  readonly body: Output<E['body']>;
+  readonly query: Output<E['query']>;
+  readonly params: Output<E['params']>;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly method: string;
+  readonly path: string;
+  readonly requestId: string;
+  readonly principal: Principal;
+}
+
+export interface HttpResult {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}

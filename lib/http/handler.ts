@@ -1,0 +1,63 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { authenticate } from './authentication';
+import type { Endpoint, HttpRequest, HttpResult } from './endpoint';
+import { jsonBody } from './middleware/json-body';
+import { problemErrors } from './middleware/problem-errors';
+import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal } from './middleware/request-context';
+import { fieldErrors } from './problem-response';
+import { Invalid, type FieldError } from './problems';
+
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+function validate<E extends Endpoint>(endpoint: E, event: APIGatewayProxyEventV2) {
+  const errors: FieldError[] = [];
+  const parse = (schema: Endpoint['body'], input: unknown, prefix?: string) => {
+    if (!schema) return undefined;
+    const result = schema.safeParse(input ?? {});
+    if (result.success) return result.data;
+    errors.push(...fieldErrors(result.error.issues, prefix));
+    return undefined;
+  };
+  const params = parse(endpoint.params, event.pathParameters, 'path');
+  const query = parse(endpoint.query, event.queryStringParameters, 'query');
+  const body = parse(endpoint.body, event.body);
+  if (errors.length > 0) throw new Invalid(errors);
+  return { params, query, body } as Pick<HttpRequest<E>, 'params' | 'query' | 'body'>;
+}
+
+function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
+  if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers } };
+  return {
+    statusCode: result.status,
+    headers: { 'content-type': 'application/json', ...result.headers },
+    body: JSON.stringify(result.body),
+  };
+}
+
+/**
+ * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
+ * chain: request id and access log, problem+json errors, header normalisation, JSON body
+ * parsing, authentication, zod validation of path, query and body.
+ */
+export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: HttpRequest<E>) => Promise<HttpResult>): HttpHandler {
+  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>()
+    .use(requestContext())
+    .use(problemErrors())
+    .use(httpHeaderNormalizer());
+  if (endpoint.body) chain.use(jsonBody());
+  return chain.handler(async (event) => {
+    const principal = endpoint.public ? { subject: 'anonymous', method: 'anonymous' as const } : await authenticate(event, endpoint);
+    const input = validate(endpoint, event);
+    const result = await handle({
+      ...input,
+      headers: event.headers ?? {},
+      method: event.requestContext?.http?.method ?? '',
+      path: event.rawPath ?? '',
+      requestId: event.headers[REQUEST_ID_HEADER] ?? '',
+      principal,
+    });
+    return toResponse(result);
+  }) as unknown as HttpHandler;
+}

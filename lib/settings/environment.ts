@@ -1,0 +1,20 @@
+/**
+ * The process environment, read in this one place. Everything configurable lives in
+ * application.conf; these are only the few values that must be known before or beside it.
+ */
+export interface RuntimeEnvironment {
+  /** Minimum log level (LOG_LEVEL), default "info". */
+  readonly logLevel: string;
+  /** Deployment stage (STAGE), "local" under npm start and in tests. */
+  readonly stage: string;
+  /** Folder holding config/ and drizzle/: the Lambda task root when deployed, else the working directory. */
+  readonly root: string;
+}
+
+export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): RuntimeEnvironment {
+  return {
+    logLevel: env.LOG_LEVEL || 'info',
+    stage: env.STAGE || 'local',
+    root: env.LAMBDA_TASK_ROOT || process.cwd(),
+  };
+}

@@ -1,0 +1,2 @@
+export { getSettings, loadSettings, settingsFilePath, SettingsError, ROOT_KEY, type Settings } from './load';
+export { parseDuration } from './duration';

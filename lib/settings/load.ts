@@ -1,0 +1,102 @@
+import path from 'node:path';
+import { access } from 'node:fs/promises';
+import parseHocon from '@pushcorn/hocon-parser';
+import type { z } from 'zod';
+import { runtimeEnvironment } from './environment';
+import { camelCase, type CamelCased } from './camel-case';
+import { settingsSchema, type RawSettings } from './schema';
+
+export const ROOT_KEY = 'computational-governance-platform';
+
+/** Typed, validated, frozen settings of both services. */
+export type Settings = Readonly<CamelCased<RawSettings>> & {
+  /** Where the settings were read from. */
+  readonly source: string;
+  /** `DATABASE_URL` from the environment, which wins over the database block. */
+  readonly databaseUrlFromEnvironment?: string;
+};
+
+/** Start must stop on this: its message names every bad key with its full path and what was expected. */
+export class SettingsError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(`Invalid settings in ${source}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'SettingsError';
+  }
+}
+
+/** The settings file: CGP_CONFIG_FILE when set, else config/application.conf of the deployed bundle or checkout. */
+export function settingsFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CGP_CONFIG_FILE) return path.resolve(env.CGP_CONFIG_FILE);
+  return path.join(runtimeEnvironment(env).root, 'config', 'application.conf');
+}
+
+/** The product document spells two keys two ways; read both, the documented spelling first. */
+function applyAlternativeSpellings(root: Record<string, any>): void {
+  if (root['breaking-change'] === undefined && root['previous-vs-current'] !== undefined) {
+    root['breaking-change'] = root['previous-vs-current'];
+  }
+  delete root['previous-vs-current'];
+  const auth = root['platform-services']?.auth;
+  if (auth && typeof auth === 'object') {
+    if (auth['cache-duration'] === undefined && auth['cache-expiration'] !== undefined) auth['cache-duration'] = auth['cache-expiration'];
+    delete auth['cache-expiration'];
+  }
+}
+
+function describe(issue: z.core.$ZodIssue): string {
+  const where = [ROOT_KEY, ...issue.path.map(String)].join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => `${where}.${key}: unknown setting`).join('\n  - ');
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `${where}: required, ${issue.message}`;
+  return `${where}: ${issue.message}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Reads, validates and freezes a settings file. Throws SettingsError naming every problem. */
+export async function loadSettings(file: string = settingsFilePath(), env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
+  try {
+    await access(file);
+  } catch {
+    throw new SettingsError(file, ['the settings file does not exist or cannot be read (set CGP_CONFIG_FILE to use another file)']);
+  }
+  let parsed: unknown;
+  try {
+    parsed = await parseHocon({ url: file, strict: true });
+  } catch (error) {
+    throw new SettingsError(file, [`not valid HOCON: ${(error as Error).message}`]);
+  }
+  const root = (parsed as Record<string, unknown> | null)?.[ROOT_KEY];
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) {
+    throw new SettingsError(file, [`${ROOT_KEY}: required, expected the root block of the settings`]);
+  }
+  applyAlternativeSpellings(root as Record<string, any>);
+  const result = settingsSchema.safeParse(root);
+  if (!result.success) throw new SettingsError(file, result.error.issues.map(describe));
+  return deepFreeze({
+    ...camelCase(result.data),
+    source: file,
+    databaseUrlFromEnvironment: env.DATABASE_URL || undefined,
+  });
+}
+
+let cached: Promise<Settings> | undefined;
+
+/** The settings of this process (or Lambda container), loaded once. */
+export function getSettings(): Promise<Settings> {
+  cached ??= loadSettings();
+  cached.catch(() => {
+    cached = undefined;
+  });
+  return cached;
+}

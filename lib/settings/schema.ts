@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { duration } from './duration';
+import { bool, httpUrl, int, text, urlPath } from './values';
+
+// An optional block: when absent it is read as {} so that the defaults of its properties apply.
+const block = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
+
+const resourceType = z.strictObject({
+  name: z.string({ error: 'expected a string' }).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, 'expected a name of letters, digits, "_", "." or "-"'),
+  'display-name': text().optional(),
+  configuration: z
+    .strictObject({
+      'resource-name': text(),
+      'resource-display-name': z
+        .union([text(), z.array(text())])
+        .transform((value) => (Array.isArray(value) ? value : [value]))
+        .optional(),
+      'resource-filter': text().optional(),
+      'batch-size': int({ min: 1 }).optional(),
+    })
+    .optional(),
+  'resolver-configuration': z.strictObject({ url: httpUrl(), path: urlPath() }),
+});
+
+const breakingChange = z.strictObject({
+  'previous-resource-reference': text().default('previous'),
+  'current-resource-reference': text().default('current'),
+});
+
+/** The `computational-governance-platform` block of application.conf, keys as written in the file. */
+export const settingsSchema = z.strictObject({
+  'cue-config': block({ 'cue-process-path': text().optional() }),
+
+  events: block({
+    enabled: bool().default(false),
+    'events-backend-base-url': httpUrl().optional(),
+    'runtime-policy-failed-topic': text().optional(),
+  }).superRefine((events, ctx) => {
+    if (!events.enabled) return;
+    for (const key of ['events-backend-base-url', 'runtime-policy-failed-topic'] as const) {
+      if (!events[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when events.enabled is true' });
+    }
+  }),
+
+  notification: z
+    .strictObject({
+      mode: z.literal('platform', { error: 'expected "platform"' }).default('platform'),
+      enabled: bool(),
+      url: httpUrl().optional(),
+      'failure-event': text().optional(),
+      'new-policy-event': text().optional(),
+      'new-metric-event': text().optional(),
+      secret: text().optional(),
+    }, { error: 'the notification block is mandatory (set enabled = false to turn notifications off)' })
+    .superRefine((notification, ctx) => {
+      if (!notification.enabled) return;
+      for (const key of ['url', 'secret', 'failure-event', 'new-policy-event', 'new-metric-event'] as const) {
+        if (!notification[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when notification.enabled is true' });
+      }
+    }),
+
+  'breaking-change': breakingChange.prefault({}),
+
+  // The seed: an entry whose name is already registered overwrites it, so the last one wins.
+  'resource-types': z
+    .array(resourceType)
+    .default([])
+    .transform((types) => [...new Map(types.map((type) => [type.name, type])).values()]),
+
+  'platform-services': z.strictObject({
+    'base-url': httpUrl(),
+    'http-secret': text().optional(),
+    environments: block({
+      'environments-path': urlPath().default('/api/environments'),
+      'environments-fetch-retries': int({ min: 0 }).default(3),
+    }),
+    auth: block({
+      'cache-size': int({ min: 1 }).default(16),
+      'cache-duration': duration().default(600_000),
+      'backend-secrets': z.array(text()).default([]),
+      'basic-auth': block({
+        enabled: bool().default(false),
+        'short-lived-token-duration-seconds': int({ min: 1 }).optional(),
+      }).superRefine((basic, ctx) => {
+        if (basic.enabled && basic['short-lived-token-duration-seconds'] === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['short-lived-token-duration-seconds'], message: 'required when basic-auth.enabled is true' });
+        }
+      }),
+    }),
+    audit: block({
+      enabled: bool().default(false),
+      'audit-path': urlPath().default('/api/audit'),
+    }),
+  }, { error: 'the platform-services block is required' }),
+
+  evaluation: block({ 'enable-on-publish': bool().default(true) }),
+
+  database: z.strictObject({
+    schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a PostgreSQL schema name (lower-case letters, digits, "_")').default('cgp'),
+    driver: text().default('org.postgresql.Driver'),
+    url: z.string().regex(/^(jdbc:)?postgres(ql)?:\/\/\S+$/, 'expected a URL such as "postgresql://host:5432/db"').optional(),
+    username: text().optional(),
+    password: text().optional(),
+    name: text().default('provisioning_coordinator'),
+    host: text().optional(),
+    port: int({ min: 1 }).refine((port) => port <= 65535, 'expected a port number (1-65535)').default(5432),
+    'migrate-on-start': bool().default(true),
+    'repair-on-start': bool().default(false),
+    'thread-pool-size': int({ min: 1 }).optional(),
+    'connection-timeout': duration().optional(),
+    'max-lifetime': duration().optional(),
+    'leak-detection-threshold': duration().optional(),
+  }, { error: 'the database block is required' }),
+
+  http: block({
+    'client-connect-timeout': duration().default(10_000),
+    'client-read-timeout': duration().default(45_000),
+  }),
+
+  'cron-policies': block({ 'reload-on-start': bool().default(true) }),
+
+  local: block({ 'http-port': int({ min: 1 }).default(3000) }),
+});
+
+export type RawSettings = z.output<typeof settingsSchema>;

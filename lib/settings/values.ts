@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+const TRUE = new Set(['true', 'yes', 'on']);
+const FALSE = new Set(['false', 'no', 'off']);
+
+/** A HOCON boolean: true/false, or the strings HOCON accepts (values from `${?ENV}` arrive as strings). */
+export const bool = () =>
+  z.union([z.boolean(), z.string()]).transform((value, ctx) => {
+    if (typeof value === 'boolean') return value;
+    const text = value.trim().toLowerCase();
+    if (TRUE.has(text)) return true;
+    if (FALSE.has(text)) return false;
+    ctx.addIssue({ code: 'custom', message: `expected a boolean (true or false), got ${JSON.stringify(value)}` });
+    return z.NEVER;
+  });
+
+/** A whole number, also when written as a string (as `${?ENV}` values and the seed's `batch-size` are). */
+export const int = (opts: { min?: number } = {}) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const n = typeof value === 'number' ? value : /^\s*-?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    const min = opts.min ?? Number.MIN_SAFE_INTEGER;
+    if (!Number.isSafeInteger(n) || n < min) {
+      const expected = opts.min === 1 ? 'a positive integer' : opts.min === 0 ? 'a non-negative integer' : 'an integer';
+      ctx.addIssue({ code: 'custom', message: `expected ${expected}, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+/** A non-empty string. */
+export const text = () => z.string({ error: 'expected a string' }).trim().min(1, 'expected a non-empty string');
+
+/** An absolute http(s) URL. */
+export const httpUrl = () =>
+  z.string({ error: 'expected an http(s) URL' }).refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'expected an absolute http(s) URL such as "https://host:8080"');
+
+/** A URL path starting with "/". */
+export const urlPath = () => z.string({ error: 'expected a path' }).regex(/^\/\S*$/, 'expected a path starting with "/"');

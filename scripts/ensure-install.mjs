@@ -1,0 +1,16 @@
+// Runs before `npm start` and `npm test`: installs the locked dependencies when node_modules is
+// missing or older than package-lock.json, so a fresh clone needs nothing installed by hand.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+
+const stampFile = 'node_modules/.cgp-install-stamp';
+const lockHash = createHash('sha256').update(readFileSync('package-lock.json')).digest('hex');
+
+if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== lockHash) {
+  process.stdout.write('[install] installing the locked dependencies (npm ci)…\n');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  writeFileSync(stampFile, lockHash);
+}

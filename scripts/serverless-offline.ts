@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface RunningOffline {
+  readonly baseUrl: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const SERVERLESS_BIN = path.join('node_modules', 'serverless', 'bin', 'serverless.js');
+
+/** Resolves once `url` answers at all (any status), or fails after `timeoutMs`. */
+async function waitUntilServing(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`serverless offline exited (${child.exitCode ?? child.signalCode}) before serving`);
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(30_000) });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  }
+  throw new Error(`serverless offline did not answer ${url} within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts `serverless offline` in its own process group, so that stop() ends it together with
+ * every worker it started, and waits until it serves HTTP.
+ */
+export async function startServerlessOffline(options: {
+  httpPort: number;
+  lambdaPort: number;
+  env: NodeJS.ProcessEnv;
+  stdio?: 'inherit' | 'ignore' | 'pipe';
+  cwd?: string;
+  timeoutMs?: number;
+}): Promise<RunningOffline> {
+  const child = spawn(
+    process.execPath,
+    [SERVERLESS_BIN, 'offline', 'start', '--httpPort', String(options.httpPort), '--lambdaPort', String(options.lambdaPort)],
+    {
+      cwd: options.cwd ?? process.cwd(),
+      env: { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'eu-west-1', ...options.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+      stdio: options.stdio ?? 'inherit',
+      detached: true,
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const group = -(child.pid as number);
+    try {
+      process.kill(group, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const killed = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000))]);
+    if (!killed) {
+      try {
+        process.kill(group, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await exited;
+    }
+  };
+  const baseUrl = `http://127.0.0.1:${options.httpPort}`;
+  try {
+    await waitUntilServing(`${baseUrl}/health`, child, options.timeoutMs ?? 120_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl, child, stop };
+}

