@@ -36,3 +36,10 @@ export function getDatabase(): Promise<Database> {
   });
   return shared;
 }
+
+/** Closes the shared pool (tests, and scripts that end). */
+export async function closeSharedDatabase(): Promise<void> {
+  const current = shared;
+  shared = undefined;
+  await current?.then((database) => database.close()).catch(() => undefined);
+}

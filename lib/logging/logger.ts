@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { runtimeEnvironment } from '../settings/environment';
+import { scrubSecrets } from './scrub';
 
 const SECRET_KEYS = [
   'password', 'secret', 'token', 'jwt', 'apiKey', 'api_key', 'api-key', 'authorization', 'cookie',
@@ -13,13 +14,37 @@ const redactPaths = SECRET_KEYS.flatMap((key) => {
   return [k, join('*'), join('*.*'), join('*.*.*')];
 });
 
-/** Structured JSON logs, one line per event, secrets redacted. */
-export const logger = pino({
-  level: runtimeEnvironment().logLevel,
-  base: { service: 'computational-governance-platform' },
-  timestamp: pino.stdTimeFunctions.isoTime,
-  formatters: { level: (label) => ({ level: label }) },
-  redact: { paths: redactPaths, censor: '[REDACTED]' },
-});
+function serializeError(error: unknown) {
+  const serialized = pino.stdSerializers.err(error as Error);
+  return {
+    ...serialized,
+    message: scrubSecrets(serialized.message ?? ''),
+    stack: serialized.stack ? scrubSecrets(serialized.stack) : undefined,
+  };
+}
+
+/** A logger writing structured JSON lines to `destination`, secrets redacted by key and scrubbed from text. */
+export function createLogger(destination: pino.DestinationStream = pino.destination(1), level = runtimeEnvironment().logLevel) {
+  return pino(
+    {
+      level,
+      base: { service: 'computational-governance-platform' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: redactPaths, censor: '[REDACTED]' },
+      serializers: { err: serializeError, error: serializeError },
+      hooks: {
+        logMethod(args, method) {
+          const scrubbed = args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as Parameters<typeof method>;
+          method.apply(this, scrubbed);
+        },
+      },
+    },
+    destination,
+  );
+}
+
+/** The logger of this process or Lambda container. */
+export const logger = createLogger();
 
 export type Logger = pino.Logger;

@@ -46,12 +46,24 @@ function applyAlternativeSpellings(root: Record<string, any>): void {
   }
 }
 
-function describe(issue: z.core.$ZodIssue): string {
+function expectedOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') return issue.expected;
+  if (issue.code === 'invalid_union') return [...new Set(issue.errors.flatMap((branch) => branch.map(expectedOf)))].join(' or ');
+  return 'a value';
+}
+
+function valueAt(root: unknown, keys: PropertyKey[]): unknown {
+  return keys.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined), root);
+}
+
+function describe(issue: z.core.$ZodIssue, root: unknown): string {
   const where = [ROOT_KEY, ...issue.path.map(String)].join('.');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => `${where}.${key}: unknown setting`).join('\n  - ');
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${where}: required, ${issue.message}`;
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && valueAt(root, issue.path) === undefined) {
+    return `${where}: required, expected ${expectedOf(issue)}`;
+  }
   return `${where}: ${issue.message}`;
 }
 
@@ -82,7 +94,7 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
   }
   applyAlternativeSpellings(root as Record<string, any>);
   const result = settingsSchema.safeParse(root);
-  if (!result.success) throw new SettingsError(file, result.error.issues.map(describe));
+  if (!result.success) throw new SettingsError(file, result.error.issues.map((issue) => describe(issue, root)));
   return deepFreeze({
     ...camelCase(result.data),
     source: file,

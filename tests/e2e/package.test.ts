@@ -1,0 +1,53 @@
+import AdmZip from 'adm-zip';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, inject, it } from 'vitest';
+import { lambdaContext } from '../support/api-gateway-event';
+
+const packageDir = inject('packageDir');
+
+/** Unzips a function's artifact and loads its handler the way the Lambda runtime does. */
+async function loadPackagedHandler(functionName: string, handlerFile: string) {
+  const root = mkdtempSync(path.join(tmpdir(), `cgp-${functionName}-`));
+  new AdmZip(path.join(packageDir, `${functionName}.zip`)).extractAllTo(root);
+  return { root, module: await import(pathToFileURL(path.join(root, handlerFile)).href) };
+}
+
+describe('npx serverless package', () => {
+  it('produces a CloudFormation template with every function and the HTTP API routes', () => {
+    const template = JSON.parse(readFileSync(path.join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8'));
+    const functions = Object.values<any>(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    expect(functions.map((fn) => fn.Properties.Runtime)).toEqual(functions.map(() => 'nodejs22.x'));
+    const routes = Object.values<any>(template.Resources)
+      .filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route')
+      .map((resource) => resource.Properties.RouteKey);
+    expect(routes).toEqual(expect.arrayContaining(['GET /health', 'GET /openapi.json', '$default']));
+  });
+
+  it('ships a bundle whose handler answers an API Gateway v2 event', async () => {
+    const { root, module } = await loadPackagedHandler('openapi', 'functions/service/openapi.mjs');
+    expect(existsSync(path.join(root, 'config', 'application.conf'))).toBe(true);
+    expect(existsSync(path.join(root, 'drizzle', 'migrations', 'meta', '_journal.json'))).toBe(true);
+    const event = JSON.parse(readFileSync('events/http-get-openapi.json', 'utf8'));
+    const response = await module.handler(event, lambdaContext());
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body).paths['/health']).toBeDefined();
+  });
+
+  it('ships a health bundle that reads its settings from the package and reaches the database', async () => {
+    const { root, module } = await loadPackagedHandler('health', 'functions/service/health.mjs');
+    const previous = { ...process.env };
+    Object.assign(process.env, { LAMBDA_TASK_ROOT: root, DATABASE_URL: inject('databaseUrl') });
+    delete process.env.CGP_CONFIG_FILE;
+    try {
+      const event = JSON.parse(readFileSync('events/http-get-health.json', 'utf8'));
+      const response = await module.handler(event, lambdaContext());
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(response.body)).toEqual({ status: 'ok', database: 'ok' });
+    } finally {
+      process.env = previous;
+    }
+  });
+});

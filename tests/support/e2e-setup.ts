@@ -1,0 +1,51 @@
+import { chmod, mkdtemp } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort } from '../../scripts/local-postgres';
+import { startServerlessOffline } from '../../scripts/serverless-offline';
+import { startTestDatabase } from './database-setup';
+import { settingsWith, writeSettingsFile, APPLICATION_CONF } from './settings-files';
+import { runStartupTasks } from '../../lib/startup/startup-tasks';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    packageDir: string;
+  }
+}
+
+/** `serverless package` into a temporary folder, before serverless offline builds in the same tree. */
+async function packageService(): Promise<string> {
+  const packageDir = await mkdtemp(path.join(tmpdir(), 'cgp-package-'));
+  await chmod(packageDir, 0o755);
+  const result = spawnSync(process.execPath, ['node_modules/serverless/bin/serverless.js', 'package', '--package', packageDir], {
+    encoding: 'utf8',
+    env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+  });
+  if (result.status !== 0) throw new Error(`serverless package failed:\n${result.stdout}\n${result.stderr}`);
+  return packageDir;
+}
+
+/** The end-to-end world: a packaged bundle, PostgreSQL, the start-up tasks, and serverless offline. */
+export default async function setup(project: TestProject) {
+  const packageDir = await packageService();
+  const database = await startTestDatabase();
+  const overrides = 'computational-governance-platform.database.schema = "e2e"';
+  const configFile = writeSettingsFile(`include file("${APPLICATION_CONF}")\n${overrides}\n`);
+  await runStartupTasks(await settingsWith(overrides, database.url));
+  const offline = await startServerlessOffline({
+    httpPort: await freePort(),
+    lambdaPort: await freePort(),
+    env: { ...process.env, DATABASE_URL: database.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  project.provide('baseUrl', offline.baseUrl);
+  project.provide('databaseUrl', database.url);
+  project.provide('packageDir', packageDir);
+  return async () => {
+    await offline.stop();
+    await database.stop();
+  };
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { connectionUrl, DatabaseConfigurationError, poolOptions } from '../../lib/db/connection';
+import { loadSettings } from '../../lib/settings';
+import { MINIMAL, writeSettingsFile } from '../support/settings-files';
+
+const settings = (database: string, env: NodeJS.ProcessEnv = {}) =>
+  loadSettings(writeSettingsFile(`${MINIMAL}\ncomputational-governance-platform.database { ${database} }`), env);
+
+describe('where the database is', () => {
+  it('is DATABASE_URL first', async () => {
+    expect(connectionUrl(await settings('url = "postgresql://file/db", host = "h"', { DATABASE_URL: 'postgresql://env/db' }))).toBe('postgresql://env/db');
+  });
+
+  it('is database.url next, jdbc: prefix dropped', async () => {
+    expect(connectionUrl(await settings('url = "jdbc:postgresql://file:5432/db", host = "h"'))).toBe('postgresql://file:5432/db');
+  });
+
+  it('is built from host, port, name, username and password last, escaping credentials', async () => {
+    const url = connectionUrl(await settings('host = "db.test", port = 6543, name = "gov", username = "svc", password = "p@ss/word"'));
+    expect(url).toBe('postgresql://svc:p%40ss%2Fword@db.test:6543/gov');
+  });
+
+  it('is a clear error when nothing says where', async () => {
+    const unset = await settings('');
+    expect(() => connectionUrl(unset)).toThrow(DatabaseConfigurationError);
+    expect(() => connectionUrl(unset)).toThrow(/DATABASE_URL/);
+  });
+});
+
+describe('pool options', () => {
+  it('map thread-pool-size, connection-timeout and max-lifetime', async () => {
+    const options = poolOptions(await settings('thread-pool-size = 7, connection-timeout = "15 seconds", max-lifetime = "10 minutes"'));
+    expect(options).toMatchObject({ max: 7, connect_timeout: 15, max_lifetime: 600 });
+  });
+
+  it('stay small for Lambda when unset', async () => {
+    const options = poolOptions(await settings(''));
+    expect(options).toMatchObject({ max: 2, connect_timeout: 10, max_lifetime: 1800 });
+  });
+});

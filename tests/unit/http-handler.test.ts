@@ -1,0 +1,109 @@
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { endpoint } from '../../lib/http/endpoint';
+import { httpHandler } from '../../lib/http/handler';
+import { Conflict } from '../../lib/http/problems';
+import { logger } from '../../lib/logging/logger';
+import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
+
+const thingEndpoint = endpoint({
+  operationId: 'createThing',
+  method: 'POST',
+  path: '/things/{id}',
+  summary: 'test endpoint',
+  tags: [],
+  params: z.object({ id: z.string().regex(/^\d+$/, 'expected digits') }),
+  query: z.object({ dryRun: z.enum(['true', 'false']).optional() }),
+  body: z.strictObject({ name: z.string().min(1), size: z.number().int().positive(), owner: z.object({ email: z.email() }) }),
+  responses: { 201: { description: 'created' } },
+});
+
+const handle = vi.fn(async (request: { body: unknown; params: unknown }) => ({ status: 201, body: { echo: request.body, params: request.params } }));
+const handler = httpHandler(thingEndpoint, handle as never);
+
+const post = (body: string | undefined, headers: Record<string, string> = { 'content-type': 'application/json' }, params = { id: '42' }) =>
+  handler(apiGatewayEvent({ method: 'POST', path: `/things/${params.id}`, headers, body, params }), lambdaContext());
+
+const json = (response: { body?: string }) => JSON.parse(response.body ?? 'null');
+const valid = JSON.stringify({ name: 'n', size: 1, owner: { email: 'a@b.test' } });
+
+describe('the shared HTTP stack', () => {
+  it('passes validated input to the handler and serialises its answer', async () => {
+    const response = await post(valid);
+    expect(response.statusCode).toBe(201);
+    expect(response.headers?.['content-type']).toBe('application/json');
+    expect(json(response)).toEqual({ echo: { name: 'n', size: 1, owner: { email: 'a@b.test' } }, params: { id: '42' } });
+  });
+
+  it('answers malformed JSON with a 400 problem', async () => {
+    const response = await post('{"name": ');
+    expect(response.statusCode).toBe(400);
+    expect(response.headers?.['content-type']).toBe('application/problem+json');
+    expect(json(response)).toMatchObject({ status: 400, title: 'Bad Request', detail: expect.stringContaining('not valid JSON') });
+  });
+
+  it('answers a missing body with 400 and another content type with 415', async () => {
+    expect((await post(undefined)).statusCode).toBe(400);
+    const response = await post(valid, { 'content-type': 'text/plain' });
+    expect(response.statusCode).toBe(415);
+    expect(json(response).detail).toContain('text/plain');
+  });
+
+  it('accepts a mixed-case Content-Type header', async () => {
+    expect((await post(valid, { 'Content-Type': 'application/json; charset=utf-8' })).statusCode).toBe(201);
+  });
+
+  it('lists every invalid field with its path, from path, query and body', async () => {
+    const response = await handler(
+      apiGatewayEvent({
+        method: 'POST',
+        path: '/things/x',
+        headers: { 'content-type': 'application/json' },
+        params: { id: 'x' },
+        query: { dryRun: 'maybe' },
+        body: JSON.stringify({ name: '', size: -1, owner: { email: 'nope' }, extra: true }),
+      }),
+      lambdaContext(),
+    );
+    expect(response.statusCode).toBe(400);
+    const problem = json(response);
+    expect(problem.errors.map((error: { path: string }) => error.path).sort()).toEqual(['extra', 'name', 'owner.email', 'path.id', 'query.dryRun', 'size']);
+    expect(problem.errors.find((error: { path: string }) => error.path === 'extra').message).toBe('unknown field');
+    expect(problem.detail).toContain('owner.email');
+  });
+
+  it('answers a body that is JSON but not an object with 400', async () => {
+    expect((await post('[1,2]')).statusCode).toBe(400);
+    expect((await post('"text"')).statusCode).toBe(400);
+  });
+
+  it('maps typed errors to their problem, with the members they carry', async () => {
+    const failing = httpHandler(thingEndpoint, async () => {
+      throw new Conflict('already exists', { existingId: '7' });
+    });
+    const response = await failing(apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }), lambdaContext());
+    expect(response.statusCode).toBe(409);
+    expect(json(response)).toMatchObject({ type: 'urn:problem-type:conflict', title: 'Conflict', status: 409, detail: 'already exists', existingId: '7' });
+  });
+
+  it('answers an unexpected error with a 500 that shows no internals, and logs it with the request id', async () => {
+    const logged = vi.spyOn(logger, 'child');
+    const failing = httpHandler(thingEndpoint, async () => {
+      throw new Error('connection to 10.0.0.7 refused; password=hunter2');
+    });
+    const response = await failing(apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }), lambdaContext('invocation-7'));
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toContain('10.0.0.7');
+    expect(response.body).not.toContain('hunter2');
+    expect(json(response)).toMatchObject({ status: 500, requestId: 'invocation-7' });
+    expect(logged).toHaveBeenCalledWith({ requestId: 'invocation-7' });
+    logged.mockRestore();
+  });
+
+  it('echoes the request id: the caller\'s when sane, else the invocation\'s', async () => {
+    const own = await post(valid, { 'content-type': 'application/json', 'x-request-id': 'abc-123' });
+    expect(own.headers?.['x-request-id']).toBe('abc-123');
+    const generated = await post(valid, { 'content-type': 'application/json', 'x-request-id': 'bad id with spaces' });
+    expect(generated.headers?.['x-request-id']).toBe('lambda-invocation-id');
+  });
+});

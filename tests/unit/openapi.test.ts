@@ -1,0 +1,32 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { catalogue } from '../../lib/api/catalogue';
+import { openApiDocument } from '../../lib/api/openapi-document';
+
+/** The httpApi routes of serverless.yml, as "METHOD /path". */
+function serverlessRoutes(): string[] {
+  const yaml = readFileSync('serverless.yml', 'utf8');
+  return [...yaml.matchAll(/-\s*httpApi:\s*'?([A-Z]+)\s+(\/[^'\s]*)'?/g)].map((match) => `${match[1]} ${match[2]}`);
+}
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3', async () => {
+    const document = openApiDocument();
+    expect(document.openapi).toMatch(/^3\./);
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+  });
+
+  it('has every endpoint of the catalogue, with its operation id', () => {
+    const document = openApiDocument();
+    for (const endpoint of catalogue) {
+      expect(document.paths[endpoint.path]?.[endpoint.method.toLowerCase() as 'get']?.operationId, `${endpoint.method} ${endpoint.path}`).toBe(endpoint.operationId);
+    }
+  });
+
+  it('and the catalogue has exactly the routes serverless.yml deploys', () => {
+    const routes = serverlessRoutes();
+    expect(routes.length).toBeGreaterThan(0);
+    expect(routes.sort()).toEqual(catalogue.map((endpoint) => `${endpoint.method} ${endpoint.path}`).sort());
+  });
+});
