@@ -18,7 +18,23 @@ export function defineTables(schemaName: string) {
     durationMs: integer('duration_ms'),
   });
 
-  return { schema, startupRuns };
+  /** The assistant's LLM and embedder configurations, one row each; the API key only encrypted. */
+  const modelConfigurations = schema.table('model_configurations', {
+    kind: text('kind', { enum: ['llm', 'embedder'] }).primaryKey(),
+    provider: text('provider').notNull(),
+    apiKeyCiphertext: text('api_key_ciphertext').notNull(),
+    endpoint: text('endpoint').notNull(),
+    apiVersion: text('api_version').notNull(),
+    model: text('model').notNull(),
+    deployment: text('deployment').notNull(),
+    customHeader: text('custom_header'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdBy: text('created_by').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedBy: text('updated_by').notNull(),
+  });
+
+  return { schema, startupRuns, modelConfigurations };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -26,4 +42,4 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns } = defineTables(MIGRATIONS_SCHEMA_NAME);
+export const { schema: cgp, startupRuns, modelConfigurations } = defineTables(MIGRATIONS_SCHEMA_NAME);

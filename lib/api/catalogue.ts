@@ -1,5 +1,20 @@
+import {
+  chatEndpoint,
+  readEmbedderConfigEndpoint,
+  readLlmConfigEndpoint,
+  saveEmbedderConfigEndpoint,
+  saveLlmConfigEndpoint,
+} from '../assistant/endpoints';
 import type { Endpoint } from '../http/endpoint';
 import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
 
 /** Every published endpoint of both services; the OpenAPI document is generated from this list. */
-export const catalogue: readonly Endpoint[] = [healthEndpoint, openApiEndpoint];
+export const catalogue: readonly Endpoint[] = [
+  healthEndpoint,
+  openApiEndpoint,
+  readLlmConfigEndpoint,
+  saveLlmConfigEndpoint,
+  readEmbedderConfigEndpoint,
+  saveEmbedderConfigEndpoint,
+  chatEndpoint,
+];

@@ -5,6 +5,7 @@ import { logger } from '../logging/logger';
 import { runtimeEnvironment } from '../settings/environment';
 import type { Database } from './client';
 import { holdingConnection } from './leak-detection';
+import { tableExists } from './table-exists';
 
 const MIGRATIONS_TABLE = '__drizzle_migrations';
 
@@ -26,25 +27,24 @@ export function retarget(statement: string, schemaName: string): string {
 
 /** Applies the migrations not applied yet to the configured schema. Returns how many it applied. */
 export async function applyMigrations(database: Database): Promise<number> {
-  const { db, sql, schemaName } = database;
+  const { db, schemaName } = database;
   const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() }).map((migration) => ({
     ...migration,
     sql: migration.sql.map((statement) => retarget(statement, schemaName)),
   }));
-  const before = await appliedCount(sql, schemaName);
+  const before = await appliedCount(database);
   // drizzle's own migrator, given the re-targeted statements; the journal sits in the same schema.
   await (db as any).dialect.migrate(migrations, (db as any).session, {
     migrationsFolder: migrationsFolder(),
     migrationsSchema: schemaName,
     migrationsTable: MIGRATIONS_TABLE,
   });
-  return (await appliedCount(sql, schemaName)) - before;
+  return (await appliedCount(database)) - before;
 }
 
-async function appliedCount(sql: Database['sql'], schemaName: string): Promise<number> {
-  const [{ exists }] = await sql<{ exists: boolean }[]>`select to_regclass(${`${quote(schemaName)}.${MIGRATIONS_TABLE}`}) is not null as exists`;
-  if (!exists) return 0;
-  const [{ count }] = await sql.unsafe<{ count: number }[]>(`select count(*)::int as count from ${quote(schemaName)}.${MIGRATIONS_TABLE}`);
+async function appliedCount(database: Database): Promise<number> {
+  if (!(await tableExists(database, MIGRATIONS_TABLE))) return 0;
+  const [{ count }] = await database.sql.unsafe<{ count: number }[]>(`select count(*)::int as count from ${quote(database.schemaName)}.${MIGRATIONS_TABLE}`);
   return count;
 }
 

@@ -9,6 +9,8 @@ export interface RuntimeEnvironment {
   readonly stage: string;
   /** Folder holding config/ and drizzle/: the Lambda task root when deployed, else the working directory. */
   readonly root: string;
+  /** True inside AWS Lambda; false under npm start, serverless-offline and tests. */
+  readonly deployed: boolean;
 }
 
 export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): RuntimeEnvironment {
@@ -16,5 +18,6 @@ export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): Runtim
     logLevel: env.LOG_LEVEL || 'info',
     stage: env.STAGE || 'local',
     root: env.LAMBDA_TASK_ROOT || process.cwd(),
+    deployed: Boolean(env.AWS_LAMBDA_FUNCTION_NAME) && !env.IS_OFFLINE,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { duration } from './duration';
-import { bool, httpUrl, int, text, urlPath } from './values';
+import { bool, encryptionKey, httpUrl, int, text, urlPath } from './values';
 
 // An optional block: when absent it is read as {} so that the defaults of its properties apply.
 const block = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
@@ -118,6 +118,18 @@ export const settingsSchema = z.strictObject({
   }),
 
   'cron-policies': block({ 'reload-on-start': bool().default(true) }),
+
+  assistant: block({
+    // base64 of 32 random bytes (AES-256-GCM key for the stored provider API keys).
+    'encryption-key': encryptionKey().optional(),
+    // Keys being rotated out: still read, never written (docs/assistant.md).
+    'previous-encryption-keys': z
+      .union([z.array(encryptionKey()), z.string().transform((text) => text.split(',').map((key) => key.trim()).filter(Boolean))])
+      .pipe(z.array(encryptionKey()))
+      .default([]),
+    'max-query-length': int({ min: 1 }).default(8000),
+    'provider-retries': int({ min: 0 }).refine((n) => n <= 10, 'expected at most 10').default(2),
+  }),
 
   local: block({ 'http-port': int({ min: 1 }).default(3000) }),
 });

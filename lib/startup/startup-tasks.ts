@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { encryptionKeys } from '../assistant/encryption-key';
+import { ModelConfigRepository } from '../assistant/model-config-repository';
 import { openDatabase, type Database } from '../db/client';
 import { applyMigrations, dropSchema, withSchemaLock } from '../db/migrations';
+import { tableExists } from '../db/table-exists';
 import { logger } from '../logging/logger';
 import type { Settings } from '../settings';
 
@@ -15,10 +18,8 @@ function fingerprint(settings: Settings): string {
 }
 
 async function recordRun(database: Database, startedAt: number, report: StartupReport, settings: Settings): Promise<void> {
-  const { startupRuns } = database.tables;
-  const [{ exists }] = await database.sql<{ exists: boolean }[]>`select to_regclass(${`"${database.schemaName}".startup_runs`}) is not null as exists`;
-  if (!exists) return;
-  await database.db.insert(startupRuns).values({
+  if (!(await tableExists(database, 'startup_runs'))) return;
+  await database.db.insert(database.tables.startupRuns).values({
     startedAt: new Date(startedAt),
     finishedAt: new Date(),
     fingerprint: fingerprint(settings),
@@ -29,7 +30,8 @@ async function recordRun(database: Database, startedAt: number, report: StartupR
 
 /**
  * The start-up tasks, run once per deployment or `npm start` (not once per Lambda container):
- * repair (only when asked), then migrations. A PostgreSQL advisory lock makes two concurrent
+ * repair (only when asked), migrations, then re-encryption of stored provider keys written under
+ * a rotated-out key. A PostgreSQL advisory lock makes two concurrent
  * runs take turns; a run with nothing to do costs a few queries.
  */
 export async function runStartupTasks(settings: Settings): Promise<StartupReport> {
@@ -48,6 +50,11 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
         tasks.migrations = `${await applyMigrations(database)} applied`;
       } else {
         tasks.migrations = 'skipped (database.migrate-on-start is false)';
+      }
+      // Fails start when deployed without assistant.encryption-key; moves keys off rotated-out keys.
+      const keys = await encryptionKeys(settings);
+      if (await tableExists(database, 'model_configurations')) {
+        tasks.assistantKeys = `${await new ModelConfigRepository(database, keys).reencryptKeys()} re-encrypted`;
       }
       const report = { tasks, durationMs: Date.now() - startedAt };
       await recordRun(database, startedAt, report, settings);

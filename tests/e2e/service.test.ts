@@ -21,7 +21,7 @@ describe('serverless offline', () => {
   it('serves a valid OpenAPI 3 document at /openapi.json', async () => {
     const response = await fetch(`${baseUrl}/openapi.json`);
     expect(response.status).toBe(200);
-    const document = await response.json();
+    const document = (await response.json()) as any;
     expect(document.openapi).toMatch(/^3\.0\./);
     expect(Object.keys(document.paths)).toContain('/health');
     await expect(SwaggerParser.validate(document)).resolves.toBeDefined();

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { freePort } from '../../scripts/local-postgres';
+import { freePort } from '../../scripts/free-port';
 import { startServerlessOffline } from '../../scripts/serverless-offline';
 import { startTestDatabase } from './database-setup';
 import { settingsWith, writeSettingsFile, APPLICATION_CONF } from './settings-files';
@@ -32,7 +33,10 @@ async function packageService(): Promise<string> {
 export default async function setup(project: TestProject) {
   const packageDir = await packageService();
   const database = await startTestDatabase();
-  const overrides = 'computational-governance-platform.database.schema = "e2e"';
+  const overrides = [
+    'computational-governance-platform.database.schema = "e2e"',
+    `computational-governance-platform.assistant.encryption-key = "${randomBytes(32).toString('base64')}"`,
+  ].join('\n');
   const configFile = writeSettingsFile(`include file("${APPLICATION_CONF}")\n${overrides}\n`);
   await runStartupTasks(await settingsWith(overrides, database.url));
   const offline = await startServerlessOffline({

@@ -1,0 +1,80 @@
+import { getDatabase } from '../db/client';
+import { Conflict, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from '../http/problems';
+import { timeoutsOf } from '../platform/http-client';
+import { getSettings } from '../settings';
+import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';
+import { chat, ProviderError, verifyEmbedder, verifyLlm, type ChatAnswer, type GatewayOptions } from './llm-gateway';
+import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
+import { ModelConfigRepository, toConnection } from './model-config-repository';
+
+const LABEL: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
+
+interface AssistantContext {
+  repository: ModelConfigRepository;
+  gateway: GatewayOptions;
+  maxQueryLength: number;
+}
+
+let context: Promise<AssistantContext> | undefined;
+
+async function openContext(): Promise<AssistantContext> {
+  const settings = await getSettings();
+  const keys = await encryptionKeys(settings).catch((error) => {
+    if (error instanceof MissingEncryptionKeyError) throw new ServiceUnavailable(error.message);
+    throw error;
+  });
+  return {
+    repository: new ModelConfigRepository(await getDatabase(), keys),
+    gateway: { timeouts: timeoutsOf(settings), retries: settings.assistant.providerRetries },
+    maxQueryLength: settings.assistant.maxQueryLength,
+  };
+}
+
+/** Settings, pool and keys of this container, opened on first use. */
+function assistant(): Promise<AssistantContext> {
+  context ??= openContext();
+  context.catch(() => {
+    context = undefined;
+  });
+  return context;
+}
+
+export async function readModelConfig(kind: ModelKind): Promise<ModelConfigRepresentation> {
+  const config = await (await assistant()).repository.find(kind);
+  if (!config) throw new NotFound(`No ${LABEL[kind]} configuration is stored yet: POST /assistant/v1/${kind}/config to create it`);
+  return config;
+}
+
+/** Stores a configuration; with `verify`, only after one minimal provider call succeeded. */
+export async function saveModelConfig(kind: ModelKind, input: ModelConfigInput, verify: boolean, subject: string) {
+  const { repository, gateway } = await assistant();
+  if (verify) {
+    try {
+      await (kind === 'llm' ? verifyLlm : verifyEmbedder)(toConnection(input), gateway);
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      throw new Unprocessable(`The ${LABEL[kind]} configuration was not stored: the provider check failed. ${error.message}`, {
+        ...(error.providerStatus === undefined ? {} : { upstreamStatus: error.providerStatus }),
+        reason: error.kind,
+      });
+    }
+  }
+  return repository.save(kind, input, subject);
+}
+
+/** Forwards a query to the configured LLM; both configurations must exist (seed). */
+export async function answerChat(query: string): Promise<ChatAnswer> {
+  const { repository, gateway, maxQueryLength } = await assistant();
+  if (query.length > maxQueryLength) throw new Invalid([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
+  const [llm, embedder] = await Promise.all([repository.connection('llm'), repository.connection('embedder')]);
+  const missing = [...(llm ? [] : ['llm']), ...(embedder ? [] : ['embedder'])];
+  if (!llm || missing.length > 0) {
+    throw new Conflict(`The assistant needs an LLM and an embedder configuration before it can chat; missing: ${missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ')}`, { missing });
+  }
+  try {
+    return await chat(llm, query, gateway);
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    throw new UpstreamFailure(error.message, { timeout: error.kind === 'timeout', upstreamStatus: error.providerStatus });
+  }
+}

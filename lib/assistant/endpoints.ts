@@ -1,0 +1,53 @@
+import { endpoint } from '../http/endpoint';
+import { chatAnswer, chatRequest, modelConfigInput, modelConfigRepresentation, verifyQuery, type ModelKind } from './model-config';
+
+const label: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
+
+const readConfig = <K extends ModelKind>(kind: K) =>
+  endpoint({
+    operationId: `get${kind === 'llm' ? 'Llm' : 'Embedder'}Config`,
+    method: 'GET',
+    path: `/assistant/v1/${kind}/config`,
+    summary: `The stored ${label[kind]} configuration (API key masked)`,
+    tags: ['assistant'],
+    responses: {
+      200: { description: `The ${label[kind]} configuration`, schema: modelConfigRepresentation },
+      404: { description: `No ${label[kind]} configuration is stored yet` },
+    },
+  });
+
+const saveConfig = <K extends ModelKind>(kind: K) =>
+  endpoint({
+    operationId: `save${kind === 'llm' ? 'Llm' : 'Embedder'}Config`,
+    method: 'POST',
+    path: `/assistant/v1/${kind}/config`,
+    summary: `Create or replace the ${label[kind]} configuration; ?verify=true first makes one minimal call to the provider`,
+    tags: ['assistant'],
+    query: verifyQuery,
+    body: modelConfigInput,
+    responses: {
+      200: { description: 'Replaced; the configuration as stored', schema: modelConfigRepresentation },
+      201: { description: 'Created; the configuration as stored', schema: modelConfigRepresentation },
+      422: { description: 'verify=true and the provider refused the configuration; nothing was stored' },
+    },
+  });
+
+export const readLlmConfigEndpoint = readConfig('llm');
+export const saveLlmConfigEndpoint = saveConfig('llm');
+export const readEmbedderConfigEndpoint = readConfig('embedder');
+export const saveEmbedderConfigEndpoint = saveConfig('embedder');
+
+export const chatEndpoint = endpoint({
+  operationId: 'chat',
+  method: 'POST',
+  path: '/assistant/v1/llm/chat',
+  summary: 'Send a query to the configured LLM',
+  tags: ['assistant'],
+  body: chatRequest,
+  responses: {
+    200: { description: 'The model\'s answer', schema: chatAnswer },
+    409: { description: 'The LLM or the embedder configuration is missing (named in the body)' },
+    502: { description: 'The provider failed; `upstreamStatus` carries its HTTP status' },
+    504: { description: 'The provider did not answer within http.client-*-timeout' },
+  },
+});

@@ -1,0 +1,141 @@
+import { AzureOpenAI, APIError } from 'openai';
+import pRetry from 'p-retry';
+import { logger } from '../logging/logger';
+import { OutboundTimeoutError, outboundErrorOf, outboundFetch, type OutboundTimeouts } from '../platform/http-client';
+import { retryAfterMs } from '../platform/retry-after';
+import { scrubSecrets } from '../logging/scrub';
+import type { ModelConnection } from './model-config-repository';
+
+/**
+ * The provider gave no usable answer: it `rejected` the call with an HTTP status, did not answer in
+ * time (`timeout`), could not be reached (`unreachable`), or answered something unusable (`malformed`).
+ */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'rejected' | 'timeout' | 'unreachable' | 'malformed',
+    readonly providerStatus?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'ProviderError';
+  }
+}
+
+export interface GatewayOptions {
+  readonly timeouts: OutboundTimeouts;
+  /** Retries after the first attempt, on 429, 5xx and connection errors only. */
+  readonly retries: number;
+}
+
+/** Longest Retry-After we wait for; a provider asking for more gets its failure reported instead. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/**
+ * A client for one call. The SDK replaces transport errors by its own (a timeout loses its cause),
+ * so the fetch it is given keeps the typed error of the last transport failure for us.
+ */
+function client(connection: ModelConnection, options: GatewayOptions, transportFailures: Error[]): AzureOpenAI {
+  const fetch = outboundFetch(options.timeouts);
+  return new AzureOpenAI({
+    endpoint: connection.endpoint,
+    apiVersion: connection.apiVersion,
+    deployment: connection.deployment,
+    apiKey: connection.apiKey,
+    // Behind an API-management gateway the key travels in the header it names, and only there.
+    defaultHeaders: connection.customHeader ? { 'api-key': null, [connection.customHeader]: connection.apiKey } : undefined,
+    // Retries are ours (below); timeouts are the outbound client's (0 = none).
+    maxRetries: 0,
+    timeout: 2_147_483_647,
+    fetch: async (...args: Parameters<typeof fetch>) => {
+      try {
+        return await fetch(...args);
+      } catch (error) {
+        transportFailures.push(error as Error);
+        throw error;
+      }
+    },
+  });
+}
+
+function providerError(error: unknown, connection: ModelConnection, options: GatewayOptions, transportFailure?: Error): ProviderError {
+  const host = new URL(connection.endpoint).host;
+  if (error instanceof APIError && error.status !== undefined) {
+    const reason = (error.error as { message?: string } | undefined)?.message ?? error.message;
+    return new ProviderError(`The model provider at ${host} answered ${error.status}: ${scrubSecrets(reason ?? 'no reason given')}`, 'rejected', error.status, { cause: error });
+  }
+  const transport = outboundErrorOf(transportFailure ?? error, host, options.timeouts);
+  if (transport) return new ProviderError(transport.message, transport instanceof OutboundTimeoutError ? 'timeout' : 'unreachable', undefined, { cause: error });
+  return new ProviderError(`The model provider at ${host} gave an unusable answer: ${scrubSecrets((error as Error)?.message ?? String(error))}`, 'malformed', undefined, { cause: error });
+}
+
+const retryable = (error: ProviderError) =>
+  error.kind === 'unreachable' || (error.kind === 'rejected' && (error.providerStatus === 429 || (error.providerStatus ?? 0) >= 500));
+
+async function call<T>(connection: ModelConnection, options: GatewayOptions, request: (client: AzureOpenAI) => Promise<T>): Promise<T> {
+  const transportFailures: Error[] = [];
+  const api = client(connection, options, transportFailures);
+  return pRetry(
+    async () => {
+      transportFailures.length = 0;
+      try {
+        return await request(api);
+      } catch (error) {
+        throw providerError(error, connection, options, transportFailures.at(-1));
+      }
+    },
+    {
+      retries: options.retries,
+      minTimeout: 200,
+      factor: 2,
+      randomize: true,
+      shouldRetry: ({ error }) => {
+        if (!(error instanceof ProviderError) || !retryable(error)) return false;
+        const wait = retryAfterMs((error.cause as APIError | undefined)?.headers);
+        return wait === undefined || wait <= MAX_RETRY_AFTER_MS;
+      },
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        if (!(error instanceof ProviderError) || !retryable(error) || retriesLeft === 0) return;
+        const wait = retryAfterMs((error.cause as APIError | undefined)?.headers);
+        logger.warn({ attempt: attemptNumber, providerStatus: error.providerStatus, retryAfterMs: wait }, 'model provider call failed; retrying');
+        if (wait !== undefined && wait <= MAX_RETRY_AFTER_MS) await new Promise((resolve) => setTimeout(resolve, wait));
+      },
+    },
+  );
+}
+
+export interface ChatAnswer {
+  answer: string;
+  model: string;
+  usage: Record<string, unknown>;
+}
+
+/** Sends one user query to the configured chat deployment. */
+export async function chat(connection: ModelConnection, query: string, options: GatewayOptions): Promise<ChatAnswer> {
+  const completion = await call(connection, options, (api) =>
+    api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: query }] }),
+  );
+  const answer = completion.choices?.[0]?.message?.content;
+  if (typeof answer !== 'string') throw new ProviderError('The model provider answered without a message', 'malformed');
+  return { answer, model: completion.model ?? connection.model, usage: { ...completion.usage } };
+}
+
+/**
+ * The smallest call that proves an LLM configuration works: a one-token chat. Reasoning models
+ * refuse `max_tokens` and want `max_completion_tokens`, which older API versions do not know.
+ */
+export async function verifyLlm(connection: ModelConnection, options: GatewayOptions): Promise<void> {
+  const ping = (limit: { max_tokens: number } | { max_completion_tokens: number }) =>
+    call(connection, options, (api) => api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: 'ping' }], ...limit }));
+  try {
+    await ping({ max_tokens: 1 });
+  } catch (error) {
+    if (!(error instanceof ProviderError && error.providerStatus === 400 && error.message.includes('max_tokens'))) throw error;
+    await ping({ max_completion_tokens: 1 });
+  }
+}
+
+/** The smallest call that proves an embedder configuration works: one embedding of one input. */
+export async function verifyEmbedder(connection: ModelConnection, options: GatewayOptions): Promise<void> {
+  await call(connection, options, (api) => api.embeddings.create({ model: connection.model, input: ['ping'], encoding_format: 'float' }));
+}

@@ -1,0 +1,20 @@
+import { httpHandler } from '../http/handler';
+import { readModelConfig, saveModelConfig } from './assistant-service';
+import { readEmbedderConfigEndpoint, readLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from './endpoints';
+import type { ModelKind } from './model-config';
+
+const ENDPOINTS = {
+  llm: { read: readLlmConfigEndpoint, save: saveLlmConfigEndpoint },
+  embedder: { read: readEmbedderConfigEndpoint, save: saveEmbedderConfigEndpoint },
+} as const;
+
+/** GET and POST of one model configuration: the LLM's and the embedder's behave the same. */
+export function modelConfigHandlers(kind: ModelKind) {
+  return {
+    read: httpHandler(ENDPOINTS[kind].read, async () => ({ status: 200, body: await readModelConfig(kind) })),
+    save: httpHandler(ENDPOINTS[kind].save, async ({ body, query, principal }) => {
+      const { config, created } = await saveModelConfig(kind, body, query.verify === 'true', principal.subject);
+      return { status: created ? 201 : 200, body: config };
+    }),
+  };
+}

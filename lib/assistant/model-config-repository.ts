@@ -1,0 +1,110 @@
+import { eq, getTableColumns, sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { decryptApiKey, encryptApiKey, maskApiKey, needsReencryption, type KeyRing } from './api-key-encryption';
+import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
+
+type Row = Database['tables']['modelConfigurations']['$inferSelect'];
+
+/** A stored configuration with its API key decrypted, for calling the provider. Never returned to callers. */
+export interface ModelConnection {
+  readonly endpoint: string;
+  readonly apiVersion: string;
+  readonly model: string;
+  readonly deployment: string;
+  readonly customHeader?: string;
+  readonly apiKey: string;
+}
+
+export function toConnection(input: ModelConfigInput): ModelConnection {
+  return {
+    endpoint: input.endpoint,
+    apiVersion: input.api_version,
+    model: input.model,
+    deployment: input.deployment,
+    customHeader: input.custom_header,
+    apiKey: input.api_key,
+  };
+}
+
+export class ModelConfigRepository {
+  constructor(
+    private readonly database: Database,
+    private readonly keys: KeyRing,
+  ) {}
+
+  private get table() {
+    return this.database.tables.modelConfigurations;
+  }
+
+  private represent(row: Row): ModelConfigRepresentation {
+    return {
+      provider: 'hosted_llm',
+      api_key: maskApiKey(decryptApiKey(row.apiKeyCiphertext, this.keys)),
+      endpoint: row.endpoint,
+      api_version: row.apiVersion,
+      model: row.model,
+      deployment: row.deployment,
+      custom_header: row.customHeader,
+      created_at: row.createdAt.toISOString(),
+      created_by: row.createdBy,
+      updated_at: row.updatedAt.toISOString(),
+      updated_by: row.updatedBy,
+    };
+  }
+
+  private async row(kind: ModelKind): Promise<Row | undefined> {
+    const [row] = await this.database.db.select().from(this.table).where(eq(this.table.kind, kind));
+    return row;
+  }
+
+  async find(kind: ModelKind): Promise<ModelConfigRepresentation | undefined> {
+    const row = await this.row(kind);
+    return row && this.represent(row);
+  }
+
+  async connection(kind: ModelKind): Promise<ModelConnection | undefined> {
+    const row = await this.row(kind);
+    if (!row) return undefined;
+    return {
+      endpoint: row.endpoint,
+      apiVersion: row.apiVersion,
+      model: row.model,
+      deployment: row.deployment,
+      customHeader: row.customHeader ?? undefined,
+      apiKey: decryptApiKey(row.apiKeyCiphertext, this.keys),
+    };
+  }
+
+  /** Stores the whole configuration in one statement, replacing any earlier one. */
+  async save(kind: ModelKind, input: ModelConfigInput, subject: string): Promise<{ config: ModelConfigRepresentation; created: boolean }> {
+    const values = {
+      provider: input.provider,
+      apiKeyCiphertext: encryptApiKey(input.api_key, this.keys),
+      endpoint: input.endpoint,
+      apiVersion: input.api_version,
+      model: input.model,
+      deployment: input.deployment,
+      customHeader: input.custom_header ?? null,
+      updatedBy: subject,
+    };
+    const [{ inserted, ...row }] = await this.database.db
+      .insert(this.table)
+      .values({ kind, ...values, createdBy: subject })
+      .onConflictDoUpdate({ target: this.table.kind, set: { ...values, updatedAt: sql`now()` } })
+      // xmax is 0 on a row version created by an insert, not by an update.
+      .returning({ ...getTableColumns(this.table), inserted: sql<boolean>`(xmax = 0)` });
+    return { config: this.represent(row), created: inserted };
+  }
+
+  /** Rewrites keys stored under a previous encryption key with the current one. Returns how many. */
+  async reencryptKeys(): Promise<number> {
+    let count = 0;
+    for (const row of await this.database.db.select().from(this.table)) {
+      if (!needsReencryption(row.apiKeyCiphertext, this.keys)) continue;
+      const apiKeyCiphertext = encryptApiKey(decryptApiKey(row.apiKeyCiphertext, this.keys), this.keys);
+      await this.database.db.update(this.table).set({ apiKeyCiphertext }).where(eq(this.table.kind, row.kind));
+      count++;
+    }
+    return count;
+  }
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+export const MODEL_KINDS = ['llm', 'embedder'] as const;
+export type ModelKind = (typeof MODEL_KINDS)[number];
+
+const required = (what: string, max: number) =>
+  z
+    .string({ error: `${what} is required (a string)` })
+    .trim()
+    .min(1, `${what} must not be empty`)
+    .max(max, `${what} is longer than ${max} characters`);
+
+// RFC 9110 token: the characters an HTTP header name may have.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const endpointUrl = z
+  .string({ error: 'endpoint is required (an absolute http(s) URL)' })
+  .trim()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, 'endpoint must be an absolute http(s) URL without credentials, query or fragment, such as "https://my-resource.openai.azure.com"')
+  // The SDK appends /openai/...; a trailing slash would double it.
+  .transform((value) => value.replace(/\/+$/, ''));
+
+/** Body of POST /assistant/v1/{llm|embedder}/config: a whole configuration, replacing the stored one. */
+export const modelConfigInput = z
+  .strictObject({
+    provider: z.literal('hosted_llm', { error: 'provider must be "hosted_llm"' }),
+    api_key: required('api_key', 4096),
+    endpoint: endpointUrl,
+    api_version: required('api_version', 64),
+    model: required('model', 256),
+    deployment: required('deployment', 256).regex(/^[A-Za-z0-9._-]+$/, 'deployment may hold only letters, digits, ".", "_" and "-"'),
+    custom_header: z
+      .string({ error: 'custom_header must be a string' })
+      .trim()
+      .max(256, 'custom_header is longer than 256 characters')
+      .regex(HEADER_NAME, 'custom_header must be a valid HTTP header name, such as "Ocp-Apim-Subscription-Key"')
+      .optional(),
+  })
+  .meta({ id: 'ModelConfigurationInput' });
+
+export type ModelConfigInput = z.output<typeof modelConfigInput>;
+
+/** A stored configuration as readers see it: the API key masked. */
+export const modelConfigRepresentation = z
+  .object({
+    provider: z.literal('hosted_llm'),
+    api_key: z.string().meta({ description: 'masked: at most the last 4 characters', example: '****abcd' }),
+    endpoint: z.string(),
+    api_version: z.string(),
+    model: z.string(),
+    deployment: z.string(),
+    custom_header: z.string().nullable(),
+    created_at: z.string(),
+    created_by: z.string(),
+    updated_at: z.string(),
+    updated_by: z.string(),
+  })
+  .meta({ id: 'ModelConfiguration' });
+
+export type ModelConfigRepresentation = z.output<typeof modelConfigRepresentation>;
+
+export const verifyQuery = z.object({
+  verify: z.enum(['true', 'false'], { error: 'verify must be "true" or "false"' }).optional(),
+});
+
+/** Hard limit of the contract; `assistant.max-query-length` (default 8000) is usually lower. */
+export const QUERY_HARD_LIMIT = 100_000;
+
+export const chatRequest = z
+  .strictObject({
+    query: z
+      .string({ error: 'query is required (a string)' })
+      .max(QUERY_HARD_LIMIT, `query is longer than ${QUERY_HARD_LIMIT} characters`)
+      .refine((query) => query.trim().length > 0, 'query must not be empty'),
+  })
+  .meta({ id: 'ChatRequest' });
+
+export const chatAnswer = z
+  .object({
+    answer: z.string(),
+    model: z.string(),
+    usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).partial().passthrough(),
+  })
+  .meta({ id: 'ChatAnswer' });

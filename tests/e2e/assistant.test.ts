@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { completion, FakeHostedModel } from '../fakes/hosted-model';
+
+const baseUrl = inject('baseUrl');
+const fake = new FakeHostedModel();
+
+const post = (path: string, body: unknown) =>
+  fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+beforeAll(async () => {
+  await fake.start();
+});
+
+afterAll(async () => {
+  await fake.stop();
+});
+
+describe('the assistant over HTTP', () => {
+  it('answers malformed JSON with a 400 problem', async () => {
+    const response = await post('/assistant/v1/llm/config', '{"provider": ');
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 400, detail: expect.stringContaining('not valid JSON') });
+  });
+
+  it('stores both configurations, reads them masked, and forwards a chat query to the model', async () => {
+    const config = (deployment: string, model: string) => ({
+      provider: 'hosted_llm',
+      api_key: 'e2e-key-0123456789',
+      endpoint: fake.url,
+      api_version: '2024-10-21',
+      model,
+      deployment,
+      custom_header: 'Ocp-Apim-Subscription-Key',
+    });
+    const llm = await post('/assistant/v1/llm/config', config('gpt-deployment', 'gpt-4o'));
+    expect([200, 201]).toContain(llm.status);
+    expect((await post('/assistant/v1/embedder/config', config('embedding-deployment', 'text-embedding-3-small'))).status).toBeLessThan(300);
+
+    const read = await fetch(`${baseUrl}/assistant/v1/llm/config`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ api_key: '****6789', deployment: 'gpt-deployment' });
+
+    fake.answer(completion('Governed.'));
+    const chat = await post('/assistant/v1/llm/chat', { query: 'Is this governed?' });
+    expect(chat.status).toBe(200);
+    expect(await chat.json()).toMatchObject({ answer: 'Governed.' });
+    const sent = fake.requests.at(-1)!;
+    expect(sent.path).toBe('/openai/deployments/gpt-deployment/chat/completions');
+    expect(sent.query['api-version']).toBe('2024-10-21');
+    expect(sent.headers['ocp-apim-subscription-key']).toBe('e2e-key-0123456789');
+    expect(sent.headers['api-key']).toBeUndefined();
+  });
+
+  it('lists the assistant endpoints in the OpenAPI document', async () => {
+    const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as any;
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/assistant/v1/llm/config', '/assistant/v1/embedder/config', '/assistant/v1/llm/chat']));
+  });
+});
