@@ -293,3 +293,14 @@ describe('key rotation', () => {
     expect((await runStartupTasks(await testSettings(SCHEMA, rotated))).tasks.assistantKeys).toBe('0 re-encrypted');
   });
 });
+
+describe('start-up when deployed', () => {
+  it('fails without an encryption key, saying what to set', async () => {
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'cgp-prod-startup');
+    try {
+      await expect(runStartupTasks(await testSettings(SCHEMA))).rejects.toThrow(/ASSISTANT_ENCRYPTION_KEY/);
+    } finally {
+      vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', '');
+    }
+  });
+});

@@ -61,6 +61,10 @@ const properties: Property[] = [
   { key: 'http.client-connect-timeout', read: (s) => s.http.clientConnectTimeout, default: 10_000, override: ['"10s"', 10_000], bad: ['"fast"', 'expected a duration'] },
   { key: 'http.client-read-timeout', read: (s) => s.http.clientReadTimeout, default: 45_000, override: ['"2 minutes"', 120_000], bad: ['"slow"', 'expected a duration'] },
   { key: 'cron-policies.reload-on-start', read: (s) => s.cronPolicies.reloadOnStart, default: true, override: ['false', false], bad: ['"sometimes"', 'expected a boolean'] },
+  { key: 'assistant.encryption-key', read: (s) => s.assistant.encryptionKey, default: undefined, override: ['"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='], bad: ['"c2hvcnQ="', 'expected 32 bytes in base64'] },
+  { key: 'assistant.previous-encryption-keys', read: (s) => s.assistant.previousEncryptionKeys, default: [], override: ['"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=, BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA="', ['AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA=']], bad: ['["nope"]', 'expected 32 bytes in base64'] },
+  { key: 'assistant.max-query-length', read: (s) => s.assistant.maxQueryLength, default: 8000, override: ['2000', 2000], bad: ['0', 'positive integer'] },
+  { key: 'assistant.provider-retries', read: (s) => s.assistant.providerRetries, default: 2, override: ['0', 0], bad: ['11', 'at most 10'] },
   { key: 'local.http-port', read: (s) => s.local.httpPort, default: 3000, override: ['3100', 3100], bad: ['"port"', 'positive integer'] },
 ];
 
@@ -88,7 +92,8 @@ describe.each(properties)('setting $key', (property) => {
 
   it('rejects a bad value, naming the full key path', async () => {
     const error = await rejection(property.with ?? '', line(property.bad[0]));
-    const problem = error.problems.find((p) => p.startsWith(`computational-governance-platform.${property.key}:`));
+    const where = `computational-governance-platform.${property.key}`;
+    const problem = error.problems.find((p) => p.startsWith(`${where}:`) || p.startsWith(`${where}.`));
     expect(problem, error.message).toBeDefined();
     expect(problem).toContain(property.bad[1]);
   });

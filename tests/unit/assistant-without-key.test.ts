@@ -1,0 +1,19 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { invoke } from '../support/invoke';
+import { MINIMAL, writeSettingsFile } from '../support/settings-files';
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('a deployed assistant without assistant.encryption-key', () => {
+  it('answers 503 saying what to set, and never touches the database', async () => {
+    vi.stubEnv('CGP_CONFIG_FILE', writeSettingsFile(MINIMAL));
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'cgp-prod-llm-config-read');
+    vi.stubEnv('DATABASE_URL', 'postgresql://nobody@127.0.0.1:1/none');
+    const { read } = await import('../../functions/assistant/llm-config');
+    const response = await invoke(read, { method: 'GET', path: '/assistant/v1/llm/config' });
+    expect(response.status).toBe(503);
+    expect(response.body.detail).toContain('ASSISTANT_ENCRYPTION_KEY');
+  });
+});
