@@ -23,6 +23,8 @@ export function defineTables(schemaName: string) {
     kind: text('kind', { enum: ['llm', 'embedder'] }).primaryKey(),
     provider: text('provider').notNull(),
     apiKeyCiphertext: text('api_key_ciphertext').notNull(),
+    /** The masked key readers see, kept so that reading never needs the plaintext. */
+    apiKeyMasked: text('api_key_masked').notNull(),
     endpoint: text('endpoint').notNull(),
     apiVersion: text('api_version').notNull(),
     model: text('model').notNull(),

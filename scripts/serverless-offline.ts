@@ -4,6 +4,8 @@ import path from 'node:path';
 export interface RunningOffline {
   readonly baseUrl: string;
   readonly child: ChildProcess;
+  /** Settles once it serves HTTP (or fails to start; it is then stopped). */
+  readonly ready: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -26,16 +28,16 @@ async function waitUntilServing(url: string, child: ChildProcess, timeoutMs: num
 
 /**
  * Starts `serverless offline` in its own process group, so that stop() ends it together with
- * every worker it started, and waits until it serves HTTP.
+ * every worker it started, also while it is still starting.
  */
-export async function startServerlessOffline(options: {
+export function startServerlessOffline(options: {
   httpPort: number;
   lambdaPort: number;
   env: NodeJS.ProcessEnv;
   stdio?: 'inherit' | 'ignore' | 'pipe';
   cwd?: string;
   timeoutMs?: number;
-}): Promise<RunningOffline> {
+}): RunningOffline {
   const child = spawn(
     process.execPath,
     [SERVERLESS_BIN, 'offline', 'start', '--httpPort', String(options.httpPort), '--lambdaPort', String(options.lambdaPort)],
@@ -66,11 +68,9 @@ export async function startServerlessOffline(options: {
     }
   };
   const baseUrl = `http://127.0.0.1:${options.httpPort}`;
-  try {
-    await waitUntilServing(`${baseUrl}/health`, child, options.timeoutMs ?? 120_000);
-  } catch (error) {
+  const ready = waitUntilServing(`${baseUrl}/health`, child, options.timeoutMs ?? 120_000).catch(async (error) => {
     await stop();
     throw error;
-  }
-  return { baseUrl, child, stop };
+  });
+  return { baseUrl, child, ready, stop };
 }

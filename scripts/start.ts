@@ -11,7 +11,7 @@ import { runStartupTasks } from '../lib/startup/startup-tasks';
 
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
 
-let postgres: LocalPostgres | undefined;
+let postgres: Promise<LocalPostgres> | undefined;
 let offline: RunningOffline | undefined;
 let stopping = false;
 
@@ -20,7 +20,8 @@ async function stopAll(code: number): Promise<never> {
     stopping = true;
     say('stopping…');
     await offline?.stop().catch((error) => say(`could not stop serverless offline: ${error.message}`));
-    await postgres?.stop().catch((error) => say(`could not stop PostgreSQL: ${error.message}`));
+    // Also when the signal came while PostgreSQL was still starting: wait for it, then stop it.
+    await postgres?.then((server) => server.stop()).catch((error) => say(`could not stop PostgreSQL: ${error.message}`));
   }
   process.exit(code);
 }
@@ -44,23 +45,27 @@ async function main() {
   if (!settings.databaseUrlFromEnvironment) {
     const dataDir = path.resolve('.data', 'postgres');
     say(`DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${dataDir})`);
-    postgres = await startLocalPostgres({ dataDir, persistent: true });
-    process.env.DATABASE_URL = postgres.url;
+    postgres = startLocalPostgres({ dataDir, persistent: true });
+    const server = await postgres;
+    process.env.DATABASE_URL = server.url;
     settings = await loadSettings(settings.source);
-    say(`PostgreSQL listening on 127.0.0.1:${postgres.port}`);
+    say(`PostgreSQL listening on 127.0.0.1:${server.port}`);
   } else {
     say('using the PostgreSQL server of DATABASE_URL');
   }
 
+  if (stopping) return;
   const report = await runStartupTasks(settings);
   say(`start-up tasks: ${Object.entries(report.tasks).map(([task, outcome]) => `${task} ${outcome}`).join(', ')}`);
 
+  if (stopping) return;
   const httpPort = settings.local.httpPort;
-  offline = await startServerlessOffline({
+  offline = startServerlessOffline({
     httpPort,
     lambdaPort: await freePort(),
     env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL, CGP_CONFIG_FILE: settings.source },
   });
+  await offline.ready;
   say(`serving on ${offline.baseUrl} (try ${offline.baseUrl}/health and ${offline.baseUrl}/openapi.json); Ctrl-C stops`);
   offline.child.once('exit', (code) => {
     if (!stopping) {

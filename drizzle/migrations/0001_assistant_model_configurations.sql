@@ -2,6 +2,7 @@ CREATE TABLE "cgp"."model_configurations" (
 	"kind" text PRIMARY KEY NOT NULL,
 	"provider" text NOT NULL,
 	"api_key_ciphertext" text NOT NULL,
+	"api_key_masked" text NOT NULL,
 	"endpoint" text NOT NULL,
 	"api_version" text NOT NULL,
 	"model" text NOT NULL,

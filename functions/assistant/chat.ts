@@ -2,4 +2,4 @@ import { answerChat } from '../../lib/assistant/assistant-service';
 import { chatEndpoint } from '../../lib/assistant/endpoints';
 import { httpHandler } from '../../lib/http/handler';
 
-export const handler = httpHandler(chatEndpoint, async ({ body }) => ({ status: 200, body: await answerChat(body.query) }));
+export const handler = httpHandler(chatEndpoint, async ({ body, signal }) => ({ status: 200, body: await answerChat(body.query, signal) }));

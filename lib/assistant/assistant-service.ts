@@ -2,6 +2,7 @@ import { getDatabase } from '../db/client';
 import { Conflict, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from '../http/problems';
 import { timeoutsOf } from '../platform/http-client';
 import { getSettings } from '../settings';
+import { ApiKeyDecryptionError } from './api-key-encryption';
 import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';
 import { chat, ProviderError, verifyEmbedder, verifyLlm, type ChatAnswer, type GatewayOptions } from './llm-gateway';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
@@ -46,11 +47,11 @@ export async function readModelConfig(kind: ModelKind): Promise<ModelConfigRepre
 }
 
 /** Stores a configuration; with `verify`, only after one minimal provider call succeeded. */
-export async function saveModelConfig(kind: ModelKind, input: ModelConfigInput, verify: boolean, subject: string) {
+export async function saveModelConfig(kind: ModelKind, input: ModelConfigInput, verify: boolean, subject: string, signal?: AbortSignal) {
   const { repository, gateway } = await assistant();
   if (verify) {
     try {
-      await (kind === 'llm' ? verifyLlm : verifyEmbedder)(toConnection(input), gateway);
+      await (kind === 'llm' ? verifyLlm : verifyEmbedder)(toConnection(input), { ...gateway, signal });
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       throw new Unprocessable(`The ${LABEL[kind]} configuration was not stored: the provider check failed. ${error.message}`, {
@@ -62,17 +63,26 @@ export async function saveModelConfig(kind: ModelKind, input: ModelConfigInput, 
   return repository.save(kind, input, subject);
 }
 
+async function connectionOf(repository: ModelConfigRepository, kind: ModelKind) {
+  try {
+    return await repository.connection(kind);
+  } catch (error) {
+    if (!(error instanceof ApiKeyDecryptionError)) throw error;
+    throw new Conflict(`The stored ${LABEL[kind]} API key cannot be decrypted with the configured encryption keys: POST /assistant/v1/${kind}/config again`, { unreadable: kind });
+  }
+}
+
 /** Forwards a query to the configured LLM; both configurations must exist (seed). */
-export async function answerChat(query: string): Promise<ChatAnswer> {
+export async function answerChat(query: string, signal?: AbortSignal): Promise<ChatAnswer> {
   const { repository, gateway, maxQueryLength } = await assistant();
   if (query.length > maxQueryLength) throw new Invalid([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
-  const [llm, embedder] = await Promise.all([repository.connection('llm'), repository.connection('embedder')]);
+  const [llm, embedder] = await Promise.all([connectionOf(repository, 'llm'), connectionOf(repository, 'embedder')]);
   const missing = [...(llm ? [] : ['llm']), ...(embedder ? [] : ['embedder'])];
   if (!llm || missing.length > 0) {
     throw new Conflict(`The assistant needs an LLM and an embedder configuration before it can chat; missing: ${missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ')}`, { missing });
   }
   try {
-    return await chat(llm, query, gateway);
+    return await chat(llm, query, { ...gateway, signal });
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     throw new UpstreamFailure(error.message, { timeout: error.kind === 'timeout', upstreamStatus: error.providerStatus });

@@ -26,6 +26,8 @@ export interface GatewayOptions {
   readonly timeouts: OutboundTimeouts;
   /** Retries after the first attempt, on 429, 5xx and connection errors only. */
   readonly retries: number;
+  /** Stops the call and its retries (the function is about to run out of time). */
+  readonly signal?: AbortSignal;
 }
 
 /** Longest Retry-After we wait for; a provider asking for more gets its failure reported instead. */
@@ -60,13 +62,15 @@ function client(connection: ModelConnection, options: GatewayOptions, transportF
 
 function providerError(error: unknown, connection: ModelConnection, options: GatewayOptions, transportFailure?: Error): ProviderError {
   const host = new URL(connection.endpoint).host;
+  // Whatever a provider or library says goes into answers and logs: never with the key in it.
+  const clean = (text: string) => scrubSecrets(text.split(connection.apiKey).join('[REDACTED]'));
   if (error instanceof APIError && error.status !== undefined) {
     const reason = (error.error as { message?: string } | undefined)?.message ?? error.message;
-    return new ProviderError(`The model provider at ${host} answered ${error.status}: ${scrubSecrets(reason ?? 'no reason given')}`, 'rejected', error.status, { cause: error });
+    return new ProviderError(`The model provider at ${host} answered ${error.status}: ${clean(reason ?? 'no reason given')}`, 'rejected', error.status, { cause: error });
   }
   const transport = outboundErrorOf(transportFailure ?? error, host, options.timeouts);
   if (transport) return new ProviderError(transport.message, transport instanceof OutboundTimeoutError ? 'timeout' : 'unreachable', undefined, { cause: error });
-  return new ProviderError(`The model provider at ${host} gave an unusable answer: ${scrubSecrets((error as Error)?.message ?? String(error))}`, 'malformed', undefined, { cause: error });
+  return new ProviderError(`The model provider at ${host} gave an unusable answer: ${clean((error as Error)?.message ?? String(error))}`, 'malformed', undefined, { cause: error });
 }
 
 const retryable = (error: ProviderError) =>
@@ -94,6 +98,7 @@ async function call<T>(connection: ModelConnection, options: GatewayOptions, req
         const wait = retryAfterMs((error.cause as APIError | undefined)?.headers);
         return wait === undefined || wait <= MAX_RETRY_AFTER_MS;
       },
+      signal: options.signal,
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
         if (!(error instanceof ProviderError) || !retryable(error) || retriesLeft === 0) return;
         const wait = retryAfterMs((error.cause as APIError | undefined)?.headers);
@@ -113,7 +118,7 @@ export interface ChatAnswer {
 /** Sends one user query to the configured chat deployment. */
 export async function chat(connection: ModelConnection, query: string, options: GatewayOptions): Promise<ChatAnswer> {
   const completion = await call(connection, options, (api) =>
-    api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: query }] }),
+    api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: query }] }, { signal: options.signal }),
   );
   const answer = completion.choices?.[0]?.message?.content;
   if (typeof answer !== 'string') throw new ProviderError('The model provider answered without a message', 'malformed');
@@ -126,7 +131,7 @@ export async function chat(connection: ModelConnection, query: string, options: 
  */
 export async function verifyLlm(connection: ModelConnection, options: GatewayOptions): Promise<void> {
   const ping = (limit: { max_tokens: number } | { max_completion_tokens: number }) =>
-    call(connection, options, (api) => api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: 'ping' }], ...limit }));
+    call(connection, options, (api) => api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: 'ping' }], ...limit }, { signal: options.signal }));
   try {
     await ping({ max_tokens: 1 });
   } catch (error) {
@@ -137,5 +142,5 @@ export async function verifyLlm(connection: ModelConnection, options: GatewayOpt
 
 /** The smallest call that proves an embedder configuration works: one embedding of one input. */
 export async function verifyEmbedder(connection: ModelConnection, options: GatewayOptions): Promise<void> {
-  await call(connection, options, (api) => api.embeddings.create({ model: connection.model, input: ['ping'], encoding_format: 'float' }));
+  await call(connection, options, (api) => api.embeddings.create({ model: connection.model, input: ['ping'], encoding_format: 'float' }, { signal: options.signal }));
 }

@@ -12,8 +12,8 @@ const ENDPOINTS = {
 export function modelConfigHandlers(kind: ModelKind) {
   return {
     read: httpHandler(ENDPOINTS[kind].read, async () => ({ status: 200, body: await readModelConfig(kind) })),
-    save: httpHandler(ENDPOINTS[kind].save, async ({ body, query, principal }) => {
-      const { config, created } = await saveModelConfig(kind, body, query.verify === 'true', principal.subject);
+    save: httpHandler(ENDPOINTS[kind].save, async ({ body, query, principal, signal }) => {
+      const { config, created } = await saveModelConfig(kind, body, query.verify === 'true', principal.subject, signal);
       return { status: created ? 201 : 200, body: config };
     }),
   };

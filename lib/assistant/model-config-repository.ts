@@ -1,6 +1,6 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { decryptApiKey, encryptApiKey, maskApiKey, needsReencryption, type KeyRing } from './api-key-encryption';
+import { ApiKeyDecryptionError, decryptApiKey, encryptApiKey, maskApiKey, needsReencryption, type KeyRing } from './api-key-encryption';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
 
 type Row = Database['tables']['modelConfigurations']['$inferSelect'];
@@ -39,7 +39,7 @@ export class ModelConfigRepository {
   private represent(row: Row): ModelConfigRepresentation {
     return {
       provider: 'hosted_llm',
-      api_key: maskApiKey(decryptApiKey(row.apiKeyCiphertext, this.keys)),
+      api_key: row.apiKeyMasked,
       endpoint: row.endpoint,
       api_version: row.apiVersion,
       model: row.model,
@@ -80,6 +80,7 @@ export class ModelConfigRepository {
     const values = {
       provider: input.provider,
       apiKeyCiphertext: encryptApiKey(input.api_key, this.keys),
+      apiKeyMasked: maskApiKey(input.api_key),
       endpoint: input.endpoint,
       apiVersion: input.api_version,
       model: input.model,
@@ -96,15 +97,25 @@ export class ModelConfigRepository {
     return { config: this.represent(row), created: inserted };
   }
 
-  /** Rewrites keys stored under a previous encryption key with the current one. Returns how many. */
-  async reencryptKeys(): Promise<number> {
-    let count = 0;
+  /**
+   * Rewrites keys stored under a previous encryption key with the current one. A key no configured
+   * key can read is left alone (and reported): saving that configuration again replaces it.
+   */
+  async reencryptKeys(): Promise<{ reencrypted: number; unreadable: ModelKind[] }> {
+    const result = { reencrypted: 0, unreadable: [] as ModelKind[] };
     for (const row of await this.database.db.select().from(this.table)) {
       if (!needsReencryption(row.apiKeyCiphertext, this.keys)) continue;
-      const apiKeyCiphertext = encryptApiKey(decryptApiKey(row.apiKeyCiphertext, this.keys), this.keys);
-      await this.database.db.update(this.table).set({ apiKeyCiphertext }).where(eq(this.table.kind, row.kind));
-      count++;
+      let plaintext: string;
+      try {
+        plaintext = decryptApiKey(row.apiKeyCiphertext, this.keys);
+      } catch (error) {
+        if (!(error instanceof ApiKeyDecryptionError)) throw error;
+        result.unreadable.push(row.kind);
+        continue;
+      }
+      await this.database.db.update(this.table).set({ apiKeyCiphertext: encryptApiKey(plaintext, this.keys) }).where(eq(this.table.kind, row.kind));
+      result.reencrypted++;
     }
-    return count;
+    return result;
   }
 }

@@ -3,12 +3,16 @@ import { z } from 'zod';
 export const MODEL_KINDS = ['llm', 'embedder'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
 
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
 const required = (what: string, max: number) =>
   z
     .string({ error: `${what} is required (a string)` })
     .trim()
-    .min(1, `${what} must not be empty`)
-    .max(max, `${what} is longer than ${max} characters`);
+    // One message per field: stop at the first rule broken.
+    .min(1, { error: `${what} must not be empty`, abort: true })
+    .max(max, { error: `${what} is longer than ${max} characters`, abort: true })
+    .refine((value) => !CONTROL_CHARACTERS.test(value), { error: `${what} must not contain control characters`, abort: true });
 
 // RFC 9110 token: the characters an HTTP header name may have.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -31,7 +35,13 @@ const endpointUrl = z
 export const modelConfigInput = z
   .strictObject({
     provider: z.literal('hosted_llm', { error: 'provider must be "hosted_llm"' }),
-    api_key: required('api_key', 4096),
+    // It travels in an HTTP header: visible ASCII only.
+    api_key: z
+      .string({ error: 'api_key is required (a string)' })
+      .trim()
+      .min(1, { error: 'api_key must not be empty', abort: true })
+      .max(4096, { error: 'api_key is longer than 4096 characters', abort: true })
+      .regex(/^[\x21-\x7e]+$/, 'api_key may hold only visible ASCII characters (no spaces or control characters)'),
     endpoint: endpointUrl,
     api_version: required('api_version', 64),
     model: required('model', 256),

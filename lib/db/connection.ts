@@ -12,7 +12,7 @@ export class DatabaseConfigurationError extends Error {
 export function connectionUrl(settings: Settings): string {
   if (settings.databaseUrlFromEnvironment) return settings.databaseUrlFromEnvironment;
   const { url, host, port, name, username, password } = settings.database;
-  if (url) return url.replace(/^jdbc:/, '');
+  if (url) return withCredentials(url.replace(/^jdbc:/, ''), username, password);
   if (!host) {
     throw new DatabaseConfigurationError(
       'No database configured: set DATABASE_URL, or computational-governance-platform.database.url, or database.host (with port, name, username, password)',
@@ -20,6 +20,16 @@ export function connectionUrl(settings: Settings): string {
   }
   const credentials = username ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
   return `postgresql://${credentials}${host}:${port}/${encodeURIComponent(name)}`;
+}
+
+/** database.username / password apply to database.url too, unless the URL carries its own. */
+function withCredentials(url: string, username?: string, password?: string): string {
+  if (!username) return url;
+  const parsed = new URL(url);
+  if (parsed.username) return url;
+  parsed.username = encodeURIComponent(username);
+  if (password) parsed.password = encodeURIComponent(password);
+  return parsed.toString();
 }
 
 const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000)));

@@ -41,6 +41,8 @@ export interface HttpRequest<E extends Endpoint> {
   readonly path: string;
   readonly requestId: string;
   readonly principal: Principal;
+  /** Aborted when the function is about to run out of time: pass it to outbound calls. */
+  readonly signal: AbortSignal;
 }
 
 export interface HttpResult {

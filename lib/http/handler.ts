@@ -7,7 +7,9 @@ import { jsonBody } from './middleware/json-body';
 import { problemErrors } from './middleware/problem-errors';
 import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal } from './middleware/request-context';
 import { fieldErrors } from './problem-response';
-import { Invalid, type FieldError } from './problems';
+import { HttpProblem, Invalid, type FieldError } from './problems';
+
+const DEADLINE_MARGIN_MS = 1000;
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -42,12 +44,18 @@ function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
  * parsing, authentication, zod validation of path, query and body.
  */
 export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: HttpRequest<E>) => Promise<HttpResult>): HttpHandler {
-  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>()
+  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>({
+    // Answer (and abort the work through `signal`) a second before Lambda would kill the function.
+    timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
+    timeoutEarlyResponse: () => {
+      throw new HttpProblem(504, 'Gateway Timeout', 'The request did not finish within the time limit of the function');
+    },
+  })
     .use(requestContext())
     .use(problemErrors())
     .use(httpHeaderNormalizer());
   if (endpoint.body) chain.use(jsonBody());
-  return chain.handler(async (event) => {
+  return chain.handler(async (event, _context, { signal }) => {
     const principal = endpoint.public ? { subject: 'anonymous', method: 'anonymous' as const } : await authenticate(event, endpoint);
     const input = validate(endpoint, event);
     const result = await handle({
@@ -57,6 +65,7 @@ export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: H
       path: event.rawPath ?? '',
       requestId: event.headers[REQUEST_ID_HEADER] ?? '',
       principal,
+      signal,
     });
     return toResponse(result);
   }) as unknown as HttpHandler;

@@ -14,12 +14,19 @@ const redactPaths = SECRET_KEYS.flatMap((key) => {
   return [k, join('*'), join('*.*'), join('*.*.*')];
 });
 
-function serializeError(error: unknown) {
-  const serialized = pino.stdSerializers.err(error as Error);
+/**
+ * Only the type, code, message and stack of an error, scrubbed: libraries hang the failing input
+ * on their errors (postgres.js its query parameters, URL parsers the whole URL with credentials).
+ */
+function serializeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { message: scrubSecrets(String(error)) };
+  const code = (error as { code?: unknown }).code;
   return {
-    ...serialized,
-    message: scrubSecrets(serialized.message ?? ''),
-    stack: serialized.stack ? scrubSecrets(serialized.stack) : undefined,
+    type: error.name,
+    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    message: scrubSecrets(error.message),
+    stack: error.stack ? scrubSecrets(error.stack) : undefined,
+    ...(error.cause ? { cause: serializeError(error.cause) } : {}),
   };
 }
 

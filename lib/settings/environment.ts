@@ -7,7 +7,10 @@ export interface RuntimeEnvironment {
   readonly logLevel: string;
   /** Deployment stage (STAGE), "local" under npm start and in tests. */
   readonly stage: string;
-  /** Folder holding config/ and drizzle/: the Lambda task root when deployed, else the working directory. */
+  /**
+   * Folder holding config/, drizzle/ and .data/: the Lambda task root when deployed, else the
+   * working directory (serverless-offline sets LAMBDA_TASK_ROOT to a fake /var/task).
+   */
   readonly root: string;
   /** True inside AWS Lambda; false under npm start, serverless-offline and tests. */
   readonly deployed: boolean;
@@ -17,7 +20,7 @@ export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): Runtim
   return {
     logLevel: env.LOG_LEVEL || 'info',
     stage: env.STAGE || 'local',
-    root: env.LAMBDA_TASK_ROOT || process.cwd(),
+    root: (!env.IS_OFFLINE && env.LAMBDA_TASK_ROOT) || process.cwd(),
     deployed: Boolean(env.AWS_LAMBDA_FUNCTION_NAME) && !env.IS_OFFLINE,
   };
 }

@@ -82,6 +82,9 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
   } catch {
     throw new SettingsError(file, ['the settings file does not exist or cannot be read (set CGP_CONFIG_FILE to use another file)']);
   }
+  // A Lambda configuration passes every variable serverless.yml lists, unset ones as "": for
+  // `${?VAR}` an empty variable is an unset one. (The HOCON parser reads process.env itself.)
+  for (const [name, value] of Object.entries(process.env)) if (value === '') delete process.env[name];
   let parsed: unknown;
   try {
     parsed = await parseHocon({ url: file, strict: true });

@@ -54,7 +54,12 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
       // Fails start when deployed without assistant.encryption-key; moves keys off rotated-out keys.
       const keys = await encryptionKeys(settings);
       if (await tableExists(database, 'model_configurations')) {
-        tasks.assistantKeys = `${await new ModelConfigRepository(database, keys).reencryptKeys()} re-encrypted`;
+        const { reencrypted, unreadable } = await new ModelConfigRepository(database, keys).reencryptKeys();
+        tasks.assistantKeys = `${reencrypted} re-encrypted`;
+        if (unreadable.length > 0) {
+          tasks.assistantKeys += `, ${unreadable.join(' and ')} unreadable`;
+          logger.error({ unreadable }, `the stored API key of the ${unreadable.join(' and ')} configuration cannot be decrypted with assistant.encryption-key or previous-encryption-keys: save that configuration again`);
+        }
       }
       const report = { tasks, durationMs: Date.now() - startedAt };
       await recordRun(database, startedAt, report, settings);

@@ -112,6 +112,8 @@ describe('model configuration', () => {
     ['model', { model: 42 }, 'model is required'],
     ['deployment', { deployment: 'a/b' }, 'deployment may hold only'],
     ['custom_header', { custom_header: 'Bad Header:' }, 'valid HTTP header name'],
+    ['api_key', { api_key: 'sk-live-secret\nX-Injected: 1' }, 'visible ASCII'],
+    ['model', { model: 'gpt\u0007' }, 'control characters'],
     ['unknown', { unknown: 1 }, 'unknown field'],
   ])('rejects a bad %s with a 400 naming the field, storing nothing', async (field, overrides, message) => {
     const response = await saveLlm(config(overrides));
@@ -151,6 +153,14 @@ describe('verify on save', () => {
     expect(response.body).toMatchObject({ upstreamStatus: 401, detail: expect.stringContaining('Access denied due to invalid subscription key') });
     expect(JSON.stringify(response.body)).not.toContain(API_KEY);
     expect(await database.sql.unsafe(`select 1 from ${SCHEMA}.model_configurations`)).toHaveLength(0);
+  });
+
+  it('never repeats the API key the provider echoes in its error', async () => {
+    fake.answer(providerError(401, `Key ${API_KEY} is not valid for this resource`));
+    const response = await saveLlm(config(), { verify: 'true' });
+    expect(response.status).toBe(422);
+    expect(JSON.stringify(response.body)).not.toContain(API_KEY);
+    expect(response.body.detail).toContain('Key [REDACTED] is not valid');
   });
 
   it('falls back to max_completion_tokens for models that refuse max_tokens', async () => {
@@ -221,7 +231,11 @@ describe('chat', () => {
   it('retries a 429 honouring Retry-After, then answers', async () => {
     await configureBoth();
     fake.answer(providerError(429, 'Too many requests', { 'retry-after': '1' }), completion('after the wait'));
+    const timers = vi.spyOn(globalThis, 'setTimeout');
     const response = await ask('hi');
+    const waits = timers.mock.calls.map((call) => call[1]);
+    timers.mockRestore();
+    expect(waits).toContain(1000);
     expect(response.status).toBe(200);
     expect(response.body.answer).toBe('after the wait');
     expect(fake.requests).toHaveLength(2);
@@ -258,7 +272,12 @@ describe('chat', () => {
   it('answers 502 when the provider cannot be reached, after retrying', async () => {
     const port = await freePort();
     await configureBoth({ endpoint: `http://127.0.0.1:${port}` });
+    const { logger } = await import('../../lib/logging/logger');
+    const warnings = vi.spyOn(logger, 'warn');
     const response = await ask('hi');
+    const retries = warnings.mock.calls.filter((call) => call[1] === 'model provider call failed; retrying');
+    warnings.mockRestore();
+    expect(retries).toHaveLength(2);
     expect(response.status).toBe(502);
     expect(response.body.detail).toContain(`Could not reach 127.0.0.1:${port}`);
     expect(response.body.upstreamStatus).toBeUndefined();
@@ -286,11 +305,27 @@ describe('key rotation', () => {
     const rotated = `${OVERRIDES}\ncomputational-governance-platform.assistant { encryption-key = "${next}", previous-encryption-keys = ["${ENCRYPTION_KEY}"] }`;
     const report = await runStartupTasks(await testSettings(SCHEMA, rotated));
     expect(report.tasks.assistantKeys).toBe('1 re-encrypted');
+    expect((await runStartupTasks(await testSettings(SCHEMA, rotated))).tasks.assistantKeys).toBe('0 re-encrypted');
     const [after] = await database.sql.unsafe(`select api_key_ciphertext from ${SCHEMA}.model_configurations`);
     expect(after.api_key_ciphertext.split('.')[1]).not.toBe(before.api_key_ciphertext.split('.')[1]);
     const { decryptApiKey } = await import('../../lib/assistant/api-key-encryption');
     expect(decryptApiKey(after.api_key_ciphertext, { current: Buffer.from(next, 'base64'), previous: [] })).toBe(API_KEY);
-    expect((await runStartupTasks(await testSettings(SCHEMA, rotated))).tasks.assistantKeys).toBe('0 re-encrypted');
+  });
+
+  it('reports a key no configured key can read, keeps reads working, and chat names what to save again', async () => {
+    await saveLlm(config());
+    await saveEmbedder(config({ deployment: 'emb' }));
+    const lost = `${OVERRIDES}\ncomputational-governance-platform.assistant.encryption-key = "${randomBytes(32).toString('base64')}"`;
+    const report = await runStartupTasks(await testSettings(SCHEMA, lost));
+    expect(report.tasks.assistantKeys).toBe('0 re-encrypted, llm and embedder unreadable');
+    // The handlers still run with the original key; simulate the lost key by corrupting the key id.
+    await database.sql.unsafe(`update ${SCHEMA}.model_configurations set api_key_ciphertext = replace(api_key_ciphertext, split_part(api_key_ciphertext, '.', 2), '00000000') where kind = 'llm'`);
+    const read = await invoke(handlers.llm.read, { method: 'GET', path: '/assistant/v1/llm/config' });
+    expect(read.status).toBe(200);
+    expect(read.body.api_key).toBe('****cdef');
+    const response = await ask('hi');
+    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({ unreadable: 'llm', detail: expect.stringContaining('POST /assistant/v1/llm/config again') });
   });
 });
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -9,6 +8,8 @@ import { startServerlessOffline } from '../../scripts/serverless-offline';
 import { startTestDatabase } from './database-setup';
 import { settingsWith, writeSettingsFile, APPLICATION_CONF } from './settings-files';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
+import { openDatabase } from '../../lib/db/client';
+import type { Settings } from '../../lib/settings';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,22 +30,30 @@ async function packageService(): Promise<string> {
   return packageDir;
 }
 
+/** Each run starts from an empty schema, also on a DATABASE_URL server used before. */
+async function resetSchema(settings: Settings): Promise<void> {
+  const database = openDatabase(settings);
+  await database.sql.unsafe(`drop schema if exists "${settings.database.schema}" cascade`);
+  await database.close();
+}
+
 /** The end-to-end world: a packaged bundle, PostgreSQL, the start-up tasks, and serverless offline. */
 export default async function setup(project: TestProject) {
   const packageDir = await packageService();
   const database = await startTestDatabase();
-  const overrides = [
-    'computational-governance-platform.database.schema = "e2e"',
-    `computational-governance-platform.assistant.encryption-key = "${randomBytes(32).toString('base64')}"`,
-  ].join('\n');
+  // No assistant.encryption-key: the handlers and the start-up tasks must find the same local key, as under npm start.
+  const overrides = 'computational-governance-platform.database.schema = "e2e"';
   const configFile = writeSettingsFile(`include file("${APPLICATION_CONF}")\n${overrides}\n`);
-  await runStartupTasks(await settingsWith(overrides, database.url));
-  const offline = await startServerlessOffline({
+  const settings = await settingsWith(overrides, database.url);
+  await resetSchema(settings);
+  await runStartupTasks(settings);
+  const offline = startServerlessOffline({
     httpPort: await freePort(),
     lambdaPort: await freePort(),
     env: { ...process.env, DATABASE_URL: database.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn' },
     stdio: 'ignore',
   });
+  await offline.ready;
   project.provide('baseUrl', offline.baseUrl);
   project.provide('databaseUrl', database.url);
   project.provide('packageDir', packageDir);

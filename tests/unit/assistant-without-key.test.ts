@@ -7,7 +7,7 @@ afterEach(() => {
 });
 
 describe('a deployed assistant without assistant.encryption-key', () => {
-  it('answers 503 saying what to set, and never touches the database', async () => {
+  it('answers 503 saying what to set (before reaching for the database, which is unreachable here)', async () => {
     vi.stubEnv('CGP_CONFIG_FILE', writeSettingsFile(MINIMAL));
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'cgp-prod-llm-config-read');
     vi.stubEnv('DATABASE_URL', 'postgresql://nobody@127.0.0.1:1/none');

@@ -38,3 +38,13 @@ describe('pool options', () => {
     expect(options).toMatchObject({ max: 2, connect_timeout: 10, max_lifetime: 1800 });
   });
 });
+
+describe('database.url with separate credentials', () => {
+  it('takes username and password from their own keys when the URL has none', async () => {
+    expect(connectionUrl(await settings('url = "jdbc:postgresql://db.test:5432/gov", username = "svc", password = "p#ss"'))).toBe('postgresql://svc:p%23ss@db.test:5432/gov');
+  });
+
+  it('keeps the credentials the URL carries', async () => {
+    expect(connectionUrl(await settings('url = "postgresql://own:pw@db.test/gov", username = "svc", password = "x"'))).toBe('postgresql://own:pw@db.test/gov');
+  });
+});

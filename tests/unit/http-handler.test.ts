@@ -87,7 +87,8 @@ describe('the shared HTTP stack', () => {
   });
 
   it('answers an unexpected error with a 500 that shows no internals, and logs it with the request id', async () => {
-    const logged = vi.spyOn(logger, 'child');
+    const requestLog = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const logged = vi.spyOn(logger, 'child').mockReturnValue(requestLog as never);
     const failing = httpHandler(thingEndpoint, async () => {
       throw new Error('connection to 10.0.0.7 refused; password=hunter2');
     });
@@ -97,7 +98,32 @@ describe('the shared HTTP stack', () => {
     expect(response.body).not.toContain('hunter2');
     expect(json(response)).toMatchObject({ status: 500, requestId: 'invocation-7' });
     expect(logged).toHaveBeenCalledWith({ requestId: 'invocation-7' });
+    expect(requestLog.error).toHaveBeenCalledWith({ err: expect.objectContaining({ message: expect.stringContaining('10.0.0.7') }) }, 'unexpected error');
     logged.mockRestore();
+  });
+
+  it('answers 504 and aborts the work a second before the function would time out', async () => {
+    let aborted = false;
+    const slow = httpHandler(thingEndpoint, ({ signal }) =>
+      new Promise((resolve) => {
+        signal.addEventListener('abort', () => {
+          aborted = true;
+          resolve({ status: 201 });
+        });
+      }),
+    );
+    const context = { ...lambdaContext(), getRemainingTimeInMillis: () => 1050 };
+    const response = await slow(apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }), context);
+    expect(response.statusCode).toBe(504);
+    expect(json(response)).toMatchObject({ status: 504, detail: expect.stringContaining('time limit') });
+    expect(aborted).toBe(true);
+  });
+
+  it('rejects a NUL character anywhere in the body with a 400 naming where', async () => {
+    const response = await post(JSON.stringify({ name: 'a\u0000b', size: 1, owner: { email: 'a@b.test' } }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response).errors).toEqual([{ path: 'name', message: 'NUL characters are not allowed' }]);
+    expect(handle).not.toHaveBeenCalledWith(expect.objectContaining({ body: expect.objectContaining({ name: 'a\u0000b' }) }));
   });
 
   it('echoes the request id: the caller\'s when sane, else the invocation\'s', async () => {

@@ -37,6 +37,15 @@ describe('logs', () => {
     for (const secret of ['s3cr3t', 'hunter2', 'k-999']) expect(text).not.toContain(secret);
     expect(lines[0].err.message).toContain('postgresql://gov:[REDACTED]@db:5432/x');
   });
+
+  it('log only the type, code, message and stack of an error, not the input libraries hang on it', () => {
+    const { logger, lines } = capture();
+    const error = Object.assign(new TypeError('Invalid URL'), { code: 'ERR_INVALID_URL', input: 'postgresql://gov:s3cr#t@db/x', parameters: ['secret-param'] });
+    logger.error({ err: error }, 'failed');
+    expect(lines[0].err).toEqual({ type: 'TypeError', code: 'ERR_INVALID_URL', message: 'Invalid URL', stack: expect.any(String) });
+    expect(JSON.stringify(lines[0])).not.toContain('s3cr#t');
+    expect(JSON.stringify(lines[0])).not.toContain('secret-param');
+  });
 });
 
 describe('scrubSecrets', () => {

@@ -58,7 +58,7 @@ const properties: Property[] = [
   { key: 'database.connection-timeout', read: (s) => s.database.connectionTimeout, default: undefined, override: ['"30 seconds"', 30_000], bad: ['"a while"', 'expected a duration'] },
   { key: 'database.max-lifetime', read: (s) => s.database.maxLifetime, default: undefined, override: ['"30m"', 1_800_000], bad: ['"forever"', 'expected a duration'] },
   { key: 'database.leak-detection-threshold', read: (s) => s.database.leakDetectionThreshold, default: undefined, override: ['"2s"', 2000], bad: ['"-2s"', 'expected a duration'] },
-  { key: 'http.client-connect-timeout', read: (s) => s.http.clientConnectTimeout, default: 10_000, override: ['"10s"', 10_000], bad: ['"fast"', 'expected a duration'] },
+  { key: 'http.client-connect-timeout', read: (s) => s.http.clientConnectTimeout, default: 10_000, override: ['"15s"', 15_000], bad: ['"fast"', 'expected a duration'] },
   { key: 'http.client-read-timeout', read: (s) => s.http.clientReadTimeout, default: 45_000, override: ['"2 minutes"', 120_000], bad: ['"slow"', 'expected a duration'] },
   { key: 'cron-policies.reload-on-start', read: (s) => s.cronPolicies.reloadOnStart, default: true, override: ['false', false], bad: ['"sometimes"', 'expected a boolean'] },
   { key: 'assistant.encryption-key', read: (s) => s.assistant.encryptionKey, default: undefined, override: ['"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='], bad: ['"c2hvcnQ="', 'expected 32 bytes in base64'] },
