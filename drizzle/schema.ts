@@ -36,7 +36,25 @@ export function defineTables(schemaName: string) {
     updatedBy: text('updated_by').notNull(),
   });
 
-  return { schema, startupRuns, modelConfigurations };
+  /** Resource types, from application.conf (registered at start) or the API. */
+  const resourceTypes = schema.table('resource_types', {
+    name: text('name').primaryKey(),
+    displayName: text('display_name').notNull(),
+    /** Null when the type has no descriptor configuration (the caller of Evaluate supplies ids). */
+    resourceNameField: text('resource_name_field'),
+    resourceDisplayNameFields: jsonb('resource_display_name_fields').$type<string[]>().notNull().default([]),
+    resourceFilterField: text('resource_filter_field'),
+    batchSize: integer('batch_size'),
+    resolverUrl: text('resolver_url').notNull(),
+    resolverPath: text('resolver_path').notNull(),
+    source: text('source', { enum: ['settings', 'api'] }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdBy: text('created_by').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedBy: text('updated_by').notNull(),
+  });
+
+  return { schema, startupRuns, modelConfigurations, resourceTypes };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -44,4 +62,4 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns, modelConfigurations } = defineTables(MIGRATIONS_SCHEMA_NAME);
+export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes } = defineTables(MIGRATIONS_SCHEMA_NAME);

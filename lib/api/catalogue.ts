@@ -5,6 +5,13 @@ import {
   saveEmbedderConfigEndpoint,
   saveLlmConfigEndpoint,
 } from '../assistant/endpoints';
+import {
+  deleteResourceTypeEndpoint,
+  listResourceTypesEndpoint,
+  readGovernanceResourceTypeEndpoint,
+  readResourceTypeEndpoint,
+  registerResourceTypeEndpoint,
+} from '../governance/resource-types/endpoints';
 import type { Endpoint } from '../http/endpoint';
 import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
 
@@ -17,4 +24,9 @@ export const catalogue: readonly Endpoint[] = [
   readEmbedderConfigEndpoint,
   saveEmbedderConfigEndpoint,
   chatEndpoint,
+  registerResourceTypeEndpoint,
+  listResourceTypesEndpoint,
+  readResourceTypeEndpoint,
+  readGovernanceResourceTypeEndpoint,
+  deleteResourceTypeEndpoint,
 ];

@@ -5,8 +5,11 @@ import { bool, encryptionKey, httpUrl, int, text, urlPath } from './values';
 // An optional block: when absent it is read as {} so that the defaults of its properties apply.
 const block = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
 
+/** Names of resource types, in settings and in the API. */
+export const RESOURCE_TYPE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
 const resourceType = z.strictObject({
-  name: z.string({ error: 'expected a string' }).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, 'expected a name of letters, digits, "_", "." or "-"'),
+  name: z.string({ error: 'expected a string' }).regex(RESOURCE_TYPE_NAME, 'expected a name of letters, digits, "_", "." or "-"'),
   'display-name': text().optional(),
   configuration: z
     .strictObject({

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { encryptionKeys } from '../assistant/encryption-key';
 import { ModelConfigRepository } from '../assistant/model-config-repository';
 import { openDatabase, type Database } from '../db/client';
+import { fromSettings } from '../governance/resource-types/resource-type';
+import { ResourceTypeRepository } from '../governance/resource-types/resource-type-repository';
 import { applyMigrations, dropSchema, withSchemaLock } from '../db/migrations';
 import { tableExists } from '../db/table-exists';
 import { logger } from '../logging/logger';
@@ -28,9 +30,17 @@ async function recordRun(database: Database, startedAt: number, report: StartupR
   });
 }
 
+/** The seed: every `resource-types` entry of the settings is registered at start, overwriting by name. */
+async function registerSettingsResourceTypes(database: Database, settings: Settings): Promise<string> {
+  const repository = new ResourceTypeRepository(database);
+  const outcomes = { created: 0, replaced: 0, unchanged: 0 };
+  for (const entry of settings.resourceTypes) outcomes[(await repository.upsert(fromSettings(entry), 'settings', 'settings')).outcome]++;
+  return `${outcomes.created} registered, ${outcomes.replaced} replaced, ${outcomes.unchanged} unchanged`;
+}
+
 /**
  * The start-up tasks, run once per deployment or `npm start` (not once per Lambda container):
- * repair (only when asked), migrations, then re-encryption of stored provider keys written under
+ * repair (only when asked), migrations, the resource types of the settings, re-encryption of stored provider keys written under
  * a rotated-out key. A PostgreSQL advisory lock makes two concurrent
  * runs take turns; a run with nothing to do costs a few queries.
  */
@@ -61,6 +71,7 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
           logger.error({ unreadable }, `the stored API key of the ${unreadable.join(' and ')} configuration cannot be decrypted with assistant.encryption-key or previous-encryption-keys: save that configuration again`);
         }
       }
+      if (await tableExists(database, 'resource_types')) tasks.resourceTypes = await registerSettingsResourceTypes(database, settings);
       const report = { tasks, durationMs: Date.now() - startedAt };
       await recordRun(database, startedAt, report, settings);
       logger.info({ schema: database.schemaName, ...report }, 'start-up tasks done');

@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../lib/db/client';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { freePort } from '../../scripts/free-port';
 import { completion, FakeHostedModel, providerError } from '../fakes/hosted-model';
 import { testDatabase, testSettings } from '../support/database';
 import { invoke } from '../support/invoke';
-import { writeSettingsFile, APPLICATION_CONF } from '../support/settings-files';
+import { useHandlersOn } from '../support/handlers';
 
 const SCHEMA = 'it_assistant';
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 const OVERRIDES = `
-computational-governance-platform.database.schema = "${SCHEMA}"
 computational-governance-platform.assistant { encryption-key = "${ENCRYPTION_KEY}", provider-retries = 2, max-query-length = 50 }
 computational-governance-platform.http { client-connect-timeout = "2s", client-read-timeout = "400ms" }
 `;
@@ -41,11 +40,8 @@ const ask = (query: unknown) => invoke(handlers.chat.handler, { method: 'POST', 
 
 beforeAll(async () => {
   await fake.start();
+  await useHandlersOn(SCHEMA, OVERRIDES);
   database = await testDatabase(SCHEMA);
-  await database.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`);
-  await runStartupTasks(await testSettings(SCHEMA, OVERRIDES));
-  vi.stubEnv('CGP_CONFIG_FILE', writeSettingsFile(`include file("${APPLICATION_CONF}")\n${OVERRIDES}`));
-  vi.stubEnv('DATABASE_URL', inject('databaseUrl'));
   handlers = {
     llm: await import('../../functions/assistant/llm-config'),
     embedder: await import('../../functions/assistant/embedder-config'),

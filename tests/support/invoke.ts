@@ -4,13 +4,14 @@ import { apiGatewayEvent, lambdaContext } from './api-gateway-event';
 /** Calls a Lambda HTTP handler in-process with an API Gateway v2 event; the body is parsed JSON. */
 export async function invoke(
   handler: HttpHandler,
-  request: { method: string; path: string; body?: unknown; query?: Record<string, string>; headers?: Record<string, string> },
+  request: { method: string; path: string; body?: unknown; query?: Record<string, string>; params?: Record<string, string>; headers?: Record<string, string> },
 ) {
   const response = await handler(
     apiGatewayEvent({
       method: request.method,
       path: request.path,
       query: request.query,
+      params: request.params,
       headers: { ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
       body: request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : JSON.stringify(request.body),
     }),

@@ -1,0 +1,88 @@
+import { asc, count, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import type { Pagination } from '../../http/pagination';
+import { DEFAULT_BATCH_SIZE, NO_DESCRIPTOR_CONFIGURATION, type ResourceTypeDefinition, type ResourceTypeRepresentation } from './resource-type';
+
+type Row = Database['tables']['resourceTypes']['$inferSelect'];
+
+export function represent(row: Row): ResourceTypeRepresentation {
+  return {
+    name: row.name,
+    displayName: row.displayName,
+    descriptorConfiguration: {
+      resourceNameField: row.resourceNameField ?? NO_DESCRIPTOR_CONFIGURATION,
+      resourceDisplayNameFields: row.resourceDisplayNameFields,
+      resourceFilterField: row.resourceFilterField,
+      batchSize: row.batchSize ?? DEFAULT_BATCH_SIZE,
+    },
+    resolverConfiguration: { url: row.resolverUrl, path: row.resolverPath },
+    source: row.source,
+    createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    updatedAt: row.updatedAt.toISOString(),
+    updatedBy: row.updatedBy,
+  };
+}
+
+export type UpsertOutcome = 'created' | 'replaced' | 'unchanged';
+
+export class ResourceTypeRepository {
+  constructor(private readonly database: Database) {}
+
+  private get table() {
+    return this.database.tables.resourceTypes;
+  }
+
+  /**
+   * Registers a type, replacing one of the same name in the same statement. A definition equal to
+   * the stored one writes nothing, so registering the settings' types at every start is cheap.
+   */
+  async upsert(definition: ResourceTypeDefinition, source: 'settings' | 'api', subject: string): Promise<{ row: Row; outcome: UpsertOutcome }> {
+    const { table } = this;
+    const values = {
+      displayName: definition.displayName,
+      resourceNameField: definition.descriptor?.resourceNameField ?? null,
+      resourceDisplayNameFields: definition.descriptor?.resourceDisplayNameFields ?? [],
+      resourceFilterField: definition.descriptor?.resourceFilterField ?? null,
+      batchSize: definition.descriptor?.batchSize ?? null,
+      resolverUrl: definition.resolver.url,
+      resolverPath: definition.resolver.path,
+      source,
+      updatedBy: subject,
+    };
+    const [changed] = await this.database.db
+      .insert(table)
+      .values({ name: definition.name, ...values, createdBy: subject })
+      .onConflictDoUpdate({
+        target: table.name,
+        set: { ...values, updatedAt: sql`now()` },
+        setWhere: sql`(${table.displayName}, ${table.resourceNameField}, ${table.resourceDisplayNameFields}, ${table.resourceFilterField}, ${table.batchSize}, ${table.resolverUrl}, ${table.resolverPath}, ${table.source})
+          is distinct from (excluded.display_name, excluded.resource_name_field, excluded.resource_display_name_fields, excluded.resource_filter_field, excluded.batch_size, excluded.resolver_url, excluded.resolver_path, excluded.source)`,
+      })
+      // xmax is 0 on a row version created by an insert, not by an update.
+      .returning({ ...getTableColumns(table), inserted: sql<boolean>`(xmax = 0)` });
+    if (changed) {
+      const { inserted, ...row } = changed;
+      return { row, outcome: inserted ? 'created' : 'replaced' };
+    }
+    return { row: (await this.find(definition.name))!, outcome: 'unchanged' };
+  }
+
+  async find(name: string): Promise<Row | undefined> {
+    const [row] = await this.database.db.select().from(this.table).where(eq(this.table.name, name));
+    return row;
+  }
+
+  async list(pagination: Pagination): Promise<{ rows: Row[]; total: number }> {
+    const [rows, [{ total }]] = await Promise.all([
+      this.database.db.select().from(this.table).orderBy(asc(this.table.name)).limit(pagination.limit).offset(pagination.offset),
+      this.database.db.select({ total: count() }).from(this.table),
+    ]);
+    return { rows, total };
+  }
+
+  async delete(name: string): Promise<boolean> {
+    const deleted = await this.database.db.delete(this.table).where(eq(this.table.name, name)).returning({ name: this.table.name });
+    return deleted.length > 0;
+  }
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+
+const whole = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .transform(Number)
+    .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
+
+/** `limit` (default 25, max 100) and `offset` of every list endpoint. */
+export const paginationQuery = z.object({
+  limit: whole('limit', 1, MAX_LIMIT).default(DEFAULT_LIMIT),
+  offset: whole('offset', 0, Number.MAX_SAFE_INTEGER).default(0),
+});
+
+export type Pagination = z.output<typeof paginationQuery>;
+
+/** The list envelope of the API contract. */
+export const listOf = <T extends z.ZodType>(item: T, id: string) =>
+  z
+    .object({
+      data: z.array(item),
+      meta: z.object({ pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }) }),
+    })
+    .meta({ id });
+
+export function listBody<T>(data: T[], pagination: Pagination, total: number) {
+  return { data, meta: { pagination: { limit: pagination.limit, offset: pagination.offset, total } } };
+}

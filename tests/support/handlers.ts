@@ -1,0 +1,20 @@
+import { inject, vi } from 'vitest';
+import { runStartupTasks } from '../../lib/startup/startup-tasks';
+import { testSettings } from './database';
+import { APPLICATION_CONF, writeSettingsFile } from './settings-files';
+
+/**
+ * Prepares a schema of the test's own (start-up tasks included) and points the handlers of this
+ * test file at it, as CGP_CONFIG_FILE and DATABASE_URL do for a deployed function.
+ */
+export async function useHandlersOn(schema: string, overrides = ''): Promise<void> {
+  const all = `computational-governance-platform.database.schema = "${schema}"\n${overrides}`;
+  const settings = await testSettings(schema, overrides);
+  const { openDatabase } = await import('../../lib/db/client');
+  const database = openDatabase(settings);
+  await database.sql.unsafe(`drop schema if exists "${schema}" cascade`);
+  await database.close();
+  await runStartupTasks(settings);
+  vi.stubEnv('CGP_CONFIG_FILE', writeSettingsFile(`include file("${APPLICATION_CONF}")\n${all}`));
+  vi.stubEnv('DATABASE_URL', inject('databaseUrl'));
+}
