@@ -54,7 +54,16 @@ export function defineTables(schemaName: string) {
     updatedBy: text('updated_by').notNull(),
   });
 
-  return { schema, startupRuns, modelConfigurations, resourceTypes };
+  /** The platform's environments as last pulled at start (or the static list of the settings). */
+  const environments = schema.table('environments', {
+    name: text('name').primaryKey(),
+    /** What the platform said about it, as received. */
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    source: text('source', { enum: ['platform', 'settings'] }).notNull(),
+    refreshedAt: timestamp('refreshed_at', { withTimezone: true }).notNull().defaultNow(),
+  });
+
+  return { schema, startupRuns, modelConfigurations, resourceTypes, environments };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -62,4 +71,4 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes } = defineTables(MIGRATIONS_SCHEMA_NAME);
+export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments } = defineTables(MIGRATIONS_SCHEMA_NAME);

@@ -12,6 +12,7 @@ import {
   readResourceTypeEndpoint,
   registerResourceTypeEndpoint,
 } from '../governance/resource-types/endpoints';
+import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
 import type { Endpoint } from '../http/endpoint';
 import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
 
@@ -29,4 +30,5 @@ export const catalogue: readonly Endpoint[] = [
   readResourceTypeEndpoint,
   readGovernanceResourceTypeEndpoint,
   deleteResourceTypeEndpoint,
+  listEnvironmentsEndpoint,
 ];

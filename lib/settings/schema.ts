@@ -76,6 +76,8 @@ export const settingsSchema = z.strictObject({
     environments: block({
       'environments-path': urlPath().default('/api/environments'),
       'environments-fetch-retries': int({ min: 0 }).default(3),
+      // When set, these are the environments and the platform is not asked (local runs, tests).
+      'static-environments': z.array(z.strictObject({ name: text() })).min(1, 'expected at least one environment').nullable().optional(),
     }),
     auth: block({
       'cache-size': int({ min: 1 }).default(16),

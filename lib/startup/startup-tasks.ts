@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { encryptionKeys } from '../assistant/encryption-key';
 import { ModelConfigRepository } from '../assistant/model-config-repository';
 import { openDatabase, type Database } from '../db/client';
+import { refreshEnvironments } from '../governance/environments/environment-refresh';
 import { fromSettings } from '../governance/resource-types/resource-type';
 import { ResourceTypeRepository } from '../governance/resource-types/resource-type-repository';
 import { applyMigrations, dropSchema, withSchemaLock } from '../db/migrations';
@@ -40,7 +41,7 @@ async function registerSettingsResourceTypes(database: Database, settings: Setti
 
 /**
  * The start-up tasks, run once per deployment or `npm start` (not once per Lambda container):
- * repair (only when asked), migrations, the resource types of the settings, re-encryption of stored provider keys written under
+ * repair (only when asked), migrations, the resource types of the settings, the environments, re-encryption of stored provider keys written under
  * a rotated-out key. A PostgreSQL advisory lock makes two concurrent
  * runs take turns; a run with nothing to do costs a few queries.
  */
@@ -72,6 +73,7 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
         }
       }
       if (await tableExists(database, 'resource_types')) tasks.resourceTypes = await registerSettingsResourceTypes(database, settings);
+      if (await tableExists(database, 'environments')) tasks.environments = await refreshEnvironments(database, settings);
       const report = { tasks, durationMs: Date.now() - startedAt };
       await recordRun(database, startedAt, report, settings);
       logger.info({ schema: database.schemaName, ...report }, 'start-up tasks done');

@@ -1,16 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-
-/** What the fake answers one request with; `hang` never answers (for timeouts). */
-export type FakeAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true };
+import { FakeServer } from './fake-server';
 
 export const completion = (content = 'Hello from the fake model', model = 'gpt-4o-2024-08-06') => ({
   status: 200,
@@ -35,57 +23,9 @@ export const providerError = (status: number, message: string, headers?: Record<
   headers,
 });
 
-/**
- * A hosted-model service (Azure-OpenAI style) on 127.0.0.1 that records every request and answers
- * from a queue (chat completions or embeddings by default when the queue is empty).
- */
-export class FakeHostedModel {
-  readonly requests: RecordedRequest[] = [];
-  private readonly queue: FakeAnswer[] = [];
-  private readonly hanging = new Set<http.ServerResponse>();
-  private server?: http.Server;
-  url = '';
-
-  answer(...answers: FakeAnswer[]): this {
-    this.queue.push(...answers);
-    return this;
-  }
-
-  reset(): void {
-    this.requests.length = 0;
-    this.queue.length = 0;
-  }
-
-  async start(): Promise<this> {
-    this.server = http.createServer((request, response) => {
-      let raw = '';
-      request.on('data', (chunk) => (raw += chunk));
-      request.on('end', () => {
-        const url = new URL(request.url ?? '/', 'http://fake');
-        this.requests.push({
-          method: request.method ?? '',
-          path: url.pathname,
-          query: Object.fromEntries(url.searchParams),
-          headers: request.headers,
-          body: raw ? JSON.parse(raw) : undefined,
-        });
-        const answer: FakeAnswer = this.queue.shift() ?? (url.pathname.endsWith('/embeddings') ? embedding() : completion());
-        if ('hang' in answer) {
-          this.hanging.add(response);
-          return;
-        }
-        response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-        response.end(answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    for (const response of this.hanging) response.destroy();
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+/** A hosted-model service (Azure-OpenAI style): chat completions or embeddings unless told otherwise. */
+export class FakeHostedModel extends FakeServer {
+  constructor() {
+    super((request) => (request.path.endsWith('/embeddings') ? embedding() : completion()));
   }
 }

@@ -36,6 +36,7 @@ const properties: Property[] = [
   { key: 'platform-services.http-secret', read: (s) => s.platformServices.httpSecret, default: undefined, override: ['"h-secret"', 'h-secret'], bad: ['""', 'non-empty string'] },
   { key: 'platform-services.environments.environments-path', read: (s) => s.platformServices.environments.environmentsPath, default: '/api/environments', override: ['"/v2/envs"', '/v2/envs'], bad: ['"envs"', 'starting with "/"'] },
   { key: 'platform-services.environments.environments-fetch-retries', read: (s) => s.platformServices.environments.environmentsFetchRetries, default: 3, override: ['7', 7], bad: ['-1', 'non-negative integer'] },
+  { key: 'platform-services.environments.static-environments', read: (s) => s.platformServices.environments.staticEnvironments, default: undefined, override: ['[{ name = "dev" }, { name = "prod" }]', [{ name: 'dev' }, { name: 'prod' }]], bad: ['[{ title = "dev" }]', 'static-environments'] },
   { key: 'platform-services.auth.cache-size', read: (s) => s.platformServices.auth.cacheSize, default: 16, override: ['5', 5], bad: ['0', 'positive integer'] },
   { key: 'platform-services.auth.cache-duration', read: (s) => s.platformServices.auth.cacheDuration, default: 600_000, override: ['"2 minutes"', 120_000], bad: ['"soon"', 'expected a duration'] },
   { key: 'platform-services.auth.backend-secrets', read: (s) => s.platformServices.auth.backendSecrets, default: [], override: ['["first", "second"]', ['first', 'second']], bad: ['"not-a-list"', 'expected array'] },

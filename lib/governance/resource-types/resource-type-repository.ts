@@ -1,5 +1,6 @@
-import { asc, count, eq, getTableColumns, sql } from 'drizzle-orm';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
+import { pageOf } from '../../db/page';
 import type { Pagination } from '../../http/pagination';
 import { DEFAULT_BATCH_SIZE, NO_DESCRIPTOR_CONFIGURATION, type ResourceTypeDefinition, type ResourceTypeRepresentation } from './resource-type';
 
@@ -73,13 +74,10 @@ export class ResourceTypeRepository {
     return row;
   }
 
-  async list(pagination: Pagination): Promise<{ rows: Row[]; total: number }> {
-    const [rows, [{ total }]] = await Promise.all([
-      this.database.db.select().from(this.table).orderBy(asc(this.table.name)).limit(pagination.limit).offset(pagination.offset),
-      this.database.db.select({ total: count() }).from(this.table),
-    ]);
-    return { rows, total };
+  list(pagination: Pagination): Promise<{ rows: Row[]; total: number }> {
+    return pageOf(this.database, this.table, this.table.name, pagination);
   }
+
 
   async delete(name: string): Promise<boolean> {
     const deleted = await this.database.db.delete(this.table).where(eq(this.table.name, name)).returning({ name: this.table.name });

@@ -1,0 +1,27 @@
+import { getDatabase } from '../../db/client';
+import { listBody, type Pagination } from '../../http/pagination';
+import { Invalid, ServiceUnavailable } from '../../http/problems';
+import { EnvironmentRepository } from './environment-repository';
+
+const repository = async () => new EnvironmentRepository(await getDatabase());
+
+export async function listEnvironments(pagination: Pagination) {
+  const { rows, total } = await (await repository()).list(pagination);
+  return listBody(
+    rows.map((row) => ({ name: row.name, source: row.source, refreshedAt: row.refreshedAt.toISOString(), details: row.details })),
+    pagination,
+    total,
+  );
+}
+
+/**
+ * Every request naming an environment goes through this: an unknown one is a 400 naming the field
+ * (`path`); with no environments known at all, the service cannot judge and answers 503.
+ */
+export async function requireKnownEnvironment(name: string, path = 'environment'): Promise<void> {
+  const known = await (await repository()).names();
+  if (known.length === 0) {
+    throw new ServiceUnavailable('No environments are known: the platform could not be reached at start and none were stored before. Check platform-services.base-url and http-secret, then restart (or run the start-up tasks).');
+  }
+  if (!known.includes(name)) throw new Invalid([{ path, message: `unknown environment "${name}"; known: ${known.join(', ')}` }]);
+}

@@ -1,0 +1,71 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+/** What a fake answers one request with; `hang` never answers (for timeouts). */
+export type FakeAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true };
+
+/**
+ * An outside service on 127.0.0.1 that records every request it receives and answers from a
+ * queue, or with `fallback` when the queue is empty.
+ */
+export class FakeServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly queue: FakeAnswer[] = [];
+  private readonly hanging = new Set<http.ServerResponse>();
+  private server?: http.Server;
+  url = '';
+
+  constructor(private readonly fallback: (request: RecordedRequest) => FakeAnswer = () => ({ status: 404, body: { error: 'no answer queued' } })) {}
+
+  answer(...answers: FakeAnswer[]): this {
+    this.queue.push(...answers);
+    return this;
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.queue.length = 0;
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((request, response) => {
+      let raw = '';
+      request.on('data', (chunk) => (raw += chunk));
+      request.on('end', () => {
+        const url = new URL(request.url ?? '/', 'http://fake');
+        let body: unknown = raw;
+        try {
+          body = raw ? JSON.parse(raw) : undefined;
+        } catch {
+          // not JSON: keep the text
+        }
+        const recorded = { method: request.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: request.headers, body };
+        this.requests.push(recorded);
+        const answer = this.queue.shift() ?? this.fallback(recorded);
+        if ('hang' in answer) {
+          this.hanging.add(response);
+          return;
+        }
+        response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        response.end(answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const response of this.hanging) response.destroy();
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
