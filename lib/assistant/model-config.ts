@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAbsoluteHttpUrl } from '../settings/values';
 
 export const MODEL_KINDS = ['llm', 'embedder'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
@@ -21,12 +22,9 @@ const endpointUrl = z
   .string({ error: 'endpoint is required (an absolute http(s) URL)' })
   .trim()
   .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash;
-    } catch {
-      return false;
-    }
+    if (!isAbsoluteHttpUrl(value)) return false;
+    const url = new URL(value);
+    return !url.username && !url.password && !url.search && !url.hash;
   }, 'endpoint must be an absolute http(s) URL without credentials, query or fragment, such as "https://my-resource.openai.azure.com"')
   // The SDK appends /openai/...; a trailing slash would double it.
   .transform((value) => value.replace(/\/+$/, ''));

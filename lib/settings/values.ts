@@ -30,16 +30,19 @@ export const int = (opts: { min?: number } = {}) =>
 /** A non-empty string. */
 export const text = () => z.string({ error: 'expected a string' }).trim().min(1, 'expected a non-empty string');
 
+/** True for an absolute http: or https: URL (settings and request bodies alike). */
+export function isAbsoluteHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** An absolute http(s) URL. */
 export const httpUrl = () =>
-  z.string({ error: 'expected an http(s) URL' }).refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'expected an absolute http(s) URL such as "https://host:8080"');
+  z.string({ error: 'expected an http(s) URL' }).refine(isAbsoluteHttpUrl, 'expected an absolute http(s) URL such as "https://host:8080"');
 
 /** A URL path starting with "/". */
 export const urlPath = () => z.string({ error: 'expected a path' }).regex(/^\/\S*$/, 'expected a path starting with "/"');

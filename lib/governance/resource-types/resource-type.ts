@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Settings } from '../../settings';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
+import { isAbsoluteHttpUrl } from '../../settings/values';
 
 /** The seed's representation of a type without descriptor configuration. */
 export const NO_DESCRIPTOR_CONFIGURATION = 'PLATFORM_no_descriptor_configuration_provided';
@@ -28,14 +29,7 @@ const field = (what: string) => z.string({ error: `${what} must be a string` }).
 const httpUrl = z
   .string({ error: 'url must be a string' })
   .trim()
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'url must be an absolute http(s) URL such as "http://resolver:8080"');
+  .refine(isAbsoluteHttpUrl, 'url must be an absolute http(s) URL such as "http://resolver:8080"');
 
 const batchSize = z
   .union([z.number(), z.string().regex(/^\s*\d+\s*$/, 'batchSize must be a positive integer').transform(Number)], { error: 'batchSize must be a positive integer' })
