@@ -1,13 +1,62 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { AuthenticationError, AuthenticationUnavailable, Authenticator, type AuthenticationFailure } from '../auth/authenticator';
+import { backendSecrets } from '../auth/backend-secrets';
+import { KeySetCache } from '../auth/key-set-cache';
+import { outboundFetch, timeoutsOf } from '../platform/http-client';
+import { getSettings, type Settings } from '../settings';
 import type { Endpoint, Principal } from './endpoint';
+import { ServiceUnavailable, Unauthorized } from './problems';
 
-const ANONYMOUS: Principal = { subject: 'anonymous', method: 'anonymous' };
+const REALM = 'computational-governance';
+/** However many unknown key ids arrive, the key set is fetched at most this often. */
+const KEY_SET_REFETCH_INTERVAL_MS = 10_000;
+
+const DETAIL: Record<AuthenticationFailure, string> = {
+  missing: 'Credentials are required: send Authorization: Bearer <jwt>',
+  malformed: 'The Authorization header holds neither a Bearer token nor Basic credentials',
+  expired: 'The token has expired',
+  'not yet valid': 'The token is not valid yet',
+  invalid: 'The credentials are not valid',
+  'basic disabled': 'Basic authentication is not enabled: send Authorization: Bearer <jwt>',
+};
+
+export const keySetUrl = (settings: Settings) =>
+  settings.platformServices.auth.jwksUrl ?? `${settings.platformServices.baseUrl.replace(/\/+$/, '')}/api/auth/.well-known/jwks.json`;
+
+async function createAuthenticator(): Promise<{ authenticator: Authenticator; settings: Settings }> {
+  const settings = await getSettings();
+  const { cacheSize, cacheDuration } = settings.platformServices.auth;
+  const keySet = new KeySetCache({
+    url: keySetUrl(settings),
+    fetch: outboundFetch(timeoutsOf(settings)),
+    maxKeys: cacheSize,
+    ttlMs: cacheDuration,
+    minRefetchIntervalMs: KEY_SET_REFETCH_INTERVAL_MS,
+  });
+  return { authenticator: new Authenticator(settings, keySet, await backendSecrets(settings)), settings };
+}
+
+let shared: ReturnType<typeof createAuthenticator> | undefined;
 
 /**
- * The single switch point of authentication for every endpoint of both services. Until the
- * authentication issue lands, every caller is anonymous; it will verify the Authorization header
- * here (and throw Unauthorized) without any handler changing.
+ * The single switch point of authentication for every endpoint of both services: the caller is
+ * verified here or the request ends with 401 (503 when the platform cannot be asked).
  */
-export async function authenticate(_event: APIGatewayProxyEventV2, _endpoint: Endpoint): Promise<Principal> {
-  return ANONYMOUS;
+export async function authenticate(event: APIGatewayProxyEventV2, _endpoint: Endpoint): Promise<Principal> {
+  shared ??= createAuthenticator();
+  shared.catch(() => {
+    shared = undefined;
+  });
+  const { authenticator, settings } = await shared;
+  try {
+    return await authenticator.authenticate(event.headers?.authorization);
+  } catch (error) {
+    if (error instanceof AuthenticationError) {
+      const bearer = `Bearer realm="${REALM}"${error.reason === 'missing' ? '' : ', error="invalid_token"'}`;
+      const challenge = settings.platformServices.auth.basicAuth.enabled ? `${bearer}, Basic realm="${REALM}"` : bearer;
+      throw new Unauthorized(DETAIL[error.reason], challenge);
+    }
+    if (error instanceof AuthenticationUnavailable) throw new ServiceUnavailable(`Credentials cannot be checked right now: ${error.message}`);
+    throw error;
+  }
 }

@@ -29,7 +29,7 @@ type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
 export interface Principal {
   /** Who is calling, recorded as createdBy / updatedBy on writes. */
   readonly subject: string;
-  readonly method: 'anonymous' | 'service-account' | 'technical' | 'basic';
+  readonly method: 'public' | 'service-account' | 'technical' | 'basic';
 }
 
 export interface HttpRequest<E extends Endpoint> {

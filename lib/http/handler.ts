@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate } from './authentication';
-import type { Endpoint, HttpRequest, HttpResult } from './endpoint';
+import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
 import { jsonBody } from './middleware/json-body';
 import { problemErrors } from './middleware/problem-errors';
 import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal } from './middleware/request-context';
@@ -10,6 +10,7 @@ import { fieldErrors } from './problem-response';
 import { HttpProblem, Invalid, type FieldError } from './problems';
 
 const DEADLINE_MARGIN_MS = 1000;
+const PUBLIC: Principal = { subject: 'anonymous', method: 'public' };
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -56,7 +57,7 @@ export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: H
     .use(httpHeaderNormalizer());
   if (endpoint.body) chain.use(jsonBody());
   return chain.handler(async (event, _context, { signal }) => {
-    const principal = endpoint.public ? { subject: 'anonymous', method: 'anonymous' as const } : await authenticate(event, endpoint);
+    const principal = endpoint.public ? PUBLIC : await authenticate(event, endpoint);
     const input = validate(endpoint, event);
     const result = await handle({
       ...input,

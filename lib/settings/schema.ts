@@ -80,12 +80,19 @@ export const settingsSchema = z.strictObject({
       'static-environments': z.array(z.strictObject({ name: text() })).min(1, 'expected at least one environment').nullable().optional(),
     }),
     auth: block({
+      // Where the platform publishes its JSON Web Key Set; default {base-url}/api/auth/.well-known/jwks.json.
+      'jwks-url': httpUrl().optional(),
+      // When set, service-account JWTs must carry this `iss` / `aud`.
+      issuer: text().optional(),
+      audience: text().optional(),
       'cache-size': int({ min: 1 }).default(16),
       'cache-duration': duration().default(600_000),
       'backend-secrets': z.array(text()).default([]),
       'basic-auth': block({
         enabled: bool().default(false),
         'short-lived-token-duration-seconds': int({ min: 1 }).optional(),
+        // The `scope` asked for in the token exchange.
+        scope: text().default('computational-governance'),
       }).superRefine((basic, ctx) => {
         if (basic.enabled && basic['short-lived-token-duration-seconds'] === undefined) {
           ctx.addIssue({ code: 'custom', path: ['short-lived-token-duration-seconds'], message: 'required when basic-auth.enabled is true' });

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { completion, FakeHostedModel } from '../fakes/hosted-model';
+import { authorized } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');
 const fake = new FakeHostedModel();
 
-const post = (path: string, body: unknown) =>
-  fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const post = async (path: string, body: unknown) =>
+  fetch(`${baseUrl}${path}`, { method: 'POST', headers: await authorized({ 'content-type': 'application/json' }), body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 beforeAll(async () => {
   await fake.start();
@@ -38,7 +39,7 @@ describe('the assistant over HTTP', () => {
     expect((await post('/assistant/v1/embedder/config', config('embedding-deployment', 'text-embedding-3-small'))).status).toBe(201);
     expect((await post('/assistant/v1/llm/config', config('gpt-deployment', 'gpt-4o'))).status).toBe(200);
 
-    const read = await fetch(`${baseUrl}/assistant/v1/llm/config`);
+    const read = await fetch(`${baseUrl}/assistant/v1/llm/config`, { headers: await authorized() });
     expect(read.status).toBe(200);
     expect(await read.json()).toMatchObject({ api_key: '****6789', deployment: 'gpt-deployment' });
 

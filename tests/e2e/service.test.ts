@@ -27,3 +27,12 @@ describe('serverless offline', () => {
     await expect(SwaggerParser.validate(document)).resolves.toBeDefined();
   });
 });
+
+describe('authentication over HTTP', () => {
+  it('refuses a call without credentials with 401 and a Bearer challenge', async () => {
+    const response = await fetch(`${baseUrl}/v1/computational-governance/environments`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('Bearer realm="computational-governance"');
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+  });
+});

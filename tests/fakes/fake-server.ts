@@ -23,7 +23,7 @@ export class FakeServer {
   private server?: http.Server;
   url = '';
 
-  constructor(private readonly fallback: (request: RecordedRequest) => FakeAnswer = () => ({ status: 404, body: { error: 'no answer queued' } })) {}
+  constructor(private readonly fallback: (request: RecordedRequest) => FakeAnswer | Promise<FakeAnswer> = () => ({ status: 404, body: { error: 'no answer queued' } })) {}
 
   answer(...answers: FakeAnswer[]): this {
     this.queue.push(...answers);
@@ -39,7 +39,7 @@ export class FakeServer {
     this.server = http.createServer((request, response) => {
       let raw = '';
       request.on('data', (chunk) => (raw += chunk));
-      request.on('end', () => {
+      request.on('end', async () => {
         const url = new URL(request.url ?? '/', 'http://fake');
         let body: unknown = raw;
         try {
@@ -49,7 +49,7 @@ export class FakeServer {
         }
         const recorded = { method: request.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: request.headers, body };
         this.requests.push(recorded);
-        const answer = this.queue.shift() ?? this.fallback(recorded);
+        const answer = this.queue.shift() ?? (await this.fallback(recorded));
         if ('hang' in answer) {
           this.hanging.add(response);
           return;

@@ -72,7 +72,7 @@ describe('model configuration', () => {
   it('is created (201), then replaced (200), and read back with the key masked', async () => {
     const created = await saveLlm(config());
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ ...config(), api_key: '****cdef', custom_header: null, created_by: 'anonymous', updated_by: 'anonymous' });
+    expect(created.body).toMatchObject({ ...config(), api_key: '****cdef', custom_header: null, created_by: 'test-caller', updated_by: 'test-caller' });
 
     const replaced = await saveLlm(config({ model: 'gpt-4.1', custom_header: 'Ocp-Apim-Subscription-Key' }));
     expect(replaced.status).toBe(200);

@@ -80,7 +80,7 @@ describe('the resource types API', () => {
     expect(created.body).toMatchObject({
       name: 'dataset',
       descriptorConfiguration: { resourceNameField: 'id', resourceDisplayNameFields: ['title', 'domain'], resourceFilterField: 'version', batchSize: 20 },
-      createdBy: 'anonymous',
+      createdBy: 'test-caller',
     });
     const replaced = await register({ ...api, displayName: 'Data set' });
     expect(replaced.status).toBe(200);

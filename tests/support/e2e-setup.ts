@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { freePort } from '../../scripts/free-port';
 import { startServerlessOffline } from '../../scripts/serverless-offline';
 import { startTestDatabase } from './database-setup';
-import { settingsWith, writeSettingsFile, APPLICATION_CONF } from './settings-files';
+import { settingsWith, testSettingsFile } from './settings-files';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { openDatabase } from '../../lib/db/client';
 import type { Settings } from '../../lib/settings';
@@ -43,7 +43,7 @@ export default async function setup(project: TestProject) {
   const database = await startTestDatabase();
   // No assistant.encryption-key: the handlers and the start-up tasks must find the same local key, as under npm start.
   const overrides = 'computational-governance-platform.database.schema = "e2e"';
-  const configFile = writeSettingsFile(`include file("${APPLICATION_CONF}")\n${overrides}\n`);
+  const configFile = testSettingsFile(overrides);
   const settings = await settingsWith(overrides, database.url);
   await resetSchema(settings);
   await runStartupTasks(settings);

@@ -1,7 +1,7 @@
 import { inject, vi } from 'vitest';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { testSettings } from './database';
-import { APPLICATION_CONF, writeSettingsFile } from './settings-files';
+import { testSettingsFile } from './settings-files';
 
 /**
  * Prepares a schema of the test's own (start-up tasks included) and points the handlers of this
@@ -15,6 +15,6 @@ export async function useHandlersOn(schema: string, overrides = ''): Promise<voi
   await database.sql.unsafe(`drop schema if exists "${schema}" cascade`);
   await database.close();
   await runStartupTasks(settings);
-  vi.stubEnv('CGP_CONFIG_FILE', writeSettingsFile(`include file("${APPLICATION_CONF}")\n${all}`));
+  vi.stubEnv('CGP_CONFIG_FILE', testSettingsFile(all));
   vi.stubEnv('DATABASE_URL', inject('databaseUrl'));
 }

@@ -1,7 +1,12 @@
 import type { HttpHandler } from '../../lib/http/handler';
 import { apiGatewayEvent, lambdaContext } from './api-gateway-event';
+import { authorized } from './tokens';
 
-/** Calls a Lambda HTTP handler in-process with an API Gateway v2 event; the body is parsed JSON. */
+/**
+ * Calls a Lambda HTTP handler in-process with an API Gateway v2 event, authenticated with a
+ * technical JWT of the test settings unless `headers.authorization` says otherwise; the answer's
+ * body is parsed JSON.
+ */
 export async function invoke(
   handler: HttpHandler,
   request: { method: string; path: string; body?: unknown; query?: Record<string, string>; params?: Record<string, string>; headers?: Record<string, string> },
@@ -12,7 +17,7 @@ export async function invoke(
       path: request.path,
       query: request.query,
       params: request.params,
-      headers: { ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
+      headers: await authorized({ ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers }),
       body: request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : JSON.stringify(request.body),
     }),
     lambdaContext(),

@@ -24,11 +24,18 @@ computational-governance-platform {
 
 export const APPLICATION_CONF = path.resolve('config', 'application.conf');
 
+/** The backend secret of the tests' settings: their technical JWTs are signed with it. */
+export const TEST_BACKEND_SECRET = 'test-backend-secret-0123456789abcdef';
+const TEST_AUTH = `computational-governance-platform.platform-services.auth.backend-secrets = ["${TEST_BACKEND_SECRET}"]`;
+
 /**
  * Settings of the shipped application.conf with `overrides` (HOCON) on top, pointing at
  * `databaseUrl`: each integration test file gets its own PostgreSQL schema this way.
  */
+export function testSettingsFile(overrides: string): string {
+  return writeSettingsFile(`include file("${APPLICATION_CONF}")\n${TEST_AUTH}\n${overrides}\n`);
+}
+
 export function settingsWith(overrides: string, databaseUrl?: string): Promise<Settings> {
-  const file = writeSettingsFile(`include file("${APPLICATION_CONF}")\n${overrides}\n`);
-  return loadSettings(file, { DATABASE_URL: databaseUrl });
+  return loadSettings(testSettingsFile(overrides), { DATABASE_URL: databaseUrl });
 }

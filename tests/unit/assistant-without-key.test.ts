@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { invoke } from '../support/invoke';
-import { MINIMAL, writeSettingsFile } from '../support/settings-files';
+import { MINIMAL, TEST_BACKEND_SECRET, writeSettingsFile } from '../support/settings-files';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -8,7 +8,7 @@ afterEach(() => {
 
 describe('a deployed assistant without assistant.encryption-key', () => {
   it('answers 503 saying what to set (before reaching for the database, which is unreachable here)', async () => {
-    vi.stubEnv('CGP_CONFIG_FILE', writeSettingsFile(MINIMAL));
+    vi.stubEnv('CGP_CONFIG_FILE', writeSettingsFile(`${MINIMAL}\ncomputational-governance-platform.platform-services.auth.backend-secrets = ["${TEST_BACKEND_SECRET}"]`));
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'cgp-prod-llm-config-read');
     vi.stubEnv('DATABASE_URL', 'postgresql://nobody@127.0.0.1:1/none');
     const { read } = await import('../../functions/assistant/llm-config');

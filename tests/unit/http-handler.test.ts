@@ -12,6 +12,8 @@ const thingEndpoint = endpoint({
   path: '/things/{id}',
   summary: 'test endpoint',
   tags: [],
+  // Authentication has tests of its own.
+  public: true,
   params: z.object({ id: z.string().regex(/^\d+$/, 'expected digits') }),
   query: z.object({ dryRun: z.enum(['true', 'false']).optional() }),
   body: z.strictObject({ name: z.string().min(1), size: z.number().int().positive(), owner: z.object({ email: z.email() }) }),

@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { PlatformError, callPlatform } from '../platform/platform-client';
+import type { Settings } from '../settings';
+import { ASYMMETRIC_ALGORITHMS, type KeySetCache } from './key-set-cache';
+
+export type AuthenticationFailure = 'missing' | 'malformed' | 'expired' | 'not yet valid' | 'invalid' | 'basic disabled';
+
+/** The credentials do not let the caller in (401). The reason never says which secret was tried. */
+export class AuthenticationError extends Error {
+  constructor(readonly reason: AuthenticationFailure) {
+    super(reason);
+    this.name = 'AuthenticationError';
+  }
+}
+
+/** The credentials cannot be checked right now: the platform (key set, token exchange) is unreachable (503). */
+export class AuthenticationUnavailable extends Error {
+  override name = 'AuthenticationUnavailable';
+}
+
+export interface Authenticated {
+  readonly subject: string;
+  readonly method: 'service-account' | 'technical' | 'basic';
+}
+
+const HMAC_ALGORITHMS = ['HS256', 'HS512'];
+/** Clocks of the platform and of the functions may differ a little. */
+const CLOCK_TOLERANCE_S = 30;
+/** An exchanged JWT is used until this long before it expires. */
+const EXCHANGE_MARGIN_MS = 30_000;
+export const TOKEN_EXCHANGE_PATH = '/api/auth/access-tokens/jwt';
+
+function failureOf(error: unknown): AuthenticationFailure {
+  if (error instanceof errors.JWTExpired) return 'expired';
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'nbf') return 'not yet valid';
+  return 'invalid';
+}
+
+const subjectOf = (payload: JWTPayload, fallback: string) =>
+  [payload.sub, payload.client_id, payload.azp].find((value): value is string => typeof value === 'string' && value.length > 0) ?? fallback;
+
+/**
+ * Verifies the Authorization header of a request: service-account JWTs (asymmetric, the
+ * platform's key set), technical JWTs (HMAC, each backend secret in turn) and, when enabled, Basic
+ * credentials exchanged with the platform for a service-account JWT.
+ */
+export class Authenticator {
+  private readonly exchanged = new Map<string, { jwt: string; usableUntil: number }>();
+  private readonly exchanging = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly keySet: KeySetCache,
+    private readonly backendSecrets: readonly Uint8Array[],
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async authenticate(authorization: string | undefined): Promise<Authenticated> {
+    if (!authorization?.trim()) throw new AuthenticationError('missing');
+    const [scheme, credentials, ...rest] = authorization.trim().split(/\s+/);
+    if (!credentials || rest.length > 0) throw new AuthenticationError('malformed');
+    if (/^bearer$/i.test(scheme)) return this.bearer(credentials);
+    if (/^basic$/i.test(scheme)) return this.basic(credentials);
+    throw new AuthenticationError('malformed');
+  }
+
+  private async bearer(token: string): Promise<Authenticated> {
+    let alg: string | undefined;
+    try {
+      alg = decodeProtectedHeader(token).alg;
+    } catch {
+      throw new AuthenticationError('malformed');
+    }
+    if (alg && (ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) return { subject: subjectOf(await this.serviceAccount(token, alg), 'service-account'), method: 'service-account' };
+    if (alg && HMAC_ALGORITHMS.includes(alg)) return { subject: subjectOf(await this.technical(token), 'technical'), method: 'technical' };
+    // `none` and anything else
+    throw new AuthenticationError('invalid');
+  }
+
+  private async serviceAccount(token: string, alg: string): Promise<JWTPayload> {
+    const { kid } = decodeProtectedHeader(token);
+    if (!kid) throw new AuthenticationError('invalid');
+    let key;
+    try {
+      key = await this.keySet.key(kid, alg);
+    } catch (error) {
+      throw new AuthenticationUnavailable(`the platform key set cannot be fetched: ${(error as Error).message}`);
+    }
+    if (!key) throw new AuthenticationError('invalid');
+    const { issuer, audience } = this.settings.platformServices.auth;
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: [alg],
+        issuer,
+        audience,
+        clockTolerance: CLOCK_TOLERANCE_S,
+        currentDate: new Date(this.now()),
+      });
+      return payload;
+    } catch (error) {
+      throw new AuthenticationError(failureOf(error));
+    }
+  }
+
+  private async technical(token: string): Promise<JWTPayload> {
+    let failure: AuthenticationFailure = 'invalid';
+    for (const secret of this.backendSecrets) {
+      try {
+        const { payload } = await jwtVerify(token, secret, { algorithms: HMAC_ALGORITHMS, clockTolerance: CLOCK_TOLERANCE_S, currentDate: new Date(this.now()) });
+        return payload;
+      } catch (error) {
+        // A signature that matches but a token out of date says more than "invalid".
+        if (!(error instanceof errors.JWSSignatureVerificationFailed)) failure = failureOf(error);
+      }
+    }
+    throw new AuthenticationError(failure);
+  }
+
+  private async basic(credentials: string): Promise<Authenticated> {
+    const { enabled } = this.settings.platformServices.auth.basicAuth;
+    if (!enabled) throw new AuthenticationError('basic disabled');
+    const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0 || colon === decoded.length - 1) throw new AuthenticationError('malformed');
+    const accessToken = decoded.slice(colon + 1);
+    const jwt = await this.exchange(accessToken);
+    const alg = decodeProtectedHeader(jwt).alg ?? '';
+    if (!(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) throw new AuthenticationError('invalid');
+    return { subject: subjectOf(await this.serviceAccount(jwt, alg), decoded.slice(0, colon)), method: 'basic' };
+  }
+
+  /** One exchange per access token until shortly before its JWT expires, also under a burst of calls. */
+  private async exchange(accessToken: string): Promise<string> {
+    const id = createHash('sha256').update(accessToken).digest('hex');
+    const cached = this.exchanged.get(id);
+    if (cached && cached.usableUntil > this.now()) return cached.jwt;
+    let pending = this.exchanging.get(id);
+    if (!pending) {
+      pending = this.requestExchange(accessToken).finally(() => this.exchanging.delete(id));
+      this.exchanging.set(id, pending);
+    }
+    const jwt = await pending;
+    const exp = decodeJwt(jwt).exp;
+    if (exp) this.exchanged.set(id, { jwt, usableUntil: exp * 1000 - EXCHANGE_MARGIN_MS });
+    return jwt;
+  }
+
+  private async requestExchange(accessToken: string): Promise<string> {
+    const { shortLivedTokenDurationSeconds, scope } = this.settings.platformServices.auth.basicAuth;
+    let response: Response;
+    try {
+      response = await callPlatform(this.settings, TOKEN_EXCHANGE_PATH, {
+        method: 'POST',
+        body: { access_token: accessToken, duration_seconds: shortLivedTokenDurationSeconds, scope },
+      });
+    } catch (error) {
+      if (error instanceof PlatformError && error.status >= 400 && error.status < 500) throw new AuthenticationError('invalid');
+      throw new AuthenticationUnavailable(`the platform token exchange failed: ${(error as Error).message.split(accessToken).join('[REDACTED]')}`);
+    }
+    const { jwt } = (await response.json().catch(() => ({}))) as { jwt?: unknown };
+    if (typeof jwt !== 'string') throw new AuthenticationUnavailable('the platform token exchange answered without a jwt');
+    return jwt;
+  }
+}

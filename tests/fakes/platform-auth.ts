@@ -1,0 +1,60 @@
+import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { FakeServer, type RecordedRequest } from './fake-server';
+
+type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
+
+/**
+ * The platform's authentication side: a JSON Web Key Set at /api/auth/.well-known/jwks.json and
+ * the token exchange at /api/auth/access-tokens/jwt, both recording what they receive.
+ */
+export class FakePlatformAuth extends FakeServer {
+  readonly keys = new Map<string, { pair: KeyPair; alg: string }>();
+  published: string[] = [];
+  /** Access tokens the exchange accepts. */
+  readonly accessTokens = new Set<string>();
+  private jwks: JWK[] = [];
+
+  constructor() {
+    super((request) => this.route(request));
+  }
+
+
+  async addKey(kid: string, alg = 'RS256', publish = true): Promise<void> {
+    this.keys.set(kid, { pair: await generateKeyPair(alg, { extractable: true }), alg });
+    if (publish) await this.publish(...this.published, kid);
+  }
+
+  async publish(...kids: string[]): Promise<void> {
+    this.published = kids;
+    this.jwks = await Promise.all(kids.map(async (kid) => ({ ...(await exportJWK(this.keys.get(kid)!.pair.publicKey)), kid, alg: this.keys.get(kid)!.alg, use: 'sig' })));
+  }
+
+  async sign(kid: string, claims: JWTPayload = {}, options: { expiresIn?: string | number; notBefore?: string | number } = {}): Promise<string> {
+    const { pair, alg } = this.keys.get(kid)!;
+    const jwt = new SignJWT({ ...claims }).setProtectedHeader({ alg, kid, typ: 'JWT' }).setSubject((claims.sub as string) ?? 'service-account-1').setIssuedAt();
+    jwt.setExpirationTime(options.expiresIn ?? '5m');
+    if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
+    return jwt.sign(pair.privateKey);
+  }
+
+  get keySetFetches(): number {
+    return this.requests.filter((request) => request.path.endsWith('/jwks.json')).length;
+  }
+
+  get exchanges(): RecordedRequest[] {
+    return this.requests.filter((request) => request.path === '/api/auth/access-tokens/jwt');
+  }
+
+  /** The key the exchange signs with. */
+  exchangeKid = '';
+
+  private async route(request: RecordedRequest) {
+    if (request.path === '/api/auth/.well-known/jwks.json') return { status: 200, body: { keys: this.jwks } };
+    if (request.path === '/api/auth/access-tokens/jwt') {
+      if (!this.accessTokens.has(request.body?.access_token)) return { status: 401, body: { error: 'unknown access token' } };
+      const jwt = await this.sign(this.exchangeKid, { sub: 'exchanged-user' }, { expiresIn: `${request.body.duration_seconds}s` });
+      return { status: 200, body: { jwt } };
+    }
+    return { status: 404, body: { error: 'not here' } };
+  }
+}

@@ -1,0 +1,228 @@
+import { exportSPKI, SignJWT, UnsecuredJWT } from 'jose';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AuthenticationError, Authenticator } from '../../lib/auth/authenticator';
+import { KeySetCache } from '../../lib/auth/key-set-cache';
+import { keySetUrl } from '../../lib/http/authentication';
+import { outboundFetch, timeoutsOf } from '../../lib/platform/http-client';
+import type { Settings } from '../../lib/settings';
+import { FakePlatformAuth } from '../fakes/platform-auth';
+import { useHandlersOn } from '../support/handlers';
+import { invoke } from '../support/invoke';
+import { settingsWith } from '../support/settings-files';
+import { technicalToken } from '../support/tokens';
+
+const platform = new FakePlatformAuth();
+const FIRST_SECRET = 'first-backend-secret-aaaaaaaaaaaaaaaa';
+const SECOND_SECRET = 'second-backend-secret-bbbbbbbbbbbbbbb';
+let clock = Date.now();
+
+const settingsFor = (auth = '') =>
+  settingsWith(`computational-governance-platform.platform-services {
+    base-url = "${platform.url}"
+    http-secret = "platform-http-secret"
+    auth { backend-secrets = ["${FIRST_SECRET}", "${SECOND_SECRET}"], cache-size = 2, cache-duration = "10 minutes", ${auth} }
+  }`);
+
+function authenticatorFor(settings: Settings, minRefetchIntervalMs = 60_000) {
+  const keySet = new KeySetCache({
+    url: keySetUrl(settings),
+    fetch: outboundFetch(timeoutsOf(settings)),
+    maxKeys: settings.platformServices.auth.cacheSize,
+    ttlMs: settings.platformServices.auth.cacheDuration,
+    minRefetchIntervalMs,
+    now: () => clock,
+  });
+  const secrets = settings.platformServices.auth.backendSecrets.map((secret) => new TextEncoder().encode(secret));
+  return { keySet, authenticator: new Authenticator(settings, keySet, secrets, () => clock) };
+}
+
+async function rejection(authenticator: Authenticator, header: string | undefined): Promise<string> {
+  const error = await authenticator.authenticate(header).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(AuthenticationError);
+  return (error as AuthenticationError).reason;
+}
+
+beforeAll(async () => {
+  await platform.start();
+  await platform.addKey('k1', 'RS256');
+  await platform.addKey('k2', 'ES256');
+  platform.exchangeKid = 'k1';
+});
+
+beforeEach(() => {
+  platform.requests.length = 0;
+  clock = Date.now();
+});
+
+afterAll(async () => {
+  await platform.stop();
+});
+
+describe('accepted credentials', () => {
+  it('a service-account JWT verified with the platform key set', async () => {
+    const { authenticator } = authenticatorFor(await settingsFor());
+    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k1', { sub: 'svc-orders' })}`)).toEqual({ subject: 'svc-orders', method: 'service-account' });
+    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k2', { sub: 'svc-es' })}`)).toEqual({ subject: 'svc-es', method: 'service-account' });
+  });
+
+  it('a technical JWT under the second of two backend secrets', async () => {
+    const { authenticator } = authenticatorFor(await settingsFor());
+    const token = await technicalToken({ sub: 'backend-job' }, SECOND_SECRET, 'HS512');
+    expect(await authenticator.authenticate(`Bearer ${token}`)).toEqual({ subject: 'backend-job', method: 'technical' });
+  });
+
+  it('Basic credentials exchanged once for a JWT, the next call served from the cache', async () => {
+    platform.accessTokens.add('access-token-1');
+    const { authenticator } = authenticatorFor(await settingsFor('basic-auth { enabled = true, short-lived-token-duration-seconds = 300 }'));
+    const header = `Basic ${Buffer.from('alice:access-token-1').toString('base64')}`;
+    const calls = await Promise.all([authenticator.authenticate(header), authenticator.authenticate(header)]);
+    expect(await authenticator.authenticate(header)).toEqual({ subject: 'exchanged-user', method: 'basic' });
+    expect(calls.map((call) => call.method)).toEqual(['basic', 'basic']);
+    expect(platform.exchanges).toHaveLength(1);
+    expect(platform.exchanges[0].body).toEqual({ access_token: 'access-token-1', duration_seconds: 300, scope: 'computational-governance' });
+    expect(platform.exchanges[0].headers.authorization).toBe('Bearer platform-http-secret');
+  });
+});
+
+describe('rejected credentials', () => {
+  let authenticator: Authenticator;
+  beforeAll(async () => {
+    authenticator = authenticatorFor(await settingsFor('issuer = "https://platform.test", audience = "governance"')).authenticator;
+  });
+  const valid = { iss: 'https://platform.test', aud: 'governance' };
+
+  it('no header, or not a Bearer token nor Basic', async () => {
+    expect(await rejection(authenticator, undefined)).toBe('missing');
+    expect(await rejection(authenticator, 'Token abc')).toBe('malformed');
+    expect(await rejection(authenticator, 'Bearer not.a.jwt.at.all')).toBe('malformed');
+  });
+
+  it('alg none', async () => {
+    expect(await rejection(authenticator, `Bearer ${new UnsecuredJWT({ sub: 'x', ...valid }).setExpirationTime('5m').encode()}`)).toBe('invalid');
+  });
+
+  it('HS256 signed with the platform public key (algorithm confusion)', async () => {
+    const publicPem = await exportSPKI(platform.keys.get('k1')!.pair.publicKey);
+    const forged = await new SignJWT({ sub: 'attacker', ...valid }).setProtectedHeader({ alg: 'HS256', kid: 'k1' }).setExpirationTime('5m').sign(new TextEncoder().encode(publicPem));
+    expect(await rejection(authenticator, `Bearer ${forged}`)).toBe('invalid');
+  });
+
+  it('expired, and not yet valid (beyond the clock tolerance)', async () => {
+    const expired = await platform.sign('k1', valid, { expiresIn: Math.floor(Date.now() / 1000) - 120 });
+    expect(await rejection(authenticator, `Bearer ${expired}`)).toBe('expired');
+    const future = await platform.sign('k1', valid, { notBefore: Math.floor(Date.now() / 1000) + 600, expiresIn: '20m' });
+    expect(await rejection(authenticator, `Bearer ${future}`)).toBe('not yet valid');
+  });
+
+  it('a wrong issuer or audience when configured', async () => {
+    expect(await rejection(authenticator, `Bearer ${await platform.sign('k1', { ...valid, iss: 'https://evil.test' })}`)).toBe('invalid');
+    expect(await rejection(authenticator, `Bearer ${await platform.sign('k1', { ...valid, aud: 'other' })}`)).toBe('invalid');
+    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k1', valid)}`)).toMatchObject({ method: 'service-account' });
+  });
+
+  it('a tampered payload', async () => {
+    const [header, , signature] = (await platform.sign('k1', valid)).split('.');
+    const payload = Buffer.from(JSON.stringify({ sub: 'admin', ...valid, exp: Math.floor(Date.now() / 1000) + 300 })).toString('base64url');
+    expect(await rejection(authenticator, `Bearer ${header}.${payload}.${signature}`)).toBe('invalid');
+  });
+
+  it('a technical JWT under a secret that is not configured', async () => {
+    expect(await rejection(authenticator, `Bearer ${await technicalToken({}, 'some-other-secret-cccccccccccccccccc')}`)).toBe('invalid');
+  });
+
+  it('an unknown kid: the key set is fetched again once, then the token refused', async () => {
+    const { authenticator: fresh, keySet } = authenticatorFor(await settingsFor(), 10_000);
+    await fresh.authenticate(`Bearer ${await platform.sign('k1')}`);
+    await platform.addKey('k-unpublished', 'RS256', false);
+    const token = await platform.sign('k-unpublished');
+    clock += 11_000;
+    expect(await rejection(fresh, `Bearer ${token}`)).toBe('invalid');
+    expect(await rejection(fresh, `Bearer ${token}`)).toBe('invalid');
+    expect(keySet.fetchCount).toBe(2);
+    expect(platform.keySetFetches).toBe(2);
+  });
+
+  it('Basic when it is disabled', async () => {
+    expect(await rejection(authenticator, `Basic ${Buffer.from('alice:token').toString('base64')}`)).toBe('basic disabled');
+    expect(platform.exchanges).toHaveLength(0);
+  });
+
+  it('Basic with an access token the platform refuses', async () => {
+    const { authenticator: basic } = authenticatorFor(await settingsFor('basic-auth { enabled = true, short-lived-token-duration-seconds = 300 }'));
+    expect(await rejection(basic, `Basic ${Buffer.from('alice:wrong').toString('base64')}`)).toBe('invalid');
+  });
+});
+
+describe('the key set cache', () => {
+  it('keeps at most cache-size keys and does not fetch again for known kids', async () => {
+    await platform.addKey('k3', 'RS256');
+    const { authenticator, keySet } = authenticatorFor(await settingsFor());
+    await authenticator.authenticate(`Bearer ${await platform.sign('k3')}`);
+    await authenticator.authenticate(`Bearer ${await platform.sign('k3')}`);
+    expect(keySet.size).toBe(2);
+    expect(keySet.fetchCount).toBe(1);
+    await platform.publish('k1', 'k2');
+  });
+
+  it('forgets keys after cache-duration', async () => {
+    const { authenticator, keySet } = authenticatorFor(await settingsFor(), 0);
+    await authenticator.authenticate(`Bearer ${await platform.sign('k1')}`);
+    clock += 9 * 60_000;
+    await authenticator.authenticate(`Bearer ${await platform.sign('k1', {}, { expiresIn: Math.floor(clock / 1000) + 300 })}`);
+    expect(keySet.fetchCount).toBe(1);
+    clock += 2 * 60_000;
+    await authenticator.authenticate(`Bearer ${await platform.sign('k1', {}, { expiresIn: Math.floor(clock / 1000) + 300 })}`);
+    expect(keySet.fetchCount).toBe(2);
+  });
+
+  it('fetches at most once for a flood of unknown kids', async () => {
+    const { authenticator, keySet } = authenticatorFor(await settingsFor());
+    await platform.addKey('k-flood', 'RS256', false);
+    const forged = await platform.sign('k-flood');
+    const reasons = await Promise.all(Array.from({ length: 20 }, () => rejection(authenticator, `Bearer ${forged}`)));
+    expect(new Set(reasons)).toEqual(new Set(['invalid']));
+    expect(keySet.fetchCount).toBe(1);
+  });
+});
+
+describe('every endpoint', () => {
+  beforeAll(async () => {
+    await useHandlersOn('it_authentication');
+  });
+  afterAll(async () => {
+    const { closeSharedDatabase } = await import('../../lib/db/client');
+    await closeSharedDatabase();
+    vi.unstubAllEnvs();
+  });
+
+  it('answers 401 with WWW-Authenticate and a problem that names no secret', async () => {
+    const { list } = await import('../../functions/governance/resource-types');
+    for (const authorization of ['', 'Bearer nonsense', `Bearer ${await technicalToken({}, 'not-the-test-secret-dddddddddddddd')}`]) {
+      const response = await invoke(list, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { authorization } });
+      expect(response.status).toBe(401);
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="computational-governance"/);
+      expect(response.headers['content-type']).toBe('application/problem+json');
+      expect(JSON.stringify(response.body)).not.toMatch(/secret/i);
+    }
+  });
+
+  it('lets a valid caller in and records who wrote', async () => {
+    const { register } = await import('../../functions/governance/resource-types');
+    const response = await invoke(register, {
+      method: 'POST',
+      path: '/v1/computational-governance/resource-types',
+      headers: { authorization: `Bearer ${await technicalToken({ sub: 'data-team-ci' })}` },
+      body: { name: 'auth-check', resolverConfiguration: { url: 'http://resolver.test', path: '/r' } },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ createdBy: 'data-team-ci', updatedBy: 'data-team-ci' });
+  });
+
+  it('leaves /health and /openapi.json open', async () => {
+    const { handler } = await import('../../functions/service/openapi');
+    expect((await invoke(handler, { method: 'GET', path: '/openapi.json', headers: { authorization: '' } })).status).toBe(200);
+  });
+});
