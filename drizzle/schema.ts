@@ -1,4 +1,5 @@
-import { integer, jsonb, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigserial, index, integer, jsonb, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The tables, placed in the PostgreSQL schema named by `database.schema`. Migrations are
@@ -63,7 +64,26 @@ export function defineTables(schemaName: string) {
     refreshedAt: timestamp('refreshed_at', { withTimezone: true }).notNull().defaultNow(),
   });
 
-  return { schema, startupRuns, modelConfigurations, resourceTypes, environments };
+  /**
+   * Messages to outside receivers (audit records, later notifications and events), written first
+   * and delivered after, so that a receiver being down never fails a call nor loses a message.
+   */
+  const outbox = schema.table(
+    'outbox',
+    {
+      id: bigserial('id', { mode: 'number' }).primaryKey(),
+      topic: text('topic', { enum: ['audit'] }).notNull(),
+      payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+      attempts: integer('attempts').notNull().default(0),
+      nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+      lastError: text('last_error'),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    },
+    (table) => [index('outbox_pending').on(table.nextAttemptAt).where(sql`delivered_at is null`)],
+  );
+
+  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -71,4 +91,4 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments } = defineTables(MIGRATIONS_SCHEMA_NAME);
+export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox } = defineTables(MIGRATIONS_SCHEMA_NAME);

@@ -3,6 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate } from './authentication';
 import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
+import { audit } from './middleware/audit';
 import { jsonBody } from './middleware/json-body';
 import { problemErrors } from './middleware/problem-errors';
 import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal } from './middleware/request-context';
@@ -11,6 +12,9 @@ import { HttpProblem, Invalid, type FieldError } from './problems';
 
 const DEADLINE_MARGIN_MS = 1000;
 const PUBLIC: Principal = { subject: 'anonymous', method: 'public' };
+
+/** Who made each request in flight, for the audit record (the event is the request's identity). */
+const principals = new WeakMap<APIGatewayProxyEventV2, Principal>();
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -41,8 +45,8 @@ function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
 
 /**
  * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
- * chain: request id and access log, problem+json errors, header normalisation, JSON body
- * parsing, authentication, zod validation of path, query and body.
+ * chain: request id and access log, audit record, problem+json errors, header normalisation,
+ * JSON body parsing, authentication, zod validation of path, query and body.
  */
 export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: HttpRequest<E>) => Promise<HttpResult>): HttpHandler {
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>({
@@ -52,12 +56,14 @@ export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: H
       throw new HttpProblem(504, 'Gateway Timeout', 'The request did not finish within the time limit of the function');
     },
   })
-    .use(requestContext())
-    .use(problemErrors())
-    .use(httpHeaderNormalizer());
+    .use(requestContext());
+  // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
+  if (!endpoint.public) chain.use(audit((event) => principals.get(event)));
+  chain.use(problemErrors()).use(httpHeaderNormalizer());
   if (endpoint.body) chain.use(jsonBody());
   return chain.handler(async (event, _context, { signal }) => {
     const principal = endpoint.public ? PUBLIC : await authenticate(event, endpoint);
+    principals.set(event, principal);
     const input = validate(endpoint, event);
     const result = await handle({
       ...input,

@@ -1,0 +1,35 @@
+import { getDatabase } from '../db/client';
+import { logger } from '../logging/logger';
+import { getSettings } from '../settings';
+import { dispatchOutbox, platformSenders } from './outbox-dispatcher';
+
+let running: Promise<void> | undefined;
+let again = false;
+
+/**
+ * Starts delivering the outbox without anyone waiting for it: at most one delivery runs per
+ * process; a request made meanwhile makes it go round once more. What this misses (a Lambda frozen
+ * after its answer, a receiver down) the scheduled dispatcher delivers later.
+ */
+export function dispatchInBackground(): void {
+  if (running) {
+    again = true;
+    return;
+  }
+  running = (async () => {
+    do {
+      again = false;
+      const settings = await getSettings();
+      await dispatchOutbox(await getDatabase(), platformSenders(settings));
+    } while (again);
+  })()
+    .catch((error) => logger.warn({ err: error }, 'background outbox delivery failed; the scheduled dispatcher will retry'))
+    .finally(() => {
+      running = undefined;
+    });
+}
+
+/** For tests and scripts: waits until the background delivery in progress, if any, is over. */
+export async function backgroundDispatchSettled(): Promise<void> {
+  while (running) await running;
+}

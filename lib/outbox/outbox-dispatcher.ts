@@ -1,0 +1,50 @@
+import type { Database } from '../db/client';
+import { logger } from '../logging/logger';
+import { backoffDelay } from '../platform/backoff';
+import { callPlatform } from '../platform/platform-client';
+import type { Settings } from '../settings';
+import { OutboxRepository, type OutboxMessage, type OutboxTopic } from './outbox-repository';
+
+/** How each topic reaches its receiver. */
+export type Senders = Record<OutboxTopic, (payload: Record<string, unknown>) => Promise<void>>;
+
+const BATCH = 100;
+/** A claimed message is someone's for this long; a dispatcher that dies mid-way gives it back then. */
+const LEASE_MS = 120_000;
+const FIRST_RETRY_MS = 5_000;
+const LONGEST_RETRY_MS = 15 * 60_000;
+
+export function platformSenders(settings: Settings): Senders {
+  return {
+    audit: async (payload) => {
+      await callPlatform(settings, `${settings.platformServices.audit.auditPath.replace(/\/+$/, '')}/audit`, { method: 'POST', body: payload });
+    },
+  };
+}
+
+async function deliver(repository: OutboxRepository, senders: Senders, message: OutboxMessage): Promise<boolean> {
+  try {
+    await senders[message.topic](message.payload);
+    await repository.delivered(message.id);
+    return true;
+  } catch (error) {
+    const attempts = message.attempts + 1;
+    const retryInMs = backoffDelay(attempts, FIRST_RETRY_MS, LONGEST_RETRY_MS);
+    const reason = (error as Error).message;
+    await repository.failed(message.id, attempts, reason, new Date(Date.now() + retryInMs));
+    logger.warn({ topic: message.topic, id: message.id, attempts, retryInMs, reason }, 'outbox message not delivered; it will be retried');
+    return false;
+  }
+}
+
+/** Delivers what is due, batch after batch, until nothing due is left. Returns the counts. */
+export async function dispatchOutbox(database: Database, senders: Senders): Promise<{ delivered: number; failed: number }> {
+  const repository = new OutboxRepository(database);
+  const counts = { delivered: 0, failed: 0 };
+  for (;;) {
+    const batch = await repository.claim(BATCH, LEASE_MS);
+    if (batch.length === 0) return counts;
+    for (const message of batch) counts[(await deliver(repository, senders, message)) ? 'delivered' : 'failed']++;
+    if (counts.failed > 0) return counts;
+  }
+}

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../lib/db/client';
+import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
+import { FakeServer } from '../fakes/fake-server';
+import { testDatabase } from '../support/database';
+import { useHandlersOn } from '../support/handlers';
+import { invoke } from '../support/invoke';
+import { technicalToken } from '../support/tokens';
+
+const SCHEMA = 'it_audit';
+const receiver = new FakeServer(() => ({ status: 202 }));
+let database: Database;
+let handlers: typeof import('../../functions/governance/resource-types');
+
+const pending = async () => (await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.outbox where delivered_at is null`))[0].count;
+const auditRecords = () => receiver.requests.filter((request) => request.path === '/api/audit/audit');
+
+beforeAll(async () => {
+  await receiver.start();
+  await useHandlersOn(
+    SCHEMA,
+    `computational-governance-platform.platform-services { base-url = "${receiver.url}", http-secret = "audit-secret-1", audit { enabled = true, audit-path = "/api/audit" } }`,
+  );
+  database = await testDatabase(SCHEMA);
+  handlers = await import('../../functions/governance/resource-types');
+});
+
+beforeEach(() => {
+  receiver.reset();
+});
+
+afterAll(async () => {
+  await backgroundDispatchSettled();
+  const { closeSharedDatabase } = await import('../../lib/db/client');
+  await closeSharedDatabase();
+  await database.close();
+  await receiver.stop();
+  vi.unstubAllEnvs();
+});
+
+describe('audit records', () => {
+  it('one per user call, with who, what, the outcome and the request id, sent with the http-secret', async () => {
+    const response = await invoke(handlers.list, {
+      method: 'GET',
+      path: '/v1/computational-governance/resource-types',
+      headers: { authorization: `Bearer ${await technicalToken({ sub: 'auditor-1' })}`, 'x-request-id': 'req-audit-1' },
+    });
+    expect(response.status).toBe(200);
+    await backgroundDispatchSettled();
+    expect(auditRecords()).toHaveLength(1);
+    const [sent] = auditRecords();
+    expect(sent.method).toBe('POST');
+    expect(sent.headers.authorization).toBe('Bearer audit-secret-1');
+    expect(sent.body).toEqual({
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      subject: 'auditor-1',
+      method: 'GET',
+      path: '/v1/computational-governance/resource-types',
+      status: 200,
+      durationMs: expect.any(Number),
+      requestId: 'req-audit-1',
+    });
+    expect(await pending()).toBe(0);
+  });
+
+  it('also for refused calls, as anonymous with their status', async () => {
+    await invoke(handlers.list, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { authorization: '' } });
+    await backgroundDispatchSettled();
+    expect(auditRecords().map((request) => [request.body.subject, request.body.status])).toEqual([['anonymous', 401]]);
+  });
+
+  it('never for public endpoints', async () => {
+    const { handler } = await import('../../functions/service/openapi');
+    await invoke(handler, { method: 'GET', path: '/openapi.json' });
+    await backgroundDispatchSettled();
+    expect(auditRecords()).toHaveLength(0);
+  });
+
+  it('receiver down: the call still succeeds, and the record arrives once the receiver is back', async () => {
+    receiver.answer({ status: 503 });
+    const response = await invoke(handlers.list, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { 'x-request-id': 'req-while-down' } });
+    expect(response.status).toBe(200);
+    await backgroundDispatchSettled();
+    expect(await pending()).toBe(1);
+    const [row] = await database.sql.unsafe(`select attempts, last_error from ${SCHEMA}.outbox where delivered_at is null`);
+    expect(row.attempts).toBe(1);
+    expect(row.last_error).toContain('503');
+
+    // The receiver is back; the scheduled dispatcher runs once the retry is due.
+    await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
+    const { handler } = await import('../../functions/schedules/outbox-dispatcher');
+    expect(await handler()).toEqual({ delivered: 1, failed: 0 });
+    // Sent twice: refused with 503 while down, accepted once back.
+    expect(auditRecords().filter((request) => request.body.requestId === 'req-while-down')).toHaveLength(2);
+    expect(await pending()).toBe(0);
+  });
+
+  it('are not written when audit is disabled', async () => {
+    const { OutboxRepository } = await import('../../lib/outbox/outbox-repository');
+    const before = await new OutboxRepository(database).pendingCount();
+    vi.resetModules();
+    await useHandlersOn('it_audit_off', `computational-governance-platform.platform-services { base-url = "${receiver.url}", audit.enabled = false }`);
+    const off = await import('../../functions/governance/resource-types');
+    expect((await invoke(off.list, { method: 'GET', path: '/v1/computational-governance/resource-types' })).status).toBe(200);
+    const { backgroundDispatchSettled: settled } = await import('../../lib/outbox/background-dispatch');
+    await settled();
+    const offDatabase = await testDatabase('it_audit_off');
+    expect((await offDatabase.sql.unsafe('select count(*)::int as count from it_audit_off.outbox'))[0].count).toBe(0);
+    await offDatabase.close();
+    expect(auditRecords()).toHaveLength(0);
+    expect(before).toBe(0);
+    const { closeSharedDatabase } = await import('../../lib/db/client');
+    await closeSharedDatabase();
+  });
+});
