@@ -6,7 +6,7 @@ import { freePort } from '../../scripts/free-port';
 import { completion, FakeHostedModel, providerError } from '../fakes/hosted-model';
 import { testDatabase, testSettings } from '../support/database';
 import { invoke } from '../support/invoke';
-import { useHandlersOn } from '../support/handlers';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
 
 const SCHEMA = 'it_assistant';
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
@@ -55,11 +55,9 @@ beforeEach(async () => {
 });
 
 afterAll(async () => {
-  const { closeSharedDatabase } = await import('../../lib/db/client');
-  await closeSharedDatabase();
+  await releaseHandlers();
   await database.close();
   await fake.stop();
-  vi.unstubAllEnvs();
 });
 
 describe('model configuration', () => {

@@ -3,7 +3,7 @@ import type { Database } from '../../lib/db/client';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
-import { useHandlersOn } from '../support/handlers';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 import { technicalToken } from '../support/tokens';
 
@@ -31,11 +31,9 @@ beforeEach(() => {
 
 afterAll(async () => {
   await backgroundDispatchSettled();
-  const { closeSharedDatabase } = await import('../../lib/db/client');
-  await closeSharedDatabase();
+  await releaseHandlers();
   await database.close();
   await receiver.stop();
-  vi.unstubAllEnvs();
 });
 
 describe('audit records', () => {

@@ -6,7 +6,7 @@ import { keySetUrl } from '../../lib/http/authentication';
 import { outboundFetch, timeoutsOf } from '../../lib/platform/http-client';
 import type { Settings } from '../../lib/settings';
 import { FakePlatformAuth } from '../fakes/platform-auth';
-import { useHandlersOn } from '../support/handlers';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 import { settingsWith } from '../support/settings-files';
 import { technicalToken } from '../support/tokens';
@@ -193,9 +193,7 @@ describe('every endpoint', () => {
     await useHandlersOn('it_authentication');
   });
   afterAll(async () => {
-    const { closeSharedDatabase } = await import('../../lib/db/client');
-    await closeSharedDatabase();
-    vi.unstubAllEnvs();
+    await releaseHandlers();
   });
 
   it('answers 401 with WWW-Authenticate and a problem that names no secret', async () => {

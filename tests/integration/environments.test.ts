@@ -4,7 +4,7 @@ import { logger } from '../../lib/logging/logger';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase, testSettings } from '../support/database';
-import { useHandlersOn } from '../support/handlers';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 
 const SCHEMA = 'it_environments';
@@ -35,11 +35,9 @@ beforeEach(() => {
 });
 
 afterAll(async () => {
-  const { closeSharedDatabase } = await import('../../lib/db/client');
-  await closeSharedDatabase();
+  await releaseHandlers();
   await database.close();
   await platform.stop();
-  vi.unstubAllEnvs();
 });
 
 describe('environments at start', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { Database } from '../../lib/db/client';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { testDatabase, testSettings } from '../support/database';
-import { useHandlersOn } from '../support/handlers';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 
 const SCHEMA = 'it_resource_types';
@@ -25,10 +25,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const { closeSharedDatabase } = await import('../../lib/db/client');
-  await closeSharedDatabase();
+  await releaseHandlers();
   await database.close();
-  vi.unstubAllEnvs();
 });
 
 const api = { name: 'dataset', displayName: 'Dataset', configuration: { resourceName: 'id', resourceDisplayName: ['title', 'domain'], resourceFilter: 'version', batchSize: 20 }, resolverConfiguration: { url: 'http://resolver.test', path: '/v1/datasets' } };

@@ -18,3 +18,10 @@ export async function useHandlersOn(schema: string, overrides = ''): Promise<voi
   vi.stubEnv('CGP_CONFIG_FILE', testSettingsFile(all));
   vi.stubEnv('DATABASE_URL', inject('databaseUrl'));
 }
+
+/** Undoes useHandlersOn: closes the handlers' pool and restores the environment. */
+export async function releaseHandlers(): Promise<void> {
+  const { closeSharedDatabase } = await import('../../lib/db/client');
+  await closeSharedDatabase();
+  vi.unstubAllEnvs();
+}
