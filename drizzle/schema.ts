@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, jsonb, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, doublePrecision, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The tables, placed in the PostgreSQL schema named by `database.schema`. Migrations are
@@ -72,7 +72,7 @@ export function defineTables(schemaName: string) {
     'outbox',
     {
       id: bigserial('id', { mode: 'number' }).primaryKey(),
-      topic: text('topic', { enum: ['audit'] }).notNull(),
+      topic: text('topic', { enum: ['audit', 'notification', 'event'] }).notNull(),
       payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
       attempts: integer('attempts').notNull().default(0),
       nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
@@ -83,7 +83,112 @@ export function defineTables(schemaName: string) {
     (table) => [index('outbox_pending').on(table.nextAttemptAt).where(sql`delivered_at is null`)],
   );
 
-  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox };
+  /**
+   * Policies and metrics, one row per version. `id` names the entity across its versions; the
+   * content of a version that left `draft` never changes (an edit writes the next version).
+   */
+  const governanceEntities = schema.table(
+    'governance_entities',
+    {
+      id: uuid('id').notNull(),
+      version: integer('version').notNull(),
+      kind: text('kind', { enum: ['policy', 'metric'] }).notNull(),
+      /** The newest version of the entity: what reads, edits and moves act on by default. */
+      latest: boolean('latest').notNull(),
+      name: text('name').notNull(),
+      description: text('description').notNull().default(''),
+      resourceType: text('resource_type').notNull(),
+      /** Null: every environment. */
+      environment: text('environment'),
+      severity: text('severity', { enum: ['info', 'warning', 'error'] }).notNull(),
+      interactionType: text('interaction_type'),
+      tags: jsonb('tags').$type<string[]>().notNull().default([]),
+      engine: text('engine', { enum: ['cue', 'remote'] }),
+      cueScript: text('cue_script'),
+      requireConcrete: boolean('require_concrete').notNull().default(true),
+      remoteEngineUrl: text('remote_engine_url'),
+      trigger: text('trigger', { enum: ['active', 'passive'] }).notNull(),
+      timing: text('timing', { enum: ['deployment', 'runtime'] }).notNull(),
+      cronExpression: text('cron_expression'),
+      strategy: text('strategy', { enum: ['default', 'previous_vs_current'] }).notNull(),
+      status: text('status', { enum: ['draft', 'grace', 'enabled', 'disabled'] }).notNull(),
+      thresholds: jsonb('thresholds').$type<{ label: string; color: string; min?: number; max?: number }[]>(),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      createdBy: text('created_by').notNull(),
+      updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+      updatedBy: text('updated_by').notNull(),
+    },
+    (table) => [
+      primaryKey({ columns: [table.id, table.version] }),
+      uniqueIndex('governance_entities_latest').on(table.id).where(sql`latest`),
+      // What Evaluate looks for: the active entities of a type.
+      index('governance_entities_active').on(table.resourceType, table.status).where(sql`status in ('enabled', 'grace')`),
+    ],
+  );
+
+  /** One evaluation: of a descriptor (Evaluate), of a policy (test, publish, schedule). */
+  const evaluationReports = schema.table(
+    'evaluation_reports',
+    {
+      id: uuid('id').primaryKey().defaultRandom(),
+      status: text('status', { enum: ['pending', 'running', 'completed', 'failed'] }).notNull().default('pending'),
+      scope: text('scope', { enum: ['resource', 'policy'] }).notNull(),
+      /** What started it. A `test` stores its results with the report only, never in the history. */
+      cause: text('cause', { enum: ['evaluate', 'test', 'publish', 'schedule'] }).notNull(),
+      environment: text('environment').notNull(),
+      resourceType: text('resource_type').notNull(),
+      labels: jsonb('labels').$type<string[]>().notNull().default([]),
+      /** Everything needed to (re)run it: the work is idempotent, so a crashed run is simply run again. */
+      request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+      outcome: text('outcome', { enum: ['ok', 'info', 'warning', 'error', 'failed'] }),
+      passed: boolean('passed'),
+      total: integer('total').notNull().default(0),
+      done: integer('done').notNull().default(0),
+      error: text('error'),
+      /** A run holds the report until then; after it, anyone may take the report over. */
+      leaseUntil: timestamp('lease_until', { withTimezone: true }),
+      attempts: integer('attempts').notNull().default(0),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      createdBy: text('created_by').notNull(),
+      completedAt: timestamp('completed_at', { withTimezone: true }),
+    },
+    (table) => [index('evaluation_reports_unfinished').on(table.leaseUntil).where(sql`status in ('pending', 'running')`)],
+  );
+
+  /** Every result ever produced: append-only history. */
+  const evaluationResults = schema.table(
+    'evaluation_results',
+    {
+      id: bigserial('id', { mode: 'number' }).primaryKey(),
+      /** Null for passive results, pushed by an outside checker. */
+      reportId: uuid('report_id'),
+      /** False for results of a policy test: they belong to the report, not to the history. */
+      recorded: boolean('recorded').notNull(),
+      entityId: uuid('entity_id').notNull(),
+      entityVersion: integer('entity_version').notNull(),
+      entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
+      entityStatus: text('entity_status', { enum: ['draft', 'grace', 'enabled', 'disabled'] }).notNull(),
+      severity: text('severity', { enum: ['info', 'warning', 'error'] }).notNull(),
+      outcome: text('outcome', { enum: ['ok', 'info', 'warning', 'error', 'failed'] }).notNull(),
+      resourceId: text('resource_id').notNull(),
+      resourceDisplayName: text('resource_display_name'),
+      resourceVersion: text('resource_version'),
+      environment: text('environment').notNull(),
+      resourceType: text('resource_type').notNull(),
+      result: jsonb('result').$type<Record<string, unknown>>().notNull(),
+      value: doublePrecision('value'),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (table) => [
+      // A report re-run after a crash writes nothing twice.
+      uniqueIndex('evaluation_results_per_report').on(table.reportId, table.entityId, table.entityVersion, table.resourceId),
+      // "The latest result per (entity, resource, environment)": one index walk.
+      index('evaluation_results_latest').on(table.entityId, table.resourceId, table.environment, table.id.desc()).where(sql`recorded`),
+      index('evaluation_results_resource').on(table.resourceId, table.id.desc()).where(sql`recorded`),
+    ],
+  );
+
+  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -91,4 +196,5 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox } = defineTables(MIGRATIONS_SCHEMA_NAME);
+export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults } =
+  defineTables(MIGRATIONS_SCHEMA_NAME);

@@ -48,7 +48,15 @@ function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
  * chain: request id and access log, audit record, problem+json errors, header normalisation,
  * JSON body parsing, authentication, zod validation of path, query and body.
  */
-export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: HttpRequest<E>) => Promise<HttpResult>): HttpHandler {
+export interface HandlerOptions {
+  /**
+   * Told of a request an authenticated caller made that failed with a 4xx problem (invalid,
+   * conflicting...), with the parsed body as sent; for side effects such as a failure notification.
+   */
+  readonly onRejected?: (problem: HttpProblem, body: unknown, principal: Principal) => Promise<void>;
+}
+
+export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: HttpRequest<E>) => Promise<HttpResult>, options: HandlerOptions = {}): HttpHandler {
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>({
     // Answer (and abort the work through `signal`) a second before Lambda would kill the function.
     timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
@@ -64,16 +72,21 @@ export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: H
   return chain.handler(async (event, _context, { signal }) => {
     const principal = endpoint.public ? PUBLIC : await authenticate(event, endpoint);
     principals.set(event, principal);
-    const input = validate(endpoint, event);
-    const result = await handle({
-      ...input,
-      headers: event.headers ?? {},
-      method: event.requestContext?.http?.method ?? '',
-      path: event.rawPath ?? '',
-      requestId: event.headers[REQUEST_ID_HEADER] ?? '',
-      principal,
-      signal,
-    });
-    return toResponse(result);
+    try {
+      const input = validate(endpoint, event);
+      const result = await handle({
+        ...input,
+        headers: event.headers ?? {},
+        method: event.requestContext?.http?.method ?? '',
+        path: event.rawPath ?? '',
+        requestId: event.headers[REQUEST_ID_HEADER] ?? '',
+        principal,
+        signal,
+      });
+      return toResponse(result);
+    } catch (error) {
+      if (options.onRejected && error instanceof HttpProblem && error.status >= 400 && error.status < 500) await options.onRejected(error, event.body, principal);
+      throw error;
+    }
   }) as unknown as HttpHandler;
 }

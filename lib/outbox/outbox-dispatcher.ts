@@ -19,6 +19,14 @@ export function platformSenders(settings: Settings): Senders {
     audit: async (payload) => {
       await callPlatform(settings, `${settings.platformServices.audit.auditPath.replace(/\/+$/, '')}/audit`, { method: 'POST', body: payload });
     },
+    notification: async (payload) => {
+      if (!settings.notification.url) throw new Error('notification.url is not set');
+      await callPlatform(settings, '', { method: 'POST', body: payload, url: settings.notification.url, secret: settings.notification.secret });
+    },
+    event: async (payload) => {
+      if (!settings.events.eventsBackendBaseUrl) throw new Error('events.events-backend-base-url is not set');
+      await callPlatform(settings, '', { method: 'POST', body: payload, url: settings.events.eventsBackendBaseUrl, secret: settings.platformServices.httpSecret });
+    },
   };
 }
 

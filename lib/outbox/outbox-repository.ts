@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import type { Transaction } from '../db/transaction';
 
 type Row = Database['tables']['outbox']['$inferSelect'];
 export type OutboxTopic = Row['topic'];
@@ -12,8 +13,9 @@ export class OutboxRepository {
     return this.database.tables.outbox;
   }
 
-  async enqueue(topic: OutboxTopic, payload: Record<string, unknown>): Promise<void> {
-    await this.database.db.insert(this.table).values({ topic, payload });
+  /** Writes a message; pass the transaction of the change it reports so that both commit or neither. */
+  async enqueue(topic: OutboxTopic, payload: Record<string, unknown>, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<void> {
+    await tx.insert(this.table).values({ topic, payload });
   }
 
   /**

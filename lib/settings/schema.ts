@@ -32,7 +32,17 @@ const breakingChange = z.strictObject({
 
 /** The `computational-governance-platform` block of application.conf, keys as written in the file. */
 export const settingsSchema = z.strictObject({
-  'cue-config': block({ 'cue-process-path': text().optional() }),
+  'cue-config': block({
+    'cue-process-path': text().optional(),
+    // Longest one CUE run may take; the worker (or process) running it is then killed and replaced.
+    timeout: duration().refine((ms) => ms > 0, 'expected a duration above zero').default(20_000),
+    // Pre-warmed CUE workers per function container.
+    workers: int({ min: 1 }).default(2),
+    // A worker is replaced after this many runs, which keeps the memory of WebAssembly CUE bounded.
+    'recycle-after-runs': int({ min: 1 }).default(200),
+    // Output kept from one `cue` run (external executable); beyond it the run fails.
+    'max-output-bytes': int({ min: 1024 }).default(16 * 1024 * 1024),
+  }),
 
   events: block({
     enabled: bool().default(false),

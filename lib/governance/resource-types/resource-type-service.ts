@@ -1,7 +1,8 @@
 import { getDatabase } from '../../db/client';
 import type { Pagination } from '../../http/pagination';
 import { listBody } from '../../http/pagination';
-import { NotFound } from '../../http/problems';
+import { Conflict, NotFound } from '../../http/problems';
+import { EntityRepository } from '../policies/entity-repository';
 import { fromInput, type ResourceTypeInput } from './resource-type';
 import { represent, ResourceTypeRepository } from './resource-type-repository';
 
@@ -25,6 +26,11 @@ export async function readResourceType(name: string) {
   return represent(row);
 }
 
+/** Removes a type no policy or metric is written for (409 naming some of them otherwise). */
 export async function deleteResourceType(name: string): Promise<void> {
+  const users = await new EntityRepository(await getDatabase()).namesUsingType(name);
+  if (users.length > 0) {
+    throw new Conflict(`The resource type "${name}" is used by policies or metrics (${users.map((user) => JSON.stringify(user)).join(', ')}); delete them first`, { usedBy: users });
+  }
   if (!(await (await repository()).delete(name))) throw notFound(name);
 }

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { endpoint } from '../../http/endpoint';
+import { listOf, paginationQuery } from '../../http/pagination';
+import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
+import { entityFilters, entityId, metricInput, metricRepresentation, policyInput, policyRepresentation, statusMove, versionQuery, type EntityKind } from './entity';
+
+const COLLECTION: Record<EntityKind, string> = { policy: 'policies', metric: 'metrics' };
+const TITLE: Record<EntityKind, string> = { policy: 'Policy', metric: 'Metric' };
+
+/** The endpoints of one kind of governance entity; policies and metrics share them. */
+function entityEndpoints(kind: EntityKind) {
+  const base = `/v1/computational-governance/${COLLECTION[kind]}`;
+  const tags = [COLLECTION[kind]];
+  const input = kind === 'policy' ? policyInput : metricInput;
+  const representation = kind === 'policy' ? policyRepresentation : metricRepresentation;
+  const op = (verb: string) => `${verb}${TITLE[kind]}`;
+  const missing = { 404: { description: `No ${kind} has this id` } };
+  return {
+    create: endpoint({
+      operationId: op('create'),
+      method: 'POST',
+      path: base,
+      summary: `Create a ${kind} (a draft, version 1)`,
+      tags,
+      body: input,
+      responses: { 201: { description: 'Created', schema: representation } },
+    }),
+    list: endpoint({
+      operationId: op('list'),
+      method: 'GET',
+      path: base,
+      summary: `${TITLE[kind]} entities (newest version of each), filtered`,
+      tags,
+      query: paginationQuery.extend(entityFilters.shape),
+      responses: { 200: { description: 'A page', schema: listOf(representation, `${TITLE[kind]}List`) } },
+    }),
+    read: endpoint({
+      operationId: op('get'),
+      method: 'GET',
+      path: `${base}/{id}`,
+      summary: `A ${kind}: its newest version, or the one named by ?version=`,
+      tags,
+      params: entityId,
+      query: versionQuery,
+      responses: { 200: { description: `The ${kind}`, schema: representation }, ...missing },
+    }),
+    versions: endpoint({
+      operationId: op('listVersionsOf'),
+      method: 'GET',
+      path: `${base}/{id}/versions`,
+      summary: `Every version of a ${kind}, oldest first`,
+      tags,
+      params: entityId,
+      responses: { 200: { description: 'The versions', schema: z.object({ data: z.array(representation) }) }, ...missing },
+    }),
+    update: endpoint({
+      operationId: op('update'),
+      method: 'PUT',
+      path: `${base}/{id}`,
+      summary: `Edit a ${kind}: a draft in place (200), any other status as its next version, a draft (201)`,
+      tags,
+      params: entityId,
+      body: input,
+      responses: {
+        200: { description: 'The draft, edited', schema: representation },
+        201: { description: 'The next version, a draft', schema: representation },
+        ...missing,
+      },
+    }),
+    remove: endpoint({
+      operationId: op('delete'),
+      method: 'DELETE',
+      path: `${base}/{id}`,
+      summary: `Delete a ${kind} and its versions (only when none is enabled or in grace)`,
+      tags,
+      params: entityId,
+      responses: { 204: { description: 'Deleted' }, 409: { description: 'A version is enabled or in grace' }, ...missing },
+    }),
+    publish: endpoint({
+      operationId: op('publish'),
+      method: 'POST',
+      path: `${base}/{id}/publish`,
+      summary: `Publish a ${kind}: its newest version becomes enabled, from any status`,
+      tags,
+      params: entityId,
+      responses: { 200: { description: `The ${kind}, enabled`, schema: representation }, ...missing },
+    }),
+    move: endpoint({
+      operationId: op('changeStatusOf'),
+      method: 'POST',
+      path: `${base}/{id}/status`,
+      summary: `Move a ${kind} to another status (409 for a move the lifecycle does not allow)`,
+      tags,
+      params: entityId,
+      body: statusMove,
+      responses: { 200: { description: `The ${kind}, moved`, schema: representation }, 409: { description: 'Illegal move' }, ...missing },
+    }),
+    test: endpoint({
+      operationId: op('test'),
+      method: 'POST',
+      path: `${base}/{id}/test`,
+      summary: `Dry-run a ${kind} (any status) on a descriptor, or on every resource of an environment; nothing is recorded`,
+      tags,
+      params: entityId,
+      query: versionQuery,
+      body: policyTestInput,
+      responses: {
+        200: { description: 'The finished report (Prefer: wait=N, or when it finished within the default wait)', schema: evaluationReport },
+        202: { description: 'Still running: read the report later', schema: reportAccepted },
+        ...missing,
+      },
+    }),
+  };
+}
+
+export const policyEndpoints = entityEndpoints('policy');
+export const metricEndpoints = entityEndpoints('metric');
+
+export const passiveResultEndpoint = endpoint({
+  operationId: 'recordPassiveResult',
+  method: 'POST',
+  path: '/v1/computational-governance/policies/{id}/results',
+  summary: 'Record a result of a passive policy, checked outside this service',
+  tags: ['policies'],
+  params: entityId,
+  body: passiveResultInput,
+  responses: {
+    201: { description: 'Recorded', schema: evaluationResult },
+    404: { description: 'No policy has this id' },
+    409: { description: 'The policy is not passive, or has no enabled or grace version' },
+  },
+});

@@ -1,0 +1,180 @@
+import { and, asc, count, eq, ilike, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { inTransaction, type Transaction } from '../../db/transaction';
+import type { Pagination } from '../../http/pagination';
+import type { EntityFilters, EntityInput, EntityKind } from './entity';
+import { ACTIVE_STATUSES, type EntityStatus } from './lifecycle';
+
+export type EntityRow = Database['tables']['governanceEntities']['$inferSelect'];
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The columns an input sets. */
+function contentOf(input: EntityInput) {
+  return {
+    name: input.name,
+    description: input.description,
+    resourceType: input.resourceType,
+    environment: input.environment,
+    severity: input.severity,
+    interactionType: input.interactionType,
+    tags: input.tags,
+    engine: input.engine,
+    cueScript: input.cueScript,
+    requireConcrete: input.requireConcrete,
+    remoteEngineUrl: input.remoteEngineUrl,
+    trigger: input.trigger,
+    timing: input.timing,
+    cronExpression: input.cronExpression,
+    strategy: input.strategy,
+    thresholds: input.thresholds ?? null,
+  };
+}
+
+export class EntityRepository {
+  constructor(private readonly database: Database) {}
+
+  private get table() {
+    return this.database.tables.governanceEntities;
+  }
+
+  async create(kind: EntityKind, input: EntityInput, subject: string, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<EntityRow> {
+    const [row] = await tx
+      .insert(this.table)
+      .values({ id: crypto.randomUUID(), version: 1, kind, latest: true, status: 'draft', ...contentOf(input), createdBy: subject, updatedBy: subject })
+      .returning();
+    return row;
+  }
+
+  async find(kind: EntityKind, id: string, version?: number): Promise<EntityRow | undefined> {
+    const t = this.table;
+    const [row] = await this.database.db
+      .select()
+      .from(t)
+      .where(and(eq(t.kind, kind), eq(t.id, id), version === undefined ? eq(t.latest, true) : eq(t.version, version)));
+    return row;
+  }
+
+  async versions(kind: EntityKind, id: string): Promise<EntityRow[]> {
+    const t = this.table;
+    return this.database.db.select().from(t).where(and(eq(t.kind, kind), eq(t.id, id))).orderBy(asc(t.version));
+  }
+
+  async list(kind: EntityKind, filters: EntityFilters, pagination: Pagination): Promise<{ rows: EntityRow[]; total: number }> {
+    const t = this.table;
+    const conditions: (SQL | undefined)[] = [eq(t.kind, kind), eq(t.latest, true)];
+    if (filters.status?.length) conditions.push(inArray(t.status, filters.status));
+    if (filters.resourceType) conditions.push(eq(t.resourceType, filters.resourceType));
+    if (filters.environment) conditions.push(or(eq(t.environment, filters.environment), isNull(t.environment)));
+    if (filters.trigger) conditions.push(eq(t.trigger, filters.trigger));
+    if (filters.text) {
+      const pattern = `%${escapeLike(filters.text)}%`;
+      conditions.push(or(ilike(t.name, pattern), ilike(t.description, pattern)));
+    }
+    const where = and(...conditions);
+    const [rows, [{ total }]] = await Promise.all([
+      this.database.db.select().from(t).where(where).orderBy(asc(t.name), asc(t.id)).limit(pagination.limit).offset(pagination.offset),
+      this.database.db.select({ total: count() }).from(t).where(where),
+    ]);
+    return { rows, total };
+  }
+
+  /** Edits a draft in place; undefined when it is no longer the newest draft (someone moved it meanwhile). */
+  async updateDraft(kind: EntityKind, id: string, version: number, input: EntityInput, subject: string): Promise<EntityRow | undefined> {
+    const t = this.table;
+    const [row] = await this.database.db
+      .update(t)
+      .set({ ...contentOf(input), updatedBy: subject, updatedAt: sql`now()` })
+      .where(and(eq(t.kind, kind), eq(t.id, id), eq(t.version, version), eq(t.latest, true), eq(t.status, 'draft')))
+      .returning();
+    return row;
+  }
+
+  /** Writes the next version, a draft, leaving `from` as it is; undefined when `from` is no longer the newest. */
+  async createNextVersion(kind: EntityKind, from: EntityRow, input: EntityInput, subject: string): Promise<EntityRow | undefined> {
+    const t = this.table;
+    return inTransaction(this.database, 'new entity version', async (tx) => {
+      const superseded = await tx
+        .update(t)
+        .set({ latest: false })
+        .where(and(eq(t.kind, kind), eq(t.id, from.id), eq(t.version, from.version), eq(t.latest, true)))
+        .returning({ version: t.version });
+      if (superseded.length === 0) return undefined;
+      const [row] = await tx
+        .insert(t)
+        .values({ id: from.id, version: from.version + 1, kind, latest: true, status: 'draft', ...contentOf(input), createdBy: subject, updatedBy: subject })
+        .returning();
+      return row;
+    });
+  }
+
+  /**
+   * Moves one version from `from` to `to`. A version becoming active (enabled, grace) disables the
+   * entity's other active versions, so that one version of an entity is evaluated at a time.
+   * Undefined when the version was not in `from` any more.
+   */
+  async move(kind: EntityKind, id: string, version: number, from: EntityStatus, to: EntityStatus, subject: string): Promise<EntityRow | undefined> {
+    const t = this.table;
+    return inTransaction(this.database, 'entity status move', async (tx) => {
+      const [row] = await tx
+        .update(t)
+        .set({ status: to, updatedBy: subject, updatedAt: sql`now()` })
+        .where(and(eq(t.kind, kind), eq(t.id, id), eq(t.version, version), eq(t.status, from)))
+        .returning();
+      if (row && ACTIVE_STATUSES.includes(to)) {
+        await tx
+          .update(t)
+          .set({ status: 'disabled', updatedBy: subject, updatedAt: sql`now()` })
+          .where(and(eq(t.id, id), ne(t.version, version), inArray(t.status, [...ACTIVE_STATUSES])));
+      }
+      return row;
+    });
+  }
+
+  /** Deletes every version of the entity when none is active; 'active' when one is, 'missing' when there is none. */
+  async delete(kind: EntityKind, id: string): Promise<'deleted' | 'active' | 'missing'> {
+    const t = this.table;
+    return inTransaction(this.database, 'entity delete', async (tx) => {
+      const versions = await tx.select({ status: t.status }).from(t).where(and(eq(t.kind, kind), eq(t.id, id))).for('update');
+      if (versions.length === 0) return 'missing';
+      if (versions.some((v) => ACTIVE_STATUSES.includes(v.status))) return 'active';
+      await tx.delete(t).where(and(eq(t.kind, kind), eq(t.id, id)));
+      return 'deleted';
+    });
+  }
+
+  /** The names of entities (any status) written for a resource type. */
+  async namesUsingType(resourceType: string, limit = 5): Promise<string[]> {
+    const t = this.table;
+    const rows = await this.database.db.select({ name: t.name }).from(t).where(and(eq(t.resourceType, resourceType), eq(t.latest, true))).orderBy(asc(t.name)).limit(limit);
+    return rows.map((row) => row.name);
+  }
+
+  /** The entities Evaluate applies: active versions of the type for the environment, of a trigger and timing. */
+  async active(resourceType: string, environment: string, trigger: 'active' | 'passive', timing: 'deployment' | 'runtime'): Promise<EntityRow[]> {
+    const t = this.table;
+    return this.database.db
+      .select()
+      .from(t)
+      .where(
+        and(
+          eq(t.resourceType, resourceType),
+          inArray(t.status, [...ACTIVE_STATUSES]),
+          or(eq(t.environment, environment), isNull(t.environment)),
+          eq(t.trigger, trigger),
+          eq(t.timing, timing),
+        ),
+      )
+      .orderBy(asc(t.kind), asc(t.name), asc(t.id));
+  }
+
+  /** Exact versions, for a report that names them. */
+  async findVersions(keys: readonly { id: string; version: number }[]): Promise<EntityRow[]> {
+    if (keys.length === 0) return [];
+    const t = this.table;
+    return this.database.db
+      .select()
+      .from(t)
+      .where(or(...keys.map((key) => and(eq(t.id, key.id), eq(t.version, key.version)))));
+  }
+}

@@ -1,0 +1,163 @@
+import { getDatabase } from '../../db/client';
+import { inTransaction } from '../../db/transaction';
+import { listBody, type Pagination } from '../../http/pagination';
+import { Conflict, HttpProblem, Invalid, NotFound, type FieldError } from '../../http/problems';
+import { logger } from '../../logging/logger';
+import { dispatchInBackground } from '../../outbox/background-dispatch';
+import { OutboxRepository } from '../../outbox/outbox-repository';
+import { notificationOf } from '../../platform/notifications';
+import { getSettings } from '../../settings';
+import { checkCueScript } from '../engines/engines';
+import { requireKnownEnvironment } from '../environments/environment-service';
+import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
+import type { EntityFilters, EntityInput, EntityKind, EntityRepresentation } from './entity';
+import { EntityRepository, type EntityRow } from './entity-repository';
+import { allowedMoves, canMove, type EntityStatus } from './lifecycle';
+
+const NOUN: Record<EntityKind, string> = { policy: 'policy', metric: 'metric' };
+
+export function represent(row: EntityRow): EntityRepresentation {
+  return {
+    id: row.id,
+    version: row.version,
+    name: row.name,
+    description: row.description,
+    resourceType: row.resourceType,
+    environment: row.environment,
+    severity: row.severity,
+    interactionType: row.interactionType,
+    tags: row.tags,
+    engine: row.engine,
+    cueScript: row.cueScript,
+    requireConcrete: row.requireConcrete,
+    remoteEngineUrl: row.remoteEngineUrl,
+    trigger: row.trigger,
+    timing: row.timing,
+    cronExpression: row.cronExpression,
+    strategy: row.strategy,
+    status: row.status,
+    ...(row.kind === 'metric' ? { thresholds: row.thresholds ?? [] } : {}),
+    createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    updatedAt: row.updatedAt.toISOString(),
+    updatedBy: row.updatedBy,
+  };
+}
+
+const repository = async () => new EntityRepository(await getDatabase());
+
+const notFound = (kind: EntityKind, id: string, version?: number) =>
+  new NotFound(`No ${NOUN[kind]} has the id ${id}${version === undefined ? '' : ` and version ${version}`}`);
+
+/** What only the database and the engine can judge: the type and environment exist, the CUE compiles. */
+async function checkReferences(input: EntityInput): Promise<void> {
+  const errors: FieldError[] = [];
+  const database = await getDatabase();
+  if (!(await new ResourceTypeRepository(database).find(input.resourceType))) {
+    errors.push({ path: 'resourceType', message: `no resource type is named "${input.resourceType}"` });
+  }
+  if (input.environment !== null) {
+    try {
+      await requireKnownEnvironment(input.environment, 'environment');
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error;
+      errors.push(...(error.extra.errors ?? []));
+    }
+  }
+  if (input.engine === 'cue' && input.cueScript) {
+    const check = await checkCueScript(input.cueScript);
+    if (!check.ok) {
+      const where = check.line === undefined ? '' : ` (line ${check.line}${check.column === undefined ? '' : `, column ${check.column}`})`;
+      errors.push({ path: 'cueScript', message: `CUE does not compile${where}: ${check.message}` });
+    }
+  }
+  if (errors.length > 0) throw new Invalid(errors);
+}
+
+export async function createEntity(kind: EntityKind, input: EntityInput, subject: string): Promise<EntityRepresentation> {
+  await checkReferences(input);
+  const database = await getDatabase();
+  const settings = await getSettings();
+  const row = await inTransaction(database, `create ${kind}`, async (tx) => {
+    const created = await new EntityRepository(database).create(kind, input, subject, tx);
+    const notification = notificationOf(settings, kind === 'policy' ? 'new-policy-event' : 'new-metric-event', { id: created.id, name: created.name, type: kind }, `${subject} created the ${NOUN[kind]} "${created.name}"`);
+    if (notification) await new OutboxRepository(database).enqueue('notification', notification, tx);
+    return created;
+  });
+  dispatchInBackground();
+  return represent(row);
+}
+
+/**
+ * A creation that failed (invalid or conflicting) sends the failure event, when notifications are
+ * on. Never fails the call: the caller already has its answer.
+ */
+export async function notifyCreationFailed(kind: EntityKind, body: unknown, problem: HttpProblem, subject: string): Promise<void> {
+  try {
+    const settings = await getSettings();
+    const name = typeof (body as { name?: unknown })?.name === 'string' ? (body as { name: string }).name : null;
+    const reasons = problem.extra.errors?.map((e) => `${e.path}: ${e.message}`).join('; ') || problem.message;
+    const notification = notificationOf(settings, 'failure-event', { id: null, name, type: kind }, `${subject} could not create the ${NOUN[kind]}${name ? ` "${name}"` : ''}: ${reasons}`);
+    if (!notification) return;
+    await new OutboxRepository(await getDatabase()).enqueue('notification', notification);
+    dispatchInBackground();
+  } catch (error) {
+    logger.error({ err: error }, `could not record the failure notification of a ${NOUN[kind]} creation`);
+  }
+}
+
+export async function listEntities(kind: EntityKind, filters: EntityFilters, pagination: Pagination) {
+  const { rows, total } = await (await repository()).list(kind, filters, pagination);
+  return listBody(rows.map(represent), pagination, total);
+}
+
+export async function readEntityRow(kind: EntityKind, id: string, version?: number): Promise<EntityRow> {
+  const row = await (await repository()).find(kind, id, version);
+  if (!row) throw notFound(kind, id, version);
+  return row;
+}
+
+export async function readEntity(kind: EntityKind, id: string, version?: number): Promise<EntityRepresentation> {
+  return represent(await readEntityRow(kind, id, version));
+}
+
+export async function listVersions(kind: EntityKind, id: string): Promise<EntityRepresentation[]> {
+  const rows = await (await repository()).versions(kind, id);
+  if (rows.length === 0) throw notFound(kind, id);
+  return rows.map(represent);
+}
+
+/**
+ * Edits the newest version: a draft changes in place; any other status keeps its content (results
+ * name it) and the edit becomes the next version, a draft.
+ */
+export async function updateEntity(kind: EntityKind, id: string, input: EntityInput, subject: string): Promise<{ entity: EntityRepresentation; newVersion: boolean }> {
+  const current = await readEntityRow(kind, id);
+  await checkReferences(input);
+  const entities = await repository();
+  const row = current.status === 'draft' ? await entities.updateDraft(kind, id, current.version, input, subject) : await entities.createNextVersion(kind, current, input, subject);
+  if (!row) throw new Conflict(`The ${NOUN[kind]} changed while it was being edited; read it again and retry`);
+  return { entity: represent(row), newVersion: row.version !== current.version };
+}
+
+/** A lifecycle move of one version (the newest unless `version` is given); illegal moves are 409. */
+export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus, subject: string, options: { version?: number; publish?: boolean } = {}): Promise<EntityRepresentation> {
+  const current = await readEntityRow(kind, id, options.version);
+  if (current.status === to && options.publish) return represent(current);
+  if (!options.publish && !canMove(current.status, to)) {
+    const allowed = allowedMoves(current.status);
+    throw new Conflict(`A ${NOUN[kind]} in status ${current.status} cannot move to ${to}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`, {
+      currentStatus: current.status,
+      allowedStatuses: allowed,
+    });
+  }
+  const row = await (await repository()).move(kind, id, current.version, current.status, to, subject);
+  if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
+  return represent(row);
+}
+
+export async function deleteEntity(kind: EntityKind, id: string): Promise<void> {
+  const outcome = await (await repository()).delete(kind, id);
+  if (outcome === 'missing') throw notFound(kind, id);
+  if (outcome === 'active') throw new Conflict(`Only draft and disabled ${NOUN[kind] === 'policy' ? 'policies' : 'metrics'} can be deleted; disable it first`);
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { RESOURCE_TYPE_NAME } from '../../settings/schema';
+import { isAbsoluteHttpUrl } from '../../settings/values';
+import { cronProblem } from '../scheduling/cron';
+import { STATUSES } from './lifecycle';
+
+export type EntityKind = 'policy' | 'metric';
+
+export const SEVERITIES = ['info', 'warning', 'error'] as const;
+export const TRIGGERS = ['active', 'passive'] as const;
+export const TIMINGS = ['deployment', 'runtime'] as const;
+export const STRATEGIES = ['default', 'previous_vs_current'] as const;
+export const ENGINES = ['cue', 'remote'] as const;
+
+const oneOf = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
+  z.enum(values, { error: `${name} must be one of ${values.join(', ')}` });
+
+const text = (name: string, max: number) =>
+  z.string({ error: `${name} must be a string` }).trim().min(1, `${name} must not be empty`).max(max, `${name} is longer than ${max} characters`);
+
+const threshold = z
+  .strictObject({
+    label: text('label', 100),
+    color: text('color', 50),
+    min: z.number({ error: 'min must be a number' }).optional(),
+    max: z.number({ error: 'max must be a number' }).optional(),
+  })
+  .refine((range) => range.min === undefined || range.max === undefined || range.min <= range.max, { message: 'min must not be above max', path: ['min'] });
+
+const fields = {
+  name: text('name', 200),
+  description: z.string({ error: 'description must be a string' }).max(20_000, 'description is longer than 20000 characters').default(''),
+  resourceType: z.string({ error: 'resourceType is required' }).regex(RESOURCE_TYPE_NAME, 'resourceType must be the name of a registered resource type'),
+  /** Absent or null: the entity applies in every environment. */
+  environment: text('environment', 128).nullable().default(null),
+  severity: oneOf('severity', SEVERITIES).default('error'),
+  interactionType: text('interactionType', 64).nullable().default(null),
+  tags: z.array(text('tag', 64)).max(50, 'at most 50 tags').default([]),
+  engine: oneOf('engine', ENGINES).nullable().default(null),
+  cueScript: z.string({ error: 'cueScript must be a string' }).min(1, 'cueScript must not be empty').max(200_000, 'cueScript is longer than 200000 characters').nullable().default(null),
+  requireConcrete: z.boolean({ error: 'requireConcrete must be true or false' }).default(true),
+  remoteEngineUrl: z.string({ error: 'remoteEngineUrl must be a string' }).refine(isAbsoluteHttpUrl, 'remoteEngineUrl must be an absolute http(s) URL').nullable().default(null),
+  trigger: oneOf('trigger', TRIGGERS).default('active'),
+  timing: oneOf('timing', TIMINGS).default('deployment'),
+  cronExpression: text('cronExpression', 120).nullable().default(null),
+  strategy: oneOf('strategy', STRATEGIES).default('default'),
+};
+
+interface CrossFieldInput {
+  engine: string | null;
+  cueScript: string | null;
+  remoteEngineUrl: string | null;
+  trigger: string;
+  timing: string;
+  cronExpression: string | null;
+}
+
+/** Rules between fields, each reported on the field to change. */
+function crossFieldRules(entity: CrossFieldInput, ctx: z.RefinementCtx) {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (entity.trigger === 'active' && !entity.engine) issue('engine', 'engine is required for an active entity (cue or remote)');
+  if (entity.engine === 'cue' && !entity.cueScript) issue('cueScript', 'cueScript is required when engine is cue');
+  if (entity.engine !== 'cue' && entity.cueScript) issue('cueScript', 'cueScript is only for engine cue');
+  if (entity.engine === 'remote' && !entity.remoteEngineUrl) issue('remoteEngineUrl', 'remoteEngineUrl is required when engine is remote');
+  if (entity.engine !== 'remote' && entity.remoteEngineUrl) issue('remoteEngineUrl', 'remoteEngineUrl is only for engine remote');
+  if (entity.cronExpression) {
+    const problem = cronProblem(entity.cronExpression);
+    if (problem) issue('cronExpression', `not a valid cron expression: ${problem}`);
+    else if (entity.timing !== 'runtime') issue('cronExpression', 'a cron expression is only for timing runtime');
+  } else if (entity.timing === 'runtime' && entity.trigger === 'active') {
+    issue('cronExpression', 'cronExpression is required for an active runtime entity: it says when it runs');
+  }
+}
+
+/** Body of POST (create) and PUT (edit) of a policy. */
+export const policyInput = z.strictObject(fields).superRefine(crossFieldRules).meta({ id: 'PolicyInput' });
+
+/** Body of POST (create) and PUT (edit) of a metric: a policy whose result is a number, read against thresholds. */
+export const metricInput = z
+  .strictObject({ ...fields, thresholds: z.array(threshold).max(20, 'at most 20 thresholds').default([]) })
+  .superRefine(crossFieldRules)
+  .meta({ id: 'MetricInput' });
+
+export type PolicyInput = z.output<typeof policyInput>;
+export type MetricInput = z.output<typeof metricInput>;
+export type EntityInput = PolicyInput & { thresholds?: MetricInput['thresholds'] };
+
+const representationFields = {
+  id: z.string(),
+  version: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  resourceType: z.string(),
+  environment: z.string().nullable(),
+  severity: z.enum(SEVERITIES),
+  interactionType: z.string().nullable(),
+  tags: z.array(z.string()),
+  engine: z.enum(ENGINES).nullable(),
+  cueScript: z.string().nullable(),
+  requireConcrete: z.boolean(),
+  remoteEngineUrl: z.string().nullable(),
+  trigger: z.enum(TRIGGERS),
+  timing: z.enum(TIMINGS),
+  cronExpression: z.string().nullable(),
+  strategy: z.enum(STRATEGIES),
+  status: z.enum(STATUSES),
+  createdAt: z.string(),
+  createdBy: z.string(),
+  updatedAt: z.string(),
+  updatedBy: z.string(),
+};
+
+export const policyRepresentation = z.object(representationFields).meta({ id: 'Policy' });
+export const metricRepresentation = z
+  .object({ ...representationFields, thresholds: z.array(z.object({ label: z.string(), color: z.string(), min: z.number().optional(), max: z.number().optional() })) })
+  .meta({ id: 'Metric' });
+
+export type EntityRepresentation = z.output<typeof policyRepresentation> & { thresholds?: z.output<typeof metricRepresentation>['thresholds'] };
+
+export const entityId = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
+
+const commaList = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
+  z
+    .string()
+    .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
+    .pipe(z.array(oneOf(name, values)));
+
+/** Filters of the list endpoints. */
+export const entityFilters = z.object({
+  status: commaList('status', STATUSES).optional(),
+  resourceType: z.string().optional(),
+  environment: z.string().optional(),
+  trigger: oneOf('trigger', TRIGGERS).optional(),
+  text: z.string().max(200, 'text is longer than 200 characters').optional(),
+});
+
+export type EntityFilters = z.output<typeof entityFilters>;
+
+export const versionQuery = z.object({
+  version: z
+    .string()
+    .regex(/^\d+$/, 'version must be a whole number')
+    .transform(Number)
+    .optional(),
+});
+
+export const statusMove = z
+  .strictObject({
+    status: oneOf('status', STATUSES),
+    /** Which version to move; the newest when absent. */
+    version: z.number().int().positive().optional(),
+  })
+  .meta({ id: 'StatusMove' });

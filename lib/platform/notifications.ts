@@ -1,0 +1,19 @@
+import type { Settings } from '../settings';
+
+export type NotificationEvent = 'new-policy-event' | 'new-metric-event' | 'failure-event';
+
+/** The notification document POSTed to `notification.url` (docs/notifications.md). */
+export interface Notification extends Record<string, unknown> {
+  event: string;
+  entity: { id: string | null; name: string | null; type: 'policy' | 'metric' };
+  message: string;
+  timestamp: string;
+}
+
+/** The notification of `event` (a key of the notification block), or undefined when notifications are off. */
+export function notificationOf(settings: Settings, event: NotificationEvent, entity: Notification['entity'], message: string): Notification | undefined {
+  const { notification } = settings;
+  if (!notification.enabled) return undefined;
+  const names = { 'new-policy-event': notification.newPolicyEvent, 'new-metric-event': notification.newMetricEvent, 'failure-event': notification.failureEvent };
+  return { event: names[event]!, entity, message, timestamp: new Date().toISOString() };
+}

@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../lib/db/client';
+import { dispatchOutbox, platformSenders } from '../../lib/outbox/outbox-dispatcher';
+import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
+import { FakeServer } from '../fakes/fake-server';
+import { testDatabase, testSettings } from '../support/database';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
+import { invoke } from '../support/invoke';
+import { technicalToken } from '../support/tokens';
+
+const SCHEMA = 'it_policies';
+const notifications = new FakeServer(() => ({ status: 200, body: {} }));
+let database: Database;
+let policies: typeof import('../../functions/governance/policies');
+let metrics: typeof import('../../functions/governance/metrics');
+let resourceTypes: typeof import('../../functions/governance/resource-types');
+let overrides = '';
+
+const BASE = '/v1/computational-governance/policies';
+const as = async (subject: string) => ({ authorization: `Bearer ${await technicalToken({ sub: subject })}` });
+
+const remotePolicy = (changes: Record<string, unknown> = {}) => ({
+  name: 'Owner is set',
+  description: 'Every data product names its owner',
+  resourceType: 'dataproduct',
+  environment: 'development',
+  severity: 'error',
+  engine: 'remote',
+  remoteEngineUrl: 'http://127.0.0.1:9/engine',
+  ...changes,
+});
+
+const create = async (body: unknown, subject = 'alice') => invoke(policies.create, { method: 'POST', path: BASE, body, headers: await as(subject) });
+const read = (id: string, version?: number) => invoke(policies.read, { method: 'GET', path: `${BASE}/${id}`, params: { id }, query: version ? { version: String(version) } : undefined });
+const move = (id: string, status: string, version?: number) => invoke(policies.move, { method: 'POST', path: `${BASE}/${id}/status`, params: { id }, body: { status, ...(version ? { version } : {}) } });
+const publish = (id: string) => invoke(policies.publish, { method: 'POST', path: `${BASE}/${id}/publish`, params: { id } });
+const update = async (id: string, body: unknown, subject = 'bob') => invoke(policies.update, { method: 'PUT', path: `${BASE}/${id}`, params: { id }, body, headers: await as(subject) });
+const remove = (id: string) => invoke(policies.remove, { method: 'DELETE', path: `${BASE}/${id}`, params: { id } });
+const list = (query: Record<string, string> = {}) => invoke(policies.list, { method: 'GET', path: BASE, query });
+
+beforeAll(async () => {
+  await notifications.start();
+  overrides = `computational-governance-platform {
+    notification { enabled = true, url = "${notifications.url}/api/notifications", secret = "notification-secret-1" }
+    resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/resources" } } ]
+  }`;
+  await useHandlersOn(SCHEMA, overrides);
+  database = await testDatabase(SCHEMA);
+  policies = await import('../../functions/governance/policies');
+  metrics = await import('../../functions/governance/metrics');
+  resourceTypes = await import('../../functions/governance/resource-types');
+});
+
+beforeEach(async () => {
+  await backgroundDispatchSettled();
+  notifications.reset();
+});
+
+afterAll(async () => {
+  await backgroundDispatchSettled();
+  await releaseHandlers();
+  await database.close();
+  await notifications.stop();
+});
+
+describe('creating policies', () => {
+  it('stores a draft, version 1, with every field, the defaults and who wrote it', async () => {
+    const response = await create(remotePolicy({ tags: ['ownership'], interactionType: 'human' }));
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: 1,
+      name: 'Owner is set',
+      description: 'Every data product names its owner',
+      resourceType: 'dataproduct',
+      environment: 'development',
+      severity: 'error',
+      interactionType: 'human',
+      tags: ['ownership'],
+      engine: 'remote',
+      cueScript: null,
+      requireConcrete: true,
+      remoteEngineUrl: 'http://127.0.0.1:9/engine',
+      trigger: 'active',
+      timing: 'deployment',
+      cronExpression: null,
+      strategy: 'default',
+      status: 'draft',
+      createdAt: expect.any(String),
+      createdBy: 'alice',
+      updatedAt: expect.any(String),
+      updatedBy: 'alice',
+    });
+    expect((await read(response.body.id)).body).toEqual(response.body);
+  });
+
+  it('refuses bad fields, each named: unknown type and environment, bad URL, bad cron, missing script', async () => {
+    const response = await create(remotePolicy({ resourceType: 'nope', environment: 'mars', remoteEngineUrl: 'ftp://x' }));
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toBe('application/problem+json');
+    expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(['remoteEngineUrl']);
+
+    const references = await create(remotePolicy({ resourceType: 'nope', environment: 'mars' }));
+    expect(references.status).toBe(400);
+    expect(references.body.errors).toEqual([
+      { path: 'resourceType', message: 'no resource type is named "nope"' },
+      { path: 'environment', message: expect.stringContaining('unknown environment "mars"') },
+    ]);
+
+    const cron = await create(remotePolicy({ timing: 'runtime', cronExpression: '61 * * * *' }));
+    expect(cron.status).toBe(400);
+    expect(cron.body.errors).toEqual([{ path: 'cronExpression', message: expect.stringMatching(/^not a valid cron expression: .*minute/) }]);
+
+    const cue = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined }));
+    expect(cue.body.errors).toEqual([{ path: 'cueScript', message: 'cueScript is required when engine is cue' }]);
+
+    const active = await create(remotePolicy({ engine: undefined, remoteEngineUrl: undefined }));
+    expect(active.body.errors).toEqual([{ path: 'engine', message: expect.stringContaining('engine is required') }]);
+
+    expect((await create(remotePolicy({ timing: 'runtime' }))).body.errors[0].path).toBe('cronExpression');
+    expect((await create(remotePolicy({ cronExpression: '0 * * * *' }))).body.errors[0].message).toMatch(/only for timing runtime/);
+    expect((await create(remotePolicy({ timing: 'runtime', cronExpression: '0 0/15 * * * ?' }))).status).toBe(201);
+  });
+
+  it('a CUE script that does not compile is a 400 carrying CUE\'s message and line', async () => {
+    const response = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\nname: =~ \n' }));
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ path: 'cueScript', message: expect.stringMatching(/^CUE does not compile \(line 2[,)].*/) }]);
+    const good = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\n' }));
+    expect(good.status).toBe(201);
+  });
+});
+
+describe('lifecycle', () => {
+  it('walks the legal moves and answers 409 for the others, naming the allowed ones', async () => {
+    const { body: policy } = await create(remotePolicy());
+    expect((await move(policy.id, 'disabled')).status).toBe(409);
+    const illegal = await move(policy.id, 'disabled');
+    expect(illegal.body).toMatchObject({ status: 409, currentStatus: 'draft', allowedStatuses: ['grace', 'enabled'] });
+    expect((await move(policy.id, 'grace')).body.status).toBe('grace');
+    expect((await move(policy.id, 'draft')).status).toBe(409);
+    expect((await move(policy.id, 'enabled')).body.status).toBe('enabled');
+    expect((await move(policy.id, 'grace')).body.status).toBe('grace');
+    expect((await move(policy.id, 'enabled')).body.status).toBe('enabled');
+    expect((await move(policy.id, 'disabled')).body.status).toBe('disabled');
+    expect((await move(policy.id, 'grace')).status).toBe(409);
+    expect((await move(policy.id, 'enabled')).body.status).toBe('enabled');
+    expect((await move(policy.id, 'not-a-status')).status).toBe(400);
+  });
+
+  it('publish enables from any status', async () => {
+    for (const path of [[], ['grace'], ['enabled', 'disabled']]) {
+      const { body: policy } = await create(remotePolicy());
+      for (const status of path) await move(policy.id, status);
+      const published = await publish(policy.id);
+      expect(published.status).toBe(200);
+      expect(published.body.status).toBe('enabled');
+    }
+  });
+
+  it('a draft is edited in place; editing any other status writes the next version, a draft', async () => {
+    const { body: policy } = await create(remotePolicy());
+    const edited = await update(policy.id, remotePolicy({ description: 'edited draft' }));
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ version: 1, description: 'edited draft', status: 'draft', createdBy: 'alice', updatedBy: 'bob' });
+
+    await publish(policy.id);
+    const next = await update(policy.id, remotePolicy({ description: 'second version' }), 'carol');
+    expect(next.status).toBe(201);
+    expect(next.body).toMatchObject({ id: policy.id, version: 2, status: 'draft', description: 'second version', createdBy: 'carol' });
+    const first = await read(policy.id, 1);
+    expect(first.body).toMatchObject({ version: 1, status: 'enabled', description: 'edited draft' });
+    expect((await read(policy.id)).body.version).toBe(2);
+
+    const versions = await invoke(policies.versions, { method: 'GET', path: `${BASE}/${policy.id}/versions`, params: { id: policy.id } });
+    expect(versions.body.data.map((v: { version: number; status: string }) => `${v.version}:${v.status}`)).toEqual(['1:enabled', '2:draft']);
+
+    // Publishing version 2 retires version 1: one version of an entity is evaluated at a time.
+    await publish(policy.id);
+    expect((await read(policy.id, 1)).body.status).toBe('disabled');
+    expect((await read(policy.id, 2)).body.status).toBe('enabled');
+  });
+
+  it('deletes only drafts and disabled entities', async () => {
+    const { body: policy } = await create(remotePolicy());
+    await publish(policy.id);
+    expect((await remove(policy.id)).status).toBe(409);
+    await move(policy.id, 'disabled');
+    expect((await remove(policy.id)).status).toBe(204);
+    expect((await read(policy.id)).status).toBe(404);
+    expect((await remove(policy.id)).status).toBe(404);
+    const { body: draft } = await create(remotePolicy());
+    expect((await remove(draft.id)).status).toBe(204);
+  });
+
+  it('404 for an unknown id, 400 for one that is not a UUID', async () => {
+    expect((await read('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await read('not-a-uuid')).status).toBe(400);
+  });
+});
+
+describe('listing', () => {
+  it('filters by status, type, environment, trigger and text, and pages', async () => {
+    const { body: a } = await create(remotePolicy({ name: 'zz filter alpha', environment: 'qa' }));
+    await create(remotePolicy({ name: 'zz filter beta', environment: 'production', trigger: 'passive', engine: undefined, remoteEngineUrl: undefined }));
+    await publish(a.id);
+    const names = async (query: Record<string, string>) => (await list({ text: 'zz filter', ...query })).body.data.map((p: { name: string }) => p.name);
+    expect(await names({})).toEqual(['zz filter alpha', 'zz filter beta']);
+    expect(await names({ status: 'enabled,grace' })).toEqual(['zz filter alpha']);
+    expect(await names({ environment: 'production' })).toEqual(['zz filter beta']);
+    expect(await names({ trigger: 'passive' })).toEqual(['zz filter beta']);
+    expect(await names({ resourceType: 'other' })).toEqual([]);
+    const page = await list({ text: 'zz filter', limit: '1', offset: '1' });
+    expect(page.body.meta.pagination).toEqual({ limit: 1, offset: 1, total: 2 });
+    expect(page.body.data.map((p: { name: string }) => p.name)).toEqual(['zz filter beta']);
+    expect((await list({ status: 'open' })).status).toBe(400);
+  });
+});
+
+describe('metrics', () => {
+  it('have thresholds and their own endpoints', async () => {
+    const body = { ...remotePolicy({ name: 'Test coverage' }), thresholds: [{ label: 'low', color: 'red', max: 50 }, { label: 'ok', color: 'green', min: 50 }] };
+    const response = await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body });
+    expect(response.status).toBe(201);
+    expect(response.body.thresholds).toEqual(body.thresholds);
+    const bad = await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body: { ...body, thresholds: [{ label: 'x', color: 'red', min: 5, max: 1 }] } });
+    expect(bad.body.errors).toEqual([{ path: 'thresholds.0.min', message: 'min must not be above max' }]);
+    // A policy id is not a metric.
+    const { body: policy } = await create(remotePolicy());
+    expect((await invoke(metrics.read, { method: 'GET', path: `/v1/computational-governance/metrics/${policy.id}`, params: { id: policy.id } })).status).toBe(404);
+  });
+});
+
+describe('notifications', () => {
+  const sent = () => notifications.requests.filter((request) => request.path === '/api/notifications');
+
+  it('a created policy or metric sends its event with the notification secret; a failed creation sends the failure event', async () => {
+    const { body: policy } = await create(remotePolicy({ name: 'Notified policy' }));
+    await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body: remotePolicy({ name: 'Notified metric' }) });
+    await create(remotePolicy({ name: 'Broken policy', resourceType: 'nope' }));
+    await backgroundDispatchSettled();
+    expect(sent().map((request) => request.body.event)).toEqual(['new-policy', 'new-metric', 'scheduled-policy-failure']);
+    expect(sent()[0].headers.authorization).toBe('Bearer notification-secret-1');
+    expect(sent()[0].body).toEqual({ event: 'new-policy', entity: { id: policy.id, name: 'Notified policy', type: 'policy' }, message: 'alice created the policy "Notified policy"', timestamp: expect.any(String) });
+    expect(sent()[2].body.entity).toEqual({ id: null, name: 'Broken policy', type: 'policy' });
+    expect(sent()[2].body.message).toContain('resourceType: no resource type is named "nope"');
+  });
+
+  it('a notification service that is down fails nothing, and the message is retried until delivered', async () => {
+    notifications.answer({ status: 503 }, { status: 503 });
+    const response = await create(remotePolicy({ name: 'Retried' }));
+    expect(response.status).toBe(201);
+    await backgroundDispatchSettled();
+    expect(sent()).toHaveLength(1);
+    const pending = async () => (await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.outbox where topic = 'notification' and delivered_at is null`))[0].count;
+    expect(await pending()).toBe(1);
+    await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
+    const settings = await testSettings(SCHEMA, overrides);
+    expect(await dispatchOutbox(database, platformSenders(settings))).toEqual({ delivered: 0, failed: 1 });
+    await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
+    expect(await dispatchOutbox(database, platformSenders(settings))).toEqual({ delivered: 1, failed: 0 });
+    expect(await pending()).toBe(0);
+    expect(sent().map((request) => request.body.entity.name)).toEqual(['Retried', 'Retried', 'Retried']);
+  });
+});
+
+describe('resource types in use', () => {
+  it('cannot be deleted while a policy or metric is written for them', async () => {
+    const register = (name: string) =>
+      invoke(resourceTypes.register, { method: 'POST', path: '/v1/computational-governance/resource-types', body: { name, resolverConfiguration: { url: 'http://127.0.0.1:9', path: '/r' } } });
+    const removeType = (name: string) => invoke(resourceTypes.remove, { method: 'DELETE', path: `/v1/computational-governance/resource-types/${name}`, params: { name } });
+    await register('pipeline');
+    const { body: policy } = await create(remotePolicy({ resourceType: 'pipeline', name: 'Pipeline policy' }));
+    const refused = await removeType('pipeline');
+    expect(refused.status).toBe(409);
+    expect(refused.body.usedBy).toEqual(['Pipeline policy']);
+    await remove(policy.id);
+    expect((await removeType('pipeline')).status).toBe(204);
+  });
+});
