@@ -13,6 +13,8 @@ import {
   registerResourceTypeEndpoint,
 } from '../governance/resource-types/endpoints';
 import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
+import { evaluateEndpoint, listResultsEndpoint, readReportEndpoint } from '../governance/evaluation/endpoints';
+import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '../governance/policies/endpoints';
 import type { Endpoint } from '../http/endpoint';
 import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
 
@@ -31,4 +33,10 @@ export const catalogue: readonly Endpoint[] = [
   readGovernanceResourceTypeEndpoint,
   deleteResourceTypeEndpoint,
   listEnvironmentsEndpoint,
+  ...Object.values(policyEndpoints),
+  passiveResultEndpoint,
+  ...Object.values(metricEndpoints),
+  evaluateEndpoint,
+  readReportEndpoint,
+  listResultsEndpoint,
 ];

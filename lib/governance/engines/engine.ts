@@ -1,0 +1,57 @@
+/**
+ * What the evaluation code asks of an engine, whichever it is (CUE in WebAssembly, a `cue`
+ * executable, a remote HTTP engine). Engines know nothing of reports, statuses or the database.
+ */
+
+/** One resource to evaluate, as the policy sees it. */
+export interface EngineResource {
+  /** The resource's id (from its descriptor, or given by the caller). */
+  readonly id: string;
+  readonly resourceType: string;
+  /**
+   * The value the policy is unified with: the parsed descriptor, or for `previous_vs_current`
+   * `{ <previous-reference>: deployed | null, <current-reference>: descriptor }`.
+   */
+  readonly descriptor: unknown;
+  /** The same as text, for engines that take text (remote: `content`). */
+  readonly content: string;
+}
+
+/** The parts of a policy or metric an engine needs. */
+export interface EngineEntity {
+  readonly id: string;
+  readonly version: number;
+  readonly kind: 'policy' | 'metric';
+  readonly engine: 'cue' | 'remote';
+  /** cue: the policy text. */
+  readonly cueScript: string | null;
+  /** cue: true = `cue vet -c` semantics (missing regular fields are violations); false = conflicts only. */
+  readonly requireConcrete: boolean;
+  /** remote: base URL; the engine is called at `{remoteEngineUrl}/v1/evaluate`. */
+  readonly remoteEngineUrl: string | null;
+}
+
+/** The verdict on one (entity, resource) pair; the contract's `result` object. */
+export interface EngineResult {
+  readonly satisfiesPolicy: boolean;
+  /** The engine could not judge (crash, timeout, garbage): the outcome is `failed`, never `ok`. */
+  readonly isError: boolean;
+  readonly errors: string[];
+  readonly details?: Record<string, unknown>;
+  /** Metrics: the number the metric produced. */
+  readonly value?: number;
+}
+
+export const engineFailure = (message: string): EngineResult => ({ satisfiesPolicy: false, isError: true, errors: [message] });
+
+/** A CUE script checked on its own (when a policy is saved). */
+export type CueCompileCheck = { ok: true } | { ok: false; message: string; line?: number; column?: number };
+
+/**
+ * One engine. `evaluate` answers, for each entity, one result per resource in the order given:
+ * `results[entityIndex][resourceIndex]`. It never throws for a failure of the engine itself: that
+ * pair (or all of them) gets an `isError` result.
+ */
+export interface PolicyEngine {
+  evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]>;
+}

@@ -1,0 +1,36 @@
+import { getSettings } from '../../settings';
+import { timeoutsOf } from '../../platform/http-client';
+import type { CueCompileCheck, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
+import { RemoteEngine } from './remote/remote-engine';
+
+// Loaded on first use: functions that never meet a CUE policy never start its workers.
+const getCueEngine = async () => (await import('./cue/cue-engine')).getCueEngine();
+
+/** A CUE script on its own, as it is checked when a policy is saved. */
+export async function checkCueScript(script: string): Promise<CueCompileCheck> {
+  return (await getCueEngine()).check(script);
+}
+
+async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
+  return kind === 'cue' ? getCueEngine() : new RemoteEngine(timeoutsOf(await getSettings()));
+}
+
+/**
+ * Every entity against every resource, each entity by its own engine (the CUE ones in shared runs);
+ * `results[entityIndex][resourceIndex]`, in the order given.
+ */
+export async function evaluateEntities(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+  const results: EngineResult[][] = new Array(entities.length);
+  await Promise.all(
+    (['cue', 'remote'] as const).map(async (kind) => {
+      const indexes = entities.flatMap((entity, index) => (entity.engine === kind ? [index] : []));
+      if (indexes.length === 0 || resources.length === 0) {
+        for (const index of indexes) results[index] = [];
+        return;
+      }
+      const answers = await (await engineOf(kind)).evaluate(indexes.map((index) => entities[index]), resources, signal);
+      indexes.forEach((index, i) => (results[index] = answers[i]));
+    }),
+  );
+  return results;
+}

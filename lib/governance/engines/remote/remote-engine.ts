@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { outboundFetch, type OutboundTimeouts } from '../../../platform/http-client';
+import { engineFailure, type EngineEntity, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
+
+const policyAnswer = z.object({
+  satisfiesPolicy: z.boolean(),
+  errors: z.array(z.string()).default([]),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+const metricAnswer = z.object({
+  value: z.number(),
+  errors: z.array(z.string()).default([]),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** How many calls to remote engines one evaluation keeps in flight. */
+const CONCURRENCY = 8;
+const MAX_ANSWER_BYTES = 1_048_576;
+
+/**
+ * The remote engine of the contract: `POST {remoteEngineUrl}/v1/evaluate` with
+ * `{ content, resourceType, resourceId }` per (entity, resource). A crash, timeout, non-2xx or an
+ * answer of another shape is an engine failure of that pair.
+ */
+export class RemoteEngine implements PolicyEngine {
+  constructor(private readonly timeouts: OutboundTimeouts) {}
+
+  async evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+    const results = entities.map(() => new Array<EngineResult>(resources.length));
+    const pairs = entities.flatMap((entity, e) => resources.map((resource, r) => ({ entity, resource, e, r })));
+    let next = 0;
+    const lane = async () => {
+      while (next < pairs.length) {
+        const { entity, resource, e, r } = pairs[next++];
+        results[e][r] = await this.call(entity, resource, signal);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, pairs.length) }, lane));
+    return results;
+  }
+
+  private async call(entity: EngineEntity, resource: EngineResource, signal?: AbortSignal): Promise<EngineResult> {
+    if (!entity.remoteEngineUrl) return engineFailure('The entity has no remoteEngineUrl');
+    const url = `${entity.remoteEngineUrl.replace(/\/+$/, '')}/v1/evaluate`;
+    let response: Response;
+    try {
+      response = await outboundFetch(this.timeouts)(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ content: resource.content, resourceType: resource.resourceType, resourceId: resource.id }),
+        signal,
+      });
+    } catch (error) {
+      return engineFailure(`The remote engine at ${url} failed: ${(error as Error).message}`);
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      return engineFailure(`The remote engine at ${url} failed while answering: ${(error as Error).message}`);
+    }
+    if (!response.ok) return engineFailure(`The remote engine at ${url} answered ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}`);
+    if (text.length > MAX_ANSWER_BYTES) return engineFailure(`The remote engine at ${url} answered more than ${MAX_ANSWER_BYTES} bytes`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return engineFailure(`The remote engine at ${url} answered something that is not JSON: ${text.slice(0, 200)}`);
+    }
+    const parsed = (entity.kind === 'metric' ? metricAnswer : policyAnswer).safeParse(body);
+    if (!parsed.success) {
+      const expected = entity.kind === 'metric' ? '{ "value": number, "errors"?: [string] }' : '{ "satisfiesPolicy": boolean, "errors": [string], "details"?: object }';
+      return engineFailure(`The remote engine at ${url} answered ${JSON.stringify(body).slice(0, 200)}, not ${expected}`);
+    }
+    const answer = parsed.data;
+    if ('value' in answer) return { satisfiesPolicy: answer.errors.length === 0, isError: false, errors: answer.errors, value: answer.value, ...(answer.details ? { details: answer.details } : {}) };
+    return { satisfiesPolicy: answer.satisfiesPolicy, isError: false, errors: answer.errors, ...(answer.details ? { details: answer.details } : {}) };
+  }
+}

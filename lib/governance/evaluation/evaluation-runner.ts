@@ -1,0 +1,193 @@
+import { getDatabase, type Database } from '../../db/client';
+import { logger } from '../../logging/logger';
+import { timeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
+import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource } from '../../platform/perimeter-resolver';
+import { getSettings, type Settings } from '../../settings';
+import { engineFailure, type EngineEntity, type EngineResource, type EngineResult } from '../engines/engine';
+import { evaluateEntities } from '../engines/engines';
+import { EntityRepository, type EntityRow } from '../policies/entity-repository';
+import { DEFAULT_BATCH_SIZE } from '../resource-types/resource-type';
+import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
+import { parseDescriptor, type Descriptor } from './descriptor';
+import { outcomeOf, overallOutcome } from './outcome';
+import { ReportRepository, type ReportRow } from './report-repository';
+import { ResultRepository, type NewResult } from './result-repository';
+import { matchingThreshold } from './thresholds';
+
+/** A run renews its hold on a report at least this often; past it, the sweeper takes the report over. */
+const LEASE_MS = 60_000;
+
+export interface EntityKey {
+  id: string;
+  version: number;
+}
+
+export interface ResourceIdentity {
+  id: string;
+  displayName: string | null;
+  version: string | null;
+}
+
+/** What a report evaluates, stored with it so that any process can run (or re-run) it. */
+export type ReportRequest =
+  | { mode: 'descriptor'; entities: EntityKey[]; resource: ResourceIdentity; descriptor: Descriptor }
+  | { mode: 'perimeter'; entities: EntityKey[] };
+
+/** One resource ready for the engines: who it is and its descriptor (or why it has none). */
+interface Candidate {
+  identity: ResourceIdentity;
+  descriptor: Descriptor | Error;
+  /** previous_vs_current: the deployed descriptor, null when none is deployed, an Error when it could not be read. */
+  deployed?: Descriptor | null | Error;
+}
+
+interface RunContext {
+  database: Database;
+  settings: Settings;
+  report: ReportRow;
+  perimeter: Perimeter;
+  timeouts: OutboundTimeouts;
+  signal?: AbortSignal;
+}
+
+const engineEntity = (row: EntityRow): EngineEntity => ({
+  id: row.id,
+  version: row.version,
+  kind: row.kind,
+  engine: row.engine ?? 'cue',
+  cueScript: row.cueScript,
+  requireConcrete: row.requireConcrete,
+  remoteEngineUrl: row.remoteEngineUrl,
+});
+
+function engineResource(ctx: RunContext, candidate: Candidate, strategy: EntityRow['strategy']): EngineResource | Error {
+  if (candidate.descriptor instanceof Error) return candidate.descriptor;
+  const base = { id: candidate.identity.id, resourceType: ctx.report.resourceType };
+  if (strategy !== 'previous_vs_current') return { ...base, descriptor: candidate.descriptor.value, content: candidate.descriptor.text };
+  if (candidate.deployed instanceof Error) return candidate.deployed;
+  const { previousResourceReference, currentResourceReference } = ctx.settings.breakingChange;
+  const descriptor = { [previousResourceReference]: candidate.deployed?.value ?? null, [currentResourceReference]: candidate.descriptor.value };
+  return { ...base, descriptor, content: JSON.stringify(descriptor) };
+}
+
+/** Evaluates every entity against the candidates and appends the results. */
+async function evaluateBatch(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<void> {
+  const results: EngineResult[][] = entities.map(() => []);
+  for (const strategy of ['default', 'previous_vs_current'] as const) {
+    const indexes = entities.flatMap((entity, index) => (entity.strategy === strategy ? [index] : []));
+    if (indexes.length === 0) continue;
+    const prepared = candidates.map((candidate) => engineResource(ctx, candidate, strategy));
+    const usable = prepared.flatMap((resource, r) => (resource instanceof Error ? [] : [{ resource, r }]));
+    const answers = await evaluateEntities(
+      indexes.map((index) => engineEntity(entities[index])),
+      usable.map((u) => u.resource),
+      ctx.signal,
+    );
+    indexes.forEach((entityIndex, i) => {
+      results[entityIndex] = prepared.map((resource) => (resource instanceof Error ? engineFailure(resource.message) : engineFailure('not evaluated')));
+      usable.forEach((u, j) => (results[entityIndex][u.r] = answers[i][j]));
+    });
+  }
+  const rows: NewResult[] = entities.flatMap((entity, e) =>
+    candidates.map((candidate, r) => {
+      const result = results[e][r];
+      const threshold = entity.kind === 'metric' && result.value !== undefined ? matchingThreshold(result.value, entity.thresholds ?? []) : undefined;
+      return {
+        reportId: ctx.report.id,
+        recorded: ctx.report.cause !== 'test',
+        entityId: entity.id,
+        entityVersion: entity.version,
+        entityKind: entity.kind,
+        entityStatus: entity.status,
+        severity: entity.severity,
+        outcome: outcomeOf(result, entity),
+        resourceId: candidate.identity.id,
+        resourceDisplayName: candidate.identity.displayName,
+        resourceVersion: candidate.identity.version,
+        environment: ctx.report.environment,
+        resourceType: ctx.report.resourceType,
+        result: { ...result, ...(threshold ? { threshold } : {}) },
+        value: result.value ?? null,
+      };
+    }),
+  );
+  await new ResultRepository(ctx.database).append(rows);
+}
+
+async function deployedVersion(ctx: RunContext, id: string): Promise<Descriptor | null | Error> {
+  try {
+    const deployed = await resolveDeployed(ctx.perimeter, ctx.report.environment, id, ctx.timeouts, ctx.signal);
+    return deployed ? parseDescriptor(deployed.content) : null;
+  } catch (error) {
+    return new Error(`The deployed version of ${id} could not be read: ${(error as Error).message}`);
+  }
+}
+
+function fromResolver(resource: ResolvedResource): Candidate {
+  let descriptor: Descriptor | Error;
+  try {
+    descriptor = parseDescriptor(resource.content);
+  } catch (error) {
+    const reason = (error as { extra?: { errors?: { message: string }[] } }).extra?.errors?.[0]?.message ?? (error as Error).message;
+    descriptor = new Error(`The descriptor the perimeter resolver gave for ${resource.id} is ${reason}`);
+  }
+  // What is deployed is both sides of a previous_vs_current comparison of a deployed resource.
+  return { identity: { id: resource.id, displayName: resource.displayName ?? null, version: resource.version ?? null }, descriptor, deployed: descriptor };
+}
+
+async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
+  const reports = new ReportRepository(ctx.database);
+  const found = await new EntityRepository(ctx.database).findVersions(request.entities);
+  const entities = request.entities.flatMap((key) => found.filter((row) => row.id === key.id && row.version === key.version));
+  if (request.mode === 'descriptor') {
+    const needsDeployed = entities.some((entity) => entity.strategy === 'previous_vs_current');
+    const candidate: Candidate = {
+      identity: request.resource,
+      descriptor: request.descriptor,
+      deployed: needsDeployed ? await deployedVersion(ctx, request.resource.id) : undefined,
+    };
+    await reports.progress(ctx.report.id, entities.length, 0, LEASE_MS);
+    await evaluateBatch(ctx, entities, [candidate]);
+    await reports.progress(ctx.report.id, entities.length, entities.length, LEASE_MS);
+    return;
+  }
+  let done = 0;
+  for await (const page of resolvePerimeter(ctx.perimeter, ctx.report.environment, ctx.timeouts, ctx.signal)) {
+    await reports.progress(ctx.report.id, done + page.length * entities.length, done, LEASE_MS);
+    await evaluateBatch(ctx, entities, page.map(fromResolver));
+    done += page.length * entities.length;
+    await reports.progress(ctx.report.id, done, done, LEASE_MS);
+  }
+}
+
+/**
+ * Runs a report to its end: evaluates, appends the results, and completes it with its outcome.
+ * Does nothing when the report is finished or another run holds it. Safe to call again after a
+ * crash: results already written are not written twice. A failure of the run itself (the perimeter
+ * resolver down, the database gone) fails the report with the reason.
+ */
+export async function runReport(reportId: string, signal?: AbortSignal): Promise<void> {
+  const database = await getDatabase();
+  const settings = await getSettings();
+  const reports = new ReportRepository(database);
+  const report = await reports.claim(reportId, LEASE_MS);
+  if (!report) return;
+  try {
+    const type = await new ResourceTypeRepository(database).find(report.resourceType);
+    if (!type) throw new Error(`The resource type ${report.resourceType} no longer exists`);
+    const perimeter: Perimeter = { resourceType: type.name, url: type.resolverUrl, path: type.resolverPath, batchSize: type.batchSize ?? DEFAULT_BATCH_SIZE };
+    await run({ database, settings, report, perimeter, timeouts: timeoutsOf(settings), signal }, report.request as unknown as ReportRequest);
+    const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
+    await reports.finish(reportId, 'completed', outcome, passed);
+  } catch (error) {
+    logger.warn({ err: error, reportId }, 'an evaluation failed');
+    await reports.finish(reportId, 'failed', 'failed', false, (error as Error).message);
+  }
+}
+
+/** Re-runs reports whose run was lost (a process that died or was frozen mid-way). */
+export async function runAbandonedReports(limit = 20): Promise<number> {
+  const ids = await new ReportRepository(await getDatabase()).abandoned(LEASE_MS, limit);
+  for (const id of ids) await runReport(id);
+  return ids.length;
+}

@@ -1,0 +1,159 @@
+import { getDatabase } from '../../db/client';
+import { listBody, type Pagination } from '../../http/pagination';
+import { Conflict, Invalid, NotFound } from '../../http/problems';
+import { logger } from '../../logging/logger';
+import { requireKnownEnvironment } from '../environments/environment-service';
+import type { EntityKind } from '../policies/entity';
+import { EntityRepository } from '../policies/entity-repository';
+import { readEntityRow } from '../policies/entity-service';
+import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
+import { parseDescriptor } from './descriptor';
+import { runReport, type ReportRequest } from './evaluation-runner';
+import { outcomeOf } from './outcome';
+import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
+import { ReportRepository, type NewReport, type ReportRow } from './report-repository';
+import { resourceIdentity } from './resource-identity';
+import { ResultRepository, type ResultRow } from './result-repository';
+
+export function representResult(row: ResultRow): EvaluationResult {
+  return {
+    governanceEntityId: row.entityId,
+    governanceEntityVersion: row.entityVersion,
+    governanceEntityType: row.entityKind,
+    governanceEntityStatus: row.entityStatus,
+    severity: row.severity,
+    outcome: row.outcome,
+    resource: { id: row.resourceId, displayName: row.resourceDisplayName, version: row.resourceVersion, environment: row.environment, resourceType: row.resourceType },
+    result: row.result as EvaluationResult['result'],
+    creationTime: row.createdAt.toISOString(),
+  };
+}
+
+function representReport(report: ReportRow, results: ResultRow[]): EvaluationReport {
+  return {
+    id: report.id,
+    status: report.status,
+    evaluationScope: report.scope,
+    environment: report.environment,
+    resourceType: report.resourceType,
+    labels: report.labels,
+    outcome: report.outcome,
+    passed: report.passed,
+    progress: { total: report.total, done: report.done },
+    error: report.error,
+    evaluationResults: results.map(representResult),
+    createdAt: report.createdAt.toISOString(),
+    createdBy: report.createdBy,
+    completedAt: report.completedAt?.toISOString() ?? null,
+  };
+}
+
+export async function readReport(id: string): Promise<EvaluationReport> {
+  const database = await getDatabase();
+  const report = await new ReportRepository(database).find(id);
+  if (!report) throw new NotFound(`No evaluation report has the id ${id}`);
+  return representReport(report, await new ResultRepository(database).ofReport(id));
+}
+
+/** Answer of a call that started a report: the finished report, or only its id when it is still running. */
+export type Started = { finished: true; report: EvaluationReport } | { finished: false; reportId: string };
+
+/**
+ * Creates the report and runs it in this process, waiting for it at most `waitMs`. A run that
+ * outlives the wait goes on in the background; if this process stops first, the sweeper takes the
+ * report over, so no evaluation is lost.
+ */
+async function start(report: NewReport, waitMs: number): Promise<Started> {
+  const created = await new ReportRepository(await getDatabase()).create(report);
+  const run = runReport(created.id).catch((error) => logger.error({ err: error, reportId: created.id }, 'an evaluation run stopped'));
+  let timer: NodeJS.Timeout | undefined;
+  const finishedInTime = await Promise.race([run.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))]);
+  clearTimeout(timer);
+  if (!finishedInTime) return { finished: false, reportId: created.id };
+  const finished = await readReport(created.id);
+  return finished.status === 'completed' || finished.status === 'failed' ? { finished: true, report: finished } : { finished: false, reportId: created.id };
+}
+
+async function requireType(name: string) {
+  const type = await new ResourceTypeRepository(await getDatabase()).find(name);
+  if (!type) throw new Invalid([{ path: 'resourceType', message: `no resource type is named "${name}"` }]);
+  return type;
+}
+
+/** Evaluate API: the descriptor against every active deployment-time entity of its type and environment. */
+export async function evaluateDescriptor(input: EvaluateInput, subject: string, waitMs: number): Promise<Started> {
+  const type = await requireType(input.resourceType);
+  await requireKnownEnvironment(input.environment, 'environment');
+  const descriptor = parseDescriptor(input.descriptor);
+  const resource = resourceIdentity(type, descriptor.value, { id: input.id, displayName: input.displayName, version: input.version });
+  const entities = await new EntityRepository(await getDatabase()).active(type.name, input.environment, 'active', 'deployment');
+  const request: ReportRequest = { mode: 'descriptor', entities: entities.map(({ id, version }) => ({ id, version })), resource, descriptor };
+  return start(
+    { scope: 'resource', cause: 'evaluate', environment: input.environment, resourceType: type.name, labels: input.labels, request: request as unknown as Record<string, unknown>, createdBy: subject },
+    waitMs,
+  );
+}
+
+/**
+ * A dry run of one version of a policy or metric (drafts included): against the descriptor given,
+ * or against every resource the perimeter resolver lists for the environment. Its results stay
+ * with its report and never enter the history.
+ */
+export async function testEntity(kind: EntityKind, id: string, input: PolicyTestInput, subject: string, waitMs: number, version?: number): Promise<Started> {
+  const entity = await readEntityRow(kind, id, version);
+  if (!entity.engine) throw new Conflict(`This ${kind} has no engine (it is passive): there is nothing to run`);
+  const type = await requireType(entity.resourceType);
+  await requireKnownEnvironment(input.environment, 'environment');
+  const entities = [{ id: entity.id, version: entity.version }];
+  let request: ReportRequest;
+  if (input.descriptor === undefined) {
+    request = { mode: 'perimeter', entities };
+  } else {
+    const descriptor = parseDescriptor(input.descriptor);
+    request = { mode: 'descriptor', entities, descriptor, resource: resourceIdentity(type, descriptor.value, { id: input.id, displayName: input.displayName, version: input.version }) };
+  }
+  return start(
+    { scope: 'policy', cause: 'test', environment: input.environment, resourceType: type.name, labels: [], request: request as unknown as Record<string, unknown>, createdBy: subject },
+    waitMs,
+  );
+}
+
+export async function listResults(filters: ResultFilters, pagination: Pagination) {
+  const { rows, total } = await new ResultRepository(await getDatabase()).list(filters, pagination);
+  return listBody(rows.map(representResult), pagination, total);
+}
+
+/** A result pushed for a passive policy, against its active version. */
+export async function recordPassiveResult(id: string, input: PassiveResultInput): Promise<EvaluationResult> {
+  const database = await getDatabase();
+  const versions = await new EntityRepository(database).versions('policy', id);
+  if (versions.length === 0) throw new NotFound(`No policy has the id ${id}`);
+  const entity = versions.find((row) => row.status === 'enabled' || row.status === 'grace');
+  if ((entity ?? versions.at(-1)!).trigger !== 'passive') throw new Conflict('Results can be pushed only for passive policies; this one is evaluated by its engine');
+  if (!entity) throw new Conflict('The policy has no enabled or grace version to record a result for; publish it first');
+  if (entity.environment !== null && entity.environment !== input.environment) {
+    throw new Invalid([{ path: 'environment', message: `the policy applies to the environment "${entity.environment}" only` }]);
+  }
+  await requireKnownEnvironment(input.environment, 'environment');
+  const result = { satisfiesPolicy: input.satisfiesPolicy, isError: false, errors: input.errors, ...(input.details ? { details: input.details } : {}) };
+  const [row] = await new ResultRepository(database).append([
+    {
+      reportId: null,
+      recorded: true,
+      entityId: entity.id,
+      entityVersion: entity.version,
+      entityKind: 'policy',
+      entityStatus: entity.status,
+      severity: entity.severity,
+      outcome: outcomeOf(result, entity),
+      resourceId: input.resource.id,
+      resourceDisplayName: input.resource.displayName ?? null,
+      resourceVersion: input.resource.version ?? null,
+      environment: input.environment,
+      resourceType: entity.resourceType,
+      result,
+      value: null,
+    },
+  ]);
+  return representResult(row);
+}

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { RESOURCE_TYPE_NAME } from '../../settings/schema';
+import { SEVERITIES } from '../policies/entity';
+import { STATUSES } from '../policies/lifecycle';
+import { OUTCOMES } from './outcome';
+
+const text = (name: string, max: number) =>
+  z.string({ error: `${name} must be a string` }).trim().min(1, `${name} must not be empty`).max(max, `${name} is longer than ${max} characters`);
+
+const scalarText = (name: string) => z.union([text(name, 512), z.number().transform(String)], { error: `${name} must be a string` });
+
+/** Body of POST /v1/computational-governance/evaluate. */
+export const evaluateInput = z
+  .strictObject({
+    id: scalarText('id').optional(),
+    displayName: text('displayName', 512).optional(),
+    version: scalarText('version').optional(),
+    environment: text('environment', 128),
+    resourceType: z.string({ error: 'resourceType is required' }).regex(RESOURCE_TYPE_NAME, 'resourceType must be the name of a registered resource type'),
+    descriptor: z.union([z.string().min(1, 'descriptor must not be empty'), z.record(z.string(), z.unknown())], {
+      error: 'descriptor is required: YAML or JSON text, or an object',
+    }),
+    labels: z.array(text('label', 128)).max(50, 'at most 50 labels').default([]),
+  })
+  .meta({ id: 'EvaluateInput' });
+
+export type EvaluateInput = z.output<typeof evaluateInput>;
+
+/** Body of POST .../policies/{id}/test: one descriptor, or none to test every resource of an environment. */
+export const policyTestInput = z
+  .strictObject({
+    environment: text('environment', 128),
+    descriptor: z.union([z.string().min(1, 'descriptor must not be empty'), z.record(z.string(), z.unknown())]).optional(),
+    id: scalarText('id').optional(),
+    displayName: text('displayName', 512).optional(),
+    version: scalarText('version').optional(),
+  })
+  .meta({ id: 'PolicyTestInput' });
+
+export type PolicyTestInput = z.output<typeof policyTestInput>;
+
+export const resourceIdentity = z.object({
+  id: z.string(),
+  displayName: z.string().nullable(),
+  version: z.string().nullable(),
+  environment: z.string(),
+  resourceType: z.string(),
+});
+
+export const evaluationResult = z
+  .object({
+    governanceEntityId: z.string(),
+    governanceEntityVersion: z.number().int(),
+    governanceEntityType: z.enum(['policy', 'metric']),
+    governanceEntityStatus: z.enum(STATUSES),
+    severity: z.enum(SEVERITIES),
+    outcome: z.enum(OUTCOMES),
+    resource: resourceIdentity,
+    result: z.object({
+      satisfiesPolicy: z.boolean(),
+      isError: z.boolean(),
+      errors: z.array(z.string()),
+      details: z.record(z.string(), z.unknown()).optional(),
+      value: z.number().optional(),
+      threshold: z.object({ label: z.string(), color: z.string(), min: z.number().optional(), max: z.number().optional() }).optional(),
+    }),
+    creationTime: z.string(),
+  })
+  .meta({ id: 'EvaluationResult' });
+
+export type EvaluationResult = z.output<typeof evaluationResult>;
+
+export const evaluationReport = z
+  .object({
+    id: z.string(),
+    status: z.enum(['pending', 'running', 'completed', 'failed']),
+    evaluationScope: z.enum(['resource', 'policy']),
+    environment: z.string(),
+    resourceType: z.string(),
+    labels: z.array(z.string()),
+    outcome: z.enum(OUTCOMES).nullable(),
+    passed: z.boolean().nullable(),
+    progress: z.object({ total: z.number().int(), done: z.number().int() }),
+    error: z.string().nullable(),
+    evaluationResults: z.array(evaluationResult),
+    createdAt: z.string(),
+    createdBy: z.string(),
+    completedAt: z.string().nullable(),
+  })
+  .meta({ id: 'EvaluationReport' });
+
+export type EvaluationReport = z.output<typeof evaluationReport>;
+
+export const reportAccepted = z.object({ reportId: z.string() }).meta({ id: 'ReportAccepted' });
+
+/** Body of POST .../policies/{id}/results: a result pushed by an outside checker. */
+export const passiveResultInput = z
+  .strictObject({
+    environment: text('environment', 128),
+    resource: z.strictObject({ id: scalarText('resource.id'), displayName: text('resource.displayName', 512).optional(), version: scalarText('resource.version').optional() }),
+    satisfiesPolicy: z.boolean({ error: 'satisfiesPolicy must be true or false' }),
+    errors: z.array(z.string()).max(1000).default([]),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'PassiveResultInput' });
+
+export type PassiveResultInput = z.output<typeof passiveResultInput>;
+
+export const resultFilters = z.object({
+  resourceId: z.string().optional(),
+  policyId: z.uuid({ error: 'policyId must be a UUID' }).optional(),
+  environment: z.string().optional(),
+  outcome: z.enum(OUTCOMES, { error: `outcome must be one of ${OUTCOMES.join(', ')}` }).optional(),
+  latest: z.enum(['true', 'false'], { error: 'latest must be true or false' }).transform((value) => value === 'true').optional(),
+});
+
+export type ResultFilters = z.output<typeof resultFilters>;
+
+export const reportId = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });

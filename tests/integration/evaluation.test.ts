@@ -1,0 +1,342 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../lib/db/client';
+import { runAbandonedReports } from '../../lib/governance/evaluation/evaluation-runner';
+import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
+import { testDatabase } from '../support/database';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
+import { invoke } from '../support/invoke';
+
+const SCHEMA = 'it_evaluation';
+
+/** A remote engine whose verdict is chosen by the path of its URL: /ok, /not-ok, /500, /hang, /garbage, /metric, /echo. */
+const engine = new FakeServer((request: RecordedRequest) => {
+  const mode = request.path.split('/')[1];
+  if (mode === 'ok') return { status: 200, body: { satisfiesPolicy: true, errors: [] } };
+  if (mode === 'not-ok') return { status: 200, body: { satisfiesPolicy: false, errors: ['owner is missing'], details: { rule: 'owner' } } };
+  if (mode === '500') return { status: 500, body: { error: 'engine crashed' } };
+  if (mode === 'hang') return { hang: true };
+  if (mode === 'garbage') return { status: 200, body: '<html>surprise</html>' };
+  if (mode === 'metric') return { status: 200, body: { value: 72.5 } };
+  if (mode === 'echo') return { status: 200, body: { satisfiesPolicy: true, errors: [], details: { seen: JSON.parse(request.body.content) } } };
+  return { status: 404 };
+});
+
+/** A perimeter resolver holding the deployed resources of `resources`. */
+const deployed: { id: string; displayName: string; version: string; content: string }[] = [];
+const resolver = new FakeServer((request) => {
+  const all = request.query.id ? deployed.filter((resource) => resource.id === request.query.id) : deployed;
+  const offset = Number(request.query.offset);
+  const limit = Number(request.query.limit);
+  return { status: 200, body: { resources: all.slice(offset, offset + limit), page: { offset, limit, total: all.length } } };
+});
+
+let database: Database;
+let policies: typeof import('../../functions/governance/policies');
+let metrics: typeof import('../../functions/governance/metrics');
+let evaluation: typeof import('../../functions/governance/evaluation');
+
+const descriptorYaml = (id: string, extra = '') => `id: ${id}\nname: Sales orders\ndomain: finance\nversion: 1.0.0\nowner: alice\n${extra}`;
+
+async function activePolicy(changes: Record<string, unknown>, status = 'enabled', kind: 'policy' | 'metric' = 'policy') {
+  const handlers = kind === 'policy' ? policies : metrics;
+  const collection = kind === 'policy' ? 'policies' : 'metrics';
+  const created = await invoke(handlers.create, {
+    method: 'POST',
+    path: `/v1/computational-governance/${collection}`,
+    body: { name: 'p', resourceType: 'dataproduct', severity: 'error', engine: 'remote', ...changes },
+  });
+  expect(created.status).toBe(201);
+  const { id } = created.body;
+  if (status !== 'draft') {
+    const moved = await invoke(handlers.move, { method: 'POST', path: `/v1/computational-governance/${collection}/${id}/status`, params: { id }, body: { status } });
+    expect(moved.status).toBe(200);
+  }
+  return created.body as { id: string; version: number };
+}
+
+const evaluate = (body: Record<string, unknown>, wait: number | null = 20) =>
+  invoke(evaluation.evaluate, {
+    method: 'POST',
+    path: '/v1/computational-governance/evaluate',
+    body: { environment: 'development', resourceType: 'dataproduct', ...body },
+    headers: wait === null ? {} : { prefer: `wait=${wait}` },
+  });
+
+const readReport = (id: string) => invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } });
+const results = (query: Record<string, string>) => invoke(evaluation.results, { method: 'GET', path: '/v1/computational-governance/results', query });
+
+/** Each test file evaluates against policies of its own type, so that tests do not see each other's policies. */
+let typeCount = 0;
+async function freshType(configured = true) {
+  const name = `type-${++typeCount}`;
+  const types = await import('../../functions/governance/resource-types');
+  await invoke(types.register, {
+    method: 'POST',
+    path: '/v1/computational-governance/resource-types',
+    body: {
+      name,
+      ...(configured ? { configuration: { resourceName: 'id', resourceDisplayName: ['name', 'domain'], resourceFilter: 'version', batchSize: 2 } } : {}),
+      resolverConfiguration: { url: resolver.url, path: '/resources' },
+    },
+  });
+  return name;
+}
+
+beforeAll(async () => {
+  await engine.start();
+  await resolver.start();
+  await useHandlersOn(
+    SCHEMA,
+    `computational-governance-platform {
+      http { client-read-timeout = "700 ms" }
+      resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "${resolver.url}", path = "/resources" } } ]
+    }`,
+  );
+  database = await testDatabase(SCHEMA);
+  policies = await import('../../functions/governance/policies');
+  metrics = await import('../../functions/governance/metrics');
+  evaluation = await import('../../functions/governance/evaluation');
+});
+
+beforeEach(() => {
+  engine.reset();
+  resolver.reset();
+  deployed.length = 0;
+});
+
+afterAll(async () => {
+  await releaseHandlers();
+  await database.close();
+  await engine.stop();
+  await resolver.stop();
+});
+
+describe('the Evaluate API with remote engines', () => {
+  it('applies every active deployment policy of the type and environment; engine failures are failed, never ok', async () => {
+    const type = await freshType();
+    const ok = await activePolicy({ resourceType: type, name: 'ok', remoteEngineUrl: `${engine.url}/ok` });
+    const notOk = await activePolicy({ resourceType: type, name: 'not ok', remoteEngineUrl: `${engine.url}/not-ok` });
+    const crash = await activePolicy({ resourceType: type, name: 'crash', remoteEngineUrl: `${engine.url}/500` });
+    const hang = await activePolicy({ resourceType: type, name: 'hang', remoteEngineUrl: `${engine.url}/hang` });
+    const garbage = await activePolicy({ resourceType: type, name: 'garbage', remoteEngineUrl: `${engine.url}/garbage` });
+    // Not applied: a draft, another environment, a runtime policy, a passive one.
+    await activePolicy({ resourceType: type, name: 'draft', remoteEngineUrl: `${engine.url}/not-ok` }, 'draft');
+    await activePolicy({ resourceType: type, name: 'qa only', environment: 'qa', remoteEngineUrl: `${engine.url}/not-ok` });
+    await activePolicy({ resourceType: type, name: 'runtime', timing: 'runtime', cronExpression: '0 * * * *', remoteEngineUrl: `${engine.url}/not-ok` });
+    await activePolicy({ resourceType: type, name: 'passive', trigger: 'passive', engine: undefined });
+
+    const response = await evaluate({ resourceType: type, descriptor: descriptorYaml('dp-1'), labels: ['ci'] });
+    expect(response.status).toBe(200);
+    const report = response.body;
+    expect(report).toMatchObject({ status: 'completed', evaluationScope: 'resource', environment: 'development', labels: ['ci'], outcome: 'failed', passed: false, progress: { total: 5, done: 5 } });
+    const byEntity = Object.fromEntries(report.evaluationResults.map((r: any) => [r.governanceEntityId, r]));
+    expect(Object.keys(byEntity).sort()).toEqual([ok.id, notOk.id, crash.id, hang.id, garbage.id].sort());
+    expect(byEntity[ok.id]).toMatchObject({ outcome: 'ok', governanceEntityVersion: 1, governanceEntityType: 'policy', governanceEntityStatus: 'enabled', severity: 'error', result: { satisfiesPolicy: true, isError: false, errors: [] } });
+    expect(byEntity[ok.id].resource).toEqual({ id: 'dp-1', displayName: 'Sales orders finance', version: '1.0.0', environment: 'development', resourceType: type });
+    expect(byEntity[notOk.id]).toMatchObject({ outcome: 'error', result: { satisfiesPolicy: false, isError: false, errors: ['owner is missing'], details: { rule: 'owner' } } });
+    expect(byEntity[crash.id]).toMatchObject({ outcome: 'failed', result: { isError: true, errors: [expect.stringContaining('answered 500')] } });
+    expect(byEntity[hang.id]).toMatchObject({ outcome: 'failed', result: { isError: true, errors: [expect.stringMatching(/timed out after 700 ms/)] } });
+    expect(byEntity[garbage.id]).toMatchObject({ outcome: 'failed', result: { isError: true, errors: [expect.stringContaining('not JSON')] } });
+
+    // The wire format of the contract.
+    const call = engine.requests.find((request) => request.path === '/ok/v1/evaluate')!;
+    expect(call.method).toBe('POST');
+    expect(call.body).toEqual({ content: descriptorYaml('dp-1'), resourceType: type, resourceId: 'dp-1' });
+  });
+
+  it('grace failures are warnings, info severity is info, and both pass the gate', async () => {
+    const type = await freshType();
+    await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/not-ok` }, 'grace');
+    await activePolicy({ resourceType: type, severity: 'info', remoteEngineUrl: `${engine.url}/not-ok` });
+    const { body: report } = await evaluate({ resourceType: type, descriptor: { id: 'dp-2', name: 'x' } });
+    expect(report.evaluationResults.map((r: any) => `${r.governanceEntityStatus}/${r.severity}:${r.outcome}`).sort()).toEqual(['enabled/info:info', 'grace/error:warning']);
+    expect(report).toMatchObject({ outcome: 'warning', passed: true });
+  });
+
+  it('a type with no active policy gives an ok report that passes', async () => {
+    const { body } = await evaluate({ resourceType: await freshType(), descriptor: { id: 'x' } });
+    expect(body).toMatchObject({ status: 'completed', outcome: 'ok', passed: true, evaluationResults: [] });
+  });
+
+  it('answers 202 with the report id without Prefer, and the report can be read', async () => {
+    const type = await freshType();
+    await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` });
+    const response = await evaluate({ resourceType: type, descriptor: '{"id": "dp-3", "name": "json descriptor"}' }, null);
+    expect(response.status).toBe(202);
+    expect(response.headers.location).toBe(`/v1/computational-governance/evaluation-reports/${response.body.reportId}`);
+    const report = await readReport(response.body.reportId);
+    expect(report.status).toBe(200);
+    expect(report.body).toMatchObject({ id: response.body.reportId, status: 'completed', outcome: 'ok', passed: true });
+    expect(report.body.evaluationResults[0].resource).toMatchObject({ id: 'dp-3', displayName: 'json descriptor', version: null });
+    expect((await readReport('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('with Prefer: wait=0 it answers 202 at once, and the evaluation still finishes', async () => {
+    const type = await freshType();
+    await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` });
+    const response = await evaluate({ resourceType: type, descriptor: { id: 'dp-4' } }, 0);
+    expect(response.status).toBe(202);
+    await expect.poll(async () => (await readReport(response.body.reportId)).body.status).toBe('completed');
+  });
+
+  it('reads identity from the caller when the type has no descriptor configuration', async () => {
+    const type = await freshType(false);
+    await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` });
+    const missing = await evaluate({ resourceType: type, descriptor: { name: 'no id here' } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toEqual([{ path: 'id', message: expect.stringContaining('id is required') }]);
+    const given = await evaluate({ resourceType: type, descriptor: { name: 'x' }, id: 'caller-id', displayName: 'Caller name', version: 7 });
+    expect(given.body.evaluationResults[0].resource).toMatchObject({ id: 'caller-id', displayName: 'Caller name', version: '7' });
+  });
+
+  it('refuses what it cannot evaluate, naming the field', async () => {
+    const type = await freshType();
+    const yaml = await evaluate({ resourceType: type, descriptor: 'id: dp-1\nname: [unclosed\nother: 1\n' });
+    expect(yaml.status).toBe(400);
+    expect(yaml.body.errors).toEqual([{ path: 'descriptor', message: expect.stringMatching(/^not valid YAML at line 3, column 1: /) }]);
+    const json = await evaluate({ resourceType: type, descriptor: '{"id": "dp-1",\n "x": }' });
+    expect(json.body.errors).toEqual([{ path: 'descriptor', message: 'not valid JSON at line 2, column 7: ValueExpected' }]);
+    expect((await evaluate({ resourceType: 'unknown-type', descriptor: { id: 'x' } })).body.errors).toEqual([{ path: 'resourceType', message: 'no resource type is named "unknown-type"' }]);
+    expect((await evaluate({ resourceType: type, environment: 'mars', descriptor: { id: 'x' } })).body.errors[0].path).toBe('environment');
+    expect((await evaluate({ resourceType: type, descriptor: { id: 'x' }, version: '9.9.9' })).body.errors).toEqual([
+      { path: 'version', message: 'version "9.9.9" does not match the descriptor\'s null' },
+    ]);
+    const reports = await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.evaluation_reports where resource_type = '${type}'`);
+    expect(reports[0].count).toBe(0);
+  });
+});
+
+describe('previous_vs_current', () => {
+  it('gives the policy the deployed descriptor beside the current one, or null when none is deployed', async () => {
+    const type = await freshType();
+    await activePolicy({ resourceType: type, strategy: 'previous_vs_current', remoteEngineUrl: `${engine.url}/echo` });
+    deployed.push({ id: 'dp-5', displayName: 'Sales', version: '0.9.0', content: 'id: dp-5\nversion: 0.9.0\n' });
+
+    const { body: withDeployed } = await evaluate({ resourceType: type, descriptor: { id: 'dp-5', version: '1.0.0' } });
+    expect(withDeployed.evaluationResults[0].result.details.seen).toEqual({ previous: { id: 'dp-5', version: '0.9.0' }, current: { id: 'dp-5', version: '1.0.0' } });
+    const lookup = resolver.requests[0];
+    expect(lookup.path).toBe('/resources');
+    expect(lookup.query).toEqual({ environment: 'development', 'resource-types': type, offset: '0', limit: '1', id: 'dp-5' });
+
+    const { body: first } = await evaluate({ resourceType: type, descriptor: { id: 'dp-new', version: '1.0.0' } });
+    expect(first.evaluationResults[0].result.details.seen).toEqual({ previous: null, current: { id: 'dp-new', version: '1.0.0' } });
+  });
+});
+
+describe('metrics', () => {
+  it('carry the value and the threshold range it falls in', async () => {
+    const type = await freshType();
+    const metric = await activePolicy(
+      { resourceType: type, remoteEngineUrl: `${engine.url}/metric`, thresholds: [{ label: 'low', color: 'red', max: 50 }, { label: 'good', color: 'green', min: 50 }] },
+      'enabled',
+      'metric',
+    );
+    const { body } = await evaluate({ resourceType: type, descriptor: { id: 'dp-6' } });
+    expect(body.evaluationResults).toEqual([
+      expect.objectContaining({
+        governanceEntityId: metric.id,
+        governanceEntityType: 'metric',
+        outcome: 'ok',
+        result: { satisfiesPolicy: true, isError: false, errors: [], value: 72.5, threshold: { label: 'good', color: 'green', min: 50 } },
+      }),
+    ]);
+  });
+});
+
+describe('policy tests (dry runs)', () => {
+  it('run a draft against a descriptor and record nothing in the history', async () => {
+    const type = await freshType();
+    const draft = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/not-ok` }, 'draft');
+    const response = await invoke(policies.test, {
+      method: 'POST',
+      path: `/v1/computational-governance/policies/${draft.id}/test`,
+      params: { id: draft.id },
+      body: { environment: 'development', descriptor: descriptorYaml('dp-7') },
+      headers: { prefer: 'wait=20' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ evaluationScope: 'policy', status: 'completed', outcome: 'error', passed: false });
+    expect(response.body.evaluationResults[0]).toMatchObject({ governanceEntityStatus: 'draft', resource: { id: 'dp-7' } });
+    expect((await results({ resourceId: 'dp-7' })).body.data).toEqual([]);
+    const stored = await database.sql.unsafe(`select status from ${SCHEMA}.governance_entities where id = '${draft.id}'`);
+    expect(stored[0].status).toBe('draft');
+  });
+
+  it('without a descriptor, run against every resource the perimeter resolver lists, page by page', async () => {
+    const type = await freshType();
+    const draft = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` }, 'draft');
+    for (const n of [1, 2, 3]) deployed.push({ id: `deployed-${n}`, displayName: `Deployed ${n}`, version: `${n}.0`, content: `id: deployed-${n}\n` });
+    deployed.push({ id: 'broken', displayName: 'Broken', version: '1', content: 'id: [' });
+    const response = await invoke(policies.test, {
+      method: 'POST',
+      path: `/v1/computational-governance/policies/${draft.id}/test`,
+      params: { id: draft.id },
+      body: { environment: 'development' },
+      headers: { prefer: 'wait=20' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.progress).toEqual({ total: 4, done: 4 });
+    expect(response.body.evaluationResults.map((r: any) => `${r.resource.id}:${r.outcome}`)).toEqual(['deployed-1:ok', 'deployed-2:ok', 'deployed-3:ok', 'broken:failed']);
+    expect(response.body.evaluationResults[3].result.errors[0]).toMatch(/The descriptor the perimeter resolver gave for broken is not valid YAML/);
+    // batch-size 2: pages at offsets 0 and 2, and a short page ends the walk.
+    expect(resolver.requests.map((request) => `${request.query.offset}/${request.query.limit}`)).toEqual(['0/2', '2/2', '4/2']);
+  });
+
+  it('a resolver that is down fails the report with the reason', async () => {
+    const type = await freshType();
+    const draft = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` }, 'draft');
+    resolver.answer({ status: 503, body: { error: 'down' } });
+    const response = await invoke(policies.test, { method: 'POST', path: '/x', params: { id: draft.id }, body: { environment: 'development' }, headers: { prefer: 'wait=20' } });
+    expect(response.body).toMatchObject({ status: 'failed', outcome: 'failed', passed: false, error: expect.stringContaining('answered 503') });
+  });
+});
+
+describe('results', () => {
+  it('are an append-only history; latest=true keeps the newest per (entity, resource, environment)', async () => {
+    const type = await freshType();
+    const policy = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` });
+    await evaluate({ resourceType: type, descriptor: { id: 'dp-8' } });
+    await evaluate({ resourceType: type, descriptor: { id: 'dp-8' } });
+    await evaluate({ resourceType: type, descriptor: { id: 'dp-9' } });
+    const all = await results({ policyId: policy.id });
+    expect(all.body.meta.pagination.total).toBe(3);
+    const latest = await results({ policyId: policy.id, latest: 'true' });
+    expect(latest.body.data.map((r: any) => r.resource.id)).toEqual(['dp-9', 'dp-8']);
+    expect((await results({ resourceId: 'dp-8', latest: 'true' })).body.data).toHaveLength(1);
+    expect((await results({ policyId: policy.id, outcome: 'error' })).body.data).toEqual([]);
+    expect((await results({ outcome: 'bad' })).status).toBe(400);
+  });
+});
+
+describe('passive results', () => {
+  it('are stored for a passive policy and refused for an active one', async () => {
+    const passive = await activePolicy({ resourceType: 'dataproduct', trigger: 'passive', engine: undefined });
+    const response = await invoke(policies.recordResult, {
+      method: 'POST',
+      path: `/v1/computational-governance/policies/${passive.id}/results`,
+      params: { id: passive.id },
+      body: { environment: 'development', resource: { id: 'dp-10', version: '2' }, satisfiesPolicy: false, errors: ['checked outside'] },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ governanceEntityId: passive.id, outcome: 'error', resource: { id: 'dp-10', version: '2', displayName: null }, result: { satisfiesPolicy: false, isError: false, errors: ['checked outside'] } });
+    expect((await results({ resourceId: 'dp-10' })).body.data).toHaveLength(1);
+
+    const active = await activePolicy({ resourceType: 'dataproduct', remoteEngineUrl: `${engine.url}/ok` });
+    const refused = await invoke(policies.recordResult, { method: 'POST', path: '/x', params: { id: active.id }, body: { environment: 'development', resource: { id: 'x' }, satisfiesPolicy: true } });
+    expect(refused.status).toBe(409);
+  });
+});
+
+describe('runs that were lost', () => {
+  it('are taken over by the sweeper once their lease ran out, writing nothing twice', async () => {
+    const type = await freshType();
+    await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` });
+    const { body } = await evaluate({ resourceType: type, descriptor: { id: 'dp-11' } });
+    // Make the finished report look like a run that died half-way.
+    await database.sql.unsafe(`update ${SCHEMA}.evaluation_reports set status = 'running', lease_until = now() - interval '1 second', outcome = null where id = '${body.id}'`);
+    expect(await runAbandonedReports()).toBeGreaterThanOrEqual(1);
+    const report = await readReport(body.id);
+    expect(report.body).toMatchObject({ status: 'completed', outcome: 'ok' });
+    expect(report.body.evaluationResults).toHaveLength(1);
+  });
+});
