@@ -206,6 +206,28 @@ describe('the Evaluate API with remote engines', () => {
   });
 });
 
+describe('the Evaluate API with CUE', () => {
+  it('attributes each CUE error to its policy, and requireConcrete decides whether a missing field fails', async () => {
+    const type = await freshType();
+    const owner = await activePolicy({ resourceType: type, name: 'owner', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"\n' });
+    const concrete = await activePolicy({ resourceType: type, name: 'contract required', engine: 'cue', cueScript: 'dataContract: string\n' });
+    const lenient = await activePolicy({ resourceType: type, name: 'contract if given', engine: 'cue', requireConcrete: false, cueScript: 'dataContract: string\n' });
+    const domain = await activePolicy({ resourceType: type, name: 'domain', engine: 'cue', cueScript: 'domain: "finance" | "sales"\n' });
+    const metric = await activePolicy({ resourceType: type, engine: 'cue', cueScript: 'components: [...]\nvalue: len(components)\n', thresholds: [{ label: 'small', color: 'green', max: 2 }] }, 'enabled', 'metric');
+
+    const { body } = await evaluate({ resourceType: type, descriptor: 'id: dp-cue\nowner: Alice\ndomain: finance\ncomponents: [a, b]\n' });
+    const byEntity = Object.fromEntries(body.evaluationResults.map((r: any) => [r.governanceEntityId, r]));
+    expect(byEntity[owner.id]).toMatchObject({ outcome: 'error', result: { satisfiesPolicy: false, isError: false } });
+    expect(byEntity[owner.id].result.errors.join('\n')).toMatch(/^owner: invalid value "Alice"/);
+    expect(byEntity[concrete.id]).toMatchObject({ outcome: 'error', result: { satisfiesPolicy: false } });
+    expect(byEntity[concrete.id].result.errors.join('\n')).toMatch(/dataContract/);
+    expect(byEntity[lenient.id]).toMatchObject({ outcome: 'ok', result: { satisfiesPolicy: true, errors: [] } });
+    expect(byEntity[domain.id]).toMatchObject({ outcome: 'ok', result: { satisfiesPolicy: true, errors: [] } });
+    expect(byEntity[metric.id]).toMatchObject({ outcome: 'ok', result: { value: 2, threshold: { label: 'small', color: 'green', max: 2 } } });
+    expect(body).toMatchObject({ outcome: 'error', passed: false });
+  });
+});
+
 describe('previous_vs_current', () => {
   it('gives the policy the deployed descriptor beside the current one, or null when none is deployed', async () => {
     const type = await freshType();

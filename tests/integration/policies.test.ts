@@ -123,7 +123,7 @@ describe('creating policies', () => {
   });
 
   it('a CUE script that does not compile is a 400 carrying CUE\'s message and line', async () => {
-    const response = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\nname: =~ \n' }));
+    const response = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\nname: "unclosed\nother: 1\n' }));
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([{ path: 'cueScript', message: expect.stringMatching(/^CUE does not compile \(line 2[,)].*/) }]);
     const good = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\n' }));

@@ -1,0 +1,134 @@
+/**
+ * Bench (a): POST /evaluate of one ~4 KB descriptor against 20 enabled CUE policies, through the
+ * HTTP API of serverless offline on an embedded PostgreSQL, warm; prints p50 and p95.
+ * Run alone with `node --import tsx bench/evaluate-api.ts`, or through `npm run bench`.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SignJWT } from 'jose';
+import { freePort } from '../scripts/free-port';
+import { startLocalPostgres } from '../scripts/local-postgres';
+import { startServerlessOffline } from '../scripts/serverless-offline';
+import { loadSettings } from '../lib/settings';
+import { runStartupTasks } from '../lib/startup/startup-tasks';
+import { closeSharedDatabase } from '../lib/db/client';
+
+const POLICIES = 20;
+const WARM_UP = 5;
+const SAMPLES = 40;
+const SECRET = 'bench-backend-secret-0123456789abcdef';
+
+/** A data product descriptor of about 4 KB. */
+export function benchDescriptor(id: string): Record<string, unknown> {
+  return {
+    id,
+    name: `Sales orders ${id}`,
+    domain: 'finance',
+    version: '1.4.2',
+    owner: 'alice',
+    environment: 'production',
+    description: 'Orders placed in every sales channel, deduplicated and enriched with customer segments. '.repeat(4),
+    dataContract: { termsAndConditions: 'internal use only', schemaVersion: 3 },
+    tags: ['sales', 'orders', 'gold'],
+    components: Array.from({ length: 8 }, (_, i) => ({
+      id: `${id}:component-${i}`,
+      name: `component ${i}`,
+      kind: i % 2 === 0 ? 'outputport' : 'workload',
+      owner: 'alice',
+      description: 'A component of the data product with its own schema and storage. ',
+      schema: Array.from({ length: 5 }, (_, c) => ({ name: `column_${c}`, dataType: c % 2 ? 'STRING' : 'INTEGER', description: 'a column' })),
+    })),
+  };
+}
+
+/** Twenty policies of the kind governance teams write: required fields, formats, bounds, lists. */
+export function benchPolicies(): string[] {
+  const scripts = [
+    'owner: string & =~"^[a-z]+$"',
+    'domain: "finance" | "sales" | "marketing"',
+    'version: =~"^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$"',
+    'name: string & !=""',
+    'description: string',
+    'environment: "development" | "qa" | "production"',
+    'tags: [...string]',
+    'dataContract: { termsAndConditions: string, ... }',
+    'dataContract: { schemaVersion: int & >=1, ... }',
+    'components: [...{ id: string, ... }]',
+    'components: [...{ kind: "outputport" | "workload", ... }]',
+    'components: [...{ owner: string, ... }]',
+    'components: [...{ schema: [...{ name: =~"^[a-z_0-9]+$", ... }], ... }]',
+    'components: [...{ schema: [...{ dataType: "STRING" | "INTEGER" | "DATE", ... }], ... }]',
+    'id: string & !=""',
+    'components: [...{ description: string, ... }]',
+    'components: [...{ name: string, ... }]',
+    'tags: [...(string & !="")]',
+    'owner: !="root"',
+    'domain: string',
+  ];
+  return scripts.slice(0, POLICIES);
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+export async function benchEvaluateApi(): Promise<void> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'cgp-bench-'));
+  const postgres = await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), persistent: false });
+  const configFile = path.join(folder, 'bench.conf');
+  await writeFile(
+    configFile,
+    `include file("${path.resolve('config/application.conf')}")
+computational-governance-platform.database.schema = "bench"
+computational-governance-platform.platform-services.auth.backend-secrets = ["${SECRET}"]
+computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/r" } } ]
+`,
+  );
+  const settings = await loadSettings(configFile, { ...process.env, DATABASE_URL: postgres.url });
+  await runStartupTasks(settings);
+  await closeSharedDatabase();
+  const offline = startServerlessOffline({
+    httpPort: await freePort(),
+    lambdaPort: await freePort(),
+    env: { ...process.env, DATABASE_URL: postgres.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  try {
+    await offline.ready;
+    const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('bench').setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+    const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${offline.baseUrl}/v1/computational-governance${route}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const answer = (await response.json()) as Record<string, any>;
+      if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer)}`);
+      return answer;
+    };
+    for (const [i, cueScript] of benchPolicies().entries()) {
+      const policy = await call('POST', '/policies', { name: `bench policy ${i}`, resourceType: 'dataproduct', engine: 'cue', cueScript });
+      await call('POST', `/policies/${policy.id}/publish`);
+    }
+    const durations: number[] = [];
+    for (let i = 0; i < WARM_UP + SAMPLES; i++) {
+      const descriptor = JSON.stringify(benchDescriptor(`urn:dp:bench-${i}`));
+      const started = performance.now();
+      const report = await call('POST', '/evaluate', { environment: 'development', resourceType: 'dataproduct', descriptor }, { prefer: 'wait=25' });
+      const elapsed = performance.now() - started;
+      if (report.status !== 'completed' || report.evaluationResults.length !== POLICIES) throw new Error(`unexpected report: ${JSON.stringify(report).slice(0, 500)}`);
+      if (i >= WARM_UP) durations.push(elapsed);
+    }
+    durations.sort((a, b) => a - b);
+    console.log(
+      `(a) Evaluate API, ${Buffer.byteLength(JSON.stringify(benchDescriptor('urn:dp:bench-0')))} B descriptor x ${POLICIES} enabled CUE policies, ${SAMPLES} warm calls: p50 ${percentile(durations, 50).toFixed(0)} ms, p95 ${percentile(durations, 95).toFixed(0)} ms (target p50 <= 500 ms)`,
+    );
+  } finally {
+    await offline.stop();
+    await postgres.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await benchEvaluateApi();
+}
