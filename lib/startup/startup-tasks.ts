@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { encryptionKeys } from '../assistant/encryption-key';
 import { ModelConfigRepository } from '../assistant/model-config-repository';
 import { openDatabase, type Database } from '../db/client';
+import { checkCueExecutable } from '../governance/engines/cue/cue-process';
 import { refreshEnvironments } from '../governance/environments/environment-refresh';
 import { fromSettings } from '../governance/resource-types/resource-type';
 import { ResourceTypeRepository } from '../governance/resource-types/resource-type-repository';
@@ -41,7 +42,7 @@ async function registerSettingsResourceTypes(database: Database, settings: Setti
 
 /**
  * The start-up tasks, run once per deployment or `npm start` (not once per Lambda container):
- * repair (only when asked), migrations, the resource types of the settings, the environments, re-encryption of stored provider keys written under
+ * the check of the `cue` executable (only when cue-config.cue-process-path is set), repair (only when asked), migrations, the resource types of the settings, the environments, re-encryption of stored provider keys written under
  * a rotated-out key. A PostgreSQL advisory lock makes two concurrent
  * runs take turns; a run with nothing to do costs a few queries.
  */
@@ -52,6 +53,8 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
   try {
     return await withSchemaLock(database, async () => {
       const tasks: Record<string, string> = {};
+      // Fails start, before the database is touched, when the configured executable is not a working cue.
+      if (settings.cueConfig.cueProcessPath) tasks.cueExecutable = await checkCueExecutable(settings);
       const { repairOnStart, migrateOnStart } = settings.database;
       if (repairOnStart) {
         await dropSchema(database);
