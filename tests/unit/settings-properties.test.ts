@@ -20,6 +20,10 @@ const ENABLED_NOTIFICATION = `computational-governance-platform.notification { e
 
 const properties: Property[] = [
   { key: 'cue-config.cue-process-path', read: (s) => s.cueConfig.cueProcessPath, default: undefined, override: ['"/usr/local/bin/cue"', '/usr/local/bin/cue'], bad: ['""', 'non-empty string'] },
+  { key: 'cue-config.timeout', read: (s) => s.cueConfig.timeout, default: 20_000, override: ['"5 seconds"', 5000], bad: ['"0s"', 'expected a duration above zero'] },
+  { key: 'cue-config.workers', read: (s) => s.cueConfig.workers, default: 2, override: ['4', 4], bad: ['0', 'positive integer'] },
+  { key: 'cue-config.recycle-after-runs', read: (s) => s.cueConfig.recycleAfterRuns, default: 200, override: ['"50"', 50], bad: ['-3', 'positive integer'] },
+  { key: 'cue-config.max-output-bytes', read: (s) => s.cueConfig.maxOutputBytes, default: 16 * 1024 * 1024, override: ['1048576', 1_048_576], bad: ['100', 'expected an integer'] },
   { key: 'events.enabled', read: (s) => s.events.enabled, default: false, override: ['true', true], bad: ['"maybe"', 'expected a boolean'], with: 'computational-governance-platform.events { events-backend-base-url = "https://ui.test/api/events", runtime-policy-failed-topic = "t" }' },
   { key: 'events.events-backend-base-url', read: (s) => s.events.eventsBackendBaseUrl, default: undefined, override: ['"https://ui.test/api/events"', 'https://ui.test/api/events'], bad: ['"ui.test/events"', 'absolute http(s) URL'] },
   { key: 'events.runtime-policy-failed-topic', read: (s) => s.events.runtimePolicyFailedTopic, default: undefined, override: ['"policy-failed"', 'policy-failed'], bad: ['""', 'non-empty string'] },
