@@ -121,12 +121,14 @@ export function attribute(names: RunNames, message: CueMessage, sources: Readonl
     const known = sources.get(entity);
     if (!known) return [];
     const file = known.metric ? 'metric.cue' : 'policy.cue';
-    return message.positions
+    const mapped = message.positions
       .filter((position) => position.file === names.policyFile(entity))
       .map((position) => {
         const { line, column } = scriptPosition(known.source, names.policy(entity), position.line, position.column);
         return `${file}:${line}:${column}`;
       });
+    // The opening of our wrapping struct maps onto the script's first declaration, which CUE may name too.
+    return [...new Set(mapped)];
   };
   const forPair = (entity: number, resource: number, text: string): Attribution =>
     sources.has(entity) ? { to: 'pair', entity, resource, message: formatCueMessage(text, positionsFor(entity)) } : { to: 'nobody', message: message.text };
