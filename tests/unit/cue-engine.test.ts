@@ -102,6 +102,14 @@ describe('the CUE engine (WebAssembly workers)', () => {
     }
   });
 
+  it('fails only the resource whose descriptor cannot be written as JSON', async () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    const [[first, broken, last]] = await engine.evaluate([entity('name: string\n')], [resource('a', { name: 'a' }), { ...resource('cyclic', {}), descriptor: cyclic }, resource('c', { name: 'c' })]);
+    expect([first, last]).toEqual([PASS, PASS]);
+    expect(broken).toMatchObject({ satisfiesPolicy: false, isError: true, errors: [expect.stringMatching(/^the descriptor of cyclic cannot be written as JSON: Converting circular structure to JSON/)] });
+  });
+
   it('answers an aborted evaluation with error results, not passes', async () => {
     const controller = new AbortController();
     controller.abort();

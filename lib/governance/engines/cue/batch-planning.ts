@@ -16,6 +16,12 @@ export interface PlannedEntity {
   readonly scriptBytes: number;
 }
 
+export interface PlannedResource {
+  readonly index: number;
+  /** Size of its descriptor as JSON. */
+  readonly bytes: number;
+}
+
 export interface PlannedBatch {
   readonly requireConcrete: boolean;
   readonly entities: readonly number[];
@@ -23,17 +29,17 @@ export interface PlannedBatch {
 }
 
 /** Consecutive resources, each chunk at most `target` bytes (a larger descriptor goes alone). */
-function chunkResources(resourceBytes: readonly number[], target: number): { resources: number[]; bytes: number }[] {
+function chunkResources(resources: readonly PlannedResource[], target: number): { resources: number[]; bytes: number }[] {
   const chunks: { resources: number[]; bytes: number }[] = [];
   let current = { resources: [] as number[], bytes: 0 };
-  resourceBytes.forEach((bytes, resource) => {
+  for (const { index, bytes } of resources) {
     if (current.resources.length > 0 && current.bytes + bytes > target) {
       chunks.push(current);
       current = { resources: [], bytes: 0 };
     }
-    current.resources.push(resource);
+    current.resources.push(index);
     current.bytes += bytes;
-  });
+  }
   if (current.resources.length > 0) chunks.push(current);
   return chunks;
 }
@@ -44,13 +50,13 @@ function chunkResources(resourceBytes: readonly number[], target: number): { res
  * within its share of the work; other policies run alone. The share is the whole work divided by
  * the runner's concurrency, within [minRunBytes, maxRunBytes], so that every worker gets some.
  */
-export function planBatches(entities: readonly PlannedEntity[], resourceBytes: readonly number[], limits: PlanLimits): PlannedBatch[] {
-  if (entities.length === 0 || resourceBytes.length === 0) return [];
-  const allResourceBytes = resourceBytes.reduce((sum, bytes) => sum + bytes, 0);
+export function planBatches(entities: readonly PlannedEntity[], resources: readonly PlannedResource[], limits: PlanLimits): PlannedBatch[] {
+  if (entities.length === 0 || resources.length === 0) return [];
+  const allResourceBytes = resources.reduce((sum, resource) => sum + resource.bytes, 0);
   const work = entities.reduce((sum, entity) => sum + allResourceBytes + entity.scriptBytes, 0);
   const target = Math.min(limits.maxRunBytes, Math.max(limits.minRunBytes, Math.ceil(work / limits.concurrency)));
   const batches: PlannedBatch[] = [];
-  for (const chunk of chunkResources(resourceBytes, target)) {
+  for (const chunk of chunkResources(resources, target)) {
     for (const requireConcrete of [true, false]) {
       const group = entities.filter((entity) => entity.requireConcrete === requireConcrete);
       let packed: number[] = [];

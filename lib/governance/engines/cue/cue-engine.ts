@@ -36,7 +36,15 @@ export class CueEngine implements PolicyEngine {
   async evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
     const results: (EngineResult | undefined)[][] = entities.map(() => new Array(resources.length).fill(undefined));
     try {
-      const descriptors = resources.map((resource) => JSON.stringify(resource.descriptor) ?? 'null');
+      const descriptors = resources.map((resource, index) => {
+        try {
+          return JSON.stringify(resource.descriptor) ?? 'null';
+        } catch (error) {
+          // Too deep or cyclic: this resource fails, the others are still evaluated.
+          for (const row of results) row[index] = engineFailure(`the descriptor of ${resource.id} cannot be written as JSON: ${(error as Error).message}`);
+          return undefined;
+        }
+      });
       const cueEntities: (BatchEntity & { requireConcrete: boolean })[] = [];
       entities.forEach((entity, index) => {
         if (entity.engine !== 'cue' || entity.cueScript === null) {
@@ -66,7 +74,7 @@ export class CueEngine implements PolicyEngine {
       const byIndex = new Map(runnable.map((entity) => [entity.index, entity]));
       const planned = planBatches(
         runnable.map((entity) => ({ index: entity.index, requireConcrete: entity.requireConcrete, selfContained: entity.source.selfContained, scriptBytes: entity.source.script.length })),
-        descriptors.map((text) => text.length),
+        descriptors.flatMap((text, index) => (text === undefined ? [] : [{ index, bytes: text.length }])),
         { ...this.limits, concurrency: this.runner.concurrency },
       );
       await Promise.all(
@@ -75,7 +83,7 @@ export class CueEngine implements PolicyEngine {
             evaluateBatch(
               this.runner,
               { requireConcrete: batch.requireConcrete, entities: batch.entities.map((index) => byIndex.get(index) as BatchEntity), resources: batch.resources },
-              (resource) => descriptors[resource],
+              (resource) => descriptors[resource] as string,
               (entity, resource, result) => {
                 results[entity][resource] = result;
               },
