@@ -28,6 +28,8 @@ interface PendingRun {
   readonly signal?: AbortSignal;
   readonly resolve: (output: CueOutput) => void;
   readonly reject: (failure: CueRunFailure) => void;
+  /** Stops listening for an abort while queued (a request's signal outlives many runs). */
+  readonly leaveQueue: () => void;
 }
 
 type WorkerMessage =
@@ -181,18 +183,15 @@ export class CueWorkerPool implements CueRunner {
     return new Promise<CueOutput>((resolve, reject) => {
       if (this.closed) return reject(new CueRunFailure('the CUE engine was closed'));
       if (signal?.aborted) return reject(new CueRunFailure(ABORTED_MESSAGE));
-      const run: PendingRun = { args, signal, resolve, reject };
+      const onAbort = () => {
+        const waiting = this.queue.indexOf(run);
+        if (waiting < 0) return;
+        this.queue.splice(waiting, 1);
+        reject(new CueRunFailure(ABORTED_MESSAGE));
+      };
+      const run: PendingRun = { args, signal, resolve, reject, leaveQueue: () => signal?.removeEventListener('abort', onAbort) };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(run);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const waiting = this.queue.indexOf(run);
-          if (waiting < 0) return;
-          this.queue.splice(waiting, 1);
-          reject(new CueRunFailure(ABORTED_MESSAGE));
-        },
-        { once: true },
-      );
       this.dispatch();
     });
   }
@@ -201,8 +200,11 @@ export class CueWorkerPool implements CueRunner {
     if (this.closed) return;
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
-      if (slot.idle) slot.execute(this.queue.shift() as PendingRun);
-      else if (slot.broken) slot.failAndRestart(this.queue.shift() as PendingRun);
+      if (!slot.idle && !slot.broken) continue;
+      const run = this.queue.shift() as PendingRun;
+      run.leaveQueue();
+      if (slot.idle) slot.execute(run);
+      else slot.failAndRestart(run);
     }
   }
 
