@@ -3,7 +3,7 @@
  * HTTP API of serverless offline on an embedded PostgreSQL, warm; prints p50 and p95.
  * Run alone with `node --import tsx bench/evaluate-api.ts`, or through `npm run bench`.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -74,6 +74,8 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 export async function benchEvaluateApi(): Promise<void> {
   const folder = await mkdtemp(path.join(tmpdir(), 'cgp-bench-'));
+  // The embedded PostgreSQL runs as its own user, which must reach its data folder.
+  await chmod(folder, 0o755);
   const postgres = await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), persistent: false });
   const configFile = path.join(folder, 'bench.conf');
   await writeFile(
