@@ -12,9 +12,9 @@ import { policySource, scriptPosition } from './policy-source';
 import { standaloneProblems } from './standalone-syntax';
 
 /**
- * Measured with bench/cue-throughput.ts: ~64 descriptors of 4 KB per run keep two workers' peak
- * RSS near 300 MB at full speed (a run's WebAssembly memory grows with it); below 128 KB of work
- * one run beats two, which would each pay CUE's ~80 ms start and read the descriptors again.
+ * Measured with bench/cue-throughput.ts: runs of ~64 descriptors of 4 KB (~0.5 s each) are as
+ * fast as larger ones and keep the memory of a run small; below 128 KB of work one run beats two,
+ * which would each pay CUE's ~80 ms start and read the descriptors again.
  */
 export const DEFAULT_PLAN_LIMITS: Omit<PlanLimits, 'concurrency'> = { maxRunBytes: 256 * 1024, minRunBytes: 128 * 1024 };
 
