@@ -117,8 +117,9 @@ export class CueEngine implements PolicyEngine {
     if (output.code === 0) return { ok: true };
     const [first] = parseCueMessages(output.stderr);
     if (!first) return { ok: false, message: `cue exited with code ${output.code}` };
+    // Without positions: they are returned apart, as line and column.
     const attributed = attribute(names, { text: first.text, positions: [] }, new Map([[0, { source, metric: false }]]));
-    const message = attributed.to === 'entity' || attributed.to === 'pair' || attributed.to === 'nobody' ? attributed.message : first.text;
+    const message = 'message' in attributed ? attributed.message : first.text;
     const position = first.positions.find((candidate) => candidate.file === names.policyFile(0));
     if (!position) return { ok: false, message };
     return { ok: false, message, ...scriptPosition(source, names.policy(0), position.line, position.column) };
