@@ -2,7 +2,8 @@
 import { cueThroughput } from './cue-throughput';
 import { benchEvaluateApi } from './evaluate-api';
 
-console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL)');
-await benchEvaluateApi();
+// The engine bench first, so that its memory figures are not those of a process that already ran the other.
 console.log('# CUE engine (WebAssembly workers, default cue-config)');
 await cueThroughput();
+console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL)');
+await benchEvaluateApi();

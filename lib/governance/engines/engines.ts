@@ -1,4 +1,6 @@
+import { ServiceUnavailable } from '../../http/problems';
 import { getSettings } from '../../settings';
+import { CueRunFailure } from './cue/cue-runner';
 import { timeoutsOf } from '../../platform/http-client';
 import type { CueCompileCheck, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
 import { RemoteEngine } from './remote/remote-engine';
@@ -6,9 +8,18 @@ import { RemoteEngine } from './remote/remote-engine';
 // Loaded on first use: functions that never meet a CUE policy never start its workers.
 const getCueEngine = async () => (await import('./cue/cue-engine')).getCueEngine();
 
-/** A CUE script on its own, as it is checked when a policy is saved. */
+/**
+ * A CUE script on its own, as it is checked when a policy is saved. When CUE itself gives no
+ * answer (timeout, crash) the script is not judged: 503, so the caller retries rather than edits.
+ */
 export async function checkCueScript(script: string): Promise<CueCompileCheck> {
-  return (await getCueEngine()).check(script);
+  const engine = await getCueEngine();
+  try {
+    return await engine.check(script);
+  } catch (error) {
+    if (error instanceof CueRunFailure) throw new ServiceUnavailable(`The CUE engine could not check cueScript: ${error.message}`);
+    throw error;
+  }
 }
 
 async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
