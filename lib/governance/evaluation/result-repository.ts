@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import type { Pagination } from '../../http/pagination';
 import type { Outcome } from './outcome';
@@ -40,49 +40,21 @@ export class ResultRepository {
     if (filters.policyId) conditions.push(eq(t.entityId, filters.policyId));
     if (filters.environment) conditions.push(eq(t.environment, filters.environment));
     const where = and(...conditions);
-    if (!filters.latest) {
-      const filtered = filters.outcome ? and(where, eq(t.outcome, filters.outcome)) : where;
-      const [rows, [{ total }]] = await Promise.all([
-        this.database.db.select().from(t).where(filtered).orderBy(desc(t.id)).limit(pagination.limit).offset(pagination.offset),
-        this.database.db.select({ total: count() }).from(t).where(filtered),
-      ]);
-      return { rows, total };
-    }
-    // The outcome filter applies to the latest results, not to the history before them.
-    const latest = this.database.db
-      .selectDistinctOn([t.entityId, t.resourceId, t.environment])
-      .from(t)
-      .where(where)
-      .orderBy(t.entityId, t.resourceId, t.environment, desc(t.id))
-      .as('latest');
-    const outcomeFilter = filters.outcome ? sql`where ${sql.identifier('outcome')} = ${filters.outcome}` : sql``;
-    const rows = (await this.database.db.execute(
-      sql`select * from ${latest} ${outcomeFilter} order by ${sql.identifier('id')} desc limit ${pagination.limit} offset ${pagination.offset}`,
-    )) as unknown as Record<string, unknown>[];
-    const [{ total }] = (await this.database.db.execute(sql`select count(*)::int as total from ${latest} ${outcomeFilter}`)) as unknown as { total: number }[];
-    return { rows: rows.map((row) => this.fromSql(row)), total };
-  }
-
-  /** A row read with plain SQL (snake_case columns) as drizzle would have given it. */
-  private fromSql(row: Record<string, unknown>): ResultRow {
-    return {
-      id: Number(row.id),
-      reportId: row.report_id as string | null,
-      recorded: row.recorded as boolean,
-      entityId: row.entity_id as string,
-      entityVersion: row.entity_version as number,
-      entityKind: row.entity_kind as ResultRow['entityKind'],
-      entityStatus: row.entity_status as ResultRow['entityStatus'],
-      severity: row.severity as ResultRow['severity'],
-      outcome: row.outcome as ResultRow['outcome'],
-      resourceId: row.resource_id as string,
-      resourceDisplayName: row.resource_display_name as string | null,
-      resourceVersion: row.resource_version as string | null,
-      environment: row.environment as string,
-      resourceType: row.resource_type as string,
-      result: row.result as Record<string, unknown>,
-      value: row.value as number | null,
-      createdAt: new Date(row.created_at as string),
-    };
+    // With `latest`, the outcome filter applies to the newest results, not to the history before them.
+    const source = filters.latest
+      ? this.database.db
+          .selectDistinctOn([t.entityId, t.resourceId, t.environment])
+          .from(t)
+          .where(where)
+          .orderBy(t.entityId, t.resourceId, t.environment, desc(t.id))
+          .as('latest')
+      : t;
+    const filtered = filters.outcome ? eq(source.outcome, filters.outcome) : undefined;
+    const outerWhere = filters.latest ? filtered : and(where, filtered);
+    const [rows, [{ total }]] = await Promise.all([
+      this.database.db.select().from(source).where(outerWhere).orderBy(desc(source.id)).limit(pagination.limit).offset(pagination.offset),
+      this.database.db.select({ total: count() }).from(source).where(outerWhere),
+    ]);
+    return { rows: rows as ResultRow[], total };
   }
 }
