@@ -135,7 +135,8 @@ export function defineTables(schemaName: string) {
       scope: text('scope', { enum: ['resource', 'policy'] }).notNull(),
       /** What started it. A `test` stores its results with the report only, never in the history. */
       cause: text('cause', { enum: ['evaluate', 'test', 'publish', 'schedule'] }).notNull(),
-      environment: text('environment').notNull(),
+      /** Null for an evaluation of every environment (publish and schedule of an entity of every environment). */
+      environment: text('environment'),
       resourceType: text('resource_type').notNull(),
       labels: jsonb('labels').$type<string[]>().notNull().default([]),
       /** Everything needed to (re)run it: the work is idempotent, so a crashed run is simply run again. */
@@ -180,15 +181,54 @@ export function defineTables(schemaName: string) {
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     },
     (table) => [
-      // A report re-run after a crash writes nothing twice.
-      uniqueIndex('evaluation_results_per_report').on(table.reportId, table.entityId, table.entityVersion, table.resourceId),
+      // A report re-run after a crash, or a queue message delivered twice, writes nothing twice.
+      uniqueIndex('evaluation_results_per_report').on(table.reportId, table.environment, table.entityId, table.entityVersion, table.resourceId),
       // "The latest result per (entity, resource, environment)": one index walk.
       index('evaluation_results_latest').on(table.entityId, table.resourceId, table.environment, table.id.desc()).where(sql`recorded`),
       index('evaluation_results_resource').on(table.resourceId, table.id.desc()).where(sql`recorded`),
     ],
   );
 
-  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults };
+  /**
+   * The queued work of an evaluation of a whole perimeter (publish, schedule): one row per
+   * environment, walking the perimeter resolver's pages from `offset`. A queue message names a
+   * task; whoever receives it claims the task, so a message delivered twice does the work once.
+   */
+  const evaluationTasks = schema.table(
+    'evaluation_tasks',
+    {
+      id: uuid('id').primaryKey().defaultRandom(),
+      reportId: uuid('report_id')
+        .notNull()
+        .references(() => evaluationReports.id, { onDelete: 'cascade' }),
+      environment: text('environment').notNull(),
+      status: text('status', { enum: ['queued', 'running', 'done', 'failed'] }).notNull().default('queued'),
+      /** The next page to evaluate starts here. */
+      offset: integer('offset').notNull().default(0),
+      /** Resources evaluated so far, and how many the resolver said there are (its `page.total`), when it says. */
+      resources: integer('resources').notNull().default(0),
+      expectedResources: integer('expected_resources'),
+      /** Failed attempts at the current page; a page that succeeds resets it. */
+      attempts: integer('attempts').notNull().default(0),
+      lastError: text('last_error'),
+      /** When the message naming it last reached the queue; null: it has to be sent (again). */
+      sentAt: timestamp('sent_at', { withTimezone: true }),
+      /** A worker holds the task until then. */
+      leaseUntil: timestamp('lease_until', { withTimezone: true }),
+      /** Where the time went, summed over the pages: resolver calls, engine runs, database writes. */
+      resolverMs: integer('resolver_ms').notNull().default(0),
+      engineMs: integer('engine_ms').notNull().default(0),
+      databaseMs: integer('database_ms').notNull().default(0),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (table) => [
+      uniqueIndex('evaluation_tasks_per_environment').on(table.reportId, table.environment),
+      index('evaluation_tasks_unfinished').on(table.updatedAt).where(sql`status in ('queued', 'running')`),
+    ],
+  );
+
+  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -196,5 +236,5 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults } =
+export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks } =
   defineTables(MIGRATIONS_SCHEMA_NAME);

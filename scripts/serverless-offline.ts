@@ -43,7 +43,16 @@ export function startServerlessOffline(options: {
     [SERVERLESS_BIN, 'offline', 'start', '--httpPort', String(options.httpPort), '--lambdaPort', String(options.lambdaPort)],
     {
       cwd: options.cwd ?? process.cwd(),
-      env: { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'eu-west-1', ...options.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+      env: {
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_REGION: 'eu-west-1',
+        ...options.env,
+        // The local evaluation queue invokes the worker through this endpoint (lib/queue/local-lambda-queue.ts).
+        LOCAL_LAMBDA_ENDPOINT: `http://127.0.0.1:${options.lambdaPort}`,
+        SLS_TELEMETRY_DISABLED: '1',
+        SLS_NOTIFICATIONS_MODE: 'off',
+      },
       stdio: options.stdio ?? 'inherit',
       detached: true,
     },

@@ -7,6 +7,7 @@ import {
   listVersions,
   moveEntity,
   notifyCreationFailed,
+  publishEntity,
   readEntity,
   updateEntity,
 } from '../../lib/governance/policies/entity-service';
@@ -36,10 +37,10 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
       await deleteEntity(kind, params.id);
       return { status: 204 };
     }),
-    publish: httpHandler(endpoints.publish, async ({ params, principal }) => ({ status: 200, body: await moveEntity(kind, params.id, 'enabled', principal.subject, { publish: true }) })),
+    publish: httpHandler(endpoints.publish, async ({ params, principal }) => ({ status: 200, body: await publishEntity(kind, params.id, principal.subject) })),
     move: httpHandler(endpoints.move, async ({ params, body, principal }) => ({
       status: 200,
-      body: await moveEntity(kind, params.id, body.status, principal.subject, { version: body.version }),
+      body: await moveEntity(kind, params.id, body.status, principal.subject, body.version),
     })),
     test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers }) =>
       startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, principal.subject, waitMs, query.version)),

@@ -1,4 +1,7 @@
+import pRetry from 'p-retry';
 import { z } from 'zod';
+import { logger } from '../logging/logger';
+import { backoffDelay } from './backoff';
 import { outboundFetch, OutboundTimeoutError, type OutboundTimeouts } from './http-client';
 
 /** Where and how a resource type's resources are listed. */
@@ -7,7 +10,12 @@ export interface Perimeter {
   readonly url: string;
   readonly path: string;
   readonly batchSize: number;
+  /** Retries of a call that failed in a way worth retrying (evaluation.resolver-retries). */
+  readonly retries: number;
 }
+
+const FIRST_RETRY_MS = 200;
+const LONGEST_RETRY_MS = 5_000;
 
 const page = z.object({
   resources: z.array(
@@ -23,18 +31,26 @@ const page = z.object({
 
 export type ResolvedResource = z.output<typeof page>['resources'][number];
 
+/** One page of the perimeter, and the resolver's count of the whole perimeter when it gives one. */
+export interface PerimeterPage {
+  resources: ResolvedResource[];
+  total?: number;
+}
+
 /** The perimeter resolver failed: unreachable, timed out, non-2xx or an answer of another shape. */
 export class ResolverError extends Error {
   constructor(
     message: string,
     readonly timeout = false,
+    /** Worth asking again: unreachable, timed out, 429 or 5xx. */
+    readonly retryable = false,
   ) {
     super(message);
     this.name = 'ResolverError';
   }
 }
 
-async function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Record<string, string>, signal?: AbortSignal) {
+async function fetchOnce(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Record<string, string>, signal?: AbortSignal): Promise<PerimeterPage> {
   const url = new URL(`${perimeter.url.replace(/\/+$/, '')}${perimeter.path}`);
   for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
   let response: Response;
@@ -43,9 +59,12 @@ async function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query
     response = await outboundFetch(timeouts)(url, { headers: { accept: 'application/json' }, signal });
     text = await response.text();
   } catch (error) {
-    throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} failed: ${(error as Error).message}`, error instanceof OutboundTimeoutError);
+    throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} failed: ${(error as Error).message}`, error instanceof OutboundTimeoutError, !signal?.aborted);
   }
-  if (!response.ok) throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} answered ${response.status} to ${url.origin}${url.pathname}`);
+  if (!response.ok) {
+    const retryable = response.status === 429 || response.status >= 500;
+    throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} answered ${response.status} to ${url.origin}${url.pathname}`, false, retryable);
+  }
   let parsed;
   try {
     parsed = page.safeParse(JSON.parse(text));
@@ -53,13 +72,35 @@ async function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query
     parsed = undefined;
   }
   if (!parsed?.success) throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} answered something that is not { resources: [{ id, content }], page }`);
-  return parsed.data.resources;
+  return { resources: parsed.data.resources, total: parsed.data.page?.total ?? undefined };
+}
+
+/** A resolver call, retried `perimeter.retries` times with exponential backoff when it failed in a way worth retrying. */
+function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Record<string, string>, signal?: AbortSignal): Promise<PerimeterPage> {
+  return pRetry(() => fetchOnce(perimeter, timeouts, query, signal), {
+    retries: perimeter.retries,
+    minTimeout: 0,
+    maxTimeout: 0,
+    signal,
+    shouldRetry: ({ error }) => error instanceof ResolverError && error.retryable,
+    onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+      if (!(error instanceof ResolverError && error.retryable) || retriesLeft === 0) return;
+      const retryInMs = backoffDelay(attemptNumber, FIRST_RETRY_MS, LONGEST_RETRY_MS);
+      logger.warn({ resourceType: perimeter.resourceType, query, attempt: attemptNumber, retriesLeft, retryInMs, reason: error.message }, 'a perimeter resolver call failed; retrying');
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+    },
+  });
+}
+
+/** The page of the perimeter of the environment that starts at `offset` (`limit` = the type's batch size). */
+export function fetchPerimeterPage(perimeter: Perimeter, environment: string, offset: number, timeouts: OutboundTimeouts, signal?: AbortSignal): Promise<PerimeterPage> {
+  return fetchPage(perimeter, timeouts, { environment, 'resource-types': perimeter.resourceType, offset: String(offset), limit: String(perimeter.batchSize) }, signal);
 }
 
 /** Every resource of the type in the environment, a page (`batch-size`) at a time, until a short page. */
 export async function* resolvePerimeter(perimeter: Perimeter, environment: string, timeouts: OutboundTimeouts, signal?: AbortSignal): AsyncGenerator<ResolvedResource[]> {
   for (let offset = 0; ; offset += perimeter.batchSize) {
-    const resources = await fetchPage(perimeter, timeouts, { environment, 'resource-types': perimeter.resourceType, offset: String(offset), limit: String(perimeter.batchSize) }, signal);
+    const { resources } = await fetchPerimeterPage(perimeter, environment, offset, timeouts, signal);
     if (resources.length > 0) yield resources;
     if (resources.length < perimeter.batchSize) return;
   }
@@ -67,6 +108,6 @@ export async function* resolvePerimeter(perimeter: Perimeter, environment: strin
 
 /** The deployed version of one resource, or undefined when none is deployed. */
 export async function resolveDeployed(perimeter: Perimeter, environment: string, id: string, timeouts: OutboundTimeouts, signal?: AbortSignal): Promise<ResolvedResource | undefined> {
-  const resources = await fetchPage(perimeter, timeouts, { environment, 'resource-types': perimeter.resourceType, offset: '0', limit: '1', id }, signal);
+  const { resources } = await fetchPage(perimeter, timeouts, { environment, 'resource-types': perimeter.resourceType, offset: '0', limit: '1', id }, signal);
   return resources.find((resource) => resource.id === id);
 }

@@ -115,7 +115,11 @@ export const settingsSchema = z.strictObject({
     }),
   }, { error: 'the platform-services block is required' }),
 
-  evaluation: block({ 'enable-on-publish': bool().default(true) }),
+  evaluation: block({
+    'enable-on-publish': bool().default(true),
+    // How many times a failed perimeter resolver call (unreachable, timed out, 429, 5xx) is retried, with backoff.
+    'resolver-retries': int({ min: 0 }).default(3),
+  }),
 
   database: z.strictObject({
     schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a PostgreSQL schema name (lower-case letters, digits, "_")').default('cgp'),

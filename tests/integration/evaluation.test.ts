@@ -304,12 +304,26 @@ describe('policy tests (dry runs)', () => {
     expect(resolver.requests.map((request) => `${request.query.offset}/${request.query.limit}`)).toEqual(['0/2', '2/2', '4/2']);
   });
 
-  it('a resolver that is down fails the report with the reason', async () => {
+  it('a resolver call that fails is retried with backoff; one that stays down fails the report with the reason', async () => {
     const type = await freshType();
     const draft = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` }, 'draft');
-    resolver.answer({ status: 503, body: { error: 'down' } });
-    const response = await invoke(policies.test, { method: 'POST', path: '/x', params: { id: draft.id }, body: { environment: 'development' }, headers: { prefer: 'wait=20' } });
+    const test = () => invoke(policies.test, { method: 'POST', path: '/x', params: { id: draft.id }, body: { environment: 'development' }, headers: { prefer: 'wait=20' } });
+    deployed.push({ id: 'dp-1', displayName: 'one', version: '1', content: 'id: dp-1' });
+    resolver.answer({ status: 503, body: { error: 'busy' } });
+    expect((await test()).body).toMatchObject({ status: 'completed', progress: { total: 1, done: 1 } });
+    expect(resolver.requests).toHaveLength(2);
+
+    resolver.reset();
+    // evaluation.resolver-retries defaults to 3: four calls, then the report fails.
+    resolver.answer(...Array.from({ length: 4 }, () => ({ status: 503, body: { error: 'down' } })));
+    const response = await test();
     expect(response.body).toMatchObject({ status: 'failed', outcome: 'failed', passed: false, error: expect.stringContaining('answered 503') });
+    expect(resolver.requests).toHaveLength(4);
+    // A 4xx is not worth asking again.
+    resolver.reset();
+    resolver.answer({ status: 404, body: { error: 'no such path' } });
+    expect((await test()).body).toMatchObject({ status: 'failed', error: expect.stringContaining('answered 404') });
+    expect(resolver.requests).toHaveLength(1);
   });
 });
 

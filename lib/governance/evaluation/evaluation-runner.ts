@@ -28,23 +28,29 @@ export interface ResourceIdentity {
   version: string | null;
 }
 
-/** What a report evaluates, stored with it so that any process can run (or re-run) it. */
+/**
+ * What a report evaluates, stored with it so that any process can run (or re-run) it. `queued`:
+ * every environment's perimeter, page by page, by the queue-invoked worker (queued-evaluation.ts).
+ */
 export type ReportRequest =
   | { mode: 'descriptor'; entities: EntityKey[]; resource: ResourceIdentity; descriptor: Descriptor }
-  | { mode: 'perimeter'; entities: EntityKey[] };
+  | { mode: 'perimeter'; entities: EntityKey[] }
+  | { mode: 'queued'; entities: EntityKey[] };
 
 /** One resource ready for the engines: who it is and its descriptor (or why it has none). */
-interface Candidate {
+export interface Candidate {
   identity: ResourceIdentity;
   descriptor: Descriptor | Error;
   /** previous_vs_current: the deployed descriptor, null when none is deployed, an Error when it could not be read. */
   deployed?: Descriptor | null | Error;
 }
 
-interface RunContext {
+export interface RunContext {
   database: Database;
   settings: Settings;
   report: ReportRow;
+  /** The environment whose resources are evaluated. */
+  environment: string;
   perimeter: Perimeter;
   timeouts: OutboundTimeouts;
   signal?: AbortSignal;
@@ -70,8 +76,8 @@ function engineResource(ctx: RunContext, candidate: Candidate, strategy: EntityR
   return { ...base, descriptor, content: JSON.stringify(descriptor) };
 }
 
-/** Evaluates every entity against the candidates and appends the results. */
-async function evaluateBatch(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<void> {
+/** Evaluates every entity against the candidates: the result rows to append. */
+export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<NewResult[]> {
   const results: EngineResult[][] = entities.map(() => []);
   for (const strategy of ['default', 'previous_vs_current'] as const) {
     const indexes = entities.flatMap((entity, index) => (entity.strategy === strategy ? [index] : []));
@@ -88,7 +94,7 @@ async function evaluateBatch(ctx: RunContext, entities: EntityRow[], candidates:
       usable.forEach((u, j) => (results[entityIndex][u.r] = answers[i][j]));
     });
   }
-  const rows: NewResult[] = entities.flatMap((entity, e) =>
+  return entities.flatMap((entity, e) =>
     candidates.map((candidate, r) => {
       const result = results[e][r];
       const threshold = entity.kind === 'metric' && result.value !== undefined ? matchingThreshold(result.value, entity.thresholds ?? []) : undefined;
@@ -104,26 +110,29 @@ async function evaluateBatch(ctx: RunContext, entities: EntityRow[], candidates:
         resourceId: candidate.identity.id,
         resourceDisplayName: candidate.identity.displayName,
         resourceVersion: candidate.identity.version,
-        environment: ctx.report.environment,
+        environment: ctx.environment,
         resourceType: ctx.report.resourceType,
         result: { ...result, ...(threshold ? { threshold } : {}) },
         value: result.value ?? null,
       };
     }),
   );
-  await new ResultRepository(ctx.database).append(rows);
+}
+
+async function evaluateBatch(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<void> {
+  await new ResultRepository(ctx.database).append(await evaluateCandidates(ctx, entities, candidates));
 }
 
 async function deployedVersion(ctx: RunContext, id: string): Promise<Descriptor | null | Error> {
   try {
-    const deployed = await resolveDeployed(ctx.perimeter, ctx.report.environment, id, ctx.timeouts, ctx.signal);
+    const deployed = await resolveDeployed(ctx.perimeter, ctx.environment, id, ctx.timeouts, ctx.signal);
     return deployed ? parseDescriptor(deployed.content) : null;
   } catch (error) {
     return new Error(`The deployed version of ${id} could not be read: ${(error as Error).message}`);
   }
 }
 
-function fromResolver(resource: ResolvedResource): Candidate {
+export function fromResolver(resource: ResolvedResource): Candidate {
   let descriptor: Descriptor | Error;
   try {
     descriptor = parseDescriptor(resource.content);
@@ -135,10 +144,22 @@ function fromResolver(resource: ResolvedResource): Candidate {
   return { identity: { id: resource.id, displayName: resource.displayName ?? null, version: resource.version ?? null }, descriptor, deployed: descriptor };
 }
 
+/** The entity versions a report names, in its order (a version deleted since is left out). */
+export async function entitiesOf(database: Database, request: ReportRequest): Promise<EntityRow[]> {
+  const found = await new EntityRepository(database).findVersions(request.entities);
+  return request.entities.flatMap((key) => found.filter((row) => row.id === key.id && row.version === key.version));
+}
+
+/** Where the resources of a report's type are listed. */
+export async function perimeterOf(database: Database, settings: Settings, resourceType: string): Promise<Perimeter> {
+  const type = await new ResourceTypeRepository(database).find(resourceType);
+  if (!type) throw new Error(`The resource type ${resourceType} no longer exists`);
+  return { resourceType: type.name, url: type.resolverUrl, path: type.resolverPath, batchSize: type.batchSize ?? DEFAULT_BATCH_SIZE, retries: settings.evaluation.resolverRetries };
+}
+
 async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
   const reports = new ReportRepository(ctx.database);
-  const found = await new EntityRepository(ctx.database).findVersions(request.entities);
-  const entities = request.entities.flatMap((key) => found.filter((row) => row.id === key.id && row.version === key.version));
+  const entities = await entitiesOf(ctx.database, request);
   if (request.mode === 'descriptor') {
     const needsDeployed = entities.some((entity) => entity.strategy === 'previous_vs_current');
     const candidate: Candidate = {
@@ -151,8 +172,9 @@ async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
     await reports.progress(ctx.report.id, entities.length, entities.length, LEASE_MS);
     return;
   }
+  if (request.mode === 'queued') throw new Error('A queued evaluation is run page by page by the evaluation worker');
   let done = 0;
-  for await (const page of resolvePerimeter(ctx.perimeter, ctx.report.environment, ctx.timeouts, ctx.signal)) {
+  for await (const page of resolvePerimeter(ctx.perimeter, ctx.environment, ctx.timeouts, ctx.signal)) {
     await reports.progress(ctx.report.id, done + page.length * entities.length, done, LEASE_MS);
     await evaluateBatch(ctx, entities, page.map(fromResolver));
     done += page.length * entities.length;
@@ -173,10 +195,8 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
   const report = await reports.claim(reportId, LEASE_MS);
   if (!report) return;
   try {
-    const type = await new ResourceTypeRepository(database).find(report.resourceType);
-    if (!type) throw new Error(`The resource type ${report.resourceType} no longer exists`);
-    const perimeter: Perimeter = { resourceType: type.name, url: type.resolverUrl, path: type.resolverPath, batchSize: type.batchSize ?? DEFAULT_BATCH_SIZE };
-    await run({ database, settings, report, perimeter, timeouts: timeoutsOf(settings), signal }, report.request as unknown as ReportRequest);
+    const perimeter = await perimeterOf(database, settings, report.resourceType);
+    await run({ database, settings, report, environment: report.environment ?? '', perimeter, timeouts: timeoutsOf(settings), signal }, report.request as unknown as ReportRequest);
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
     await reports.finish(reportId, 'completed', outcome, passed);
   } catch (error) {

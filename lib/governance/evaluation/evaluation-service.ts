@@ -34,6 +34,7 @@ function representReport(report: ReportRow, results: ResultRow[]): EvaluationRep
     id: report.id,
     status: report.status,
     evaluationScope: report.scope,
+    cause: report.cause,
     environment: report.environment,
     resourceType: report.resourceType,
     labels: report.labels,

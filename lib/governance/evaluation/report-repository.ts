@@ -1,5 +1,6 @@
 import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
+import type { Transaction } from '../../db/transaction';
 import type { Outcome } from './outcome';
 
 export type ReportRow = Database['tables']['evaluationReports']['$inferSelect'];
@@ -12,8 +13,8 @@ export class ReportRepository {
     return this.database.tables.evaluationReports;
   }
 
-  async create(report: NewReport): Promise<ReportRow> {
-    const [row] = await this.database.db.insert(this.table).values(report).returning();
+  async create(report: NewReport, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<ReportRow> {
+    const [row] = await tx.insert(this.table).values(report).returning();
     return row;
   }
 
@@ -36,6 +37,35 @@ export class ReportRepository {
     return row;
   }
 
+  /** A queued evaluation has begun: the first of its tasks was claimed. */
+  async begin(id: string): Promise<void> {
+    const t = this.table;
+    await this.database.db.update(t).set({ status: 'running' }).where(and(eq(t.id, id), eq(t.status, 'pending')));
+  }
+
+  /** Holds the report row until the transaction ends: its tasks finish one at a time, so exactly one of them finishes the report. */
+  async lock(id: string, tx: Pick<Transaction, 'select'>): Promise<ReportRow | undefined> {
+    const [row] = await tx.select().from(this.table).where(eq(this.table.id, id)).for('update');
+    return row;
+  }
+
+  /**
+   * Progress of a queued evaluation, from its tasks: `done` counts what was evaluated; `total` adds
+   * what is still expected (the resolver's `page.total` when it gives one, else one more page per
+   * unfinished task), and equals `done` once every task has ended.
+   */
+  async progressFromTasks(id: string, entities: number, pageSize: number, tx: Pick<Transaction, 'update'>): Promise<void> {
+    const t = this.table;
+    const tasks = this.database.tables.evaluationTasks;
+    await tx
+      .update(t)
+      .set({
+        done: sql`(select coalesce(sum(${tasks.resources}), 0) * ${entities} from ${tasks} where ${tasks.reportId} = ${id})`,
+        total: sql`(select coalesce(sum(case when ${tasks.status} in ('queued', 'running') then greatest(coalesce(${tasks.expectedResources}, 0), ${tasks.resources} + ${pageSize}) else ${tasks.resources} end), 0) * ${entities} from ${tasks} where ${tasks.reportId} = ${id})`,
+      })
+      .where(eq(t.id, id));
+  }
+
   /** Progress of a run, which also keeps its lease. */
   async progress(id: string, total: number, done: number, leaseMs: number): Promise<void> {
     const t = this.table;
@@ -45,15 +75,18 @@ export class ReportRepository {
       .where(and(eq(t.id, id), eq(t.status, 'running')));
   }
 
-  async finish(id: string, status: 'completed' | 'failed', outcome: Outcome, passed: boolean, error: string | null = null): Promise<void> {
+  async finish(id: string, status: 'completed' | 'failed', outcome: Outcome, passed: boolean, error: string | null = null, tx: Pick<Transaction, 'update'> = this.database.db): Promise<void> {
     const t = this.table;
-    await this.database.db
+    await tx
       .update(t)
       .set({ status, outcome, passed, error: error?.slice(0, 2000) ?? null, leaseUntil: null, completedAt: sql`now()` })
-      .where(and(eq(t.id, id), eq(t.status, 'running')));
+      .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running'])));
   }
 
-  /** Reports nobody is running: pending ones older than `graceMs` and running ones whose lease ran out. */
+  /**
+   * Reports nobody is running: pending ones older than `graceMs` and running ones whose lease ran
+   * out. Queued evaluations are not among them: their tasks are redelivered instead.
+   */
   async abandoned(graceMs: number, limit: number): Promise<string[]> {
     const t = this.table;
     const rows = await this.database.db
@@ -62,6 +95,7 @@ export class ReportRepository {
       .where(
         and(
           inArray(t.status, ['pending', 'running']),
+          sql`${t.request}->>'mode' <> 'queued'`,
           or(and(eq(t.status, 'pending'), lt(t.createdAt, sql`now() - make_interval(secs => ${graceMs / 1000})`)), lt(t.leaseUntil, sql`now()`)),
         ),
       )

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client';
+import type { Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';
 import type { Outcome } from './outcome';
 import type { ResultFilters } from './report';
@@ -15,17 +16,17 @@ export class ResultRepository {
   }
 
   /** Appends results; one a re-run of the same report already wrote is skipped. */
-  async append(results: readonly NewResult[]): Promise<ResultRow[]> {
+  async append(results: readonly NewResult[], tx: Pick<Transaction, 'insert'> = this.database.db): Promise<ResultRow[]> {
     if (results.length === 0) return [];
-    return this.database.db.insert(this.table).values([...results]).onConflictDoNothing().returning();
+    return tx.insert(this.table).values([...results]).onConflictDoNothing().returning();
   }
 
   async ofReport(reportId: string): Promise<ResultRow[]> {
     return this.database.db.select().from(this.table).where(eq(this.table.reportId, reportId)).orderBy(asc(this.table.id));
   }
 
-  async outcomesOfReport(reportId: string): Promise<Outcome[]> {
-    const rows = await this.database.db.selectDistinct({ outcome: this.table.outcome }).from(this.table).where(eq(this.table.reportId, reportId));
+  async outcomesOfReport(reportId: string, tx: Pick<Transaction, 'selectDistinct'> = this.database.db): Promise<Outcome[]> {
+    const rows = await tx.selectDistinct({ outcome: this.table.outcome }).from(this.table).where(eq(this.table.reportId, reportId));
     return rows.map((row) => row.outcome);
   }
 

@@ -2,7 +2,19 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint';
 import { listOf, paginationQuery } from '../../http/pagination';
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
-import { entityFilters, entityId, metricInput, metricRepresentation, policyInput, policyRepresentation, statusMove, versionQuery, type EntityKind } from './entity';
+import {
+  entityFilters,
+  entityId,
+  metricInput,
+  metricRepresentation,
+  policyInput,
+  policyRepresentation,
+  publishedMetric,
+  publishedPolicy,
+  statusMove,
+  versionQuery,
+  type EntityKind,
+} from './entity';
 
 const COLLECTION: Record<EntityKind, string> = { policy: 'policies', metric: 'metrics' };
 const TITLE: Record<EntityKind, string> = { policy: 'Policy', metric: 'Metric' };
@@ -80,10 +92,10 @@ function entityEndpoints(kind: EntityKind) {
       operationId: op('publish'),
       method: 'POST',
       path: `${base}/{id}/publish`,
-      summary: `Publish a ${kind}: its newest version becomes enabled, from any status`,
+      summary: `Publish a ${kind}: its newest version becomes enabled, from any status, and is evaluated against every resource (evaluation.enable-on-publish)`,
       tags,
       params: entityId,
-      responses: { 200: { description: `The ${kind}, enabled`, schema: representation }, ...missing },
+      responses: { 200: { description: `The ${kind}, enabled, with the report id of the evaluation it started`, schema: kind === 'policy' ? publishedPolicy : publishedMetric }, ...missing },
     }),
     move: endpoint({
       operationId: op('changeStatusOf'),

@@ -113,7 +113,16 @@ export class EntityRepository {
    * entity's other active versions, so that one version of an entity is evaluated at a time.
    * Undefined when the version was not in `from` any more.
    */
-  async move(kind: EntityKind, id: string, version: number, from: EntityStatus, to: EntityStatus, subject: string): Promise<EntityRow | undefined> {
+  /** Moves a version from one status to another; `alongside` writes what must commit with the move (in its transaction). */
+  async move(
+    kind: EntityKind,
+    id: string,
+    version: number,
+    from: EntityStatus,
+    to: EntityStatus,
+    subject: string,
+    alongside?: (tx: Transaction, moved: EntityRow) => Promise<void>,
+  ): Promise<EntityRow | undefined> {
     const t = this.table;
     return inTransaction(this.database, 'entity status move', async (tx) => {
       const [row] = await tx
@@ -127,6 +136,7 @@ export class EntityRepository {
           .set({ status: 'disabled', updatedBy: subject, updatedAt: sql`now()` })
           .where(and(eq(t.id, id), ne(t.version, version), inArray(t.status, [...ACTIVE_STATUSES])));
       }
+      if (row && alongside) await alongside(tx, row);
       return row;
     });
   }

@@ -1,5 +1,5 @@
 import { getDatabase } from '../../db/client';
-import { inTransaction } from '../../db/transaction';
+import { inTransaction, type Transaction } from '../../db/transaction';
 import { listBody, type Pagination } from '../../http/pagination';
 import { Conflict, HttpProblem, Invalid, NotFound, type FieldError } from '../../http/problems';
 import { logger } from '../../logging/logger';
@@ -8,9 +8,10 @@ import { OutboxRepository } from '../../outbox/outbox-repository';
 import { notificationOf } from '../../platform/notifications';
 import { getSettings } from '../../settings';
 import { checkCueScript } from '../engines/engines';
+import { environmentsOf, recordQueuedEvaluation, sendTasks, type QueuedEvaluation } from '../evaluation/queued-evaluation';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
-import type { EntityFilters, EntityInput, EntityKind, EntityRepresentation } from './entity';
+import type { EntityFilters, EntityInput, EntityKind, EntityRepresentation, PublishedEntity } from './entity';
 import { EntityRepository, type EntityRow } from './entity-repository';
 import { allowedMoves, canMove, type EntityStatus } from './lifecycle';
 
@@ -141,10 +142,9 @@ export async function updateEntity(kind: EntityKind, id: string, input: EntityIn
 }
 
 /** A lifecycle move of one version (the newest unless `version` is given); illegal moves are 409. */
-export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus, subject: string, options: { version?: number; publish?: boolean } = {}): Promise<EntityRepresentation> {
-  const current = await readEntityRow(kind, id, options.version);
-  if (current.status === to && options.publish) return represent(current);
-  if (!options.publish && !canMove(current.status, to)) {
+export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus, subject: string, version?: number): Promise<EntityRepresentation> {
+  const current = await readEntityRow(kind, id, version);
+  if (!canMove(current.status, to)) {
     const allowed = allowedMoves(current.status);
     throw new Conflict(`A ${NOUN[kind]} in status ${current.status} cannot move to ${to}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`, {
       currentStatus: current.status,
@@ -154,6 +154,33 @@ export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus,
   const row = await (await repository()).move(kind, id, current.version, current.status, to, subject);
   if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   return represent(row);
+}
+
+/**
+ * Publish: the newest version becomes enabled, from any status. With `evaluation.enable-on-publish`,
+ * an evaluation of it against every resource of every environment it applies to is recorded in
+ * the same transaction (also when it was enabled already: publishing again evaluates again) and
+ * its tasks are sent to the queue; its report id is in the answer. A passive entity has nothing to run.
+ */
+export async function publishEntity(kind: EntityKind, id: string, subject: string): Promise<PublishedEntity> {
+  const settings = await getSettings();
+  const database = await getDatabase();
+  const current = await readEntityRow(kind, id);
+  const evaluate = settings.evaluation.enableOnPublish && current.engine !== null;
+  const environments = evaluate ? await environmentsOf(database, current) : [];
+  let queued: QueuedEvaluation | undefined;
+  const recordEvaluation = async (tx: Transaction, row: EntityRow) => {
+    queued = await recordQueuedEvaluation(database, tx, row, 'publish', environments, subject);
+  };
+  let row: EntityRow | undefined = current;
+  if (current.status !== 'enabled') {
+    row = await new EntityRepository(database).move(kind, id, current.version, current.status, 'enabled', subject, evaluate ? recordEvaluation : undefined);
+    if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
+  } else if (evaluate) {
+    await inTransaction(database, 'publish evaluation', (tx) => recordEvaluation(tx, current));
+  }
+  if (queued) await sendTasks(queued.taskIds);
+  return { ...represent(row), evaluationReportId: queued?.reportId ?? null };
 }
 
 export async function deleteEntity(kind: EntityKind, id: string): Promise<void> {

@@ -1,0 +1,203 @@
+import { performance } from 'node:perf_hooks';
+import { getDatabase, type Database } from '../../db/client';
+import { inTransaction, type Transaction } from '../../db/transaction';
+import { logger } from '../../logging/logger';
+import { timeoutsOf } from '../../platform/http-client';
+import { fetchPerimeterPage } from '../../platform/perimeter-resolver';
+import { getJobQueue, maxReceives } from '../../queue/job-queue';
+import { getSettings } from '../../settings';
+import { EnvironmentRepository } from '../environments/environment-repository';
+import type { EntityRow } from '../policies/entity-repository';
+import { entitiesOf, evaluateCandidates, fromResolver, perimeterOf, type ReportRequest, type RunContext } from './evaluation-runner';
+import { overallOutcome } from './outcome';
+import { ReportRepository, type ReportRow } from './report-repository';
+import { ResultRepository } from './result-repository';
+import { TaskRepository } from './task-repository';
+
+/** A worker holds its task this long past its last page; a message redelivered later may take it over. */
+const LEASE_MS = 120_000;
+/** With less time than this left in its invocation, a worker starts no new page: it hands the rest on in a new message. */
+const MIN_REMAINING_MS = 60_000;
+/** A task whose message did not reach the queue is sent again by the sweeper after this long. */
+const UNSENT_GRACE_MS = 30_000;
+/** Where no queue redelivers (serverless offline), the sweeper sends a failed page's message again after this long. */
+const LOCAL_RETRY_MS = 30_000;
+
+export interface QueuedEvaluation {
+  reportId: string;
+  taskIds: string[];
+}
+
+/** The environments an evaluation of the entity covers: its own, or every known one. */
+export async function environmentsOf(database: Database, entity: Pick<EntityRow, 'environment'>): Promise<string[]> {
+  return entity.environment !== null ? [entity.environment] : new EnvironmentRepository(database).names();
+}
+
+/**
+ * Records, in the caller's transaction, an evaluation of the entity version against every
+ * resource of its type in the environments: its report (scope `policy`) and one task per
+ * environment. Nothing is sent yet: the caller sends the tasks once the transaction committed.
+ */
+export async function recordQueuedEvaluation(
+  database: Database,
+  tx: Transaction,
+  entity: EntityRow,
+  cause: 'publish' | 'schedule',
+  environments: readonly string[],
+  subject: string,
+): Promise<QueuedEvaluation> {
+  const request: ReportRequest = { mode: 'queued', entities: [{ id: entity.id, version: entity.version }] };
+  const reports = new ReportRepository(database);
+  const report = await reports.create(
+    { scope: 'policy', cause, environment: entity.environment, resourceType: entity.resourceType, labels: [], request: request as unknown as Record<string, unknown>, createdBy: subject },
+    tx,
+  );
+  const tasks = await new TaskRepository(database).createAll(report.id, environments, tx);
+  if (tasks.length === 0) await reports.finish(report.id, 'completed', 'ok', true, null, tx);
+  return { reportId: report.id, taskIds: tasks.map((task) => task.id) };
+}
+
+/** Sends one message per task; a task whose message did not reach the queue is sent again by the sweeper. */
+export async function sendTasks(ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const sent = await getJobQueue().send(ids);
+  await new TaskRepository(await getDatabase()).markSent(sent);
+}
+
+/** When the last of its tasks has ended, the report ends: `failed` naming the pages that failed, else `completed` with its outcome. */
+async function finishIfEnded(database: Database, reportId: string, tx: Transaction): Promise<void> {
+  const tasks = await new TaskRepository(database).ofReport(reportId, tx);
+  if (tasks.some((task) => task.status === 'queued' || task.status === 'running')) return;
+  const reports = new ReportRepository(database);
+  const failed = tasks.filter((task) => task.status === 'failed');
+  if (failed.length > 0) {
+    await reports.finish(reportId, 'failed', 'failed', false, failed.map((task) => task.lastError).join('; '), tx);
+    return;
+  }
+  const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId, tx));
+  await reports.finish(reportId, 'completed', outcome, passed, null, tx);
+}
+
+/** A page could not be evaluated; the task is queued again for the queue's redelivery of its message. */
+export class PageFailure extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PageFailure';
+  }
+}
+
+/** What became of a task's message. */
+export type TaskRun = 'done' | 'continued' | 'skipped';
+
+/**
+ * The worker's part: claims the task and evaluates the perimeter of its environment page by page
+ * (`limit` = the type's batch size), each page's results, progress and next offset written in one
+ * transaction. Stops at the short page that ends the perimeter, or hands the rest on in a new
+ * message when `remainingMs()` says its invocation is running out of time. A task that is
+ * finished or held by another worker is skipped, so a message delivered twice does the work once.
+ * A failed page throws PageFailure after recording the failure.
+ */
+export async function runTask(taskId: string, remainingMs: () => number): Promise<TaskRun> {
+  const database = await getDatabase();
+  const settings = await getSettings();
+  const tasks = new TaskRepository(database);
+  const reports = new ReportRepository(database);
+  const task = await tasks.claim(taskId, LEASE_MS);
+  if (!task) return 'skipped';
+  await reports.begin(task.reportId);
+  let offset = task.offset;
+  let pageSize: number | undefined;
+  try {
+    const report = (await reports.find(task.reportId)) as ReportRow;
+    const entities = await entitiesOf(database, report.request as unknown as ReportRequest);
+    if (entities.length === 0) {
+      await deadLetterTask(taskId, `Environment ${task.environment}: the version evaluated no longer exists`);
+      return 'done';
+    }
+    const perimeter = await perimeterOf(database, settings, report.resourceType);
+    pageSize = perimeter.batchSize;
+    const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: timeoutsOf(settings) };
+    for (let first = true; ; first = false) {
+      if (!first && remainingMs() < MIN_REMAINING_MS) {
+        await tasks.release(taskId);
+        await sendTasks([taskId]);
+        return 'continued';
+      }
+      const started = performance.now();
+      const page = await fetchPerimeterPage(perimeter, task.environment, offset, ctx.timeouts);
+      const fetched = performance.now();
+      const rows = await evaluateCandidates(ctx, entities, page.resources.map(fromResolver));
+      const evaluated = performance.now();
+      const last = page.resources.length < perimeter.batchSize;
+      const moved = await inTransaction(database, 'evaluation page', async (tx) => {
+        await reports.lock(report.id, tx);
+        await new ResultRepository(database).append(rows, tx);
+        const pageDone = {
+          offset,
+          resources: page.resources.length,
+          expectedResources: page.total,
+          last,
+          pageSize: perimeter.batchSize,
+          resolverMs: fetched - started,
+          engineMs: evaluated - fetched,
+          databaseMs: performance.now() - evaluated,
+        };
+        if (!(await tasks.pageDone(taskId, pageDone, LEASE_MS, tx))) return false;
+        await reports.progressFromTasks(report.id, entities.length, perimeter.batchSize, tx);
+        if (last) await finishIfEnded(database, report.id, tx);
+        return true;
+      });
+      // Another worker took the task over (this one was too slow to renew its lease): it goes on from here.
+      if (!moved) return 'skipped';
+      if (last) return 'done';
+      offset += perimeter.batchSize;
+    }
+  } catch (error) {
+    const reason = `Environment ${task.environment}, page at offset ${offset}${pageSize ? ` (limit ${pageSize})` : ''}: ${(error as Error).message}`;
+    await tasks.attemptFailed(taskId, reason);
+    throw new PageFailure(reason, { cause: error });
+  }
+}
+
+/**
+ * The dead-letter path: the task's page kept failing (or its worker kept dying), so the task ends
+ * as failed with its last reason; the results of its earlier pages stay. The report fails once its
+ * other tasks have ended.
+ */
+export async function deadLetterTask(taskId: string, reason?: string): Promise<void> {
+  const database = await getDatabase();
+  const tasks = new TaskRepository(database);
+  const task = await tasks.find(taskId);
+  if (!task) return;
+  const reports = new ReportRepository(database);
+  const report = await reports.find(task.reportId);
+  const entities = (report?.request as unknown as ReportRequest | undefined)?.entities.length ?? 1;
+  const pageSize = report ? (await perimeterOf(database, await getSettings(), report.resourceType).catch(() => undefined))?.batchSize ?? 0 : 0;
+  await inTransaction(database, 'evaluation dead letter', async (tx) => {
+    await reports.lock(task.reportId, tx);
+    const why = reason ?? `${task.lastError ?? `Environment ${task.environment}, page at offset ${task.offset}: its message was not processed`} (gave up after ${Math.max(task.attempts, 1)} attempts)`;
+    if (!(await tasks.fail(taskId, why, tx))) return;
+    await reports.progressFromTasks(task.reportId, entities, pageSize, tx);
+    await finishIfEnded(database, task.reportId, tx);
+  });
+  logger.warn({ taskId, reportId: task.reportId, environment: task.environment }, 'an evaluation page kept failing: its task was dead-lettered');
+}
+
+/**
+ * The sweeper's part: sends the tasks whose message never reached the queue; where no queue
+ * redelivers (serverless offline), also redelivers failed pages and dead-letters those that failed
+ * `maxReceives()` times, as SQS's redrive policy does in AWS.
+ */
+export async function sweepTasks(limit = 100): Promise<{ sent: number; redelivered: number; deadLettered: number }> {
+  const tasks = new TaskRepository(await getDatabase());
+  const unsent = await tasks.unsent(UNSENT_GRACE_MS, limit);
+  await sendTasks(unsent);
+  if (getJobQueue().redelivers) return { sent: unsent.length, redelivered: 0, deadLettered: 0 };
+  await tasks.requeueAbandoned();
+  const waiting = await tasks.awaitingRedelivery(LOCAL_RETRY_MS, limit);
+  const exhausted = waiting.filter((task) => task.attempts >= maxReceives());
+  for (const task of exhausted) await deadLetterTask(task.id);
+  const again = waiting.filter((task) => task.attempts < maxReceives()).map((task) => task.id);
+  await sendTasks(again);
+  return { sent: unsent.length, redelivered: again.length, deadLettered: exhausted.length };
+}

@@ -1,0 +1,38 @@
+import { logger } from '../logging/logger';
+import type { JobQueue } from './job-queue';
+import { sqsEventOf } from './sqs-event';
+
+/**
+ * The queue under serverless offline: each message becomes an asynchronous (`Event`) invocation of
+ * the worker through the Lambda endpoint, carrying the SQS-shaped event SQS would deliver, so the
+ * worker runs the same code locally and in AWS. Nothing redelivers here: the sweeper does.
+ */
+export class LocalLambdaQueue implements JobQueue {
+  readonly redelivers = false;
+
+  constructor(
+    private readonly endpoint: string,
+    private readonly functionName: string,
+  ) {}
+
+  async send(ids: readonly string[]): Promise<string[]> {
+    const url = `${this.endpoint.replace(/\/+$/, '')}/2015-03-31/functions/${encodeURIComponent(this.functionName)}/invocations`;
+    const sent: string[] = [];
+    for (const id of ids) {
+      try {
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' },
+          body: JSON.stringify(sqsEventOf([{ taskId: id }])),
+          signal: AbortSignal.timeout(10_000),
+        });
+        await response.arrayBuffer();
+        if (response.status === 202) sent.push(id);
+        else logger.warn({ taskId: id, status: response.status }, 'the local Lambda endpoint refused the evaluation worker invocation');
+      } catch (error) {
+        logger.warn({ err: error, taskId: id }, 'the local Lambda endpoint could not be reached; the sweeper sends the message again');
+      }
+    }
+    return sent;
+  }
+}
