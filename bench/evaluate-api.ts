@@ -3,22 +3,12 @@
  * HTTP API of serverless offline on an embedded PostgreSQL, warm; prints p50 and p95.
  * Run alone with `node --import tsx bench/evaluate-api.ts`, or through `npm run bench`.
  */
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SignJWT } from 'jose';
-import { freePort } from '../scripts/free-port';
-import { startLocalPostgres } from '../scripts/local-postgres';
-import { startServerlessOffline } from '../scripts/serverless-offline';
-import { loadSettings } from '../lib/settings';
-import { runStartupTasks } from '../lib/startup/startup-tasks';
-import { closeSharedDatabase } from '../lib/db/client';
+import { startBenchWorld } from './bench-world';
 
 const POLICIES = 20;
 const WARM_UP = 5;
 const SAMPLES = 40;
-const SECRET = 'bench-backend-secret-0123456789abcdef';
 
 /** A data product descriptor of about 4 KB. */
 export function benchDescriptor(id: string): Record<string, unknown> {
@@ -73,41 +63,11 @@ export function benchPolicies(): string[] {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 export async function benchEvaluateApi(): Promise<void> {
-  const folder = await mkdtemp(path.join(tmpdir(), 'cgp-bench-'));
-  // The embedded PostgreSQL runs as its own user, which must reach its data folder.
-  await chmod(folder, 0o755);
-  const postgres = await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), persistent: false });
-  const configFile = path.join(folder, 'bench.conf');
-  await writeFile(
-    configFile,
-    `include file("${path.resolve('config/application.conf')}")
-computational-governance-platform.database.schema = "bench"
-computational-governance-platform.platform-services.auth.backend-secrets = ["${SECRET}"]
-computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/r" } } ]
-`,
-  );
-  const settings = await loadSettings(configFile, { ...process.env, DATABASE_URL: postgres.url });
-  await runStartupTasks(settings);
-  await closeSharedDatabase();
-  const offline = startServerlessOffline({
-    httpPort: await freePort(),
-    lambdaPort: await freePort(),
-    env: { ...process.env, DATABASE_URL: postgres.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
-  });
+  // Publishing here only enables the policies: the publish-time evaluation has a bench of its own.
+  const world = await startBenchWorld(`computational-governance-platform.evaluation.enable-on-publish = false
+computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/r" } } ]`);
+  const { call } = world;
   try {
-    await offline.ready;
-    const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('bench').setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
-    const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const response = await fetch(`${offline.baseUrl}/v1/computational-governance${route}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const answer = (await response.json()) as Record<string, any>;
-      if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer)}`);
-      return answer;
-    };
     for (const [i, cueScript] of benchPolicies().entries()) {
       const policy = await call('POST', '/policies', { name: `bench policy ${i}`, resourceType: 'dataproduct', engine: 'cue', cueScript });
       await call('POST', `/policies/${policy.id}/publish`);
@@ -126,8 +86,7 @@ computational-governance-platform.resource-types = [ { name = "dataproduct", con
       `(a) Evaluate API, ${Buffer.byteLength(JSON.stringify(benchDescriptor('urn:dp:bench-0')))} B descriptor x ${POLICIES} enabled CUE policies, ${SAMPLES} warm calls: p50 ${percentile(durations, 50).toFixed(0)} ms, p95 ${percentile(durations, 95).toFixed(0)} ms (target p50 <= 500 ms)`,
     );
   } finally {
-    await offline.stop();
-    await postgres.stop();
+    await world.stop();
   }
 }
 

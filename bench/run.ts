@@ -1,9 +1,12 @@
 /** `npm run bench`: every bench in turn, each printing its own numbers. */
 import { cueThroughput } from './cue-throughput';
 import { benchEvaluateApi } from './evaluate-api';
+import { benchPublishEvaluation } from './publish-evaluation';
 
 // The engine bench first, so that its memory figures are not those of a process that already ran the other.
 console.log('# CUE engine (WebAssembly workers, default cue-config)');
 await cueThroughput();
 console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL)');
 await benchEvaluateApi();
+console.log('# Publish-time evaluation through the queue (serverless offline, local queue, embedded PostgreSQL)');
+await benchPublishEvaluation();

@@ -46,13 +46,13 @@ const resources = (environment: string, count: number, failing: string[] = []) =
   }));
 
 let typeCount = 0;
-async function freshType() {
+async function freshType(batchSize = BATCH) {
   const name = `publish-type-${++typeCount}`;
   const types = await import('../../functions/governance/resource-types');
   const registered = await invoke(types.register, {
     method: 'POST',
     path: '/v1/computational-governance/resource-types',
-    body: { name, configuration: { resourceName: 'id', batchSize: BATCH }, resolverConfiguration: { url: resolver.url, path: '/resources' } },
+    body: { name, configuration: { resourceName: 'id', batchSize }, resolverConfiguration: { url: resolver.url, path: '/resources' } },
   });
   expect(registered.status).toBe(201);
   return name;
@@ -190,26 +190,29 @@ describe('publishing evaluates against every resource of every environment, thro
     expect(latest.body.data).toHaveLength(9);
   });
 
-  it('splits the work: with little time left, a worker evaluates one page and hands the rest on in a new message', async () => {
-    const type = await freshType();
-    resources('development', 5);
+  it('splits the work: with little time left, a worker hands the rest of the perimeter on in a new message', async () => {
+    const type = await freshType(60);
+    resources('development', 150);
     const id = await draft(type, { environment: 'development' });
     const { evaluationReportId: reportId } = (await publish(id)).body;
     expect(invocations()).toHaveLength(1);
 
-    // The first delivery evaluates one page and sends the next message; meanwhile the report shows progress.
+    // The first delivery evaluates one engine call's worth of pages (two pages of 60: at least 100
+    // resources per call) and sends the next message; meanwhile the report shows its progress.
     const [first] = invocations();
     delivered = 1;
     expect(await worker.handler(first.event, contextWith(1_000))).toEqual({ batchItemFailures: [] });
     expect(invocations()).toHaveLength(2);
+    expect(JSON.parse(invocations()[1].event.Records[0].body)).toEqual(JSON.parse(first.event.Records[0].body));
     const running = await readReport(reportId);
-    expect(running).toMatchObject({ status: 'running', environment: 'development', progress: { done: 2, total: 5 } });
-    expect(running.evaluationResults).toHaveLength(2);
+    expect(running).toMatchObject({ status: 'running', environment: 'development', progress: { done: 120, total: 150 } });
+    expect(running.evaluationResults).toHaveLength(120);
 
     await deliverAll(1_000);
-    expect(invocations()).toHaveLength(3);
-    expect(pagesAsked(type)).toEqual(['development:0:2', 'development:2:2', 'development:4:2']);
-    expect(await readReport(reportId)).toMatchObject({ status: 'completed', outcome: 'ok', passed: true, progress: { total: 5, done: 5 } });
+    expect(invocations()).toHaveLength(2);
+    expect(pagesAsked(type)).toEqual(['development:0:60', 'development:60:60', 'development:120:60']);
+    expect(engine.requests).toHaveLength(150);
+    expect(await readReport(reportId)).toMatchObject({ status: 'completed', outcome: 'ok', passed: true, progress: { total: 150, done: 150 } });
   });
 
   it('evaluates metrics on publish too, and a passive policy starts nothing', async () => {

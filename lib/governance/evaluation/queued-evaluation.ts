@@ -3,7 +3,7 @@ import { getDatabase, type Database } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import { logger } from '../../logging/logger';
 import { timeoutsOf } from '../../platform/http-client';
-import { fetchPerimeterPage } from '../../platform/perimeter-resolver';
+import { fetchPerimeterPage, type PerimeterPage } from '../../platform/perimeter-resolver';
 import { getJobQueue, maxReceives } from '../../queue/job-queue';
 import { getSettings } from '../../settings';
 import { EnvironmentRepository } from '../environments/environment-repository';
@@ -18,6 +18,11 @@ import { TaskRepository } from './task-repository';
 const LEASE_MS = 120_000;
 /** With less time than this left in its invocation, a worker starts no new page: it hands the rest on in a new message. */
 const MIN_REMAINING_MS = 60_000;
+/**
+ * Pages are evaluated together until one engine call has this many resources: bench (e) measured
+ * CUE ~35 % faster on calls of 100 descriptors of ~4.7 KB than on calls of 50 (fewer, fuller runs).
+ */
+const ENGINE_CALL_RESOURCES = 100;
 /** A task whose message did not reach the queue is sent again by the sweeper after this long. */
 const UNSENT_GRACE_MS = 30_000;
 /** Where no queue redelivers (serverless offline), the sweeper sends a failed page's message again after this long. */
@@ -89,13 +94,39 @@ export class PageFailure extends Error {
 /** What became of a task's message. */
 export type TaskRun = 'done' | 'continued' | 'skipped';
 
+interface PageGroup {
+  pages: PerimeterPage[];
+  /** The short page that ends the perimeter was read. */
+  last: boolean;
+  /** A page after the first could not be read: the group stops before it, and it fails once the others are kept. */
+  unreadable?: { offset: number; error: unknown };
+}
+
+/** Reads pages from `offset` until the group holds ENGINE_CALL_RESOURCES resources or the last page; the first page's failure throws. */
+async function readPages(ctx: RunContext, offset: number): Promise<PageGroup> {
+  const group: PageGroup = { pages: [], last: false };
+  const size = ctx.perimeter.batchSize;
+  while (!group.last && group.pages.reduce((sum, page) => sum + page.resources.length, 0) < ENGINE_CALL_RESOURCES) {
+    const at = offset + group.pages.length * size;
+    try {
+      const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts);
+      group.pages.push(page);
+      group.last = page.resources.length < size;
+    } catch (error) {
+      if (group.pages.length === 0) throw error;
+      return { ...group, unreadable: { offset: at, error } };
+    }
+  }
+  return group;
+}
+
 /**
  * The worker's part: claims the task and evaluates the perimeter of its environment page by page
- * (`limit` = the type's batch size), each page's results, progress and next offset written in one
- * transaction. Stops at the short page that ends the perimeter, or hands the rest on in a new
- * message when `remainingMs()` says its invocation is running out of time. A task that is
- * finished or held by another worker is skipped, so a message delivered twice does the work once.
- * A failed page throws PageFailure after recording the failure.
+ * (`limit` = the type's batch size; a few pages per engine call), the results, progress and next
+ * offset of those pages written in one transaction. Stops at the short page that ends the
+ * perimeter, or hands the rest on in a new message when `remainingMs()` says its invocation is
+ * running out of time. A task that is finished or held by another worker is skipped, so a message
+ * delivered twice does the work once. A failed page throws PageFailure after recording the failure.
  */
 export async function runTask(taskId: string, remainingMs: () => number): Promise<TaskRun> {
   const database = await getDatabase();
@@ -124,25 +155,25 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
         return 'continued';
       }
       const started = performance.now();
-      const page = await fetchPerimeterPage(perimeter, task.environment, offset, ctx.timeouts);
+      const { pages, last, unreadable } = await readPages(ctx, offset);
+      const resources = pages.flatMap((page) => page.resources);
       const fetched = performance.now();
-      const rows = await evaluateCandidates(ctx, entities, page.resources.map(fromResolver));
+      const rows = await evaluateCandidates(ctx, entities, resources.map(fromResolver));
       const evaluated = performance.now();
-      const last = page.resources.length < perimeter.batchSize;
-      const moved = await inTransaction(database, 'evaluation page', async (tx) => {
+      const moved = await inTransaction(database, 'evaluation pages', async (tx) => {
         await reports.lock(report.id, tx);
         await new ResultRepository(database).append(rows, tx);
-        const pageDone = {
+        const done = {
           offset,
-          resources: page.resources.length,
-          expectedResources: page.total,
+          advance: pages.length * perimeter.batchSize,
+          resources: resources.length,
+          expectedResources: pages.at(-1)?.total,
           last,
-          pageSize: perimeter.batchSize,
           resolverMs: fetched - started,
           engineMs: evaluated - fetched,
           databaseMs: performance.now() - evaluated,
         };
-        if (!(await tasks.pageDone(taskId, pageDone, LEASE_MS, tx))) return false;
+        if (!(await tasks.pagesDone(taskId, done, LEASE_MS, tx))) return false;
         await reports.progressFromTasks(report.id, entities.length, perimeter.batchSize, tx);
         if (last) await finishIfEnded(database, report.id, tx);
         return true;
@@ -150,7 +181,8 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
       // Another worker took the task over (this one was too slow to renew its lease): it goes on from here.
       if (!moved) return 'skipped';
       if (last) return 'done';
-      offset += perimeter.batchSize;
+      offset += pages.length * perimeter.batchSize;
+      if (unreadable) throw unreadable.error;
     }
   } catch (error) {
     const reason = `Environment ${task.environment}, page at offset ${offset}${pageSize ? ` (limit ${pageSize})` : ''}: ${(error as Error).message}`;

@@ -4,14 +4,15 @@ import type { Transaction } from '../../db/transaction';
 
 export type TaskRow = Database['tables']['evaluationTasks']['$inferSelect'];
 
-/** What one evaluated page changes in its task. */
-export interface PageDone {
-  /** The offset the page started at: a task that has moved on meanwhile (a duplicate run) changes nothing. */
+/** What evaluated pages change in their task. */
+export interface PagesDone {
+  /** The offset the first page started at: a task that has moved on meanwhile (a duplicate run) changes nothing. */
   offset: number;
+  /** Where the next page starts, relative to `offset`. */
+  advance: number;
   resources: number;
   expectedResources: number | undefined;
   last: boolean;
-  pageSize: number;
   resolverMs: number;
   engineMs: number;
   databaseMs: number;
@@ -76,15 +77,15 @@ export class TaskRepository {
   }
 
   /**
-   * Records an evaluated page (in the transaction that appends its results): moves the task past
-   * it, done after the last page. False when the task was not at that page any more.
+   * Records evaluated pages (in the transaction that appends their results): moves the task past
+   * them, done after the last page. False when the task was not at those pages any more.
    */
-  async pageDone(id: string, page: PageDone, leaseMs: number, tx: Pick<Transaction, 'update'>): Promise<boolean> {
+  async pagesDone(id: string, page: PagesDone, leaseMs: number, tx: Pick<Transaction, 'update'>): Promise<boolean> {
     const t = this.table;
     const rows = await tx
       .update(t)
       .set({
-        offset: sql`${t.offset} + ${page.pageSize}`,
+        offset: sql`${t.offset} + ${page.advance}`,
         resources: sql`${t.resources} + ${page.resources}`,
         expectedResources: page.expectedResources ?? sql`${t.expectedResources}`,
         status: page.last ? 'done' : 'running',

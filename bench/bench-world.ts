@@ -1,0 +1,73 @@
+/**
+ * What the HTTP benches run against: an embedded PostgreSQL, the start-up tasks, and serverless
+ * offline, configured by the shipped application.conf with `settings` (HOCON) on top.
+ */
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { SignJWT } from 'jose';
+import postgresJs from 'postgres';
+import { freePort } from '../scripts/free-port';
+import { startLocalPostgres } from '../scripts/local-postgres';
+import { startServerlessOffline } from '../scripts/serverless-offline';
+import { loadSettings } from '../lib/settings';
+import { runStartupTasks } from '../lib/startup/startup-tasks';
+import { closeSharedDatabase } from '../lib/db/client';
+
+const SECRET = 'bench-backend-secret-0123456789abcdef';
+
+export interface BenchWorld {
+  /** A call to the governance API; throws on a non-2xx answer. */
+  call(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<Record<string, any>>;
+  /** SQL on the bench's database (schema `bench`). */
+  sql: postgresJs.Sql;
+  stop(): Promise<void>;
+}
+
+export async function startBenchWorld(settings: string): Promise<BenchWorld> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'cgp-bench-'));
+  // The embedded PostgreSQL runs as its own user, which must reach its data folder.
+  await chmod(folder, 0o755);
+  const postgres = await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), persistent: false });
+  const configFile = path.join(folder, 'bench.conf');
+  await writeFile(
+    configFile,
+    `include file("${path.resolve('config/application.conf')}")
+computational-governance-platform.database.schema = "bench"
+computational-governance-platform.platform-services.auth.backend-secrets = ["${SECRET}"]
+${settings}
+`,
+  );
+  await runStartupTasks(await loadSettings(configFile, { ...process.env, DATABASE_URL: postgres.url }));
+  await closeSharedDatabase();
+  const offline = startServerlessOffline({
+    httpPort: await freePort(),
+    lambdaPort: await freePort(),
+    env: { ...process.env, DATABASE_URL: postgres.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  const sql = postgresJs(postgres.url, { max: 1, onnotice: () => undefined });
+  const stop = async () => {
+    await sql.end({ timeout: 5 });
+    await offline.stop();
+    await postgres.stop();
+  };
+  try {
+    await offline.ready;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('bench').setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+  const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${offline.baseUrl}/v1/computational-governance${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = (await response.json()) as Record<string, any>;
+    if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  return { call, sql, stop };
+}

@@ -1,0 +1,74 @@
+/**
+ * Bench (e): publish of one CUE policy against 5,000 descriptors (~4.7 KB each) served by a fake
+ * perimeter resolver in pages of 50, through serverless offline, its local queue and an embedded
+ * PostgreSQL, from the publish call to the report `completed`. Prints resources per second and how
+ * the workers' time was split between the resolver, the engine and the database.
+ * Run alone with `node --import tsx bench/publish-evaluation.ts`, or through `npm run bench`.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { startBenchWorld } from './bench-world';
+import { benchDescriptor } from './evaluate-api';
+
+const RESOURCES = 5_000;
+const PAGE = 50;
+
+/** The resolver: RESOURCES descriptors in `production`, a third of them with an owner the policy refuses. */
+async function startResolver(): Promise<{ url: string; pages: () => number; stop: () => Promise<void> }> {
+  const all = Array.from({ length: RESOURCES }, (_, i) => {
+    const id = `urn:dp:bench-${i}`;
+    return { id, displayName: `Bench ${i}`, version: '1.4.2', content: JSON.stringify({ ...benchDescriptor(id), owner: i % 3 === 0 ? 'Alice' : 'alice' }) };
+  });
+  let pages = 0;
+  const server = http.createServer((request, response) => {
+    const query = new URL(request.url ?? '/', 'http://resolver').searchParams;
+    const offset = Number(query.get('offset'));
+    const limit = Number(query.get('limit'));
+    const resources = query.get('environment') === 'production' ? all.slice(offset, offset + limit) : [];
+    pages++;
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ resources, page: { offset, limit, total: query.get('environment') === 'production' ? all.length : 0 } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    pages: () => pages,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function benchPublishEvaluation(): Promise<void> {
+  const resolver = await startResolver();
+  const world = await startBenchWorld(
+    `computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id", batch-size = "${PAGE}" }, resolver-configuration { url = "${resolver.url}", path = "/resources" } } ]`,
+  );
+  try {
+    const policy = await world.call('POST', '/policies', { name: 'owner is a login', resourceType: 'dataproduct', environment: 'production', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"' });
+    const started = performance.now();
+    const { evaluationReportId } = await world.call('POST', `/policies/${policy.id}/publish`);
+    const answeredMs = performance.now() - started;
+    let status = 'pending';
+    while (status !== 'completed' && status !== 'failed') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      [{ status }] = await world.sql`select status from bench.evaluation_reports where id = ${evaluationReportId}`;
+    }
+    const elapsedMs = performance.now() - started;
+    const report = await world.call('GET', `/evaluation-reports/${evaluationReportId}`);
+    if (report.status !== 'completed' || report.evaluationResults.length !== RESOURCES) throw new Error(`unexpected report: ${JSON.stringify({ ...report, evaluationResults: report.evaluationResults.length })}`);
+    const [split] = await world.sql`select sum(resolver_ms)::int as resolver, sum(engine_ms)::int as engine, sum(database_ms)::int as database from bench.evaluation_tasks where report_id = ${evaluationReportId}`;
+    const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${((100 * ms) / elapsedMs).toFixed(0)} %)`;
+    const rest = elapsedMs - split.resolver - split.engine - split.database;
+    console.log(
+      `(e) Publish of 1 CUE policy x ${RESOURCES} descriptors (${PAGE} per resolver page, ${resolver.pages()} pages asked): publish answered in ${answeredMs.toFixed(0)} ms, report completed after ${(elapsedMs / 1000).toFixed(1)} s = ${(RESOURCES / (elapsedMs / 1000)).toFixed(0)} resources/s; ` +
+        `resolver ${share(split.resolver)}, engine ${share(split.engine)}, database ${share(split.database)}, queue + invocations + polling ${share(rest)}`,
+    );
+  } finally {
+    await world.stop();
+    await resolver.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await benchPublishEvaluation();
+}
