@@ -228,7 +228,27 @@ export function defineTables(schemaName: string) {
     ],
   );
 
-  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks };
+  /**
+   * The cron policies that are scheduled: one row per entity, naming the enabled version whose
+   * expression it runs and when it is next due. The dispatcher claims due rows (SKIP LOCKED) and
+   * moves `nextRunAt` on in the transaction that records the run, so one tick runs once.
+   */
+  const cronSchedules = schema.table(
+    'cron_schedules',
+    {
+      entityId: uuid('entity_id').primaryKey(),
+      entityVersion: integer('entity_version').notNull(),
+      cronExpression: text('cron_expression').notNull(),
+      nextRunAt: timestamp('next_run_at', { withTimezone: true }).notNull(),
+      lastRunAt: timestamp('last_run_at', { withTimezone: true }),
+      lastReportId: uuid('last_report_id'),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (table) => [index('cron_schedules_due').on(table.nextRunAt)],
+  );
+
+  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks, cronSchedules };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -236,5 +256,5 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks } =
+export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks, cronSchedules } =
   defineTables(MIGRATIONS_SCHEMA_NAME);

@@ -143,7 +143,20 @@ export const settingsSchema = z.strictObject({
     'client-read-timeout': duration().default(45_000),
   }),
 
-  'cron-policies': block({ 'reload-on-start': bool().default(true) }),
+  'cron-policies': block({
+    'reload-on-start': bool().default(true),
+    // The IANA time zone cron expressions are read in ("0 0 6 * * ?" is 06:00 there).
+    'time-zone': text()
+      .refine((zone) => {
+        try {
+          new Intl.DateTimeFormat('en', { timeZone: zone });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'expected an IANA time zone such as "UTC" or "Europe/Rome"')
+      .default('UTC'),
+  }),
 
   assistant: block({
     // base64 of 32 random bytes (AES-256-GCM key for the stored provider API keys).

@@ -6,6 +6,8 @@ import { checkCueExecutable } from '../governance/engines/cue/cue-process';
 import { refreshEnvironments } from '../governance/environments/environment-refresh';
 import { fromSettings } from '../governance/resource-types/resource-type';
 import { ResourceTypeRepository } from '../governance/resource-types/resource-type-repository';
+import { CronScheduleRepository } from '../governance/scheduling/cron-schedule-repository';
+import { inTransaction } from '../db/transaction';
 import { applyMigrations, dropSchema, withSchemaLock } from '../db/migrations';
 import { tableExists } from '../db/table-exists';
 import { logger } from '../logging/logger';
@@ -41,8 +43,20 @@ async function registerSettingsResourceTypes(database: Database, settings: Setti
 }
 
 /**
+ * cron-policies.reload-on-start: true schedules every enabled executable cron policy by its
+ * expression (and drops schedules no enabled version backs); false keeps the schedules of before
+ * the start as they are and adds none.
+ */
+async function scheduleCronPolicies(database: Database, settings: Settings): Promise<string> {
+  const { reloadOnStart, timeZone } = settings.cronPolicies;
+  if (!reloadOnStart) return `${(await new CronScheduleRepository(database).all()).length} kept as scheduled before (reload-on-start is false)`;
+  const { scheduled, unscheduled } = await inTransaction(database, 'cron reload', (tx) => new CronScheduleRepository(database).reload(timeZone, tx));
+  return `${scheduled} scheduled, ${unscheduled} unscheduled`;
+}
+
+/**
  * The start-up tasks, run once per deployment or `npm start` (not once per Lambda container):
- * the check of the `cue` executable (only when cue-config.cue-process-path is set), repair (only when asked), migrations, the resource types of the settings, the environments, re-encryption of stored provider keys written under
+ * the check of the `cue` executable (only when cue-config.cue-process-path is set), repair (only when asked), migrations, the resource types of the settings, the environments, the cron schedules, re-encryption of stored provider keys written under
  * a rotated-out key. A PostgreSQL advisory lock makes two concurrent
  * runs take turns; a run with nothing to do costs a few queries.
  */
@@ -77,6 +91,7 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
       }
       if (await tableExists(database, 'resource_types')) tasks.resourceTypes = await registerSettingsResourceTypes(database, settings);
       if (await tableExists(database, 'environments')) tasks.environments = await refreshEnvironments(database, settings);
+      if (await tableExists(database, 'cron_schedules')) tasks.cronPolicies = await scheduleCronPolicies(database, settings);
       const report = { tasks, durationMs: Date.now() - startedAt };
       await recordRun(database, startedAt, report, settings);
       logger.info({ schema: database.schemaName, ...report }, 'start-up tasks done');

@@ -132,7 +132,31 @@ describe('cron expressions', () => {
     expect(cronProblem('61 * * * *')).toMatch(/minute/);
     expect(cronProblem('every day')).toMatch(/five, six, or seven/);
   });
-  it('gives the next run in UTC', () => {
-    expect(nextCronRun('0 30 9 * * *', new Date('2026-01-01T10:00:00Z'))?.toISOString()).toBe('2026-01-02T09:30:00.000Z');
+  const next = (expression: string, from: string, timeZone?: string) => nextCronRun(expression, new Date(from), timeZone)?.toISOString();
+
+  it('gives the next run in UTC by default', () => {
+    expect(next('0 30 9 * * *', '2026-01-01T10:00:00Z')).toBe('2026-01-02T09:30:00.000Z');
+    expect(next('*/15 * * * *', '2026-01-01T10:07:30Z')).toBe('2026-01-01T10:15:00.000Z');
+    expect(next('0 0/15 * * * ?', '2026-01-01T10:15:00Z')).toBe('2026-01-01T10:30:00.000Z');
+  });
+
+  it('handles month ends: the last day (L), the 31st only in months that have one, leap years', () => {
+    expect(next('0 0 12 L * ?', '2027-02-01T00:00:00Z')).toBe('2027-02-28T12:00:00.000Z');
+    expect(next('0 0 12 L * ?', '2028-02-01T00:00:00Z')).toBe('2028-02-29T12:00:00.000Z');
+    expect(next('0 0 31 * *', '2026-04-01T00:00:00Z')).toBe('2026-05-31T00:00:00.000Z');
+    expect(next('0 0 1 * *', '2026-12-31T23:59:00Z')).toBe('2027-01-01T00:00:00.000Z');
+  });
+
+  it('reads day-of-week names (no off-by-one), weekday ranges and the n-th weekday of a month', () => {
+    // 2026-11-20 is a Friday.
+    expect(next('0 0 9 ? * MON-FRI', '2026-11-20T10:00:00Z')).toBe('2026-11-23T09:00:00.000Z');
+    expect(next('0 0 9 ? * MON-FRI', '2026-11-20T08:00:00Z')).toBe('2026-11-20T09:00:00.000Z');
+    expect(next('0 6 * * SUN', '2026-11-20T00:00:00Z')).toBe('2026-11-22T06:00:00.000Z');
+    expect(next('0 0 8 ? * MON#1', '2026-11-20T00:00:00Z')).toBe('2026-12-07T08:00:00.000Z');
+  });
+
+  it('reads the expression in cron-policies.time-zone, across a daylight-saving change', () => {
+    expect(next('0 0 6 * * ?', '2026-07-01T00:00:00Z', 'Europe/Rome')).toBe('2026-07-01T04:00:00.000Z');
+    expect(next('0 0 6 * * ?', '2026-12-01T00:00:00Z', 'Europe/Rome')).toBe('2026-12-01T05:00:00.000Z');
   });
 });

@@ -2,12 +2,14 @@ import { performance } from 'node:perf_hooks';
 import { getDatabase, type Database } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import { logger } from '../../logging/logger';
+import { dispatchInBackground } from '../../outbox/background-dispatch';
 import { timeoutsOf } from '../../platform/http-client';
 import { fetchPerimeterPage, type PerimeterPage } from '../../platform/perimeter-resolver';
 import { getJobQueue, maxReceives } from '../../queue/job-queue';
 import { getSettings } from '../../settings';
 import { EnvironmentRepository } from '../environments/environment-repository';
 import type { EntityRow } from '../policies/entity-repository';
+import { announceRuntimeFailure } from '../scheduling/runtime-failure';
 import { entitiesOf, evaluateCandidates, fromResolver, perimeterOf, type ReportRequest, type RunContext } from './evaluation-runner';
 import { overallOutcome } from './outcome';
 import { ReportRepository, type ReportRow } from './report-repository';
@@ -69,18 +71,25 @@ export async function sendTasks(ids: readonly string[]): Promise<void> {
   await new TaskRepository(await getDatabase()).markSent(sent);
 }
 
-/** When the last of its tasks has ended, the report ends: `failed` naming the pages that failed, else `completed` with its outcome. */
-async function finishIfEnded(database: Database, reportId: string, tx: Transaction): Promise<void> {
-  const tasks = await new TaskRepository(database).ofReport(reportId, tx);
-  if (tasks.some((task) => task.status === 'queued' || task.status === 'running')) return;
+/**
+ * When the last of its tasks has ended, the report ends: `failed` naming the pages that failed, else
+ * `completed` with its outcome. A scheduled run that failed somewhere is announced (events,
+ * notifications) in the same transaction. True when something was written to the outbox.
+ */
+async function finishIfEnded(database: Database, report: ReportRow, tx: Transaction): Promise<boolean> {
+  const tasks = await new TaskRepository(database).ofReport(report.id, tx);
+  if (tasks.some((task) => task.status === 'queued' || task.status === 'running')) return false;
   const reports = new ReportRepository(database);
   const failed = tasks.filter((task) => task.status === 'failed');
   if (failed.length > 0) {
-    await reports.finish(reportId, 'failed', 'failed', false, failed.map((task) => task.lastError).join('; '), tx);
-    return;
+    await reports.finish(report.id, 'failed', 'failed', false, failed.map((task) => task.lastError).join('; '), tx);
+  } else {
+    const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(report.id, tx));
+    await reports.finish(report.id, 'completed', outcome, passed, null, tx);
   }
-  const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId, tx));
-  await reports.finish(reportId, 'completed', outcome, passed, null, tx);
+  if (report.cause !== 'schedule') return false;
+  const ended = (await reports.lock(report.id, tx)) as ReportRow;
+  return announceRuntimeFailure(database, ended, tx);
 }
 
 /** A page could not be evaluated; the task is queued again for the queue's redelivery of its message. */
@@ -160,6 +169,7 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
       const fetched = performance.now();
       const rows = await evaluateCandidates(ctx, entities, resources.map(fromResolver));
       const evaluated = performance.now();
+      let announced = false;
       const moved = await inTransaction(database, 'evaluation pages', async (tx) => {
         await reports.lock(report.id, tx);
         await new ResultRepository(database).append(rows, tx);
@@ -175,9 +185,10 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
         };
         if (!(await tasks.pagesDone(taskId, done, LEASE_MS, tx))) return false;
         await reports.progressFromTasks(report.id, entities.length, perimeter.batchSize, tx);
-        if (last) await finishIfEnded(database, report.id, tx);
+        if (last) announced = await finishIfEnded(database, report, tx);
         return true;
       });
+      if (announced) dispatchInBackground();
       // Another worker took the task over (this one was too slow to renew its lease): it goes on from here.
       if (!moved) return 'skipped';
       if (last) return 'done';
@@ -205,13 +216,14 @@ export async function deadLetterTask(taskId: string, reason?: string): Promise<v
   const report = await reports.find(task.reportId);
   const entities = (report?.request as unknown as ReportRequest | undefined)?.entities.length ?? 1;
   const pageSize = report ? (await perimeterOf(database, await getSettings(), report.resourceType).catch(() => undefined))?.batchSize ?? 0 : 0;
-  await inTransaction(database, 'evaluation dead letter', async (tx) => {
-    await reports.lock(task.reportId, tx);
+  const announced = await inTransaction(database, 'evaluation dead letter', async (tx) => {
+    const locked = await reports.lock(task.reportId, tx);
     const why = reason ?? `${task.lastError ?? `Environment ${task.environment}, page at offset ${task.offset}: its message was not processed`} (gave up after ${Math.max(task.attempts, 1)} attempts)`;
-    if (!(await tasks.fail(taskId, why, tx))) return;
+    if (!locked || !(await tasks.fail(taskId, why, tx))) return false;
     await reports.progressFromTasks(task.reportId, entities, pageSize, tx);
-    await finishIfEnded(database, task.reportId, tx);
+    return finishIfEnded(database, locked, tx);
   });
+  if (announced) dispatchInBackground();
   logger.warn({ taskId, reportId: task.reportId, environment: task.environment }, 'an evaluation page kept failing: its task was dead-lettered');
 }
 

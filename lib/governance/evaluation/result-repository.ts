@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';
@@ -23,6 +23,16 @@ export class ResultRepository {
 
   async ofReport(reportId: string): Promise<ResultRow[]> {
     return this.database.db.select().from(this.table).where(eq(this.table.reportId, reportId)).orderBy(asc(this.table.id));
+  }
+
+  /** How many results of the report are not `ok` (not compliant, or not evaluated), of how many. */
+  async countsOfReport(reportId: string, tx: Pick<Transaction, 'select'> = this.database.db): Promise<{ failed: number; total: number }> {
+    const t = this.table;
+    const [row] = await tx
+      .select({ failed: sql<number>`count(*) filter (where ${t.outcome} <> 'ok')`.mapWith(Number), total: count() })
+      .from(t)
+      .where(eq(t.reportId, reportId));
+    return row;
   }
 
   async outcomesOfReport(reportId: string, tx: Pick<Transaction, 'selectDistinct'> = this.database.db): Promise<Outcome[]> {

@@ -141,14 +141,15 @@ export class EntityRepository {
     });
   }
 
-  /** Deletes every version of the entity when none is active; 'active' when one is, 'missing' when there is none. */
-  async delete(kind: EntityKind, id: string): Promise<'deleted' | 'active' | 'missing'> {
+  /** Deletes every version of the entity when none is active; 'active' when one is, 'missing' when there is none. `alongside` deletes what goes with it. */
+  async delete(kind: EntityKind, id: string, alongside?: (tx: Transaction) => Promise<void>): Promise<'deleted' | 'active' | 'missing'> {
     const t = this.table;
     return inTransaction(this.database, 'entity delete', async (tx) => {
       const versions = await tx.select({ status: t.status }).from(t).where(and(eq(t.kind, kind), eq(t.id, id))).for('update');
       if (versions.length === 0) return 'missing';
       if (versions.some((v) => ACTIVE_STATUSES.includes(v.status))) return 'active';
       await tx.delete(t).where(and(eq(t.kind, kind), eq(t.id, id)));
+      await alongside?.(tx);
       return 'deleted';
     });
   }
@@ -179,10 +180,10 @@ export class EntityRepository {
   }
 
   /** Exact versions, for a report that names them. */
-  async findVersions(keys: readonly { id: string; version: number }[]): Promise<EntityRow[]> {
+  async findVersions(keys: readonly { id: string; version: number }[], tx: Pick<Transaction, 'select'> = this.database.db): Promise<EntityRow[]> {
     if (keys.length === 0) return [];
     const t = this.table;
-    return this.database.db
+    return tx
       .select()
       .from(t)
       .where(or(...keys.map((key) => and(eq(t.id, key.id), eq(t.version, key.version)))));

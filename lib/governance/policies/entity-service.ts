@@ -1,4 +1,4 @@
-import { getDatabase } from '../../db/client';
+import { getDatabase, type Database } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import { listBody, type Pagination } from '../../http/pagination';
 import { Conflict, HttpProblem, Invalid, NotFound, type FieldError } from '../../http/problems';
@@ -11,6 +11,7 @@ import { checkCueScript } from '../engines/engines';
 import { environmentsOf, recordQueuedEvaluation, sendTasks, type QueuedEvaluation } from '../evaluation/queued-evaluation';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
+import { CronScheduleRepository } from '../scheduling/cron-schedule-repository';
 import type { EntityFilters, EntityInput, EntityKind, EntityRepresentation, PublishedEntity } from './entity';
 import { EntityRepository, type EntityRow } from './entity-repository';
 import { allowedMoves, canMove, type EntityStatus } from './lifecycle';
@@ -151,9 +152,16 @@ export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus,
       allowedStatuses: allowed,
     });
   }
-  const row = await (await repository()).move(kind, id, current.version, current.status, to, subject);
+  const database = await getDatabase();
+  const { timeZone } = (await getSettings()).cronPolicies;
+  const row = await new EntityRepository(database).move(kind, id, current.version, current.status, to, subject, (tx) => followSchedule(database, id, timeZone, tx));
   if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   return represent(row);
+}
+
+/** A cron entity is scheduled while a version of it is enabled, by that version's expression; a move keeps it so in its transaction. */
+async function followSchedule(database: Database, id: string, timeZone: string, tx: Transaction): Promise<void> {
+  await new CronScheduleRepository(database).follow(id, timeZone, tx);
 }
 
 /**
@@ -174,17 +182,24 @@ export async function publishEntity(kind: EntityKind, id: string, subject: strin
   };
   let row: EntityRow | undefined = current;
   if (current.status !== 'enabled') {
-    row = await new EntityRepository(database).move(kind, id, current.version, current.status, 'enabled', subject, evaluate ? recordEvaluation : undefined);
+    row = await new EntityRepository(database).move(kind, id, current.version, current.status, 'enabled', subject, async (tx, moved) => {
+      await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
+      if (evaluate) await recordEvaluation(tx, moved);
+    });
     if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
-  } else if (evaluate) {
-    await inTransaction(database, 'publish evaluation', (tx) => recordEvaluation(tx, current));
+  } else {
+    await inTransaction(database, 'publish again', async (tx) => {
+      await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
+      if (evaluate) await recordEvaluation(tx, current);
+    });
   }
   if (queued) await sendTasks(queued.taskIds);
   return { ...represent(row), evaluationReportId: queued?.reportId ?? null };
 }
 
 export async function deleteEntity(kind: EntityKind, id: string): Promise<void> {
-  const outcome = await (await repository()).delete(kind, id);
+  const database = await getDatabase();
+  const outcome = await new EntityRepository(database).delete(kind, id, (tx) => new CronScheduleRepository(database).remove(id, tx));
   if (outcome === 'missing') throw notFound(kind, id);
   if (outcome === 'active') throw new Conflict(`Only draft and disabled ${NOUN[kind] === 'policy' ? 'policies' : 'metrics'} can be deleted; disable it first`);
 }

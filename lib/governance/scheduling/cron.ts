@@ -13,7 +13,7 @@ export function cronProblem(expression: string): string | undefined {
   }
 }
 
-/** The first time after `from` the expression fires, in UTC; undefined when it never does. */
-export function nextCronRun(expression: string, from: Date): Date | undefined {
-  return new Cron(expression, { ...OPTIONS, timezone: 'UTC' }).nextRun(from) ?? undefined;
+/** The first time after `from` the expression fires, read in `timeZone` (cron-policies.time-zone); undefined when it never does. */
+export function nextCronRun(expression: string, from: Date, timeZone = 'UTC'): Date | undefined {
+  return new Cron(expression, { ...OPTIONS, timezone: timeZone }).nextRun(from) ?? undefined;
 }
