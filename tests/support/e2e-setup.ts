@@ -14,6 +14,8 @@ import type { Settings } from '../../lib/settings';
 declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
+    /** serverless offline's Lambda endpoint, to invoke the scheduled functions as their schedule does. */
+    lambdaUrl: string;
     packageDir: string;
   }
 }
@@ -47,14 +49,16 @@ export default async function setup(project: TestProject) {
   const settings = await settingsWith(overrides, database.url);
   await resetSchema(settings);
   await runStartupTasks(settings);
+  const lambdaPort = await freePort();
   const offline = startServerlessOffline({
     httpPort: await freePort(),
-    lambdaPort: await freePort(),
+    lambdaPort,
     env: { ...process.env, DATABASE_URL: database.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn' },
     stdio: 'ignore',
   });
   await offline.ready;
   project.provide('baseUrl', offline.baseUrl);
+  project.provide('lambdaUrl', `http://127.0.0.1:${lambdaPort}`);
   project.provide('databaseUrl', database.url);
   project.provide('packageDir', packageDir);
   return async () => {
