@@ -118,7 +118,7 @@ async function readPages(ctx: RunContext, offset: number): Promise<PageGroup> {
   while (!group.last && group.pages.reduce((sum, page) => sum + page.resources.length, 0) < ENGINE_CALL_RESOURCES) {
     const at = offset + group.pages.length * size;
     try {
-      const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts);
+      const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts, ctx.signal);
       group.pages.push(page);
       group.last = page.resources.length < size;
     } catch (error) {
@@ -156,7 +156,9 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     }
     const perimeter = await perimeterOf(database, settings, report.resourceType);
     pageSize = perimeter.batchSize;
-    const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: timeoutsOf(settings) };
+    // Resolver calls (with their retries) give up before the invocation's end, so that a page that hangs is recorded as failed rather than cut off.
+    const signal = AbortSignal.timeout(Math.max(30_000, remainingMs() - 15_000));
+    const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: timeoutsOf(settings), signal };
     for (let first = true; ; first = false) {
       if (!first && remainingMs() < MIN_REMAINING_MS) {
         await tasks.release(taskId);
