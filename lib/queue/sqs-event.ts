@@ -17,7 +17,7 @@ export function jobMessageOf(record: SQSRecord): JobMessage | undefined {
 }
 
 /** An event shaped as SQS delivers it to Lambda, for the local queue (and the tests). */
-export function sqsEventOf(messages: readonly JobMessage[], queueArn = 'arn:aws:sqs:local:000000000000:evaluation-jobs'): SQSEvent {
+export function sqsEventOf(messages: readonly JobMessage[]): SQSEvent {
   const now = String(Date.now());
   return {
     Records: messages.map(
@@ -29,7 +29,7 @@ export function sqsEventOf(messages: readonly JobMessage[], queueArn = 'arn:aws:
         messageAttributes: {},
         md5OfBody: '',
         eventSource: 'aws:sqs',
-        eventSourceARN: queueArn,
+        eventSourceARN: 'arn:aws:sqs:local:000000000000:evaluation-tasks',
         awsRegion: 'local',
       }),
     ),

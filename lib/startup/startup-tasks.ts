@@ -49,7 +49,7 @@ async function registerSettingsResourceTypes(database: Database, settings: Setti
  */
 async function scheduleCronPolicies(database: Database, settings: Settings): Promise<string> {
   const { reloadOnStart, timeZone } = settings.cronPolicies;
-  if (!reloadOnStart) return `${(await new CronScheduleRepository(database).all()).length} kept as scheduled before (reload-on-start is false)`;
+  if (!reloadOnStart) return `${await new CronScheduleRepository(database).count()} kept as scheduled before (reload-on-start is false)`;
   const { scheduled, unscheduled } = await inTransaction(database, 'cron reload', (tx) => new CronScheduleRepository(database).reload(timeZone, tx));
   return `${scheduled} scheduled, ${unscheduled} unscheduled`;
 }

@@ -81,15 +81,14 @@ async function finishIfEnded(database: Database, report: ReportRow, tx: Transact
   if (tasks.some((task) => task.status === 'queued' || task.status === 'running')) return false;
   const reports = new ReportRepository(database);
   const failed = tasks.filter((task) => task.status === 'failed');
+  let ended: ReportRow | undefined;
   if (failed.length > 0) {
-    await reports.finish(report.id, 'failed', 'failed', false, failed.map((task) => task.lastError).join('; '), tx);
+    ended = await reports.finish(report.id, 'failed', 'failed', false, failed.map((task) => task.lastError).join('; '), tx);
   } else {
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(report.id, tx));
-    await reports.finish(report.id, 'completed', outcome, passed, null, tx);
+    ended = await reports.finish(report.id, 'completed', outcome, passed, null, tx);
   }
-  if (report.cause !== 'schedule') return false;
-  const ended = (await reports.lock(report.id, tx)) as ReportRow;
-  return announceRuntimeFailure(database, ended, tx);
+  return ended?.cause === 'schedule' ? announceRuntimeFailure(database, ended, tx) : false;
 }
 
 /** A page could not be evaluated; the task is queued again for the queue's redelivery of its message. */

@@ -75,12 +75,22 @@ export class ReportRepository {
       .where(and(eq(t.id, id), eq(t.status, 'running')));
   }
 
-  async finish(id: string, status: 'completed' | 'failed', outcome: Outcome, passed: boolean, error: string | null = null, tx: Pick<Transaction, 'update'> = this.database.db): Promise<void> {
+  /** Ends the report; the ended row, or undefined when it had ended already. */
+  async finish(
+    id: string,
+    status: 'completed' | 'failed',
+    outcome: Outcome,
+    passed: boolean,
+    error: string | null = null,
+    tx: Pick<Transaction, 'update'> = this.database.db,
+  ): Promise<ReportRow | undefined> {
     const t = this.table;
-    await tx
+    const [row] = await tx
       .update(t)
       .set({ status, outcome, passed, error: error?.slice(0, 2000) ?? null, leaseUntil: null, completedAt: sql`now()` })
-      .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running'])));
+      .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running'])))
+      .returning();
+    return row;
   }
 
   /**

@@ -68,14 +68,6 @@ export class TaskRepository {
     return row;
   }
 
-  async renew(id: string, leaseMs: number): Promise<void> {
-    const t = this.table;
-    await this.database.db
-      .update(t)
-      .set({ leaseUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
-      .where(and(eq(t.id, id), eq(t.status, 'running')));
-  }
-
   /**
    * Records evaluated pages (in the transaction that appends their results): moves the task past
    * them, done after the last page. False when the task was not at those pages any more.

@@ -30,8 +30,8 @@ export class CronScheduleRepository {
     return row;
   }
 
-  async all(): Promise<CronScheduleRow[]> {
-    return this.database.db.select().from(this.table).orderBy(asc(this.table.nextRunAt));
+  async count(): Promise<number> {
+    return this.database.db.$count(this.table);
   }
 
   /**
