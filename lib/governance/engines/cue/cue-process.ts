@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Settings } from '../../../settings';
 import { ConcurrencyLimit } from './concurrency-limit';
 import { inJobDirectory } from './job-directory';
-import { ABORTED_MESSAGE, CueRunFailure, outputCapMessage, timeoutMessage, type CueJob, type CueOutput, type CueRunner } from './cue-runner';
+import { ABORTED_MESSAGE, CueRunFailure, outputCapped, timedOut, type CueJob, type CueOutput, type CueRunner } from './cue-runner';
 
 interface ProcessLimits {
   readonly timeoutMs: number;
@@ -22,7 +22,7 @@ export function runCueExecutable(executable: string, args: readonly string[], cw
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let bytes = 0;
-    let failure: string | undefined;
+    let failure: CueRunFailure | undefined;
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
@@ -31,7 +31,7 @@ export function runCueExecutable(executable: string, args: readonly string[], cw
       limits.signal?.removeEventListener('abort', onAbort);
       outcome();
     };
-    const kill = (reason: string) => {
+    const kill = (reason: CueRunFailure) => {
       failure ??= reason;
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -39,20 +39,20 @@ export function runCueExecutable(executable: string, args: readonly string[], cw
         child.kill('SIGKILL');
       }
     };
-    const timer = setTimeout(() => kill(timeoutMessage(limits.timeoutMs)), limits.timeoutMs);
-    const onAbort = () => kill(ABORTED_MESSAGE);
+    const timer = setTimeout(() => kill(timedOut(limits.timeoutMs)), limits.timeoutMs);
+    const onAbort = () => kill(new CueRunFailure(ABORTED_MESSAGE));
     limits.signal?.addEventListener('abort', onAbort, { once: true });
     const collect = (chunks: Buffer[]) => (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes > limits.maxOutputBytes) kill(outputCapMessage(limits.maxOutputBytes));
+      if (bytes > limits.maxOutputBytes) kill(outputCapped(limits.maxOutputBytes));
       else chunks.push(chunk);
     };
     child.stdout.on('data', collect(stdout));
     child.stderr.on('data', collect(stderr));
-    child.on('error', (error) => settle(() => reject(new CueRunFailure(failure ?? `could not run ${executable}: ${error.message}`))));
+    child.on('error', (error) => settle(() => reject(failure ?? new CueRunFailure(`could not run ${executable}: ${error.message}`))));
     child.on('close', (code, signal) =>
       settle(() => {
-        if (failure) reject(new CueRunFailure(failure));
+        if (failure) reject(failure);
         else if (code === null) reject(new CueRunFailure(`${executable} was killed by ${signal}`));
         else resolve({ code, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
       }),

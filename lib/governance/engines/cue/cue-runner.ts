@@ -18,9 +18,16 @@ export interface CueOutput {
 
 /** The run gave no verdict: it timed out, crashed, printed too much, was aborted or could not start. */
 export class CueRunFailure extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  /**
+   * The run passed a bound of cue-config (timeout, output cap): what it was given costs too much,
+   * which is the script's doing when a policy is checked on its own.
+   */
+  readonly overLimit: boolean;
+
+  constructor(message: string, options?: ErrorOptions & { overLimit?: boolean }) {
     super(message, options);
     this.name = 'CueRunFailure';
+    this.overLimit = options?.overLimit ?? false;
   }
 }
 
@@ -32,6 +39,6 @@ export interface CueRunner {
   close(): Promise<void>;
 }
 
-export const timeoutMessage = (timeoutMs: number): string => `CUE did not finish within ${timeoutMs} ms (cue-config.timeout)`;
-export const outputCapMessage = (maxOutputBytes: number): string => `CUE printed more than ${maxOutputBytes} bytes (cue-config.max-output-bytes)`;
+export const timedOut = (timeoutMs: number) => new CueRunFailure(`CUE did not finish within ${timeoutMs} ms (cue-config.timeout)`, { overLimit: true });
+export const outputCapped = (maxOutputBytes: number) => new CueRunFailure(`CUE printed more than ${maxOutputBytes} bytes (cue-config.max-output-bytes)`, { overLimit: true });
 export const ABORTED_MESSAGE = 'the evaluation was aborted before CUE finished';

