@@ -1,6 +1,8 @@
 import { parse as parseJson, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { parseDocument } from 'yaml';
+import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from '../../http/json-nesting';
 import { Invalid } from '../../http/problems';
+import { unstorableText } from '../../http/storable-text';
+import { readYaml } from './descriptor-yaml';
 
 /** A descriptor as it travels: its value (what policies see) and its text (what remote engines get). */
 export interface Descriptor {
@@ -9,8 +11,9 @@ export interface Descriptor {
 }
 
 /**
- * Reads a descriptor given as YAML or JSON text, or as an object. Text that does not parse is a
- * 400 naming `path`, with the parser's line and column.
+ * Reads a descriptor given as YAML or JSON text, or as an object. Text that does not parse, is
+ * past the bounds of its reader, or decodes to text the database cannot store is a 400 naming
+ * `path`, with the parser's line and column where there is one.
  */
 export function parseDescriptor(input: string | Record<string, unknown>, path = 'descriptor'): Descriptor {
   if (typeof input !== 'string') return { value: input, text: JSON.stringify(input) };
@@ -18,28 +21,20 @@ export function parseDescriptor(input: string | Record<string, unknown>, path = 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new Invalid([{ path, message: 'must be a YAML or JSON object (a mapping of fields)' }]);
   }
+  const unstorable = unstorableText(value, path);
+  if (unstorable) throw new Invalid([unstorable]);
   return { value: value as Record<string, unknown>, text: input };
 }
 
-const invalidAt = (path: string, format: string, line: number, column: number, reason: string) =>
-  new Invalid([{ path, message: `not valid ${format} at line ${line}, column ${column}: ${reason}` }]);
-
 // Text that opens like JSON is read as strict JSON: YAML would take `{"a": }` as `a: null`.
 function readJson(text: string, path: string): unknown {
+  if (jsonNestsDeeperThan(text)) throw new Invalid([{ path, message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` }]);
   const errors: ParseError[] = [];
   const value: unknown = parseJson(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const [error] = errors;
   if (!error) return value;
   const before = text.slice(0, error.offset).split('\n');
-  throw invalidAt(path, 'JSON', before.length, before.at(-1)!.length + 1, printParseErrorCode(error.error));
-}
-
-function readYaml(text: string, path: string): unknown {
-  const document = parseDocument(text, { uniqueKeys: true });
-  const [error] = document.errors;
-  if (!error) return document.toJS({ maxAliasCount: 100 });
-  const at = error.linePos?.[0] ?? { line: 1, col: 1 };
-  throw invalidAt(path, 'YAML', at.line, at.col, error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, ''));
+  throw new Invalid([{ path, message: `not valid JSON at line ${before.length}, column ${before.at(-1)!.length + 1}: ${printParseErrorCode(error.error)}` }]);
 }
 
 /** The value at a field of the descriptor: a key as written, or a dotted path into nested objects. */
