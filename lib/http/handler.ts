@@ -9,6 +9,7 @@ import { problemErrors } from './middleware/problem-errors';
 import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal } from './middleware/request-context';
 import { fieldErrors } from './problem-response';
 import { HttpProblem, Invalid, type FieldError } from './problems';
+import { unstorableText } from './storable-text';
 
 const DEADLINE_MARGIN_MS = 1000;
 const PUBLIC: Principal = { subject: 'anonymous', method: 'public' };
@@ -18,10 +19,19 @@ const principals = new WeakMap<APIGatewayProxyEventV2, Principal>();
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/**
+ * Path, query and body against the endpoint's schemas, with one 400 listing every bad field.
+ * Text the database cannot store (NUL, unpaired surrogates) is refused here for every endpoint.
+ */
 function validate<E extends Endpoint>(endpoint: E, event: APIGatewayProxyEventV2) {
   const errors: FieldError[] = [];
   const parse = (schema: Endpoint['body'], input: unknown, prefix?: string) => {
     if (!schema) return undefined;
+    const unstorable = unstorableText(input, prefix);
+    if (unstorable) {
+      errors.push(unstorable);
+      return undefined;
+    }
     const result = schema.safeParse(input ?? {});
     if (result.success) return result.data;
     errors.push(...fieldErrors(result.error.issues, prefix));
@@ -43,11 +53,6 @@ function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
   };
 }
 
-/**
- * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
- * chain: request id and access log, audit record, problem+json errors, header normalisation,
- * JSON body parsing, authentication, zod validation of path, query and body.
- */
 export interface HandlerOptions {
   /**
    * Told of a request an authenticated caller made that failed with a 4xx problem (invalid,
@@ -56,6 +61,11 @@ export interface HandlerOptions {
   readonly onRejected?: (problem: HttpProblem, body: unknown, principal: Principal) => Promise<void>;
 }
 
+/**
+ * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
+ * chain: request id and access log, audit record, problem+json errors, header normalisation,
+ * authentication, JSON body parsing, zod validation of path, query and body.
+ */
 export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: HttpRequest<E>) => Promise<HttpResult>, options: HandlerOptions = {}): HttpHandler {
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>({
     // Answer (and abort the work through `signal`) a second before Lambda would kill the function.
@@ -68,10 +78,17 @@ export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: H
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
   if (!endpoint.public) chain.use(audit((event) => principals.get(event)));
   chain.use(problemErrors()).use(httpHeaderNormalizer());
+  // Credentials come before the body: a caller without them learns nothing of what the body should be.
+  if (!endpoint.public) {
+    chain.use({
+      before: async ({ event }) => {
+        principals.set(event, await authenticate(event, endpoint));
+      },
+    });
+  }
   if (endpoint.body) chain.use(jsonBody());
   return chain.handler(async (event, _context, { signal }) => {
-    const principal = endpoint.public ? PUBLIC : await authenticate(event, endpoint);
-    principals.set(event, principal);
+    const principal = principals.get(event) ?? PUBLIC;
     try {
       const input = validate(endpoint, event);
       const result = await handle({

@@ -67,6 +67,19 @@ describe('audit records', () => {
     expect(auditRecords().map((request) => [request.body.subject, request.body.status])).toEqual([['anonymous', 401]]);
   });
 
+  it('credentials are checked before the body: no credentials is a 401 whatever the body, and a bad body of a known caller is audited as that caller', async () => {
+    const register = (body: string, headers: Record<string, string>) => invoke(handlers.register, { method: 'POST', path: '/v1/computational-governance/resource-types', body, headers });
+    const anonymous = { authorization: '' };
+    expect((await register('{"name": ', anonymous)).status).toBe(401);
+    expect((await register('x'.repeat(1_100_000), anonymous)).status).toBe(401);
+    expect((await register('{}', { ...anonymous, 'content-type': 'text/plain' })).status).toBe(401);
+    const known = { authorization: `Bearer ${await technicalToken({ sub: 'auditor-2' })}` };
+    expect((await register('{"name": ', known)).status).toBe(400);
+    await backgroundDispatchSettled();
+    // Delivered in the background, in no particular order.
+    expect(auditRecords().map((request) => `${request.body.subject} ${request.body.status}`).sort()).toEqual(['anonymous 401', 'anonymous 401', 'anonymous 401', 'auditor-2 400']);
+  });
+
   it('never for public endpoints', async () => {
     const { handler } = await import('../../functions/service/openapi');
     await invoke(handler, { method: 'GET', path: '/openapi.json' });

@@ -124,8 +124,33 @@ describe('the shared HTTP stack', () => {
   it('rejects a NUL character anywhere in the body with a 400 naming where', async () => {
     const response = await post(JSON.stringify({ name: 'a\u0000b', size: 1, owner: { email: 'a@b.test' } }));
     expect(response.statusCode).toBe(400);
-    expect(json(response).errors).toEqual([{ path: 'name', message: 'NUL characters are not allowed' }]);
+    expect(json(response).errors).toEqual([{ path: 'name', message: 'must not hold a NUL character (U+0000)' }]);
     expect(handle).not.toHaveBeenCalledWith(expect.objectContaining({ body: expect.objectContaining({ name: 'a\u0000b' }) }));
+  });
+
+  it('rejects text the database cannot store in the path, the query, the body and its keys, naming the field', async () => {
+    const calls = handle.mock.calls.length;
+    const sent = async (event: Parameters<typeof apiGatewayEvent>[0]) => json(await handler(apiGatewayEvent(event), lambdaContext()));
+    const base = { method: 'POST', path: '/things/42', headers: { 'content-type': 'application/json' }, body: valid, params: { id: '42' } };
+    expect((await sent({ ...base, query: { dryRun: 'tr\u0000ue' } })).errors).toEqual([{ path: 'query.dryRun', message: 'must not hold a NUL character (U+0000)' }]);
+    expect((await sent({ ...base, params: { id: '4\u00002' } })).errors).toEqual([{ path: 'path.id', message: 'must not hold a NUL character (U+0000)' }]);
+    // JSON.stringify writes a lone surrogate as the escape "\ud800", as a client would send it.
+    expect((await sent({ ...base, body: JSON.stringify({ name: 'a\ud800', size: 1, owner: { email: 'a@b.test' } }) })).errors).toEqual([
+      { path: 'name', message: 'must not hold an unpaired UTF-16 surrogate (not valid Unicode)' },
+    ]);
+    expect((await sent({ ...base, body: '{"name": "n", "size": 1, "owner": {"email": "a@b.test", "\\udc00x": 1}}' })).errors).toEqual([
+      { path: 'owner.\udc00x', message: 'the key must not hold an unpaired UTF-16 surrogate (not valid Unicode)' },
+    ]);
+    expect(handle.mock.calls.length).toBe(calls);
+  });
+
+  it('refuses a body nested deeper than 100 levels with a 400, before parsing or walking it', async () => {
+    const response = await post(`{"name": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    expect(response.statusCode).toBe(400);
+    expect(json(response).detail).toBe('The request body nests arrays and objects deeper than 100 levels');
+    const shallow = await post(JSON.stringify({ name: JSON.parse(`${'['.repeat(99)}${']'.repeat(99)}`), size: 1, owner: { email: 'a@b.test' } }));
+    expect(shallow.statusCode).toBe(400);
+    expect(json(shallow).errors).toEqual([{ path: 'name', message: expect.any(String) }]);
   });
 
   it('echoes the request id: the caller\'s when sane, else the invocation\'s', async () => {

@@ -1,5 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from '../json-nesting';
 import { BadRequest, ContentTooLarge, UnsupportedMediaType } from '../problems';
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;.*)?$/i;
@@ -7,22 +8,10 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;.*)?$/i;
 /** Largest accepted request body (API Gateway's own limit is 10 MB). */
 export const MAX_BODY_BYTES = 1_048_576;
 
-/** The JSON path of the first string (value or key) holding U+0000, which PostgreSQL text cannot store. */
-function nulCharacterPath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const itemPath = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000')) return itemPath;
-    const found = nulCharacterPath(item, itemPath);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
 /**
  * Parses a JSON request body into `event.body`: 415 for another content type, 400 for a missing
- * or malformed body, 413 past MAX_BODY_BYTES. (middy's own parser answers 415 for malformed JSON.)
+ * or malformed body or one nested deeper than MAX_JSON_DEPTH, 413 past MAX_BODY_BYTES.
+ * (middy's own parser answers 415 for malformed JSON.)
  */
 export function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEventV2> {
   return {
@@ -35,15 +24,12 @@ export function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEventV2> {
         throw new UnsupportedMediaType(`Expected Content-Type application/json, got ${contentType ? JSON.stringify(contentType) : 'none'}`);
       }
       if (Buffer.byteLength(raw, 'utf8') > MAX_BODY_BYTES) throw new ContentTooLarge(`The request body is larger than ${MAX_BODY_BYTES} bytes`);
-      let body: unknown;
+      if (jsonNestsDeeperThan(raw)) throw new BadRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
       try {
-        body = JSON.parse(raw);
+        (event as { body: unknown }).body = JSON.parse(raw);
       } catch (error) {
         throw new BadRequest(`The request body is not valid JSON: ${(error as Error).message}`);
       }
-      const path = nulCharacterPath(body);
-      if (path !== undefined) throw new BadRequest(`The request body holds a NUL character (\\u0000) at ${path || '(root)'}, which cannot be stored`, [{ path, message: 'NUL characters are not allowed' }]);
-      (event as { body: unknown }).body = body;
     },
   };
 }
