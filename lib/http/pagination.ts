@@ -1,19 +1,13 @@
 import { z } from 'zod';
+import { wholeNumberQuery } from './whole-number';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 
-const whole = (name: string, min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `${name} must be a whole number`)
-    .transform(Number)
-    .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
-
 /** `limit` (default 25, max 100) and `offset` of every list endpoint. */
 export const paginationQuery = z.object({
-  limit: whole('limit', 1, MAX_LIMIT).default(DEFAULT_LIMIT),
-  offset: whole('offset', 0, Number.MAX_SAFE_INTEGER).default(0),
+  limit: wholeNumberQuery('limit', 1, MAX_LIMIT).default(DEFAULT_LIMIT),
+  offset: wholeNumberQuery('offset', 0, Number.MAX_SAFE_INTEGER).default(0),
 });
 
 export type Pagination = z.output<typeof paginationQuery>;

@@ -197,6 +197,17 @@ describe('lifecycle', () => {
     expect((await read('00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await read('not-a-uuid')).status).toBe(400);
   });
+
+  it('400 for a version past the range of its column, in the query and in a status move', async () => {
+    const { body: created } = await create(remotePolicy());
+    const tooLarge = await read(created.id, 2_147_483_648);
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.errors).toEqual([{ path: 'query.version', message: 'version must be at most 2147483647' }]);
+    expect((await read(created.id, 2_147_483_647)).status).toBe(404);
+    const moved = await move(created.id, 'enabled', 2_147_483_648);
+    expect(moved.status).toBe(400);
+    expect(moved.body.errors).toEqual([{ path: 'version', message: 'version must be at most 2147483647' }]);
+  });
 });
 
 describe('listing', () => {

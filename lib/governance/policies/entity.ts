@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PG_INTEGER_MAX, wholeNumberQuery } from '../../http/whole-number';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
 import { isAbsoluteHttpUrl } from '../../settings/values';
 import { cronProblem } from '../scheduling/cron';
@@ -143,17 +144,13 @@ export const entityFilters = z.object({
 export type EntityFilters = z.output<typeof entityFilters>;
 
 export const versionQuery = z.object({
-  version: z
-    .string()
-    .regex(/^\d+$/, 'version must be a whole number')
-    .transform(Number)
-    .optional(),
+  version: wholeNumberQuery('version', 1, PG_INTEGER_MAX).optional(),
 });
 
 export const statusMove = z
   .strictObject({
     status: oneOf('status', STATUSES),
     /** Which version to move; the newest when absent. */
-    version: z.number().int().positive().optional(),
+    version: z.number({ error: 'version must be a number' }).int('version must be a whole number').positive('version must be at least 1').max(PG_INTEGER_MAX, `version must be at most ${PG_INTEGER_MAX}`).optional(),
   })
   .meta({ id: 'StatusMove' });
