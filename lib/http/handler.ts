@@ -9,7 +9,7 @@ import { problemErrors } from './middleware/problem-errors';
 import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal } from './middleware/request-context';
 import { fieldErrors } from './problem-response';
 import { HttpProblem, Invalid, type FieldError } from './problems';
-import { unstorableText } from './storable-text';
+import { unstorableText } from '../db/storable-text';
 
 const DEADLINE_MARGIN_MS = 1000;
 const PUBLIC: Principal = { subject: 'anonymous', method: 'public' };

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { storableCopy } from '../db/storable-text';
 import type { Database } from '../db/client';
 import type { Transaction } from '../db/transaction';
 
@@ -15,7 +16,8 @@ export class OutboxRepository {
 
   /** Writes a message; pass the transaction of the change it reports so that both commit or neither. */
   async enqueue(topic: OutboxTopic, payload: Record<string, unknown>, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<void> {
-    await tx.insert(this.table).values({ topic, payload });
+    // A message may quote what a caller sent (the name of a refused policy): it must not be lost for it.
+    await tx.insert(this.table).values({ topic, payload: storableCopy(payload) });
   }
 
   /**

@@ -257,6 +257,16 @@ describe('notifications', () => {
     expect(sent()[2].body.message).toContain('resourceType: no resource type is named "nope"');
   });
 
+  it('text the database cannot store is a 400 naming the field, and the failure notification still goes out', async () => {
+    const refused = await create(remotePolicy({ name: 'Bad \ud800 name', tags: ['ok', 'nul\u0000'] }));
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([{ path: 'name', message: 'must not hold an unpaired UTF-16 surrogate (not valid Unicode)' }]);
+    const inTags = await create(remotePolicy({ tags: ['ok', 'nul\u0000'] }));
+    expect(inTags.body.errors).toEqual([{ path: 'tags.1', message: 'must not hold a NUL character (U+0000)' }]);
+    await backgroundDispatchSettled();
+    expect(sent().map((request) => `${request.body.event}: ${request.body.entity.name}`).sort()).toEqual(['scheduled-policy-failure: Bad \ufffd name', 'scheduled-policy-failure: Owner is set']);
+  });
+
   it('a notification service that is down fails nothing, and the message is retried until delivered', async () => {
     notifications.answer({ status: 503 }, { status: 503 });
     const response = await create(remotePolicy({ name: 'Retried' }));

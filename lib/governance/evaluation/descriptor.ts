@@ -1,7 +1,7 @@
 import { parse as parseJson, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from '../../http/json-nesting';
 import { Invalid } from '../../http/problems';
-import { unstorableText } from '../../http/storable-text';
+import { unstorableText } from '../../db/storable-text';
 import { readYaml } from './descriptor-yaml';
 
 /** A descriptor as it travels: its value (what policies see) and its text (what remote engines get). */

@@ -1,6 +1,7 @@
-import type { FieldError } from './problems';
+import type { FieldError } from '../http/problems';
 
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNPAIRED_SURROGATES = new RegExp(UNPAIRED_SURROGATE.source, 'g');
 
 /**
  * Why PostgreSQL cannot keep this text as it is: NUL cannot be stored at all, and an unpaired
@@ -35,4 +36,13 @@ export function unstorableText(value: unknown, prefix = ''): FieldError | undefi
     }
   }
   return undefined;
+}
+
+/**
+ * A copy of a message of our own that the database can store: NUL dropped, unpaired surrogates
+ * replaced by U+FFFD. For text that quotes what a caller sent (a refused name in a failure
+ * notification), so that the message is not lost with the request.
+ */
+export function storableCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value), (_key, item) => (typeof item === 'string' ? item.replaceAll('\u0000', '').replace(UNPAIRED_SURROGATES, '\ufffd') : item));
 }
