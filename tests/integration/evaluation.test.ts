@@ -299,7 +299,7 @@ describe('policy tests (dry runs)', () => {
     expect(response.status).toBe(200);
     expect(response.body.progress).toEqual({ total: 4, done: 4 });
     expect(response.body.evaluationResults.map((r: any) => `${r.resource.id}:${r.outcome}`)).toEqual(['deployed-1:ok', 'deployed-2:ok', 'deployed-3:ok', 'broken:failed']);
-    expect(response.body.evaluationResults[3].result.errors[0]).toMatch(/The descriptor the perimeter resolver gave for broken is not valid YAML/);
+    expect(response.body.evaluationResults[3].result.errors[0]).toMatch(/The descriptor the perimeter resolver gave for broken was refused \(descriptor: not valid YAML/);
     // batch-size 2: pages at offsets 0 and 2, and a short page ends the walk.
     expect(resolver.requests.map((request) => `${request.query.offset}/${request.query.limit}`)).toEqual(['0/2', '2/2', '4/2']);
   });

@@ -1,4 +1,5 @@
 import { getDatabase, type Database } from '../../db/client';
+import { Invalid } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { timeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
 import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource } from '../../platform/perimeter-resolver';
@@ -137,8 +138,9 @@ export function fromResolver(resource: ResolvedResource): Candidate {
   try {
     descriptor = parseDescriptor(resource.content);
   } catch (error) {
-    const reason = (error as { extra?: { errors?: { message: string }[] } }).extra?.errors?.[0]?.message ?? (error as Error).message;
-    descriptor = new Error(`The descriptor the perimeter resolver gave for ${resource.id} is ${reason}`);
+    const [field] = error instanceof Invalid ? (error.extra.errors ?? []) : [];
+    const reason = field ? `${field.path}: ${field.message}` : (error as Error).message;
+    descriptor = new Error(`The descriptor the perimeter resolver gave for ${resource.id} was refused (${reason})`);
   }
   // What is deployed is both sides of a previous_vs_current comparison of a deployed resource.
   return { identity: { id: resource.id, displayName: resource.displayName ?? null, version: resource.version ?? null }, descriptor, deployed: descriptor };
