@@ -179,4 +179,17 @@ describe('a run that takes too long', () => {
       await engine.close();
     }
   });
+
+  it('fails a check whose script exhausts CUE\'s stack as over the limit too, and the next run works', async () => {
+    const engine = createCueEngine({ ...CONFIG, workers: 1 });
+    try {
+      const failure = await engine.check(`a: ${'('.repeat(20_000)}1${')'.repeat(20_000)}\n`).catch((error) => error);
+      expect(failure).toBeInstanceOf(CueRunFailure);
+      expect(failure.overLimit).toBe(true);
+      expect(failure.message).toMatch(/^CUE ran out of stack \(the input nests or chains expressions too deeply\)/);
+      await expect(engine.check('a: int\n')).resolves.toEqual({ ok: true });
+    } finally {
+      await engine.close();
+    }
+  });
 });

@@ -76,7 +76,12 @@ class WorkerSlot {
     // An idle pool must not keep a Lambda container, serverless-offline or vitest from exiting.
     worker.unref();
     worker.on('message', (message: WorkerMessage) => worker === this.worker && this.received(message));
-    worker.on('error', (error) => worker === this.worker && this.died(`the CUE worker crashed: ${error.message}`));
+    // A stack overflow is what the input asked of CUE (nesting, chains of expressions), like a timeout.
+    worker.on('error', (error) => {
+      if (worker !== this.worker) return;
+      if (error instanceof RangeError) this.died(`CUE ran out of stack (the input nests or chains expressions too deeply): ${error.message}`, true);
+      else this.died(`the CUE worker crashed: ${error.message}`);
+    });
     worker.on('exit', (code) => worker === this.worker && this.died(`the CUE worker exited with code ${code}`));
   }
 
@@ -101,9 +106,9 @@ class WorkerSlot {
     this.onAvailable();
   }
 
-  private died(reason: string): void {
+  private died(reason: string, overLimit = false): void {
     if (this.current) {
-      this.finish((run) => run.reject(new CueRunFailure(reason)));
+      this.finish((run) => run.reject(new CueRunFailure(reason, { overLimit })));
       this.replace();
     } else if (this.state === 'starting') {
       // Not restarted at once: a worker that cannot start would otherwise restart in a loop.
