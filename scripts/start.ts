@@ -2,9 +2,9 @@
  * `npm start`: settings, then PostgreSQL (embedded unless DATABASE_URL is set), then the start-up
  * tasks, then serverless-offline. Ctrl-C or SIGTERM stops everything it started.
  */
-import path from 'node:path';
 import { freePort } from './free-port';
 import { startLocalPostgres, type LocalPostgres } from './local-postgres';
+import { localDataFolders } from './postgres-runtime';
 import { startServerlessOffline, type RunningOffline } from './serverless-offline';
 import { loadSettings, SettingsError } from '../lib/settings';
 import { runStartupTasks } from '../lib/startup/startup-tasks';
@@ -43,9 +43,10 @@ async function main() {
   say(`settings read from ${settings.source}`);
 
   if (!settings.databaseUrlFromEnvironment) {
-    const dataDir = path.resolve('.data', 'postgres');
+    const { dataDir, runtimeDir } = localDataFolders('.');
+    if (runtimeDir) say(`this checkout is closed to the postgres user that runs PostgreSQL as root: its data is kept in ${dataDir}`);
     say(`DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${dataDir})`);
-    postgres = startLocalPostgres({ dataDir, persistent: true });
+    postgres = startLocalPostgres({ dataDir, runtimeDir, persistent: true });
     const server = await postgres;
     process.env.DATABASE_URL = server.url;
     settings = await loadSettings(settings.source);

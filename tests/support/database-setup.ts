@@ -1,4 +1,4 @@
-import { chmod, mkdtemp } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -16,9 +16,15 @@ export async function startTestDatabase(): Promise<{ url: string; stop: () => Pr
   const parent = await mkdtemp(path.join(tmpdir(), 'cgp-test-pg-'));
   // PostgreSQL runs as its own user, which must be able to reach the data folder.
   await chmod(parent, 0o755);
-  const dataDir = path.join(parent, 'data');
-  const server = await startLocalPostgres({ dataDir, persistent: false });
-  return { url: server.url, stop: server.stop };
+  // The binaries are copied beside the data when the checkout is closed to that user (root, private folder).
+  const server = await startLocalPostgres({ dataDir: path.join(parent, 'data'), runtimeDir: path.join(parent, 'runtime'), persistent: false });
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      await rm(parent, { recursive: true, force: true });
+    },
+  };
 }
 
 export default async function setup(project: TestProject) {
