@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface RunningOffline {
@@ -38,11 +39,14 @@ export function startServerlessOffline(options: {
   cwd?: string;
   timeoutMs?: number;
 }): RunningOffline {
+  const cwd = options.cwd ?? process.cwd();
+  // Its own build folder (serverless.yml: outputWorkFolder), removed on stop.
+  const workFolder = path.join('.esbuild-offline', String(options.httpPort));
   const child = spawn(
     process.execPath,
     [SERVERLESS_BIN, 'offline', 'start', '--httpPort', String(options.httpPort), '--lambdaPort', String(options.lambdaPort)],
     {
-      cwd: options.cwd ?? process.cwd(),
+      cwd,
       env: {
         AWS_ACCESS_KEY_ID: 'local',
         AWS_SECRET_ACCESS_KEY: 'local',
@@ -50,6 +54,7 @@ export function startServerlessOffline(options: {
         ...options.env,
         // The local evaluation queue invokes the worker through this endpoint (lib/queue/local-lambda-queue.ts).
         LOCAL_LAMBDA_ENDPOINT: `http://127.0.0.1:${options.lambdaPort}`,
+        CGP_ESBUILD_WORK_FOLDER: workFolder,
         SLS_TELEMETRY_DISABLED: '1',
         SLS_NOTIFICATIONS_MODE: 'off',
       },
@@ -58,7 +63,7 @@ export function startServerlessOffline(options: {
     },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
+  const stopProcessGroup = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const group = -(child.pid as number);
     try {
@@ -75,6 +80,11 @@ export function startServerlessOffline(options: {
       }
       await exited;
     }
+  };
+  const stop = async () => {
+    await stopProcessGroup();
+    await rm(path.join(cwd, workFolder), { recursive: true, force: true });
+    await rmdir(path.join(cwd, path.dirname(workFolder))).catch(() => undefined); // when no other server builds there
   };
   const baseUrl = `http://127.0.0.1:${options.httpPort}`;
   const ready = waitUntilServing(`${baseUrl}/health`, child, options.timeoutMs ?? 120_000).catch(async (error) => {
