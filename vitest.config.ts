@@ -1,4 +1,19 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// Everything a run writes to the temporary folder (its PostgreSQL, packages, settings files, CUE
+// jobs of serverless offline, tsx's cache) goes into one folder of its own, removed when the run
+// ends, passed or failed. Readable by others: the embedded PostgreSQL runs as its own user as root.
+// (This file is read once per project: the folder is made on the first reading.)
+if (!process.env.CGP_TEST_RUN_FOLDER) {
+  const runFolder = mkdtempSync(path.join(tmpdir(), 'cgp-test-run-'));
+  chmodSync(runFolder, 0o755);
+  process.env.CGP_TEST_RUN_FOLDER = runFolder;
+  process.env.TMPDIR = runFolder;
+  process.on('exit', () => rmSync(runFolder, { recursive: true, force: true }));
+}
 
 export default defineConfig({
   test: {
