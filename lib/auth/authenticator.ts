@@ -4,7 +4,7 @@ import { PlatformError, callPlatform } from '../platform/platform-client';
 import type { Settings } from '../settings';
 import { ASYMMETRIC_ALGORITHMS, type KeySetCache } from './key-set-cache';
 
-export type AuthenticationFailure = 'missing' | 'malformed' | 'expired' | 'not yet valid' | 'invalid' | 'basic disabled';
+export type AuthenticationFailure = 'missing' | 'malformed' | 'expired' | 'not yet valid' | 'no expiry' | 'too long-lived' | 'invalid' | 'basic disabled';
 
 /** The credentials do not let the caller in (401). The reason never says which secret was tried. */
 export class AuthenticationError extends Error {
@@ -34,8 +34,12 @@ export const TOKEN_EXCHANGE_PATH = '/api/auth/access-tokens/jwt';
 function failureOf(error: unknown): AuthenticationFailure {
   if (error instanceof errors.JWTExpired) return 'expired';
   if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'nbf') return 'not yet valid';
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp') return 'no expiry';
   return 'invalid';
 }
+
+/** Every accepted token expires: one without `exp` would be a credential for ever. */
+const REQUIRED_CLAIMS = ['exp'];
 
 const subjectOf = (payload: JWTPayload, fallback: string) =>
   [payload.sub, payload.client_id, payload.azp].find((value): value is string => typeof value === 'string' && value.length > 0) ?? fallback;
@@ -96,6 +100,7 @@ export class Authenticator {
         audience,
         clockTolerance: CLOCK_TOLERANCE_S,
         currentDate: new Date(this.now()),
+        requiredClaims: REQUIRED_CLAIMS,
       });
       return payload;
     } catch (error) {
@@ -107,9 +112,15 @@ export class Authenticator {
     let failure: AuthenticationFailure = 'invalid';
     for (const secret of this.backendSecrets) {
       try {
-        const { payload } = await jwtVerify(token, secret, { algorithms: HMAC_ALGORITHMS, clockTolerance: CLOCK_TOLERANCE_S, currentDate: new Date(this.now()) });
+        const { payload } = await jwtVerify(token, secret, { algorithms: HMAC_ALGORITHMS, clockTolerance: CLOCK_TOLERANCE_S, currentDate: new Date(this.now()), requiredClaims: REQUIRED_CLAIMS });
+        // Technical tokens are signed by hand (npm run token, a CI job): their lifetime is bounded.
+        // Counted from `iat`, or from now when it is absent or claims the future.
+        const nowS = this.now() / 1000;
+        const lifetimeMs = ((payload.exp as number) - Math.min(payload.iat ?? nowS, nowS)) * 1000;
+        if (lifetimeMs > this.settings.platformServices.auth.technicalTokenMaxLifetime + CLOCK_TOLERANCE_S * 1000) throw new AuthenticationError('too long-lived');
         return payload;
       } catch (error) {
+        if (error instanceof AuthenticationError) throw error;
         // A signature that matches but a token out of date says more than "invalid".
         if (!(error instanceof errors.JWSSignatureVerificationFailed)) failure = failureOf(error);
       }

@@ -28,10 +28,13 @@ export interface KeySetCacheOptions {
 /**
  * The platform's JSON Web Key Set, cached key by key. The set is fetched again only for a key id
  * not in the cache (or expired), at most once per `minRefetchIntervalMs`, one fetch at a time.
+ * Until a fetch succeeds again, a key id it would have had to look up fails as the last fetch
+ * did, so that every such request hears "cannot be checked", not "not valid".
  */
 export class KeySetCache {
   private readonly keys = new Map<string, CachedKey>();
   private lastFetchAt = Number.NEGATIVE_INFINITY;
+  private lastFailure?: Error;
   private inFlight?: Promise<void>;
   fetchCount = 0;
 
@@ -60,7 +63,8 @@ export class KeySetCache {
           this.inFlight = undefined;
         });
       }
-      await this.inFlight;
+      if (this.inFlight) await this.inFlight;
+      else if (this.lastFailure) throw this.lastFailure;
       entry = this.cached(kid);
     }
     if (!entry || (entry.jwk.alg && entry.jwk.alg !== alg)) return undefined;
@@ -79,9 +83,16 @@ export class KeySetCache {
   private async refresh(): Promise<void> {
     this.lastFetchAt = this.now();
     this.fetchCount++;
-    const response = await this.options.fetch(this.options.url, { headers: { accept: 'application/json' } });
-    if (!response.ok) throw new Error(`the key set at ${this.options.url} answered ${response.status}`);
-    const { keys } = (await response.json()) as { keys?: JWK[] };
+    let keys: JWK[] | undefined;
+    try {
+      const response = await this.options.fetch(this.options.url, { headers: { accept: 'application/json' } });
+      if (!response.ok) throw new Error(`the key set at ${this.options.url} answered ${response.status}`);
+      ({ keys } = (await response.json()) as { keys?: JWK[] });
+      this.lastFailure = undefined;
+    } catch (error) {
+      this.lastFailure = error as Error;
+      throw error;
+    }
     const expiresAt = this.now() + this.options.ttlMs;
     for (const jwk of Array.isArray(keys) ? keys : []) {
       // Symmetric (oct) keys never verify a service-account JWT.

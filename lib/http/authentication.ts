@@ -3,6 +3,7 @@ import { AuthenticationError, AuthenticationUnavailable, Authenticator, type Aut
 import { backendSecrets } from '../auth/backend-secrets';
 import { KeySetCache } from '../auth/key-set-cache';
 import { outboundFetch, timeoutsOf } from '../platform/http-client';
+import { logger } from '../logging/logger';
 import { getSettings, type Settings } from '../settings';
 import type { Endpoint, Principal } from './endpoint';
 import { ServiceUnavailable, Unauthorized } from './problems';
@@ -16,6 +17,8 @@ const DETAIL: Record<AuthenticationFailure, string> = {
   malformed: 'The Authorization header holds neither a Bearer token nor Basic credentials',
   expired: 'The token has expired',
   'not yet valid': 'The token is not valid yet',
+  'no expiry': 'The token has no expiry (exp): every token must expire',
+  'too long-lived': 'The technical token lives longer than auth.technical-token-max-lifetime allows',
   invalid: 'The credentials are not valid',
   'basic disabled': 'Basic authentication is not enabled: send Authorization: Bearer <jwt>',
 };
@@ -56,7 +59,11 @@ export async function authenticate(event: APIGatewayProxyEventV2, _endpoint: End
       const challenge = settings.platformServices.auth.basicAuth.enabled ? `${bearer}, Basic realm="${REALM}"` : bearer;
       throw new Unauthorized(DETAIL[error.reason], challenge);
     }
-    if (error instanceof AuthenticationUnavailable) throw new ServiceUnavailable(`Credentials cannot be checked right now: ${error.message}`);
+    if (error instanceof AuthenticationUnavailable) {
+      // The reason names internal addresses: it is for the log, not for a caller who is not yet known.
+      logger.warn({ err: error }, 'credentials could not be checked: the platform cannot be asked');
+      throw new ServiceUnavailable('Credentials cannot be checked right now: the platform that issues them cannot be reached. Try again shortly.');
+    }
     throw error;
   }
 }

@@ -98,6 +98,8 @@ export const settingsSchema = z.strictObject({
       'cache-size': int({ min: 1 }).default(16),
       'cache-duration': duration().default(600_000),
       'backend-secrets': z.array(text()).default([]),
+      // Longest lifetime (exp - iat, or exp - now without iat) of a technical JWT; longer ones are refused.
+      'technical-token-max-lifetime': duration().refine((ms) => ms > 0, 'expected a duration above zero').default(86_400_000),
       'basic-auth': block({
         enabled: bool().default(false),
         'short-lived-token-duration-seconds': int({ min: 1 }).optional(),

@@ -29,10 +29,11 @@ export class FakePlatformAuth extends FakeServer {
     this.jwks = await Promise.all(kids.map(async (kid) => ({ ...(await exportJWK(this.keys.get(kid)!.pair.publicKey)), kid, alg: this.keys.get(kid)!.alg, use: 'sig' })));
   }
 
-  async sign(kid: string, claims: JWTPayload = {}, options: { expiresIn?: string | number; notBefore?: string | number } = {}): Promise<string> {
+  /** `expiresIn: null` signs a token without `exp`. */
+  async sign(kid: string, claims: JWTPayload = {}, options: { expiresIn?: string | number | null; notBefore?: string | number } = {}): Promise<string> {
     const { pair, alg } = this.keys.get(kid)!;
     const jwt = new SignJWT({ ...claims }).setProtectedHeader({ alg, kid, typ: 'JWT' }).setSubject((claims.sub as string) ?? 'service-account-1').setIssuedAt();
-    jwt.setExpirationTime(options.expiresIn ?? '5m');
+    if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '5m');
     if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
     return jwt.sign(pair.privateKey);
   }

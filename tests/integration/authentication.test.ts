@@ -145,6 +145,26 @@ describe('rejected credentials', () => {
     expect(platform.keySetFetches).toBe(2);
   });
 
+  it('a token without exp, service-account or technical', async () => {
+    expect(await rejection(authenticator, `Bearer ${await platform.sign('k1', valid, { expiresIn: null })}`)).toBe('no expiry');
+    const forever = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('ci').setIssuedAt().sign(new TextEncoder().encode(FIRST_SECRET));
+    expect(await rejection(authenticator, `Bearer ${forever}`)).toBe('no expiry');
+  });
+
+  it('a technical token that lives longer than technical-token-max-lifetime, also one whose iat claims the future', async () => {
+    const { authenticator: bounded } = authenticatorFor(await settingsFor('technical-token-max-lifetime = "1 hour"'));
+    const nowS = Math.floor(clock / 1000);
+    const sign = (iat: number | undefined, exp: number) => {
+      const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('ci').setExpirationTime(exp);
+      if (iat !== undefined) jwt.setIssuedAt(iat);
+      return jwt.sign(new TextEncoder().encode(FIRST_SECRET));
+    };
+    expect(await bounded.authenticate(`Bearer ${await sign(nowS, nowS + 3500)}`)).toEqual({ subject: 'ci', method: 'technical' });
+    expect(await rejection(bounded, `Bearer ${await sign(nowS, nowS + 7200)}`)).toBe('too long-lived');
+    expect(await rejection(bounded, `Bearer ${await sign(undefined, nowS + 7200)}`)).toBe('too long-lived');
+    expect(await rejection(bounded, `Bearer ${await sign(nowS + 86_400 * 365, nowS + 86_400 * 365 + 60)}`)).toBe('too long-lived');
+  });
+
   it('Basic when it is disabled', async () => {
     expect(await rejection(authenticator, `Basic ${Buffer.from('alice:token').toString('base64')}`)).toBe('basic disabled');
     expect(platform.exchanges).toHaveLength(0);
@@ -175,6 +195,22 @@ describe('the key set cache', () => {
     expect(keySet.fetchCount).toBe(1);
     clock += 2 * 60_000;
     await authenticator.authenticate(`Bearer ${await platform.sign('k1', {}, { expiresIn: Math.floor(clock / 1000) + 300 })}`);
+    expect(keySet.fetchCount).toBe(2);
+  });
+
+  it('while the key set cannot be fetched, every unknown kid hears "cannot be checked", with at most one fetch per interval', async () => {
+    const unreachable = await settingsWith(`computational-governance-platform.platform-services {
+      base-url = "http://127.0.0.1:9"
+      auth { backend-secrets = ["${FIRST_SECRET}"] }
+    }`);
+    const { authenticator, keySet } = authenticatorFor(unreachable, 10_000);
+    const token = `Bearer ${await platform.sign('k1')}`;
+    const outcomes = [];
+    for (let call = 0; call < 5; call++) outcomes.push(await authenticator.authenticate(token).then(() => 'in', (error: Error) => error.name));
+    expect(outcomes).toEqual(Array(5).fill('AuthenticationUnavailable'));
+    expect(keySet.fetchCount).toBe(1);
+    clock += 11_000;
+    expect(await authenticator.authenticate(token).then(() => 'in', (error: Error) => error.name)).toBe('AuthenticationUnavailable');
     expect(keySet.fetchCount).toBe(2);
   });
 
@@ -217,6 +253,18 @@ describe('every endpoint', () => {
     });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ createdBy: 'data-team-ci', updatedBy: 'data-team-ci' });
+  });
+
+  it('answers 503 without internal addresses while the platform cannot be asked', async () => {
+    // These handlers' settings name the shipped base-url, where no platform listens.
+    const { list } = await import('../../functions/governance/resource-types');
+    const token = await platform.sign('k1');
+    for (let call = 0; call < 3; call++) {
+      const response = await invoke(list, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(503);
+      expect(response.body.detail).toBe('Credentials cannot be checked right now: the platform that issues them cannot be reached. Try again shortly.');
+      expect(JSON.stringify(response.body)).not.toMatch(/localhost|8080|ECONNREFUSED|jwks/i);
+    }
   });
 
   it('leaves /health and /openapi.json open', async () => {

@@ -44,6 +44,7 @@ const properties: Property[] = [
   { key: 'platform-services.auth.cache-size', read: (s) => s.platformServices.auth.cacheSize, default: 16, override: ['5', 5], bad: ['0', 'positive integer'] },
   { key: 'platform-services.auth.cache-duration', read: (s) => s.platformServices.auth.cacheDuration, default: 600_000, override: ['"2 minutes"', 120_000], bad: ['"soon"', 'expected a duration'] },
   { key: 'platform-services.auth.backend-secrets', read: (s) => s.platformServices.auth.backendSecrets, default: [], override: ['["first", "second"]', ['first', 'second']], bad: ['"not-a-list"', 'expected array'] },
+  { key: 'platform-services.auth.technical-token-max-lifetime', read: (s) => s.platformServices.auth.technicalTokenMaxLifetime, default: 86_400_000, override: ['"30 days"', 2_592_000_000], bad: ['"0 seconds"', 'above zero'] },
   { key: 'platform-services.auth.basic-auth.enabled', read: (s) => s.platformServices.auth.basicAuth.enabled, default: false, override: ['true', true], bad: ['"perhaps"', 'expected a boolean'], with: 'computational-governance-platform.platform-services.auth.basic-auth.short-lived-token-duration-seconds = 60' },
   { key: 'platform-services.auth.basic-auth.short-lived-token-duration-seconds', read: (s) => s.platformServices.auth.basicAuth.shortLivedTokenDurationSeconds, default: undefined, override: ['300', 300], bad: ['0', 'positive integer'] },
   { key: 'platform-services.audit.enabled', read: (s) => s.platformServices.audit.enabled, default: false, override: ['true', true], bad: ['"on-weekdays"', 'expected a boolean'] },
