@@ -1,6 +1,6 @@
 import { getDatabase } from '../db/client';
 import { Conflict, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from '../http/problems';
-import { timeoutsOf } from '../platform/http-client';
+import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-client';
 import { getSettings } from '../settings';
 import { ApiKeyDecryptionError } from './api-key-encryption';
 import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';
@@ -26,7 +26,7 @@ async function openContext(): Promise<AssistantContext> {
   });
   return {
     repository: new ModelConfigRepository(await getDatabase(), keys),
-    gateway: { timeouts: timeoutsOf(settings), retries: settings.assistant.providerRetries },
+    gateway: { timeouts: callerTargetTimeoutsOf(settings), retries: settings.assistant.providerRetries },
     maxQueryLength: settings.assistant.maxQueryLength,
   };
 }
@@ -49,14 +49,19 @@ export async function readModelConfig(kind: ModelKind): Promise<ModelConfigRepre
 /** Stores a configuration; with `verify`, only after one minimal provider call succeeded. */
 export async function saveModelConfig(kind: ModelKind, input: ModelConfigInput, verify: boolean, subject: string, signal?: AbortSignal) {
   const { repository, gateway } = await assistant();
+  const problem = callableUrlProblem(await getSettings(), input.endpoint);
+  if (problem) throw new Invalid([{ path: 'endpoint', message: `endpoint ${problem}` }]);
   if (verify) {
     try {
       await (kind === 'llm' ? verifyLlm : verifyEmbedder)(toConnection(input), { ...gateway, signal });
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
-      throw new Unprocessable(`The ${LABEL[kind]} configuration was not stored: the provider check failed. ${error.message}`, {
+      // No HTTP answer reads the same whether the port is closed, filtered, slow or not HTTP: verify is no port scanner.
+      const noAnswer = error.kind === 'unreachable' || error.kind === 'timeout';
+      const reason = noAnswer ? `Could not get an HTTP answer from ${new URL(input.endpoint).host}` : error.message;
+      throw new Unprocessable(`The ${LABEL[kind]} configuration was not stored: the provider check failed. ${reason}`, {
         ...(error.providerStatus === undefined ? {} : { upstreamStatus: error.providerStatus }),
-        reason: error.kind,
+        reason: noAnswer ? 'unreachable' : error.kind,
       });
     }
   }

@@ -1,16 +1,35 @@
+import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { runtimeEnvironment } from '../settings/environment';
 import type { Settings } from '../settings';
+import { forbiddenAddress, forbiddenUrl, guardedLookup, type AddressPolicy } from './address-policy';
 
-/** `http.client-connect-timeout` and `http.client-read-timeout`, in ms; 0 means no timeout. */
+/**
+ * `http.client-connect-timeout` and `http.client-read-timeout`, in ms; 0 means no timeout. With
+ * `addressPolicy`, the addresses the call may connect to are restricted (URLs callers gave).
+ */
 export interface OutboundTimeouts {
   readonly connectMs: number;
   readonly readMs: number;
+  readonly addressPolicy?: AddressPolicy;
 }
 
 export const timeoutsOf = (settings: Settings): OutboundTimeouts => ({
   connectMs: settings.http.clientConnectTimeout,
   readMs: settings.http.clientReadTimeout,
 });
+
+/** Loopback is allowed locally (npm start, tests) and refused deployed, unless http.allow-loopback says otherwise. */
+export const addressPolicyOf = (settings: Settings): AddressPolicy => ({
+  allowLoopback: settings.http.allowLoopback ?? !runtimeEnvironment().deployed,
+  allowPrivateNetworks: settings.http.allowPrivateNetworks,
+});
+
+/** Why a URL a caller gives may not be called under the settings' address policy, or undefined. */
+export const callableUrlProblem = (settings: Settings, url: string): string | undefined => forbiddenUrl(url, addressPolicyOf(settings));
+
+/** For calls to URLs a caller gave (model endpoints, perimeter resolvers, remote engines): timeouts and the address policy. */
+export const callerTargetTimeoutsOf = (settings: Settings): OutboundTimeouts => ({ ...timeoutsOf(settings), addressPolicy: addressPolicyOf(settings) });
 
 /** An outbound call ran out of time: names the host and which timeout fired. */
 export class OutboundTimeoutError extends Error {
@@ -25,14 +44,19 @@ export class OutboundTimeoutError extends Error {
   }
 }
 
-/** An outbound call could not reach its host at all (refused, reset, DNS). */
+/**
+ * An outbound call got no HTTP answer at all: refused, reset, unresolvable, not speaking HTTP, or
+ * an address it may not reach. The message is the
+ * same for all of them, so that answers do not tell a caller what listens at an address (a port
+ * scanner); `reason` says which, for the logs.
+ */
 export class OutboundConnectionError extends Error {
   constructor(
     readonly host: string,
-    reason: string,
+    readonly reason: string,
     options?: ErrorOptions,
   ) {
-    super(`Could not reach ${host}: ${reason}`, options);
+    super(`Could not get an HTTP answer from ${host}`, options);
     this.name = 'OutboundConnectionError';
   }
 }
@@ -59,7 +83,7 @@ export function outboundErrorOf(error: unknown, host: string, timeouts: Outbound
   }
   for (const cause of causes(error)) {
     if (typeof cause?.code === 'string' && /^(E[A-Z]+|UND_ERR_SOCKET)$/.test(cause.code)) {
-      return new OutboundConnectionError(host, cause.code, { cause: error });
+      return new OutboundConnectionError(host, `${cause.code}: ${cause.message}`, { cause: error });
     }
   }
   return undefined;
@@ -68,10 +92,12 @@ export function outboundErrorOf(error: unknown, host: string, timeouts: Outbound
 const agents = new Map<string, Agent>();
 
 function agentFor(timeouts: OutboundTimeouts): Agent {
-  const key = `${timeouts.connectMs}/${timeouts.readMs}`;
+  const policy = timeouts.addressPolicy;
+  const key = `${timeouts.connectMs}/${timeouts.readMs}/${policy ? `${policy.allowLoopback}/${policy.allowPrivateNetworks}` : 'any'}`;
   let agent = agents.get(key);
   if (!agent) {
-    agent = new Agent({ connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.readMs, bodyTimeout: timeouts.readMs });
+    const connect = { timeout: timeouts.connectMs, ...(policy ? { lookup: guardedLookup(policy) } : {}) };
+    agent = new Agent({ connect, headersTimeout: timeouts.readMs, bodyTimeout: timeouts.readMs });
     agents.set(key, agent);
   }
   return agent;
@@ -87,6 +113,10 @@ export function outboundFetch(timeouts: OutboundTimeouts): Fetch {
   const dispatcher = agentFor(timeouts);
   return (async (input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
+    // A socket does not look an IP literal up: it is checked here instead.
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    const refused = timeouts.addressPolicy && isIP(literal) ? forbiddenAddress(literal, timeouts.addressPolicy) : undefined;
+    if (refused) throw new OutboundConnectionError(url.host, `${literal} is a ${refused} address, which this service does not call`);
     try {
       return await undiciFetch(input as never, { ...(init as object), dispatcher } as never);
     } catch (error) {

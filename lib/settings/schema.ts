@@ -143,6 +143,11 @@ export const settingsSchema = z.strictObject({
   http: block({
     'client-connect-timeout': duration().default(10_000),
     'client-read-timeout': duration().default(45_000),
+    // Whether URLs callers give (model endpoints, resolvers, remote engines) may reach loopback
+    // addresses; unset: yes locally (npm start, tests), no when deployed.
+    'allow-loopback': bool().optional(),
+    // Whether they may reach private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7).
+    'allow-private-networks': bool().default(false),
   }),
 
   'cron-policies': block({

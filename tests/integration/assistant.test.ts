@@ -273,7 +273,7 @@ describe('chat', () => {
     warnings.mockRestore();
     expect(retries).toHaveLength(2);
     expect(response.status).toBe(502);
-    expect(response.body.detail).toContain(`Could not reach 127.0.0.1:${port}`);
+    expect(response.body.detail).toContain(`Could not get an HTTP answer from 127.0.0.1:${port}`);
     expect(response.body.upstreamStatus).toBeUndefined();
   });
 

@@ -66,6 +66,8 @@ const properties: Property[] = [
   { key: 'database.leak-detection-threshold', read: (s) => s.database.leakDetectionThreshold, default: undefined, override: ['"2s"', 2000], bad: ['"-2s"', 'expected a duration'] },
   { key: 'http.client-connect-timeout', read: (s) => s.http.clientConnectTimeout, default: 10_000, override: ['"15s"', 15_000], bad: ['"fast"', 'expected a duration'] },
   { key: 'http.client-read-timeout', read: (s) => s.http.clientReadTimeout, default: 45_000, override: ['"2 minutes"', 120_000], bad: ['"slow"', 'expected a duration'] },
+  { key: 'http.allow-loopback', read: (s) => s.http.allowLoopback, default: undefined, override: ['false', false], bad: ['"maybe"', 'expected a boolean'] },
+  { key: 'http.allow-private-networks', read: (s) => s.http.allowPrivateNetworks, default: false, override: ['true', true], bad: ['"maybe"', 'expected a boolean'] },
   { key: 'cron-policies.reload-on-start', read: (s) => s.cronPolicies.reloadOnStart, default: true, override: ['false', false], bad: ['"sometimes"', 'expected a boolean'] },
   { key: 'assistant.encryption-key', read: (s) => s.assistant.encryptionKey, default: undefined, override: ['"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='], bad: ['"c2hvcnQ="', 'expected 32 bytes in base64'] },
   { key: 'assistant.previous-encryption-keys', read: (s) => s.assistant.previousEncryptionKeys, default: [], override: ['"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=, BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA="', ['AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA=']], bad: ['["nope"]', 'expected 32 bytes in base64'] },

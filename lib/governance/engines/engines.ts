@@ -1,7 +1,7 @@
 import { ServiceUnavailable } from '../../http/problems';
 import { getSettings } from '../../settings';
 import { CueRunFailure } from './cue/cue-runner';
-import { timeoutsOf } from '../../platform/http-client';
+import { callerTargetTimeoutsOf } from '../../platform/http-client';
 import type { CueCompileCheck, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
 import { RemoteEngine } from './remote/remote-engine';
 
@@ -26,7 +26,7 @@ export async function checkCueScript(script: string): Promise<CueCompileCheck> {
 }
 
 async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
-  return kind === 'cue' ? getCueEngine() : new RemoteEngine(timeoutsOf(await getSettings()));
+  return kind === 'cue' ? getCueEngine() : new RemoteEngine(callerTargetTimeoutsOf(await getSettings()));
 }
 
 /**

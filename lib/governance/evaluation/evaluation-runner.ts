@@ -1,7 +1,7 @@
 import { getDatabase, type Database } from '../../db/client';
 import { Invalid } from '../../http/problems';
 import { logger } from '../../logging/logger';
-import { timeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
+import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
 import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource } from '../../platform/perimeter-resolver';
 import { getSettings, type Settings } from '../../settings';
 import { engineFailure, type EngineEntity, type EngineResource, type EngineResult } from '../engines/engine';
@@ -198,7 +198,7 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
   if (!report) return;
   try {
     const perimeter = await perimeterOf(database, settings, report.resourceType);
-    await run({ database, settings, report, environment: report.environment ?? '', perimeter, timeouts: timeoutsOf(settings), signal }, report.request as unknown as ReportRequest);
+    await run({ database, settings, report, environment: report.environment ?? '', perimeter, timeouts: callerTargetTimeoutsOf(settings), signal }, report.request as unknown as ReportRequest);
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
     await reports.finish(reportId, 'completed', outcome, passed);
   } catch (error) {

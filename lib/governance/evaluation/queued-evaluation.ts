@@ -3,7 +3,7 @@ import { getDatabase, type Database } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
-import { timeoutsOf } from '../../platform/http-client';
+import { callerTargetTimeoutsOf } from '../../platform/http-client';
 import { fetchPerimeterPage, type PerimeterPage } from '../../platform/perimeter-resolver';
 import { getJobQueue, maxReceives } from '../../queue/job-queue';
 import { getSettings } from '../../settings';
@@ -157,7 +157,7 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     pageSize = perimeter.batchSize;
     // Resolver calls (with their retries) give up before the invocation's end, so that a page that hangs is recorded as failed rather than cut off.
     const signal = AbortSignal.timeout(Math.max(30_000, remainingMs() - 15_000));
-    const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: timeoutsOf(settings), signal };
+    const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: callerTargetTimeoutsOf(settings), signal };
     for (let first = true; ; first = false) {
       if (!first && remainingMs() < MIN_REMAINING_MS) {
         await tasks.release(taskId);

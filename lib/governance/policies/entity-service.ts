@@ -2,6 +2,7 @@ import { getDatabase, type Database } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import { listBody, type Pagination } from '../../http/pagination';
 import { Conflict, HttpProblem, Invalid, NotFound, type FieldError } from '../../http/problems';
+import { callableUrlProblem } from '../../platform/http-client';
 import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
 import { OutboxRepository } from '../../outbox/outbox-repository';
@@ -66,6 +67,8 @@ async function checkReferences(input: EntityInput): Promise<void> {
       errors.push(...(error.extra.errors ?? []));
     }
   }
+  const urlProblem = input.remoteEngineUrl ? callableUrlProblem(await getSettings(), input.remoteEngineUrl) : undefined;
+  if (urlProblem) errors.push({ path: 'remoteEngineUrl', message: `remoteEngineUrl ${urlProblem}` });
   if (input.engine === 'cue' && input.cueScript) {
     const check = await checkCueScript(input.cueScript);
     if (!check.ok) {

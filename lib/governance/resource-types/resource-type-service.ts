@@ -1,7 +1,9 @@
 import { getDatabase } from '../../db/client';
 import type { Pagination } from '../../http/pagination';
 import { listBody } from '../../http/pagination';
-import { Conflict, NotFound } from '../../http/problems';
+import { Conflict, Invalid, NotFound } from '../../http/problems';
+import { callableUrlProblem } from '../../platform/http-client';
+import { getSettings } from '../../settings';
 import { EntityRepository } from '../policies/entity-repository';
 import { fromInput, type ResourceTypeInput } from './resource-type';
 import { represent, ResourceTypeRepository } from './resource-type-repository';
@@ -11,6 +13,8 @@ const repository = async () => new ResourceTypeRepository(await getDatabase());
 const notFound = (name: string) => new NotFound(`No resource type is named "${name}"`);
 
 export async function registerResourceType(input: ResourceTypeInput, subject: string) {
+  const problem = callableUrlProblem(await getSettings(), input.resolverConfiguration.url);
+  if (problem) throw new Invalid([{ path: 'resolverConfiguration.url', message: `url ${problem}` }]);
   const { row, outcome } = await (await repository()).upsert(fromInput(input), 'api', subject);
   return { resourceType: represent(row), created: outcome === 'created' };
 }

@@ -1,0 +1,81 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Which addresses calls to URLs that callers give (model endpoints, perimeter resolvers, remote
+ * engines) may reach. Link-local addresses (cloud instance metadata among them) never; loopback
+ * (the Lambda runtime API, the local server itself) and private networks only when allowed.
+ */
+export interface AddressPolicy {
+  readonly allowLoopback: boolean;
+  readonly allowPrivateNetworks: boolean;
+}
+
+type AddressKind = 'link-local or metadata' | 'unspecified, multicast or broadcast' | 'loopback' | 'private network';
+
+function blockList(ranges: Array<[string, number, 'ipv4' | 'ipv6']>): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix, type] of ranges) list.addSubnet(network, prefix, type);
+  return list;
+}
+
+const ALWAYS: Array<[BlockList, AddressKind]> = [
+  [blockList([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6'], ['fd00:ec2::254', 128, 'ipv6'], ['100.100.100.200', 32, 'ipv4']]), 'link-local or metadata'],
+  [blockList([['0.0.0.0', 8, 'ipv4'], ['224.0.0.0', 4, 'ipv4'], ['255.255.255.255', 32, 'ipv4'], ['::', 128, 'ipv6'], ['ff00::', 8, 'ipv6']]), 'unspecified, multicast or broadcast'],
+];
+const LOOPBACK = blockList([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']]);
+const PRIVATE = blockList([['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['100.64.0.0', 10, 'ipv4'], ['fc00::', 7, 'ipv6']]);
+/** Names that are such addresses wherever they are resolved. */
+const LOOPBACK_NAMES = /^(localhost|localhost\.localdomain|.+\.localhost)\.?$/i;
+const METADATA_NAMES = /^(metadata|metadata\.google\.internal|instance-data(\.ec2\.internal)?)\.?$/i;
+
+/** An IPv4 address written inside IPv6 (::ffff:127.0.0.1) is that IPv4 address. */
+function normalised(address: string): { address: string; type: 'ipv4' | 'ipv6' } {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return { address: mapped[1], type: 'ipv4' };
+  return { address, type: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
+}
+
+/** Why `address` (an IP) may not be reached under `policy`, or undefined when it may. */
+export function forbiddenAddress(address: string, policy: AddressPolicy): AddressKind | undefined {
+  const { address: ip, type } = normalised(address);
+  for (const [list, kind] of ALWAYS) if (list.check(ip, type)) return kind;
+  if (!policy.allowLoopback && LOOPBACK.check(ip, type)) return 'loopback';
+  if (!policy.allowPrivateNetworks && PRIVATE.check(ip, type)) return 'private network';
+  return undefined;
+}
+
+const SETTING: Partial<Record<AddressKind, string>> = { loopback: ' (http.allow-loopback)', 'private network': ' (http.allow-private-networks)' };
+
+/**
+ * Why the host of `url` may not be reached, when that is known before resolving it: an IP literal
+ * (in any spelling the URL parser normalises, such as http://2130706433/) or a name that always
+ * means loopback or instance metadata. Names that resolve to such addresses are refused when connecting.
+ */
+export function forbiddenUrl(url: string, policy: AddressPolicy): string | undefined {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const kind = isIP(host) ? forbiddenAddress(host, policy) : METADATA_NAMES.test(host) ? 'link-local or metadata' : LOOPBACK_NAMES.test(host) && !policy.allowLoopback ? 'loopback' : undefined;
+  return kind && `must not point at a ${kind} address${SETTING[kind] ?? ''}`;
+}
+
+/** The error a refused address fails the connection with (its code marks it as a connection failure). */
+export class ForbiddenAddressError extends Error {
+  readonly code = 'EADDRFORBIDDEN';
+}
+
+/**
+ * A `lookup` for sockets (undici's `connect` options): resolves as usual, then refuses the
+ * connection when an address is forbidden, so the address checked is the one connected to and
+ * DNS cannot swap it between a check and the connection.
+ */
+export function guardedLookup(policy: AddressPolicy) {
+  return (hostname: string, options: object, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const refused = addresses.map((entry) => [entry, forbiddenAddress(entry.address, policy)] as const).find(([, kind]) => kind);
+      if (refused) return callback(new ForbiddenAddressError(`${hostname} resolves to a ${refused[1]} address, which this service does not call`), []);
+      if ((options as { all?: boolean }).all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}

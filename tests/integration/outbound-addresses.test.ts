@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { forbiddenAddress, forbiddenUrl } from '../../lib/platform/address-policy';
+import { OutboundConnectionError, outboundFetch } from '../../lib/platform/http-client';
+import { freePort } from '../../scripts/free-port';
+import { FakeServer } from '../fakes/fake-server';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
+import { invoke } from '../support/invoke';
+
+const STRICT = { allowLoopback: false, allowPrivateNetworks: false };
+const OPEN = { allowLoopback: true, allowPrivateNetworks: true };
+
+describe('the address policy of URLs callers give', () => {
+  it('always refuses link-local and instance-metadata addresses, in every spelling', () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://metadata.google.internal/', 'http://2852039166/', 'http://0.0.0.0:3002/']) {
+      expect(forbiddenUrl(url, OPEN), url).toMatch(/^must not point at a (link-local or metadata|unspecified, multicast or broadcast) address$/);
+    }
+  });
+
+  it('refuses loopback and private networks unless allowed, in every spelling', () => {
+    for (const url of ['http://127.0.0.1:9001/', 'http://2130706433/', 'http://0x7f.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://localhost:3002/', 'http://api.localhost/']) {
+      expect(forbiddenUrl(url, STRICT), url).toBe('must not point at a loopback address (http.allow-loopback)');
+      expect(forbiddenUrl(url, OPEN), url).toBeUndefined();
+    }
+    for (const url of ['http://10.1.2.3/', 'http://172.20.0.1/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fd12::1]/']) {
+      expect(forbiddenUrl(url, STRICT), url).toBe('must not point at a private network address (http.allow-private-networks)');
+      expect(forbiddenUrl(url, OPEN), url).toBeUndefined();
+    }
+    expect(forbiddenUrl('https://my-resource.openai.azure.com/', STRICT)).toBeUndefined();
+    expect(forbiddenAddress('8.8.8.8', STRICT)).toBeUndefined();
+  });
+
+  it('checks the address a name resolves to when connecting, so DNS cannot swap it after a check', async () => {
+    const server = await new FakeServer(() => ({ status: 200, body: {} })).start();
+    try {
+      const port = new URL(server.url).port;
+      const failure = await outboundFetch({ connectMs: 2000, readMs: 2000, addressPolicy: STRICT })(`http://localhost:${port}/x`).catch((error) => error);
+      expect(failure).toBeInstanceOf(OutboundConnectionError);
+      expect(failure.message).toBe(`Could not get an HTTP answer from localhost:${port}`);
+      expect(failure.reason).toMatch(/localhost resolves to a loopback address/);
+      const literal = await outboundFetch({ connectMs: 2000, readMs: 2000, addressPolicy: STRICT })(`http://127.0.0.1:${port}/x`).catch((error) => error);
+      expect(literal).toBeInstanceOf(OutboundConnectionError);
+      expect(server.requests).toHaveLength(0);
+      expect((await outboundFetch({ connectMs: 2000, readMs: 2000, addressPolicy: OPEN })(`http://localhost:${port}/x`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('endpoints, with loopback refused (as when deployed)', () => {
+  const ENCRYPTION_KEY = randomBytes(32).toString('base64');
+  beforeAll(async () => {
+    await useHandlersOn(
+      'it_outbound_strict',
+      `computational-governance-platform.assistant.encryption-key = "${ENCRYPTION_KEY}"
+       computational-governance-platform.http.allow-loopback = false`,
+    );
+  });
+  afterAll(() => releaseHandlers());
+
+  it('refuses such URLs when they are saved, naming the field and the setting', async () => {
+    const llm = await import('../../functions/assistant/llm-config');
+    const model = { provider: 'hosted_llm', api_key: 'key-0123456789', api_version: '2024-10-21', model: 'gpt-4o', deployment: 'd' };
+    const saved = await invoke(llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body: { ...model, endpoint: 'http://127.0.0.1:9001' } });
+    expect(saved.status).toBe(400);
+    expect(saved.body.errors).toEqual([{ path: 'endpoint', message: 'endpoint must not point at a loopback address (http.allow-loopback)' }]);
+    const { register } = await import('../../functions/governance/resource-types');
+    const type = await invoke(register, { method: 'POST', path: '/v1/computational-governance/resource-types', body: { name: 'ssrf', resolverConfiguration: { url: 'http://169.254.169.254', path: '/latest' } } });
+    expect(type.status).toBe(400);
+    expect(type.body.errors).toEqual([{ path: 'resolverConfiguration.url', message: 'url must not point at a link-local or metadata address' }]);
+  });
+});
+
+describe('verify=true, with loopback allowed (npm start)', () => {
+  const ENCRYPTION_KEY = randomBytes(32).toString('base64');
+  const servers: net.Server[] = [];
+  const listen = async (onConnection: (socket: net.Socket) => void) => {
+    const server = net.createServer(onConnection);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as net.AddressInfo).port;
+  };
+  beforeAll(async () => {
+    // Fresh modules: the handlers above keep their settings (loopback refused) for their container's life.
+    vi.resetModules();
+    await useHandlersOn(
+      'it_outbound_verify',
+      `computational-governance-platform.assistant { encryption-key = "${ENCRYPTION_KEY}", provider-retries = 0 }
+       computational-governance-platform.http { client-connect-timeout = "1s", client-read-timeout = "500ms" }`,
+    );
+  });
+  afterAll(async () => {
+    for (const server of servers) server.close();
+    await releaseHandlers();
+  });
+
+  it('says the same whether the port is closed, speaks something else or never answers: no port scanner', async () => {
+    const llm = await import('../../functions/assistant/llm-config');
+    const closed = await freePort();
+    const garbage = await listen((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    const silent = await listen(() => undefined);
+    const details = [];
+    for (const port of [closed, garbage, silent]) {
+      const body = { provider: 'hosted_llm', api_key: 'key-0123456789', endpoint: `http://127.0.0.1:${port}`, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'd' };
+      const response = await invoke(llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body, query: { verify: 'true' } });
+      expect(response.body).toMatchObject({ status: 422, reason: 'unreachable' });
+      details.push(response.body.detail.replace(String(port), 'PORT'));
+    }
+    expect(new Set(details)).toEqual(new Set(['The LLM configuration was not stored: the provider check failed. Could not get an HTTP answer from 127.0.0.1:PORT']));
+  });
+});
