@@ -19,6 +19,8 @@ const SECRET = 'bench-backend-secret-0123456789abcdef';
 export interface BenchWorld {
   /** A call to the governance API; throws on a non-2xx answer. */
   call(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<Record<string, any>>;
+  /** A call to the governance API as it is answered, whatever its status or media type. */
+  fetch(route: string, headers?: Record<string, string>): Promise<Response>;
   /** SQL on the bench's database (schema `bench`). */
   sql: postgresJs.Sql;
   stop(): Promise<void>;
@@ -70,5 +72,6 @@ ${settings}
     if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer)}`);
     return answer;
   };
-  return { call, sql, stop };
+  const raw = (route: string, headers: Record<string, string> = {}) => fetch(`${offline.baseUrl}/v1/computational-governance${route}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+  return { call, fetch: raw, sql, stop };
 }

@@ -55,7 +55,7 @@ export async function benchPublishEvaluation(): Promise<void> {
     }
     const elapsedMs = performance.now() - started;
     const report = await world.call('GET', `/evaluation-reports/${evaluationReportId}`);
-    if (report.status !== 'completed' || report.evaluationResults.length !== RESOURCES) throw new Error(`unexpected report: ${JSON.stringify({ ...report, evaluationResults: report.evaluationResults.length })}`);
+    if (report.status !== 'completed' || report.counts.total !== RESOURCES) throw new Error(`unexpected report: ${JSON.stringify({ ...report, evaluationResults: report.evaluationResults.length })}`);
     const [split] = await world.sql`select sum(resolver_ms)::int as resolver, sum(engine_ms)::int as engine, sum(database_ms)::int as database from bench.evaluation_tasks where report_id = ${evaluationReportId}`;
     const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${((100 * ms) / elapsedMs).toFixed(0)} %)`;
     const rest = elapsedMs - split.resolver - split.engine - split.database;

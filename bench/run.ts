@@ -2,6 +2,7 @@
 import { cueThroughput } from './cue-throughput';
 import { benchEvaluateApi } from './evaluate-api';
 import { benchPublishEvaluation } from './publish-evaluation';
+import { benchReportRead } from './report-read';
 
 // The engine bench first, so that its memory figures are not those of a process that already ran the other.
 console.log('# CUE engine (WebAssembly workers, default cue-config)');
@@ -10,3 +11,5 @@ console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL)'
 await benchEvaluateApi();
 console.log('# Publish-time evaluation through the queue (serverless offline, local queue, embedded PostgreSQL)');
 await benchPublishEvaluation();
+console.log('# Reading a report of 100,000 results over HTTP (serverless offline, embedded PostgreSQL)');
+await benchReportRead();

@@ -186,6 +186,8 @@ export function defineTables(schemaName: string) {
       // "The latest result per (entity, resource, environment)": one index walk.
       index('evaluation_results_latest').on(table.entityId, table.resourceId, table.environment, table.id.desc()).where(sql`recorded`),
       index('evaluation_results_resource').on(table.resourceId, table.id.desc()).where(sql`recorded`),
+      // A report's results read page by page in their order (GET .../evaluation-reports/{id}/results).
+      index('evaluation_results_report_order').on(table.reportId, table.id),
     ],
   );
 

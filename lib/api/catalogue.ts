@@ -13,7 +13,7 @@ import {
   registerResourceTypeEndpoint,
 } from '../governance/resource-types/endpoints';
 import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
-import { evaluateEndpoint, listResultsEndpoint, readReportEndpoint } from '../governance/evaluation/endpoints';
+import { evaluateEndpoint, listResultsEndpoint, readReportEndpoint, readReportResultsEndpoint } from '../governance/evaluation/endpoints';
 import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '../governance/policies/endpoints';
 import type { Endpoint } from '../http/endpoint';
 import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
@@ -38,5 +38,6 @@ export const catalogue: readonly Endpoint[] = [
   ...Object.values(metricEndpoints),
   evaluateEndpoint,
   readReportEndpoint,
+  readReportResultsEndpoint,
   listResultsEndpoint,
 ];

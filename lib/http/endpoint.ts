@@ -47,6 +47,9 @@ export interface HttpRequest<E extends Endpoint> {
 
 export interface HttpResult {
   readonly status: number;
+  /** Answered as JSON. */
   readonly body?: unknown;
+  /** Answered as it is, with the content type in `headers` (another media type, such as NDJSON). */
+  readonly text?: string;
   readonly headers?: Readonly<Record<string, string>>;
 }

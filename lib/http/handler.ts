@@ -45,6 +45,7 @@ function validate<E extends Endpoint>(endpoint: E, event: APIGatewayProxyEventV2
 }
 
 function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
+  if (result.text !== undefined) return { statusCode: result.status, headers: { ...result.headers }, body: result.text };
   if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers } };
   return {
     statusCode: result.status,

@@ -1,6 +1,6 @@
 import { endpoint } from '../../http/endpoint';
 import { listOf, paginationQuery } from '../../http/pagination';
-import { evaluateInput, evaluationReport, evaluationResult, reportAccepted, reportId, resultFilters } from './report';
+import { evaluateInput, evaluationReport, evaluationResult, reportAccepted, reportId, reportResultsPage, reportResultsQuery, resultFilters } from './report';
 
 export const evaluateEndpoint = endpoint({
   operationId: 'evaluate',
@@ -19,10 +19,25 @@ export const readReportEndpoint = endpoint({
   operationId: 'getEvaluationReport',
   method: 'GET',
   path: '/v1/computational-governance/evaluation-reports/{id}',
-  summary: 'An evaluation report with its results; `passed` is the deploy gate',
+  summary: 'An evaluation report, its counts by outcome and the first page of its results (up to 1000); `passed` is the deploy gate',
   tags: ['evaluation'],
   params: reportId,
-  responses: { 200: { description: 'The report', schema: evaluationReport }, 404: { description: 'No report has this id' } },
+  query: reportResultsQuery,
+  responses: { 200: { description: 'The report; a Link header (rel="next") names the next page of results when there is one', schema: evaluationReport }, 404: { description: 'No report has this id' } },
+});
+
+export const readReportResultsEndpoint = endpoint({
+  operationId: 'getEvaluationReportResults',
+  method: 'GET',
+  path: '/v1/computational-governance/evaluation-reports/{id}/results',
+  summary: 'A page of a report\'s results, in the order they were written; `Accept: application/x-ndjson` answers one result per line',
+  tags: ['evaluation'],
+  params: reportId,
+  query: reportResultsQuery,
+  responses: {
+    200: { description: 'The page (JSON, or NDJSON when asked); meta.next, and a Link header (rel="next"), name the next page', schema: reportResultsPage },
+    404: { description: 'No report has this id' },
+  },
 });
 
 export const listResultsEndpoint = endpoint({

@@ -11,50 +11,10 @@ import { parseDescriptor } from './descriptor';
 import { runReport, type ReportRequest } from './evaluation-runner';
 import { outcomeOf } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
-import { ReportRepository, type NewReport, type ReportRow } from './report-repository';
+import { ReportRepository, type NewReport } from './report-repository';
+import { readReport, representResult } from './report-reading';
 import { resourceIdentity } from './resource-identity';
-import { ResultRepository, type ResultRow } from './result-repository';
-
-export function representResult(row: ResultRow): EvaluationResult {
-  return {
-    governanceEntityId: row.entityId,
-    governanceEntityVersion: row.entityVersion,
-    governanceEntityType: row.entityKind,
-    governanceEntityStatus: row.entityStatus,
-    severity: row.severity,
-    outcome: row.outcome,
-    resource: { id: row.resourceId, displayName: row.resourceDisplayName, version: row.resourceVersion, environment: row.environment, resourceType: row.resourceType },
-    result: row.result as EvaluationResult['result'],
-    creationTime: row.createdAt.toISOString(),
-  };
-}
-
-function representReport(report: ReportRow, results: ResultRow[]): EvaluationReport {
-  return {
-    id: report.id,
-    status: report.status,
-    evaluationScope: report.scope,
-    cause: report.cause,
-    environment: report.environment,
-    resourceType: report.resourceType,
-    labels: report.labels,
-    outcome: report.outcome,
-    passed: report.passed,
-    progress: { total: report.total, done: report.done },
-    error: report.error,
-    evaluationResults: results.map(representResult),
-    createdAt: report.createdAt.toISOString(),
-    createdBy: report.createdBy,
-    completedAt: report.completedAt?.toISOString() ?? null,
-  };
-}
-
-export async function readReport(id: string): Promise<EvaluationReport> {
-  const database = await getDatabase();
-  const report = await new ReportRepository(database).find(id);
-  if (!report) throw new NotFound(`No evaluation report has the id ${id}`);
-  return representReport(report, await new ResultRepository(database).ofReport(id));
-}
+import { ResultRepository } from './result-repository';
 
 /** Answer of a call that started a report: the finished report, or only its id when it is still running. */
 export type Started = { finished: true; report: EvaluationReport } | { finished: false; reportId: string };

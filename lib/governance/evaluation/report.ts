@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { wholeNumberQuery } from '../../http/whole-number';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
 import { SEVERITIES } from '../policies/entity';
 import { STATUSES } from '../policies/lifecycle';
@@ -82,8 +83,14 @@ export const evaluationReport = z
     outcome: z.enum(OUTCOMES).nullable(),
     passed: z.boolean().nullable(),
     progress: z.object({ total: z.number().int(), done: z.number().int() }),
+    counts: z
+      .object({ total: z.number().int(), ok: z.number().int(), info: z.number().int(), warning: z.number().int(), error: z.number().int(), failed: z.number().int() })
+      .meta({ description: 'How many results the report holds, by outcome: always whole, however the results are paged' }),
     error: z.string().nullable(),
-    evaluationResults: z.array(evaluationResult),
+    evaluationResults: z.array(evaluationResult).meta({ description: 'The first page of results (resultsPage): every result of a report of up to 1000' }),
+    resultsPage: z
+      .object({ limit: z.number().int(), next: z.string().nullable() })
+      .meta({ description: 'next: null when evaluationResults holds the rest of the results, else the cursor to pass as `after` for the next page' }),
     createdAt: z.string(),
     createdBy: z.string(),
     completedAt: z.string().nullable(),
@@ -118,3 +125,15 @@ export const resultFilters = z.object({
 export type ResultFilters = z.output<typeof resultFilters>;
 
 export const reportId = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
+
+/** Which page of a report's results: `after` is the `next` cursor of the page before. */
+export const reportResultsQuery = z.object({
+  limit: wholeNumberQuery('limit', 1, 1000).default(1000),
+  after: wholeNumberQuery('after', 0, Number.MAX_SAFE_INTEGER).optional(),
+});
+
+export type ReportResultsQuery = z.output<typeof reportResultsQuery>;
+
+export const reportResultsPage = z
+  .object({ data: z.array(evaluationResult), meta: z.object({ limit: z.number().int(), next: z.string().nullable() }) })
+  .meta({ id: 'EvaluationReportResults' });

@@ -1,8 +1,8 @@
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';
-import type { Outcome } from './outcome';
+import { OUTCOMES, type Outcome } from './outcome';
 import type { ResultFilters } from './report';
 
 export type ResultRow = Database['tables']['evaluationResults']['$inferSelect'];
@@ -21,8 +21,17 @@ export class ResultRepository {
     return tx.insert(this.table).values([...results]).onConflictDoNothing().returning();
   }
 
-  async ofReport(reportId: string): Promise<ResultRow[]> {
-    return this.database.db.select().from(this.table).where(eq(this.table.reportId, reportId)).orderBy(asc(this.table.id));
+  /** Up to `limit` results of a report written after the result `afterId`, in the order they were written. */
+  async pageOfReport(reportId: string, afterId: number, limit: number): Promise<ResultRow[]> {
+    const t = this.table;
+    return this.database.db.select().from(t).where(and(eq(t.reportId, reportId), gt(t.id, afterId))).orderBy(asc(t.id)).limit(limit);
+  }
+
+  /** How many results of the report have each outcome. */
+  async outcomeCountsOfReport(reportId: string): Promise<Record<Outcome, number>> {
+    const t = this.table;
+    const rows = await this.database.db.select({ outcome: t.outcome, count: count() }).from(t).where(eq(t.reportId, reportId)).groupBy(t.outcome);
+    return Object.fromEntries(OUTCOMES.map((outcome) => [outcome, rows.find((row) => row.outcome === outcome)?.count ?? 0])) as Record<Outcome, number>;
   }
 
   /** How many results of the report are not `ok` (not compliant, or not evaluated), of how many. */

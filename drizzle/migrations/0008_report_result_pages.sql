@@ -1,0 +1,1 @@
+CREATE INDEX "evaluation_results_report_order" ON "cgp"."evaluation_results" USING btree ("report_id","id");

@@ -1,0 +1,96 @@
+import { getDatabase, type Database } from '../../db/client';
+import { NotFound } from '../../http/problems';
+import { OUTCOMES, type Outcome } from './outcome';
+import type { EvaluationReport, EvaluationResult, ReportResultsQuery } from './report';
+import { ReportRepository, type ReportRow } from './report-repository';
+import { ResultRepository, type ResultRow } from './result-repository';
+
+/** Most results in one page, and most bytes of them: Lambda answers at most 6 MB. */
+export const MAX_RESULTS_PER_PAGE = 1000;
+const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+
+export function representResult(row: ResultRow): EvaluationResult {
+  return {
+    governanceEntityId: row.entityId,
+    governanceEntityVersion: row.entityVersion,
+    governanceEntityType: row.entityKind,
+    governanceEntityStatus: row.entityStatus,
+    severity: row.severity,
+    outcome: row.outcome,
+    resource: { id: row.resourceId, displayName: row.resourceDisplayName, version: row.resourceVersion, environment: row.environment, resourceType: row.resourceType },
+    result: row.result as EvaluationResult['result'],
+    creationTime: row.createdAt.toISOString(),
+  };
+}
+
+/** One page of a report's results, each also as its JSON line, and the cursor of the next page. */
+export interface ResultsPage {
+  readonly results: EvaluationResult[];
+  readonly lines: string[];
+  readonly limit: number;
+  readonly next: string | null;
+}
+
+/**
+ * The results after the cursor, in the order they were written: at most `limit`, and no more than
+ * MAX_PAGE_BYTES of them (at least one), so that any page fits in one answer.
+ */
+async function resultsPage(database: Database, reportId: string, query: ReportResultsQuery): Promise<ResultsPage> {
+  const rows = await new ResultRepository(database).pageOfReport(reportId, query.after ?? 0, query.limit + 1);
+  const results: EvaluationResult[] = [];
+  const lines: string[] = [];
+  let bytes = 0;
+  for (const row of rows.slice(0, query.limit)) {
+    const result = representResult(row);
+    const line = JSON.stringify(result);
+    if (results.length > 0 && bytes + line.length > MAX_PAGE_BYTES) break;
+    bytes += line.length + 1;
+    results.push(result);
+    lines.push(line);
+  }
+  const more = rows.length > results.length;
+  return { results, lines, limit: query.limit, next: more ? String(rows[results.length - 1].id) : null };
+}
+
+function representReport(report: ReportRow, counts: Record<Outcome, number>, page: ResultsPage): EvaluationReport {
+  return {
+    id: report.id,
+    status: report.status,
+    evaluationScope: report.scope,
+    cause: report.cause,
+    environment: report.environment,
+    resourceType: report.resourceType,
+    labels: report.labels,
+    outcome: report.outcome,
+    passed: report.passed,
+    progress: { total: report.total, done: report.done },
+    counts: { total: OUTCOMES.reduce((sum, outcome) => sum + counts[outcome], 0), ...counts },
+    error: report.error,
+    evaluationResults: page.results,
+    resultsPage: { limit: page.limit, next: page.next },
+    createdAt: report.createdAt.toISOString(),
+    createdBy: report.createdBy,
+    completedAt: report.completedAt?.toISOString() ?? null,
+  };
+}
+
+async function requireReport(database: Database, id: string): Promise<ReportRow> {
+  const report = await new ReportRepository(database).find(id);
+  if (!report) throw new NotFound(`No evaluation report has the id ${id}`);
+  return report;
+}
+
+/** A report with its counts by outcome and the first page of its results (the one after `after`). */
+export async function readReport(id: string, query: ReportResultsQuery = { limit: MAX_RESULTS_PER_PAGE }): Promise<EvaluationReport> {
+  const database = await getDatabase();
+  const report = await requireReport(database, id);
+  const [counts, page] = await Promise.all([new ResultRepository(database).outcomeCountsOfReport(id), resultsPage(database, id, query)]);
+  return representReport(report, counts, page);
+}
+
+/** A page of a report's results alone. */
+export async function readReportResults(id: string, query: ReportResultsQuery): Promise<ResultsPage> {
+  const database = await getDatabase();
+  await requireReport(database, id);
+  return resultsPage(database, id, query);
+}
