@@ -2,6 +2,19 @@ import { sql } from 'drizzle-orm';
 import { bigserial, boolean, doublePrecision, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /**
+ * Why a queued evaluation's page is waiting: `call`, the resolver call is being retried by the
+ * worker (attempt n of resolver-retries + 1); `delivery`, the page's message will be delivered again
+ * (attempt n of the queue's receive limit).
+ */
+export interface TaskWaiting {
+  kind: 'call' | 'delivery';
+  reason: string;
+  attempt: number;
+  attempts: number;
+  nextTryAt: string;
+}
+
+/**
  * The tables, placed in the PostgreSQL schema named by `database.schema`. Migrations are
  * generated for the schema `cgp` (the exports below) and re-targeted at the configured name
  * when they are applied (lib/db/migrations.ts), so one set of migrations serves every name.
@@ -213,6 +226,8 @@ export function defineTables(schemaName: string) {
       /** Failed attempts at the current page; a page that succeeds resets it. */
       attempts: integer('attempts').notNull().default(0),
       lastError: text('last_error'),
+      /** While the current page is being retried: what failed, attempt n of m, the next try (shown on the running report). */
+      waiting: jsonb('waiting').$type<TaskWaiting>(),
       /** When the message naming it last reached the queue; null: it has to be sent (again). */
       sentAt: timestamp('sent_at', { withTimezone: true }),
       /** A worker holds the task until then. */

@@ -75,8 +75,11 @@ async function fetchOnce(perimeter: Perimeter, timeouts: OutboundTimeouts, query
   return { resources: parsed.data.resources, total: parsed.data.page?.total ?? undefined };
 }
 
+/** Told of each failed call that will be tried again: what failed, which attempt of how many, and when the next one starts. */
+export type ResolverRetryListener = (retry: { reason: string; attempt: number; attempts: number; nextTryAt: Date }) => Promise<void>;
+
 /** A resolver call, retried `perimeter.retries` times with exponential backoff when it failed in a way worth retrying. */
-function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Record<string, string>, signal?: AbortSignal): Promise<PerimeterPage> {
+function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Record<string, string>, signal?: AbortSignal, onRetry?: ResolverRetryListener): Promise<PerimeterPage> {
   return pRetry(() => fetchOnce(perimeter, timeouts, query, signal), {
     retries: perimeter.retries,
     minTimeout: 0,
@@ -87,14 +90,17 @@ function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Reco
       if (!(error instanceof ResolverError && error.retryable) || retriesLeft === 0) return;
       const retryInMs = backoffDelay(attemptNumber, FIRST_RETRY_MS, LONGEST_RETRY_MS);
       logger.warn({ resourceType: perimeter.resourceType, query, attempt: attemptNumber, retriesLeft, retryInMs, reason: error.message }, 'a perimeter resolver call failed; retrying');
+      await onRetry?.({ reason: error.message, attempt: attemptNumber, attempts: perimeter.retries + 1, nextTryAt: new Date(Date.now() + retryInMs) }).catch((failure) =>
+        logger.warn({ err: failure }, 'could not record that a perimeter resolver call is being retried'),
+      );
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
     },
   });
 }
 
 /** The page of the perimeter of the environment that starts at `offset` (`limit` = the type's batch size). */
-export function fetchPerimeterPage(perimeter: Perimeter, environment: string, offset: number, timeouts: OutboundTimeouts, signal?: AbortSignal): Promise<PerimeterPage> {
-  return fetchPage(perimeter, timeouts, { environment, 'resource-types': perimeter.resourceType, offset: String(offset), limit: String(perimeter.batchSize) }, signal);
+export function fetchPerimeterPage(perimeter: Perimeter, environment: string, offset: number, timeouts: OutboundTimeouts, signal?: AbortSignal, onRetry?: ResolverRetryListener): Promise<PerimeterPage> {
+  return fetchPage(perimeter, timeouts, { environment, 'resource-types': perimeter.resourceType, offset: String(offset), limit: String(perimeter.batchSize) }, signal, onRetry);
 }
 
 /** Every resource of the type in the environment, a page (`batch-size`) at a time, until a short page. */

@@ -21,6 +21,12 @@ export function maxReceives(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isInteger(value) && value > 0 ? value : 5;
 }
 
+/** How long SQS waits before it delivers a failed message again (serverless.yml's VisibilityTimeout). */
+export function queueVisibilityMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.EVALUATION_QUEUE_VISIBILITY_SECONDS);
+  return (Number.isInteger(value) && value > 0 ? value : 360) * 1000;
+}
+
 let shared: JobQueue | undefined;
 
 /**

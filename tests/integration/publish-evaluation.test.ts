@@ -21,9 +21,16 @@ const engine = new FakeServer((request: RecordedRequest) => {
 const perimeter: Record<string, { id: string; displayName: string; version: string; content: string }[]> = {};
 /** Pages (environment:offset) the resolver answers 500 for. */
 const brokenPages = new Set<string>();
-const resolver = new FakeServer((request) => {
+/** Pages (environment:offset) whose next call waits until the test lets it answer. */
+const heldPages = new Map<string, Promise<void>>();
+const resolver = new FakeServer(async (request) => {
   const { environment, offset, limit } = request.query;
   if (brokenPages.has(`${environment}:${offset}`)) return { status: 500, body: { error: 'resolver broken' } };
+  const held = heldPages.get(`${environment}:${offset}`);
+  if (held) {
+    heldPages.delete(`${environment}:${offset}`);
+    await held;
+  }
   const all = perimeter[environment] ?? [];
   return { status: 200, body: { resources: all.slice(Number(offset), Number(offset) + Number(limit)), page: { offset: Number(offset), limit: Number(limit), total: all.length } } };
 });
@@ -335,6 +342,56 @@ describe('nothing lost, nothing doubled', () => {
       'production/dp-2',
     ]);
     expect(report.progress).toEqual({ total: 5, done: 5 });
+  });
+
+  it('a report that waits on a retry says why: what failed, attempt n of m, the next try', async () => {
+    const type = await freshType();
+    resources('qa', 3);
+    brokenPages.add('qa:0');
+    const id = await draft(type, { environment: 'qa' });
+    const { evaluationReportId: reportId } = (await publish(id)).body;
+    // The worker's first call fails; its retry is held until the report has been read.
+    let release = () => undefined as void;
+    const retried = new Promise<void>((resolve) => {
+      resolver.requests.length = 0;
+      const poll = setInterval(() => {
+        if (pagesAsked(type).length === 1) {
+          brokenPages.delete('qa:0');
+          heldPages.set('qa:0', new Promise<void>((answer) => (release = answer)));
+          clearInterval(poll);
+          resolve();
+        }
+      }, 5);
+    });
+    const running = deliverAll();
+    await retried;
+    await vi.waitFor(() => expect(pagesAsked(type)).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    const waiting = await readReport(reportId);
+    expect(waiting.status).toBe('running');
+    expect(waiting.progress.waiting).toEqual([
+      { environment: 'qa', offset: 0, kind: 'call', reason: expect.stringMatching(/answered 500/), attempt: 1, attempts: 3, nextTryAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+    ]);
+    release();
+    await running;
+    const done = await readReport(reportId);
+    expect(done).toMatchObject({ status: 'completed', progress: { total: 3, done: 3 } });
+    expect(done.progress.waiting).toBeUndefined();
+
+    // A page that fails every call waits for its message to be delivered again (locally: the sweeper, 30 s on).
+    brokenPages.add('qa:0');
+    const again = (await publish(id)).body.evaluationReportId;
+    const before = Date.now();
+    await deliverAll();
+    const redelivery = (await readReport(again)).progress.waiting;
+    expect(redelivery).toEqual([{ environment: 'qa', offset: 0, kind: 'delivery', reason: expect.stringMatching(/^Environment qa, page at offset 0 \(limit 2\): .*answered 500/), attempt: 1, attempts: 3, nextTryAt: expect.any(String) }]);
+    expect(Date.parse(redelivery[0].nextTryAt) - before).toBeGreaterThanOrEqual(29_000);
+    brokenPages.clear();
+    await database.sql.unsafe(`update "${SCHEMA}".evaluation_tasks set updated_at = now() - interval '1 minute' where report_id = $1`, [again]);
+    await sweeper.handler();
+    await deliverAll();
+    const recovered = await readReport(again);
+    expect(recovered).toMatchObject({ status: 'completed' });
+    expect(recovered.progress.waiting).toBeUndefined();
   });
 
   it('locally, where no queue redelivers, the sweeper redelivers a failed page and dead-letters it after the receive limit', async () => {

@@ -2,7 +2,7 @@ import { getDatabase, type Database } from '../../db/client';
 import { Invalid } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
-import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource } from '../../platform/perimeter-resolver';
+import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource, type ResolverRetryListener } from '../../platform/perimeter-resolver';
 import { getSettings, type Settings } from '../../settings';
 import { engineFailure, type EngineEntity, type EngineResource, type EngineResult } from '../engines/engine';
 import { evaluateEntities } from '../engines/engines';
@@ -55,6 +55,8 @@ export interface RunContext {
   perimeter: Perimeter;
   timeouts: OutboundTimeouts;
   signal?: AbortSignal;
+  /** Told when a resolver call failed and will be tried again (queued evaluations show it on the report). */
+  onResolverRetry?: ResolverRetryListener;
 }
 
 const engineEntity = (row: EntityRow): EngineEntity => ({

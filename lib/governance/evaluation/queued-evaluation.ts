@@ -5,7 +5,7 @@ import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
 import { callerTargetTimeoutsOf } from '../../platform/http-client';
 import { fetchPerimeterPage, type PerimeterPage } from '../../platform/perimeter-resolver';
-import { getJobQueue, maxReceives } from '../../queue/job-queue';
+import { getJobQueue, maxReceives, queueVisibilityMs } from '../../queue/job-queue';
 import { getSettings } from '../../settings';
 import { EnvironmentRepository } from '../environments/environment-repository';
 import type { EntityRow } from '../policies/entity-repository';
@@ -117,7 +117,7 @@ async function readPages(ctx: RunContext, offset: number): Promise<PageGroup> {
   while (!group.last && group.pages.reduce((sum, page) => sum + page.resources.length, 0) < ENGINE_CALL_RESOURCES) {
     const at = offset + group.pages.length * size;
     try {
-      const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts, ctx.signal);
+      const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts, ctx.signal, ctx.onResolverRetry);
       group.pages.push(page);
       group.last = page.resources.length < size;
     } catch (error) {
@@ -157,7 +157,8 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     pageSize = perimeter.batchSize;
     // Resolver calls (with their retries) give up before the invocation's end, so that a page that hangs is recorded as failed rather than cut off.
     const signal = AbortSignal.timeout(Math.max(30_000, remainingMs() - 15_000));
-    const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: callerTargetTimeoutsOf(settings), signal };
+    const onResolverRetry: RunContext['onResolverRetry'] = ({ nextTryAt, ...retry }) => tasks.waiting(taskId, { kind: 'call', ...retry, nextTryAt: nextTryAt.toISOString() });
+    const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: callerTargetTimeoutsOf(settings), signal, onResolverRetry };
     for (let first = true; ; first = false) {
       if (!first && remainingMs() < MIN_REMAINING_MS) {
         await tasks.release(taskId);
@@ -198,7 +199,7 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     }
   } catch (error) {
     const reason = `Environment ${task.environment}, page at offset ${offset}${pageSize ? ` (limit ${pageSize})` : ''}: ${(error as Error).message}`;
-    await tasks.attemptFailed(taskId, reason);
+    await tasks.attemptFailed(taskId, reason, maxReceives(), getJobQueue().redelivers ? queueVisibilityMs() : LOCAL_RETRY_MS);
     throw new PageFailure(reason, { cause: error });
   }
 }

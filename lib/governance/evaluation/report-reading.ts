@@ -4,6 +4,7 @@ import { OUTCOMES, type Outcome } from './outcome';
 import type { EvaluationReport, EvaluationResult, ReportResultsQuery } from './report';
 import { ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository, type ResultRow } from './result-repository';
+import { TaskRepository, type TaskRow } from './task-repository';
 
 /** Most results in one page, and most bytes of them: Lambda answers at most 6 MB. */
 export const MAX_RESULTS_PER_PAGE = 1000;
@@ -52,7 +53,13 @@ async function resultsPage(database: Database, reportId: string, query: ReportRe
   return { results, lines, limit: query.limit, next: more ? String(rows[results.length - 1].id) : null };
 }
 
-function representReport(report: ReportRow, counts: Record<Outcome, number>, page: ResultsPage): EvaluationReport {
+/** The pages of a running report that wait on a retry, and why. */
+function waitingOf(tasks: TaskRow[]): NonNullable<EvaluationReport['progress']['waiting']> {
+  return tasks.flatMap((task) => (task.waiting && (task.status === 'queued' || task.status === 'running') ? [{ environment: task.environment, offset: task.offset, ...task.waiting }] : []));
+}
+
+function representReport(report: ReportRow, counts: Record<Outcome, number>, page: ResultsPage, tasks: TaskRow[]): EvaluationReport {
+  const waiting = waitingOf(tasks);
   return {
     id: report.id,
     status: report.status,
@@ -63,7 +70,7 @@ function representReport(report: ReportRow, counts: Record<Outcome, number>, pag
     labels: report.labels,
     outcome: report.outcome,
     passed: report.passed,
-    progress: { total: report.total, done: report.done },
+    progress: { total: report.total, done: report.done, ...(waiting.length > 0 ? { waiting } : {}) },
     counts: { total: OUTCOMES.reduce((sum, outcome) => sum + counts[outcome], 0), ...counts },
     error: report.error,
     evaluationResults: page.results,
@@ -84,8 +91,13 @@ async function requireReport(database: Database, id: string): Promise<ReportRow>
 export async function readReport(id: string, query: ReportResultsQuery = { limit: MAX_RESULTS_PER_PAGE }): Promise<EvaluationReport> {
   const database = await getDatabase();
   const report = await requireReport(database, id);
-  const [counts, page] = await Promise.all([new ResultRepository(database).outcomeCountsOfReport(id), resultsPage(database, id, query)]);
-  return representReport(report, counts, page);
+  const ended = report.status === 'completed' || report.status === 'failed';
+  const [counts, page, tasks] = await Promise.all([
+    new ResultRepository(database).outcomeCountsOfReport(id),
+    resultsPage(database, id, query),
+    ended ? [] : new TaskRepository(database).ofReport(id),
+  ]);
+  return representReport(report, counts, page, tasks);
 }
 
 /** A page of a report's results alone. */

@@ -82,7 +82,24 @@ export const evaluationReport = z
     labels: z.array(z.string()),
     outcome: z.enum(OUTCOMES).nullable(),
     passed: z.boolean().nullable(),
-    progress: z.object({ total: z.number().int(), done: z.number().int() }),
+    progress: z.object({
+      total: z.number().int(),
+      done: z.number().int(),
+      waiting: z
+        .array(
+          z.object({
+            environment: z.string(),
+            offset: z.number().int().meta({ description: 'Where the page that waits starts' }),
+            kind: z.enum(['call', 'delivery']).meta({ description: 'call: the worker retries the resolver call; delivery: the page\'s message is delivered again' }),
+            reason: z.string(),
+            attempt: z.number().int().meta({ description: 'The attempt that failed' }),
+            attempts: z.number().int().meta({ description: 'How many attempts there are in all' }),
+            nextTryAt: z.string().meta({ description: 'The next attempt starts then, or soon after' }),
+          }),
+        )
+        .optional()
+        .meta({ description: 'While a running report waits on a retry: each page that waits, and why' }),
+    }),
     counts: z
       .object({ total: z.number().int(), ok: z.number().int(), info: z.number().int(), warning: z.number().int(), error: z.number().int(), failed: z.number().int() })
       .meta({ description: 'How many results the report holds, by outcome: always whole, however the results are paged' }),

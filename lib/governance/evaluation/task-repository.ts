@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';
+import type { TaskWaiting } from '../../../drizzle/schema';
 
 export type TaskRow = Database['tables']['evaluationTasks']['$inferSelect'];
 
@@ -83,6 +84,7 @@ export class TaskRepository {
         status: page.last ? 'done' : 'running',
         attempts: 0,
         lastError: null,
+        waiting: null,
         leaseUntil: page.last ? null : sql`now() + make_interval(secs => ${leaseMs / 1000})`,
         resolverMs: sql`${t.resolverMs} + ${ms(page.resolverMs)}`,
         engineMs: sql`${t.engineMs} + ${ms(page.engineMs)}`,
@@ -103,12 +105,23 @@ export class TaskRepository {
       .where(and(eq(t.id, id), eq(t.status, 'running')));
   }
 
-  /** A page failed: queued again for the redelivery of its message, with the reason kept. */
-  async attemptFailed(id: string, reason: string): Promise<TaskRow | undefined> {
+  /** The current page is waiting for a retry (shown on the running report until a page succeeds). */
+  async waiting(id: string, waiting: TaskWaiting): Promise<void> {
     const t = this.table;
+    await this.database.db.update(t).set({ waiting }).where(and(eq(t.id, id), inArray(t.status, ['queued', 'running'])));
+  }
+
+  /**
+   * A page failed: queued again for the redelivery of its message after `redeliveryMs`, at most
+   * `deliveries` times in all, with the reason kept.
+   */
+  async attemptFailed(id: string, reason: string, deliveries: number, redeliveryMs: number): Promise<TaskRow | undefined> {
+    const t = this.table;
+    const waiting = sql`jsonb_build_object('kind', 'delivery', 'reason', ${reason.slice(0, 2000)}::text, 'attempt', ${t.attempts} + 1, 'attempts', ${deliveries}::int,
+      'nextTryAt', to_char((now() + make_interval(secs => ${redeliveryMs / 1000})) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
     const [row] = await this.database.db
       .update(t)
-      .set({ status: 'queued', leaseUntil: null, attempts: sql`${t.attempts} + 1`, lastError: reason.slice(0, 2000), updatedAt: sql`now()` })
+      .set({ status: 'queued', leaseUntil: null, attempts: sql`${t.attempts} + 1`, lastError: reason.slice(0, 2000), waiting, updatedAt: sql`now()` })
       .where(and(eq(t.id, id), eq(t.status, 'running')))
       .returning();
     return row;

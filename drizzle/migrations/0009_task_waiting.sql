@@ -1,0 +1,1 @@
+ALTER TABLE "cgp"."evaluation_tasks" ADD COLUMN "waiting" jsonb;
