@@ -41,7 +41,7 @@ describe('durations', () => {
 
   it('keeps 0 (no timeout) for the http timeouts', async () => {
     const settings = await load(`${ROOT}.http { client-connect-timeout = 0, client-read-timeout = "0 seconds" }`);
-    expect(settings.http).toEqual({ clientConnectTimeout: 0, clientReadTimeout: 0 });
+    expect(settings.http).toMatchObject({ clientConnectTimeout: 0, clientReadTimeout: 0 });
   });
 });
 
