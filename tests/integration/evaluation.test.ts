@@ -289,6 +289,7 @@ describe('policy tests (dry runs)', () => {
     const draft = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` }, 'draft');
     for (const n of [1, 2, 3]) deployed.push({ id: `deployed-${n}`, displayName: `Deployed ${n}`, version: `${n}.0`, content: `id: deployed-${n}\n` });
     deployed.push({ id: 'broken', displayName: 'Broken', version: '1', content: 'id: [' });
+    deployed.push({ id: 'nul\u0000id', displayName: 'Lone \ud800', version: '1', content: 'id: x\n' });
     const response = await invoke(policies.test, {
       method: 'POST',
       path: `/v1/computational-governance/policies/${draft.id}/test`,
@@ -297,9 +298,12 @@ describe('policy tests (dry runs)', () => {
       headers: { prefer: 'wait=20' },
     });
     expect(response.status).toBe(200);
-    expect(response.body.progress).toEqual({ total: 4, done: 4 });
-    expect(response.body.evaluationResults.map((r: any) => `${r.resource.id}:${r.outcome}`)).toEqual(['deployed-1:ok', 'deployed-2:ok', 'deployed-3:ok', 'broken:failed']);
+    expect(response.body.progress).toEqual({ total: 5, done: 5 });
+    expect(response.body.evaluationResults.map((r: any) => `${r.resource.id}:${r.outcome}`)).toEqual(['deployed-1:ok', 'deployed-2:ok', 'deployed-3:ok', 'broken:failed', 'nulid:failed']);
     expect(response.body.evaluationResults[3].result.errors[0]).toMatch(/The descriptor the perimeter resolver gave for broken was refused \(descriptor: not valid YAML/);
+    // Text the database cannot store is not evaluated, and does not cost the page: its result is kept under a storable identity.
+    expect(response.body.evaluationResults[4].resource.displayName).toBe('Lone \ufffd');
+    expect(response.body.evaluationResults[4].result.errors[0]).toBe('The perimeter resolver gave a resource the database cannot store as it is (resource.id: must not hold a NUL character (U+0000))');
     // batch-size 2: pages at offsets 0 and 2, and a short page ends the walk.
     expect(resolver.requests.map((request) => `${request.query.offset}/${request.query.limit}`)).toEqual(['0/2', '2/2', '4/2']);
   });

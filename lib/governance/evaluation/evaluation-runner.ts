@@ -1,4 +1,5 @@
 import { getDatabase, type Database } from '../../db/client';
+import { storableCopy, unstorableText } from '../../db/storable-text';
 import { Invalid } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
@@ -136,16 +137,24 @@ async function deployedVersion(ctx: RunContext, id: string): Promise<Descriptor 
 }
 
 export function fromResolver(resource: ResolvedResource): Candidate {
+  let identity = { id: resource.id, displayName: resource.displayName ?? null, version: resource.version ?? null };
   let descriptor: Descriptor | Error;
-  try {
-    descriptor = parseDescriptor(resource.content);
-  } catch (error) {
-    const [field] = error instanceof Invalid ? (error.extra.errors ?? []) : [];
-    const reason = field ? `${field.path}: ${field.message}` : (error as Error).message;
-    descriptor = new Error(`The descriptor the perimeter resolver gave for ${resource.id} was refused (${reason})`);
+  const unstorable = unstorableText(identity, 'resource');
+  if (unstorable) {
+    // Its result is still recorded, under the identity made storable, as not evaluated.
+    identity = storableCopy(identity);
+    descriptor = new Error(`The perimeter resolver gave a resource the database cannot store as it is (${unstorable.path}: ${unstorable.message})`);
+  } else {
+    try {
+      descriptor = parseDescriptor(resource.content);
+    } catch (error) {
+      const [field] = error instanceof Invalid ? (error.extra.errors ?? []) : [];
+      const reason = field ? `${field.path}: ${field.message}` : (error as Error).message;
+      descriptor = new Error(`The descriptor the perimeter resolver gave for ${resource.id} was refused (${reason})`);
+    }
   }
   // What is deployed is both sides of a previous_vs_current comparison of a deployed resource.
-  return { identity: { id: resource.id, displayName: resource.displayName ?? null, version: resource.version ?? null }, descriptor, deployed: descriptor };
+  return { identity, descriptor, deployed: descriptor };
 }
 
 /** The entity versions a report names, in its order (a version deleted since is left out). */
