@@ -13,8 +13,8 @@ const SCHEMA = 'it_report_pages';
 let database: Database;
 let evaluation: typeof import('../../functions/governance/evaluation');
 
-/** A finished report holding `count` results, every seventh failing, written as the runner writes them. */
-async function reportWith(count: number): Promise<string> {
+/** A finished report holding `count` results, every seventh failing with `message`, written as the runner writes them. */
+async function reportWith(count: number, message = 'owner: incomplete value string'): Promise<string> {
   const report = await new ReportRepository(database).create({ scope: 'policy', cause: 'publish', environment: 'development', resourceType: 'dataproduct', labels: [], request: {}, createdBy: 'test' });
   const entityId = randomUUID();
   const results: NewResult[] = Array.from({ length: count }, (_, index) => ({
@@ -31,7 +31,7 @@ async function reportWith(count: number): Promise<string> {
     resourceVersion: null,
     environment: 'development',
     resourceType: 'dataproduct',
-    result: { satisfiesPolicy: index % 7 !== 0, isError: false, errors: index % 7 === 0 ? ['owner: incomplete value string'] : [] },
+    result: { satisfiesPolicy: index % 7 !== 0, isError: false, errors: index % 7 === 0 ? [message] : [] },
     value: null,
   }));
   for (let start = 0; start < results.length; start += 1000) await new ResultRepository(database).append(results.slice(start, start + 1000));
@@ -95,6 +95,25 @@ describe('a report of many results', () => {
     expect(response.headers?.link).toMatch(/rel="next"$/);
   });
 
+  it('bounds a page by the bytes it sends (UTF-8), not by its characters, so that it fits in a Lambda answer', async () => {
+    // Failing results of 1,000,000 characters of 3 bytes each: a page of 4 MB holds one, however many `limit` allows.
+    const id = await reportWith(15, '語'.repeat(1_000_000));
+    const seen: string[] = [];
+    let after: string | undefined;
+    do {
+      const response = await evaluation.readEvaluationReportResults(
+        apiGatewayEvent({ method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}/results`, params: { id }, query: after ? { after } : {}, headers: await authorized() }),
+        lambdaContext(),
+      );
+      expect(response.statusCode).toBe(200);
+      expect(Buffer.byteLength(String(response.body))).toBeLessThanOrEqual(4 * 1024 * 1024 + 1024);
+      const page = JSON.parse(String(response.body)) as { data: { resource: { id: string } }[]; meta: { next: string | null } };
+      seen.push(...page.data.map((result) => result.resource.id));
+      after = page.meta.next ?? undefined;
+    } while (after);
+    expect(seen).toEqual(Array.from({ length: 15 }, (_, index) => `dp-${String(index).padStart(6, '0')}`));
+  });
+
   it('keeps small reports whole, as before: no next page', async () => {
     const id = await reportWith(12);
     const response = await read(id);
@@ -108,6 +127,9 @@ describe('a report of many results', () => {
     expect((await results(id, { limit: '0' })).body.errors).toEqual([{ path: 'query.limit', message: 'limit must be at least 1' }]);
     expect((await results(id, { limit: '1001' })).body.errors).toEqual([{ path: 'query.limit', message: 'limit must be at most 1000' }]);
     expect((await results(id, { after: 'abc' })).body.errors).toEqual([{ path: 'query.after', message: 'after must be a whole number' }]);
+    expect((await results(id, { after: '-1' })).body.errors).toEqual([{ path: 'query.after', message: 'after must be a whole number' }]);
+    expect((await results(id, { after: '99999999999999999999' })).body.errors).toEqual([{ path: 'query.after', message: `after must be at most ${Number.MAX_SAFE_INTEGER}` }]);
+    expect((await read(id, { limit: '2.5' })).body.errors).toEqual([{ path: 'query.limit', message: 'limit must be a whole number' }]);
     expect((await results(randomUUID())).status).toBe(404);
   });
 });

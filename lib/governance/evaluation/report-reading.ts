@@ -6,7 +6,7 @@ import { ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository, type ResultRow } from './result-repository';
 import { TaskRepository, type TaskRow } from './task-repository';
 
-/** Most results in one page, and most bytes of them: Lambda answers at most 6 MB. */
+/** Most results in one page, and most bytes (UTF-8, as sent) of them: Lambda answers at most 6 MB. */
 export const MAX_RESULTS_PER_PAGE = 1000;
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
@@ -44,8 +44,9 @@ async function resultsPage(database: Database, reportId: string, query: ReportRe
   for (const row of rows.slice(0, query.limit)) {
     const result = representResult(row);
     const line = JSON.stringify(result);
-    if (results.length > 0 && bytes + line.length > MAX_PAGE_BYTES) break;
-    bytes += line.length + 1;
+    const size = Buffer.byteLength(line) + 1;
+    if (results.length > 0 && bytes + size > MAX_PAGE_BYTES) break;
+    bytes += size;
     results.push(result);
     lines.push(line);
   }
@@ -55,7 +56,7 @@ async function resultsPage(database: Database, reportId: string, query: ReportRe
 
 /** The pages of a running report that wait on a retry, and why. */
 function waitingOf(tasks: TaskRow[]): NonNullable<EvaluationReport['progress']['waiting']> {
-  return tasks.flatMap((task) => (task.waiting && (task.status === 'queued' || task.status === 'running') ? [{ environment: task.environment, offset: task.offset, ...task.waiting }] : []));
+  return tasks.flatMap((task) => (task.waiting && (task.status === 'queued' || task.status === 'running') ? [{ environment: task.environment, ...task.waiting }] : []));
 }
 
 function representReport(report: ReportRow, counts: Record<Outcome, number>, page: ResultsPage, tasks: TaskRow[]): EvaluationReport {
