@@ -8,6 +8,9 @@ import { bigserial, boolean, doublePrecision, index, integer, jsonb, pgSchema, p
  */
 export interface TaskWaiting {
   kind: 'call' | 'delivery';
+  /** Where the page that waits starts. */
+  offset: number;
+  /** What failed, naming no internal address. */
   reason: string;
   attempt: number;
   attempts: number;

@@ -41,6 +41,8 @@ export interface PerimeterPage {
 export class ResolverError extends Error {
   constructor(
     message: string,
+    /** What failed, naming no address (the message, for the logs, may): shown on a report that waits on a retry. */
+    readonly reason: string = message,
     readonly timeout = false,
     /** Worth asking again: unreachable, timed out, 429 or 5xx. */
     readonly retryable = false,
@@ -59,11 +61,14 @@ async function fetchOnce(perimeter: Perimeter, timeouts: OutboundTimeouts, query
     response = await outboundFetch(timeouts)(url, { headers: { accept: 'application/json' }, signal });
     text = await response.text();
   } catch (error) {
-    throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} failed: ${(error as Error).message}`, error instanceof OutboundTimeoutError, !signal?.aborted);
+    const timeout = error instanceof OutboundTimeoutError;
+    const reason = `The perimeter resolver of ${perimeter.resourceType} ${timeout ? 'did not answer in time' : 'could not be reached'}`;
+    throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} failed: ${(error as Error).message}`, reason, timeout, !signal?.aborted);
   }
   if (!response.ok) {
     const retryable = response.status === 429 || response.status >= 500;
-    throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} answered ${response.status} to ${url.origin}${url.pathname}`, false, retryable);
+    const reason = `The perimeter resolver of ${perimeter.resourceType} answered ${response.status}`;
+    throw new ResolverError(`${reason} to ${url.origin}${url.pathname}`, reason, false, retryable);
   }
   let parsed;
   try {
@@ -75,8 +80,15 @@ async function fetchOnce(perimeter: Perimeter, timeouts: OutboundTimeouts, query
   return { resources: parsed.data.resources, total: parsed.data.page?.total ?? undefined };
 }
 
-/** Told of each failed call that will be tried again: what failed, which attempt of how many, and when the next one starts. */
-export type ResolverRetryListener = (retry: { reason: string; attempt: number; attempts: number; nextTryAt: Date }) => Promise<void>;
+/** A failed call that will be tried again: what failed (naming no address), which attempt of how many, and when the next one starts. */
+export interface ResolverRetry {
+  reason: string;
+  attempt: number;
+  attempts: number;
+  nextTryAt: Date;
+}
+
+export type ResolverRetryListener = (retry: ResolverRetry) => Promise<void>;
 
 /** A resolver call, retried `perimeter.retries` times with exponential backoff when it failed in a way worth retrying. */
 function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Record<string, string>, signal?: AbortSignal, onRetry?: ResolverRetryListener): Promise<PerimeterPage> {
@@ -90,7 +102,7 @@ function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Reco
       if (!(error instanceof ResolverError && error.retryable) || retriesLeft === 0) return;
       const retryInMs = backoffDelay(attemptNumber, FIRST_RETRY_MS, LONGEST_RETRY_MS);
       logger.warn({ resourceType: perimeter.resourceType, query, attempt: attemptNumber, retriesLeft, retryInMs, reason: error.message }, 'a perimeter resolver call failed; retrying');
-      await onRetry?.({ reason: error.message, attempt: attemptNumber, attempts: perimeter.retries + 1, nextTryAt: new Date(Date.now() + retryInMs) }).catch((failure) =>
+      await onRetry?.({ reason: error.reason, attempt: attemptNumber, attempts: perimeter.retries + 1, nextTryAt: new Date(Date.now() + retryInMs) }).catch((failure) =>
         logger.warn({ err: failure }, 'could not record that a perimeter resolver call is being retried'),
       );
       await new Promise((resolve) => setTimeout(resolve, retryInMs));

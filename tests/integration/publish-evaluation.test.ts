@@ -344,20 +344,21 @@ describe('nothing lost, nothing doubled', () => {
     expect(report.progress).toEqual({ total: 5, done: 5 });
   });
 
-  it('a report that waits on a retry says why: what failed, attempt n of m, the next try', async () => {
+  it('a report that waits on a retry says why: which page, what failed (naming no address), attempt n of m, the next try', async () => {
     const type = await freshType();
-    resources('qa', 3);
-    brokenPages.add('qa:0');
+    // 5 resources in pages of 2: one engine call reads the pages at 0, 2 and 4; the one at 2 waits.
+    resources('qa', 5);
+    brokenPages.add('qa:2');
     const id = await draft(type, { environment: 'qa' });
     const { evaluationReportId: reportId } = (await publish(id)).body;
-    // The worker's first call fails; its retry is held until the report has been read.
+    // The worker's call for the page at 2 fails; its retry is held until the report has been read.
     let release = () => undefined as void;
     const retried = new Promise<void>((resolve) => {
       resolver.requests.length = 0;
       const poll = setInterval(() => {
-        if (pagesAsked(type).length === 1) {
-          brokenPages.delete('qa:0');
-          heldPages.set('qa:0', new Promise<void>((answer) => (release = answer)));
+        if (pagesAsked(type).length === 2) {
+          brokenPages.delete('qa:2');
+          heldPages.set('qa:2', new Promise<void>((answer) => (release = answer)));
           clearInterval(poll);
           resolve();
         }
@@ -365,26 +366,30 @@ describe('nothing lost, nothing doubled', () => {
     });
     const running = deliverAll();
     await retried;
-    await vi.waitFor(() => expect(pagesAsked(type)).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(pagesAsked(type)).toHaveLength(3), { timeout: 10_000, interval: 20 });
     const waiting = await readReport(reportId);
     expect(waiting.status).toBe('running');
     expect(waiting.progress.waiting).toEqual([
-      { environment: 'qa', offset: 0, kind: 'call', reason: expect.stringMatching(/answered 500/), attempt: 1, attempts: 3, nextTryAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+      { environment: 'qa', offset: 2, kind: 'call', reason: `The perimeter resolver of ${type} answered 500`, attempt: 1, attempts: 3, nextTryAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
     ]);
     release();
     await running;
     const done = await readReport(reportId);
-    expect(done).toMatchObject({ status: 'completed', progress: { total: 3, done: 3 } });
+    expect(done).toMatchObject({ status: 'completed', progress: { total: 5, done: 5 } });
     expect(done.progress.waiting).toBeUndefined();
 
     // A page that fails every call waits for its message to be delivered again (locally: the sweeper, 30 s on).
-    brokenPages.add('qa:0');
+    brokenPages.add('qa:2');
     const again = (await publish(id)).body.evaluationReportId;
     const before = Date.now();
     await deliverAll();
     const redelivery = (await readReport(again)).progress.waiting;
-    expect(redelivery).toEqual([{ environment: 'qa', offset: 0, kind: 'delivery', reason: expect.stringMatching(/^Environment qa, page at offset 0 \(limit 2\): .*answered 500/), attempt: 1, attempts: 3, nextTryAt: expect.any(String) }]);
+    expect(redelivery).toEqual([
+      { environment: 'qa', offset: 2, kind: 'delivery', reason: `Environment qa, page at offset 2 (limit 2): The perimeter resolver of ${type} answered 500`, attempt: 1, attempts: 3, nextTryAt: expect.any(String) },
+    ]);
     expect(Date.parse(redelivery[0].nextTryAt) - before).toBeGreaterThanOrEqual(29_000);
+    // The task keeps the whole account for the logs and a failed report.
+    expect((await taskRows(again))[0].last_error).toContain(`answered 500 to ${resolver.url}/resources`);
     brokenPages.clear();
     await database.sql.unsafe(`update "${SCHEMA}".evaluation_tasks set updated_at = now() - interval '1 minute' where report_id = $1`, [again]);
     await sweeper.handler();

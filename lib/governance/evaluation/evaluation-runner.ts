@@ -3,7 +3,7 @@ import { storableCopy, unstorableText } from '../../db/storable-text';
 import { Invalid } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
-import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource, type ResolverRetryListener } from '../../platform/perimeter-resolver';
+import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource, type ResolverRetry } from '../../platform/perimeter-resolver';
 import { getSettings, type Settings } from '../../settings';
 import { engineFailure, type EngineEntity, type EngineResource, type EngineResult } from '../engines/engine';
 import { evaluateEntities } from '../engines/engines';
@@ -56,8 +56,8 @@ export interface RunContext {
   perimeter: Perimeter;
   timeouts: OutboundTimeouts;
   signal?: AbortSignal;
-  /** Told when a resolver call failed and will be tried again (queued evaluations show it on the report). */
-  onResolverRetry?: ResolverRetryListener;
+  /** Told when the resolver call for the page at `offset` failed and will be tried again (queued evaluations show it on the report). */
+  onResolverRetry?: (offset: number, retry: ResolverRetry) => Promise<void>;
 }
 
 const engineEntity = (row: EntityRow): EngineEntity => ({

@@ -4,7 +4,7 @@ import { inTransaction, type Transaction } from '../../db/transaction';
 import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
 import { callerTargetTimeoutsOf } from '../../platform/http-client';
-import { fetchPerimeterPage, type PerimeterPage } from '../../platform/perimeter-resolver';
+import { fetchPerimeterPage, ResolverError, type PerimeterPage, type ResolverRetry } from '../../platform/perimeter-resolver';
 import { getJobQueue, maxReceives, queueVisibilityMs } from '../../queue/job-queue';
 import { getSettings } from '../../settings';
 import { EnvironmentRepository } from '../environments/environment-repository';
@@ -117,7 +117,8 @@ async function readPages(ctx: RunContext, offset: number): Promise<PageGroup> {
   while (!group.last && group.pages.reduce((sum, page) => sum + page.resources.length, 0) < ENGINE_CALL_RESOURCES) {
     const at = offset + group.pages.length * size;
     try {
-      const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts, ctx.signal, ctx.onResolverRetry);
+      const onRetry = ctx.onResolverRetry && ((retry: ResolverRetry) => ctx.onResolverRetry!(at, retry));
+      const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts, ctx.signal, onRetry);
       group.pages.push(page);
       group.last = page.resources.length < size;
     } catch (error) {
@@ -137,6 +138,8 @@ async function readPages(ctx: RunContext, offset: number): Promise<PageGroup> {
  * delivered twice does the work once. A failed page throws PageFailure after recording the failure.
  */
 export async function runTask(taskId: string, remainingMs: () => number): Promise<TaskRun> {
+  // SQS's visibility timeout (when a failed message is delivered again) runs from about now, when the message was received.
+  const receivedAt = Date.now();
   const database = await getDatabase();
   const settings = await getSettings();
   const tasks = new TaskRepository(database);
@@ -157,7 +160,8 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     pageSize = perimeter.batchSize;
     // Resolver calls (with their retries) give up before the invocation's end, so that a page that hangs is recorded as failed rather than cut off.
     const signal = AbortSignal.timeout(Math.max(30_000, remainingMs() - 15_000));
-    const onResolverRetry: RunContext['onResolverRetry'] = ({ nextTryAt, ...retry }) => tasks.waiting(taskId, { kind: 'call', ...retry, nextTryAt: nextTryAt.toISOString() });
+    const onResolverRetry: RunContext['onResolverRetry'] = (at, { nextTryAt, ...retry }) =>
+      tasks.waiting(taskId, { kind: 'call', offset: at, ...retry, nextTryAt: nextTryAt.toISOString() });
     const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: callerTargetTimeoutsOf(settings), signal, onResolverRetry };
     for (let first = true; ; first = false) {
       if (!first && remainingMs() < MIN_REMAINING_MS) {
@@ -198,8 +202,12 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
       if (unreadable) throw unreadable.error;
     }
   } catch (error) {
-    const reason = `Environment ${task.environment}, page at offset ${offset}${pageSize ? ` (limit ${pageSize})` : ''}: ${(error as Error).message}`;
-    await tasks.attemptFailed(taskId, reason, maxReceives(), getJobQueue().redelivers ? queueVisibilityMs() : LOCAL_RETRY_MS);
+    const page = `Environment ${task.environment}, page at offset ${offset}${pageSize ? ` (limit ${pageSize})` : ''}`;
+    const reason = `${page}: ${(error as Error).message}`;
+    // The running report shows no internal address: the resolver's own account of the failure, else none (the logs have it).
+    const shown = `${page}: ${error instanceof ResolverError ? error.reason : 'the page could not be evaluated (the evaluation worker\'s log says why)'}`;
+    const nextTryAt = getJobQueue().redelivers ? new Date(receivedAt + queueVisibilityMs()) : new Date(Date.now() + LOCAL_RETRY_MS);
+    await tasks.attemptFailed(taskId, reason, { offset, reason: shown, attempts: maxReceives(), nextTryAt });
     throw new PageFailure(reason, { cause: error });
   }
 }

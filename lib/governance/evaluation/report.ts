@@ -91,10 +91,10 @@ export const evaluationReport = z
             environment: z.string(),
             offset: z.number().int().meta({ description: 'Where the page that waits starts' }),
             kind: z.enum(['call', 'delivery']).meta({ description: 'call: the worker retries the resolver call; delivery: the page\'s message is delivered again' }),
-            reason: z.string(),
+            reason: z.string().meta({ description: 'What failed, naming no internal address' }),
             attempt: z.number().int().meta({ description: 'The attempt that failed' }),
             attempts: z.number().int().meta({ description: 'How many attempts there are in all' }),
-            nextTryAt: z.string().meta({ description: 'The next attempt starts then, or soon after' }),
+            nextTryAt: z.string().meta({ description: 'The next attempt starts then, or soon after; after the last attempt (attempt = attempts), the page is given up then' }),
           }),
         )
         .optional()

@@ -112,13 +112,14 @@ export class TaskRepository {
   }
 
   /**
-   * A page failed: queued again for the redelivery of its message after `redeliveryMs`, at most
-   * `deliveries` times in all, with the reason kept.
+   * A page failed: queued again for the redelivery of its message, with the reason kept (for the
+   * logs and a failed report) and what the running report shows while it waits (`redelivery`:
+   * attempt n of `attempts` deliveries in all).
    */
-  async attemptFailed(id: string, reason: string, deliveries: number, redeliveryMs: number): Promise<TaskRow | undefined> {
+  async attemptFailed(id: string, reason: string, redelivery: { offset: number; reason: string; attempts: number; nextTryAt: Date }): Promise<TaskRow | undefined> {
     const t = this.table;
-    const waiting = sql`jsonb_build_object('kind', 'delivery', 'reason', ${reason.slice(0, 2000)}::text, 'attempt', ${t.attempts} + 1, 'attempts', ${deliveries}::int,
-      'nextTryAt', to_char((now() + make_interval(secs => ${redeliveryMs / 1000})) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+    const waiting = sql`jsonb_build_object('kind', 'delivery', 'offset', ${redelivery.offset}::int, 'reason', ${redelivery.reason.slice(0, 2000)}::text,
+      'attempt', ${t.attempts} + 1, 'attempts', ${redelivery.attempts}::int, 'nextTryAt', ${redelivery.nextTryAt.toISOString()}::text)`;
     const [row] = await this.database.db
       .update(t)
       .set({ status: 'queued', leaseUntil: null, attempts: sql`${t.attempts} + 1`, lastError: reason.slice(0, 2000), waiting, updatedAt: sql`now()` })
