@@ -15,15 +15,19 @@ let postgres: Promise<LocalPostgres> | undefined;
 let offline: RunningOffline | undefined;
 let stopping = false;
 
-async function stopAll(code: number): Promise<never> {
-  if (!stopping) {
+let stopped: Promise<never> | undefined;
+
+/** Stops everything, once: a second call (a second signal, a start-up step failing because of the stop) waits for the first. */
+function stopAll(code: number): Promise<never> {
+  stopped ??= (async () => {
     stopping = true;
     say('stopping…');
     await offline?.stop().catch((error) => say(`could not stop serverless offline: ${error.message}`));
     // Also when the signal came while PostgreSQL was still starting: wait for it, then stop it.
     await postgres?.then((server) => server.stop()).catch((error) => say(`could not stop PostgreSQL: ${error.message}`));
-  }
-  process.exit(code);
+    process.exit(code);
+  })();
+  return stopped;
 }
 
 /**
@@ -84,6 +88,8 @@ async function main() {
 }
 
 main().catch((error) => {
+  // A step that failed because a stop was asked for meanwhile is no failure.
+  if (stopping) return;
   if (error instanceof SettingsError) process.stderr.write(`${error.message}\n`);
   else process.stderr.write(`[start] failed: ${error instanceof Error ? error.message : String(error)}\n`);
   void stopAll(1);

@@ -1,26 +1,45 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { describe, expect, inject, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/free-port';
-import { testSettingsFile } from '../support/settings-files';
+
+/** A copy of the checkout (tracked files, node_modules as hard links), so npm start keeps its own .data. */
+let checkout: string;
+
+beforeAll(() => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'cgp-npm-start-'));
+  chmodSync(folder, 0o755);
+  checkout = path.join(folder, 'checkout');
+  for (const file of execFileSync('git', ['ls-files', '-z'], { encoding: 'utf8' }).split('\0').filter(Boolean)) cpSync(file, path.join(checkout, file));
+  execFileSync('cp', ['-al', 'node_modules', path.join(checkout, 'node_modules')]);
+});
+
+afterAll(() => rmSync(path.dirname(checkout), { recursive: true, force: true }));
+
+const running = (pattern: string) => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').some((line) => line.includes(pattern));
 
 describe('npm start', () => {
-  it('serves /health, and on SIGTERM stops serverless offline first and leaves no build folder behind', { timeout: 180_000 }, async () => {
+  it('serves /health on its embedded PostgreSQL, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder', { timeout: 180_000 }, async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      env: { ...process.env, HTTP_PORT: String(port), DATABASE_URL: inject('databaseUrl'), CGP_CONFIG_FILE: testSettingsFile('computational-governance-platform.database.schema = "npm_start"') },
-      stdio: 'ignore',
-    });
+    const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: String(port) };
+    delete env.DATABASE_URL;
+    delete env.CGP_CONFIG_FILE;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: checkout, env, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       await expect
         .poll(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status, { timeout: 150_000, interval: 500 })
         .toBe(200);
-      expect(existsSync(`.esbuild-offline/${port}`)).toBe(true);
+      expect(existsSync(path.join(checkout, '.esbuild-offline', String(port)))).toBe(true);
+      expect(running(path.join(checkout, '.data', 'postgres'))).toBe(true);
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-    expect(existsSync(`.esbuild-offline/${port}`)).toBe(false);
+    expect(existsSync(path.join(checkout, '.esbuild-offline'))).toBe(false);
+    expect(running(path.join(checkout, '.data', 'postgres'))).toBe(false);
+    expect(existsSync(path.join(checkout, '.data', 'postgres', 'PG_VERSION'))).toBe(true);
   });
 });
