@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { buildConnector } from 'undici';
 
 /**
  * Which addresses calls to URLs that callers give (model endpoints, perimeter resolvers, remote
@@ -64,11 +65,11 @@ export class ForbiddenAddressError extends Error {
 }
 
 /**
- * A `lookup` for sockets (undici's `connect` options): resolves as usual, then refuses the
- * connection when an address is forbidden, so the address checked is the one connected to and
- * DNS cannot swap it between a check and the connection.
+ * A `lookup` for sockets: resolves as usual, then refuses the connection when an address is
+ * forbidden, so the address checked is the one connected to and DNS cannot swap it between a
+ * check and the connection.
  */
-export function guardedLookup(policy: AddressPolicy) {
+function guardedLookup(policy: AddressPolicy) {
   return (hostname: string, options: object, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
@@ -77,5 +78,20 @@ export function guardedLookup(policy: AddressPolicy) {
       if ((options as { all?: boolean }).all) return callback(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);
     });
+  };
+}
+
+/**
+ * undici's connector with the policy applied to every connection it makes, redirects included:
+ * an IP literal (which a socket does not look up) is checked as it is, a name on the addresses it
+ * resolves to.
+ */
+export function guardedConnector(policy: AddressPolicy, options: { timeout: number }): buildConnector.connector {
+  const connect = buildConnector({ ...options, lookup: guardedLookup(policy) } as buildConnector.BuildOptions);
+  return (target, callback) => {
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    const refused = isIP(literal) ? forbiddenAddress(literal, policy) : undefined;
+    if (refused) return callback(new ForbiddenAddressError(`${literal} is a ${refused} address, which this service does not call`), null);
+    return connect(target, callback);
   };
 }

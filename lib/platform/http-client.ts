@@ -1,12 +1,12 @@
-import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { runtimeEnvironment } from '../settings/environment';
 import type { Settings } from '../settings';
-import { forbiddenAddress, forbiddenUrl, guardedLookup, type AddressPolicy } from './address-policy';
+import { forbiddenUrl, guardedConnector, type AddressPolicy } from './address-policy';
 
 /**
  * `http.client-connect-timeout` and `http.client-read-timeout`, in ms; 0 means no timeout. With
- * `addressPolicy`, the addresses the call may connect to are restricted (URLs callers gave).
+ * `addressPolicy` (URLs callers gave), the addresses the call may connect to are restricted and a
+ * connect timeout is a connection failure like the others.
  */
 export interface OutboundTimeouts {
   readonly connectMs: number;
@@ -45,10 +45,10 @@ export class OutboundTimeoutError extends Error {
 }
 
 /**
- * An outbound call got no HTTP answer at all: refused, reset, unresolvable, not speaking HTTP, or
- * an address it may not reach. The message is the
- * same for all of them, so that answers do not tell a caller what listens at an address (a port
- * scanner); `reason` says which, for the logs.
+ * An outbound call got no HTTP answer at all: refused, reset, unresolvable, not speaking HTTP, a
+ * TLS failure, an address it may not reach or, for a URL a caller gave, a connect timeout. The
+ * message is the same for all of them, so that answers do not tell a caller what listens at an
+ * address (a port scanner); `reason` says which, for the logs.
  */
 export class OutboundConnectionError extends Error {
   constructor(
@@ -79,6 +79,8 @@ export function outboundErrorOf(error: unknown, host: string, timeouts: Outbound
   for (const cause of causes(error)) {
     if (cause instanceof OutboundTimeoutError || cause instanceof OutboundConnectionError) return cause;
     const which = TIMEOUT_CODES[cause?.code];
+    // A filtered port must not read otherwise than a closed one when the caller chose the address.
+    if (which === 'connect' && timeouts.addressPolicy) return new OutboundConnectionError(host, `connect timeout after ${timeouts.connectMs} ms (http.client-connect-timeout)`, { cause: error });
     if (which) return new OutboundTimeoutError(host, which, which === 'connect' ? timeouts.connectMs : timeouts.readMs, { cause: error });
   }
   for (const cause of causes(error)) {
@@ -96,7 +98,8 @@ function agentFor(timeouts: OutboundTimeouts): Agent {
   const key = `${timeouts.connectMs}/${timeouts.readMs}/${policy ? `${policy.allowLoopback}/${policy.allowPrivateNetworks}` : 'any'}`;
   let agent = agents.get(key);
   if (!agent) {
-    const connect = { timeout: timeouts.connectMs, ...(policy ? { lookup: guardedLookup(policy) } : {}) };
+    // Every connection is checked, redirects included, on the address it is made to.
+    const connect = policy ? guardedConnector(policy, { timeout: timeouts.connectMs }) : { timeout: timeouts.connectMs };
     agent = new Agent({ connect, headersTimeout: timeouts.readMs, bodyTimeout: timeouts.readMs });
     agents.set(key, agent);
   }
@@ -113,10 +116,6 @@ export function outboundFetch(timeouts: OutboundTimeouts): Fetch {
   const dispatcher = agentFor(timeouts);
   return (async (input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    // A socket does not look an IP literal up: it is checked here instead.
-    const literal = url.hostname.replace(/^\[|\]$/g, '');
-    const refused = timeouts.addressPolicy && isIP(literal) ? forbiddenAddress(literal, timeouts.addressPolicy) : undefined;
-    if (refused) throw new OutboundConnectionError(url.host, `${literal} is a ${refused} address, which this service does not call`);
     try {
       return await undiciFetch(input as never, { ...(init as object), dispatcher } as never);
     } catch (error) {

@@ -7,6 +7,7 @@ import { freePort } from '../../scripts/free-port';
 import { FakeServer } from '../fakes/fake-server';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
+import { unacceptingPort } from '../support/unaccepting-port';
 
 const STRICT = { allowLoopback: false, allowPrivateNetworks: false };
 const OPEN = { allowLoopback: true, allowPrivateNetworks: true };
@@ -47,6 +48,21 @@ describe('the address policy of URLs callers give', () => {
       await server.stop();
     }
   });
+
+  it('checks every connection, also where a redirect leads to an address given literally', async () => {
+    // Linux connects 0.0.0.0 to the local host: a redirect there reached a loopback-only service.
+    const inside = await new FakeServer(() => ({ status: 200, body: { secret: true } })).start();
+    const outside = await new FakeServer(() => ({ status: 302, headers: { location: `http://0.0.0.0:${new URL(inside.url).port}/secret` } })).start();
+    try {
+      const failure = await outboundFetch({ connectMs: 2000, readMs: 2000, addressPolicy: { allowLoopback: true, allowPrivateNetworks: false } })(`${outside.url}/x`).catch((error) => error);
+      expect(failure).toBeInstanceOf(OutboundConnectionError);
+      expect(failure.reason).toMatch(/0\.0\.0\.0 is an? unspecified, multicast or broadcast address/);
+      expect(outside.requests).toHaveLength(1);
+      expect(inside.requests).toHaveLength(0);
+    } finally {
+      await Promise.all([inside.stop(), outside.stop()]);
+    }
+  });
 });
 
 describe('endpoints, with loopback refused (as when deployed)', () => {
@@ -70,6 +86,18 @@ describe('endpoints, with loopback refused (as when deployed)', () => {
     const type = await invoke(register, { method: 'POST', path: '/v1/computational-governance/resource-types', body: { name: 'ssrf', resolverConfiguration: { url: 'http://169.254.169.254', path: '/latest' } } });
     expect(type.status).toBe(400);
     expect(type.body.errors).toEqual([{ path: 'resolverConfiguration.url', message: 'url must not point at a link-local or metadata address' }]);
+    const embedder = await import('../../functions/assistant/embedder-config');
+    const hex = await invoke(embedder.save, { method: 'POST', path: '/assistant/v1/embedder/config', body: { ...model, model: 'text-embedding-3-small', endpoint: 'http://0x7f.1:9001' } });
+    expect(hex.status).toBe(400);
+    expect(hex.body.errors).toEqual([{ path: 'endpoint', message: 'endpoint must not point at a loopback address (http.allow-loopback)' }]);
+    const policies = await import('../../functions/governance/policies');
+    const policy = await invoke(policies.create, {
+      method: 'POST',
+      path: '/v1/computational-governance/policies',
+      body: { name: 'ssrf', resourceType: 'dataproduct', environment: null, severity: 'error', engine: 'remote', remoteEngineUrl: 'http://[::1]:3002/' },
+    });
+    expect(policy.status).toBe(400);
+    expect(policy.body.errors).toContainEqual({ path: 'remoteEngineUrl', message: 'remoteEngineUrl must not point at a loopback address (http.allow-loopback)' });
   });
 });
 
@@ -109,5 +137,48 @@ describe('verify=true, with loopback allowed (npm start)', () => {
       details.push(response.body.detail.replace(String(port), 'PORT'));
     }
     expect(new Set(details)).toEqual(new Set(['The LLM configuration was not stored: the provider check failed. Could not get an HTTP answer from 127.0.0.1:PORT']));
+  });
+
+  it('chat, remote engines and resolvers say the same for a closed port, a non-HTTP one, a connect timeout and a refused address', async () => {
+    const closed = await freePort();
+    const garbage = await listen((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    const filtered = await unacceptingPort();
+    const lax = { connectMs: 1000, readMs: 500, addressPolicy: { allowLoopback: true, allowPrivateNetworks: false } };
+    // `localhost` passes the check on save where loopback is allowed; here it is refused when connecting.
+    const targets = [
+      { base: `http://127.0.0.1:${closed}`, timeouts: lax },
+      { base: `http://127.0.0.1:${garbage}`, timeouts: lax },
+      { base: `http://127.0.0.1:${filtered.port}`, timeouts: lax },
+      { base: `http://localhost:${closed}`, timeouts: { ...lax, addressPolicy: STRICT } },
+    ];
+    const llm = await import('../../functions/assistant/llm-config');
+    const embedder = await import('../../functions/assistant/embedder-config');
+    const chat = await import('../../functions/assistant/chat');
+    const { RemoteEngine } = await import('../../lib/governance/engines/remote/remote-engine');
+    const { fetchPerimeterPage } = await import('../../lib/platform/perimeter-resolver');
+    const model = { provider: 'hosted_llm', api_key: 'key-0123456789', api_version: '2024-10-21', model: 'gpt-4o', deployment: 'd' };
+    const seen: Record<string, Set<string>> = { chat: new Set(), engine: new Set(), resolver: new Set() };
+    try {
+      for (const { base, timeouts } of targets) {
+        const anonymous = (text: string) => text.replaceAll(new URL(base).host, 'HOST');
+        const entity = { id: 'p', version: 1, kind: 'policy', engine: 'remote', cueScript: null, requireConcrete: true, remoteEngineUrl: base } as const;
+        const [[result]] = await new RemoteEngine(timeouts).evaluate([entity], [{ id: 'r', resourceType: 't', descriptor: {}, content: '{}' }]);
+        seen.engine.add(anonymous(result.errors.join()));
+        const perimeter = { resourceType: 't', url: base, path: '/resources', batchSize: 10, retries: 0 };
+        const failure = await fetchPerimeterPage(perimeter, 'production', 0, timeouts).catch((error) => error);
+        seen.resolver.add(anonymous(`${failure.message} / ${failure.reason}`));
+        if (timeouts.addressPolicy === STRICT) continue; // the handlers' settings allow loopback
+        for (const [handler, path] of [[llm.save, 'llm'], [embedder.save, 'embedder']] as const) {
+          expect((await invoke(handler, { method: 'POST', path: `/assistant/v1/${path}/config`, body: { ...model, endpoint: base } })).status).toBeOneOf([200, 201]);
+        }
+        const answer = await invoke(chat.handler, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query: 'hi' } });
+        seen.chat.add(anonymous(`${answer.status} ${answer.body.detail}`));
+      }
+    } finally {
+      filtered.close();
+    }
+    expect(seen.chat).toEqual(new Set(['502 Could not get an HTTP answer from HOST']));
+    expect(seen.engine).toEqual(new Set(['The remote engine at http://HOST/v1/evaluate failed: Could not get an HTTP answer from HOST']));
+    expect(seen.resolver).toEqual(new Set(['The perimeter resolver of t failed: Could not get an HTTP answer from HOST / The perimeter resolver of t could not be reached']));
   });
 });

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboundConnectionError, outboundErrorOf, outboundFetch, OutboundTimeoutError } from '../../lib/platform/http-client';
 import { retryAfterMs } from '../../lib/platform/retry-after';
 import { freePort } from '../../scripts/free-port';
+import { unacceptingPort } from '../support/unaccepting-port';
 
 let server: http.Server;
 let base = '';
@@ -71,19 +70,26 @@ describe('Retry-After', () => {
 
 describe('a connect timeout', () => {
   it('is a typed error naming the host and http.client-connect-timeout', async () => {
-    // A socket that listens with a full backlog and never accepts: the next connection attempt hangs.
-    const listener = spawn('python3', ['-c', 'import socket,time\ns=socket.socket()\ns.bind(("127.0.0.1",0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)']);
+    const { port, close } = await unacceptingPort();
     try {
-      const port = await new Promise<number>((resolve) => listener.stdout.once('data', (data) => resolve(Number(String(data).trim()))));
-      const fillers = [0, 1, 2].map(() => net.connect(port, '127.0.0.1').on('error', () => undefined));
-      await new Promise((resolve) => setTimeout(resolve, 200));
       const error = await outboundFetch({ connectMs: 300, readMs: 5000 })(`http://127.0.0.1:${port}/`).catch((caught: unknown) => caught);
-      fillers.forEach((socket) => socket.destroy());
       expect(error).toBeInstanceOf(OutboundTimeoutError);
       expect(error).toMatchObject({ timeout: 'connect', afterMs: 300, host: `127.0.0.1:${port}` });
       expect((error as Error).message).toBe(`Connecting to 127.0.0.1:${port} timed out after 300 ms (http.client-connect-timeout)`);
     } finally {
-      listener.kill();
+      close();
+    }
+  });
+
+  it('reads like a refused connection on a URL a caller gave, so a filtered port and a closed one look alike', async () => {
+    const { port, close } = await unacceptingPort();
+    const callerTarget = { connectMs: 300, readMs: 5000, addressPolicy: { allowLoopback: true, allowPrivateNetworks: false } };
+    try {
+      const error = await outboundFetch(callerTarget)(`http://127.0.0.1:${port}/`).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OutboundConnectionError);
+      expect(error).toMatchObject({ message: `Could not get an HTTP answer from 127.0.0.1:${port}`, reason: 'connect timeout after 300 ms (http.client-connect-timeout)' });
+    } finally {
+      close();
     }
   });
 });
