@@ -30,11 +30,27 @@ const PRIVATE = blockList([['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], 
 const LOOPBACK_NAMES = /^(localhost|localhost\.localdomain|.+\.localhost)\.?$/i;
 const METADATA_NAMES = /^(metadata|metadata\.google\.internal|instance-data(\.ec2\.internal)?)\.?$/i;
 
-/** An IPv4 address written inside IPv6 (::ffff:127.0.0.1) is that IPv4 address. */
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail counts as the last two). */
+function groupsOf(ipv6: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ipv6);
+  const hex = dotted ? `${ipv6.slice(0, dotted.index)}${((+dotted[1] << 8) | +dotted[2]).toString(16)}:${((+dotted[3] << 8) | +dotted[4]).toString(16)}` : ipv6;
+  const [head, tail] = hex.split('::').map((part) => (part ? part.split(':') : []));
+  const groups = tail ? [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail] : head;
+  return groups.map((group) => parseInt(group, 16));
+}
+
+/**
+ * The IPv4 address an IPv6 address carries to its destination: IPv4-mapped (::ffff:127.0.0.1),
+ * NAT64 (64:ff9b::a9fe:a9fe reaches 169.254.169.254 through a NAT64 gateway) and 6to4 (2002::/16).
+ */
 function normalised(address: string): { address: string; type: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1], type: 'ipv4' };
-  return { address, type: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
+  if (isIP(address) !== 6) return { address, type: 'ipv4' };
+  const g = groupsOf(address);
+  const ipv4 = (high: number, low: number) => ({ address: [high >> 8, high & 255, low >> 8, low & 255].join('.'), type: 'ipv4' as const });
+  if (g.slice(0, 5).every((group) => group === 0) && g[5] === 0xffff) return ipv4(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((group) => group === 0)) return ipv4(g[6], g[7]);
+  if (g[0] === 0x2002) return ipv4(g[1], g[2]);
+  return { address, type: 'ipv6' };
 }
 
 /** Why `address` (an IP) may not be reached under `policy`, or undefined when it may. */
@@ -47,6 +63,8 @@ export function forbiddenAddress(address: string, policy: AddressPolicy): Addres
 }
 
 const SETTING: Partial<Record<AddressKind, string>> = { loopback: ' (http.allow-loopback)', 'private network': ' (http.allow-private-networks)' };
+/** "a loopback address", "an unspecified, multicast or broadcast address". */
+const anAddress = (kind: AddressKind) => `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} address`;
 
 /**
  * Why the host of `url` may not be reached, when that is known before resolving it: an IP literal
@@ -56,7 +74,7 @@ const SETTING: Partial<Record<AddressKind, string>> = { loopback: ' (http.allow-
 export function forbiddenUrl(url: string, policy: AddressPolicy): string | undefined {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   const kind = isIP(host) ? forbiddenAddress(host, policy) : METADATA_NAMES.test(host) ? 'link-local or metadata' : LOOPBACK_NAMES.test(host) && !policy.allowLoopback ? 'loopback' : undefined;
-  return kind && `must not point at a ${kind} address${SETTING[kind] ?? ''}`;
+  return kind && `must not point at ${anAddress(kind)}${SETTING[kind] ?? ''}`;
 }
 
 /** The error a refused address fails the connection with (its code marks it as a connection failure). */
@@ -73,8 +91,8 @@ function guardedLookup(policy: AddressPolicy) {
   return (hostname: string, options: object, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
-      const refused = addresses.map((entry) => [entry, forbiddenAddress(entry.address, policy)] as const).find(([, kind]) => kind);
-      if (refused) return callback(new ForbiddenAddressError(`${hostname} resolves to a ${refused[1]} address, which this service does not call`), []);
+      const refused = addresses.map((entry) => forbiddenAddress(entry.address, policy)).find((kind) => kind !== undefined);
+      if (refused) return callback(new ForbiddenAddressError(`${hostname} resolves to ${anAddress(refused)}, which this service does not call`), []);
       if ((options as { all?: boolean }).all) return callback(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);
     });
@@ -91,7 +109,7 @@ export function guardedConnector(policy: AddressPolicy, options: { timeout: numb
   return (target, callback) => {
     const literal = target.hostname.replace(/^\[|\]$/g, '');
     const refused = isIP(literal) ? forbiddenAddress(literal, policy) : undefined;
-    if (refused) return callback(new ForbiddenAddressError(`${literal} is a ${refused} address, which this service does not call`), null);
+    if (refused) return callback(new ForbiddenAddressError(`${literal} is ${anAddress(refused)}, which this service does not call`), null);
     return connect(target, callback);
   };
 }
