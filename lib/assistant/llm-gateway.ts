@@ -1,7 +1,7 @@
 import { AzureOpenAI, APIError } from 'openai';
 import pRetry from 'p-retry';
 import { logger } from '../logging/logger';
-import { OutboundTimeoutError, outboundErrorOf, outboundFetch, type OutboundTimeouts } from '../platform/http-client';
+import { OutboundConnectTimeoutError, OutboundTimeoutError, outboundErrorOf, outboundFetch, type OutboundTimeouts } from '../platform/http-client';
 import { retryAfterMs } from '../platform/retry-after';
 import { scrubSecrets } from '../logging/scrub';
 import type { ModelConnection } from './model-config-repository';
@@ -69,12 +69,13 @@ function providerError(error: unknown, connection: ModelConnection, options: Gat
     return new ProviderError(`The model provider at ${host} answered ${error.status}: ${clean(reason ?? 'no reason given')}`, 'rejected', error.status, { cause: error });
   }
   const transport = outboundErrorOf(transportFailure ?? error, host, options.timeouts);
-  if (transport) return new ProviderError(transport.message, transport instanceof OutboundTimeoutError ? 'timeout' : 'unreachable', undefined, { cause: error });
+  if (transport) return new ProviderError(transport.message, transport instanceof OutboundTimeoutError ? 'timeout' : 'unreachable', undefined, { cause: transport });
   return new ProviderError(`The model provider at ${host} gave an unusable answer: ${clean((error as Error)?.message ?? String(error))}`, 'malformed', undefined, { cause: error });
 }
 
+/** Not a connect timeout: it reads as unreachable, but another try would multiply the wait. */
 const retryable = (error: ProviderError) =>
-  error.kind === 'unreachable' || (error.kind === 'rejected' && (error.providerStatus === 429 || (error.providerStatus ?? 0) >= 500));
+  (error.kind === 'unreachable' && !(error.cause instanceof OutboundConnectTimeoutError)) || (error.kind === 'rejected' && (error.providerStatus === 429 || (error.providerStatus ?? 0) >= 500));
 
 async function call<T>(connection: ModelConnection, options: GatewayOptions, request: (client: AzureOpenAI) => Promise<T>): Promise<T> {
   const transportFailures: Error[] = [];

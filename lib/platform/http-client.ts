@@ -61,6 +61,17 @@ export class OutboundConnectionError extends Error {
   }
 }
 
+/**
+ * A connect timeout to a URL a caller gave: it reads like any other connection failure, but the
+ * type tells those who retry that trying again would multiply the wait.
+ */
+export class OutboundConnectTimeoutError extends OutboundConnectionError {
+  constructor(host: string, afterMs: number, options?: ErrorOptions) {
+    super(host, `connect timeout after ${afterMs} ms (http.client-connect-timeout)`, options);
+  }
+}
+
+
 const TIMEOUT_CODES: Record<string, 'connect' | 'read'> = {
   UND_ERR_CONNECT_TIMEOUT: 'connect',
   UND_ERR_HEADERS_TIMEOUT: 'read',
@@ -80,7 +91,7 @@ export function outboundErrorOf(error: unknown, host: string, timeouts: Outbound
     if (cause instanceof OutboundTimeoutError || cause instanceof OutboundConnectionError) return cause;
     const which = TIMEOUT_CODES[cause?.code];
     // A filtered port must not read otherwise than a closed one when the caller chose the address.
-    if (which === 'connect' && timeouts.addressPolicy) return new OutboundConnectionError(host, `connect timeout after ${timeouts.connectMs} ms (http.client-connect-timeout)`, { cause: error });
+    if (which === 'connect' && timeouts.addressPolicy) return new OutboundConnectTimeoutError(host, timeouts.connectMs, { cause: error });
     if (which) return new OutboundTimeoutError(host, which, which === 'connect' ? timeouts.connectMs : timeouts.readMs, { cause: error });
   }
   for (const cause of causes(error)) {

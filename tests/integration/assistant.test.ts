@@ -7,6 +7,7 @@ import { completion, FakeHostedModel, providerError } from '../fakes/hosted-mode
 import { testDatabase, testSettings } from '../support/database';
 import { invoke } from '../support/invoke';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
+import { unacceptingPort } from '../support/unaccepting-port';
 
 const SCHEMA = 'it_assistant';
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
@@ -275,6 +276,23 @@ describe('chat', () => {
     expect(response.status).toBe(502);
     expect(response.body.detail).toContain(`Could not get an HTTP answer from 127.0.0.1:${port}`);
     expect(response.body.upstreamStatus).toBeUndefined();
+  });
+
+  it('answers a connect timeout as it answers a closed port (502, same words), without retrying it', async () => {
+    const { port, close } = await unacceptingPort();
+    try {
+      await configureBoth({ endpoint: `http://127.0.0.1:${port}` });
+      const { logger } = await import('../../lib/logging/logger');
+      const warnings = vi.spyOn(logger, 'warn');
+      const response = await ask('hi');
+      const retries = warnings.mock.calls.filter((call) => call[1] === 'model provider call failed; retrying');
+      warnings.mockRestore();
+      expect(retries).toHaveLength(0);
+      expect(response.status).toBe(502);
+      expect(response.body.detail).toBe(`Could not get an HTTP answer from 127.0.0.1:${port}`);
+    } finally {
+      close();
+    }
   });
 
   it.each([
