@@ -1,4 +1,6 @@
-import { exportSPKI, SignJWT, UnsecuredJWT } from 'jose';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { decodeJwt, exportSPKI, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, Authenticator } from '../../lib/auth/authenticator';
 import { KeySetCache } from '../../lib/auth/key-set-cache';
@@ -8,9 +10,10 @@ import type { Settings } from '../../lib/settings';
 import { FakePlatformAuth } from '../fakes/platform-auth';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
-import { settingsWith } from '../support/settings-files';
+import { settingsWith, testSettingsFile } from '../support/settings-files';
 import { technicalToken } from '../support/tokens';
 
+const run = promisify(execFile);
 const platform = new FakePlatformAuth();
 const FIRST_SECRET = 'first-backend-secret-aaaaaaaaaaaaaaaa';
 const SECOND_SECRET = 'second-backend-secret-bbbbbbbbbbbbbbb';
@@ -62,6 +65,19 @@ afterAll(async () => {
 });
 
 describe('accepted credentials', () => {
+  it('the token npm run token prints, under the default maximum lifetime and under a shorter one', async () => {
+    for (const [auth, lifetimeS] of [['', 12 * 3600], ['technical-token-max-lifetime = "1 hour"', 3600]] as const) {
+      const settings = await settingsFor(auth);
+      const overrides = `computational-governance-platform.platform-services.auth { backend-secrets = ["${FIRST_SECRET}"], ${auth} }`;
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', 'ci-job'], { env: { ...process.env, CGP_CONFIG_FILE: testSettingsFile(overrides) } });
+      const token = stdout.trim();
+      const { exp, iat } = decodeJwt(token);
+      expect(exp! - iat!).toBe(lifetimeS);
+      clock = iat! * 1000;
+      expect(await authenticatorFor(settings).authenticator.authenticate(`Bearer ${token}`)).toEqual({ subject: 'ci-job', method: 'technical' });
+    }
+  });
+
   it('a service-account JWT verified with the platform key set', async () => {
     const { authenticator } = authenticatorFor(await settingsFor());
     expect(await authenticator.authenticate(`Bearer ${await platform.sign('k1', { sub: 'svc-orders' })}`)).toEqual({ subject: 'svc-orders', method: 'service-account' });
