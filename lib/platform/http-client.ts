@@ -68,9 +68,9 @@ export class OutboundConnectionError extends Error {
 export class OutboundConnectTimeoutError extends OutboundConnectionError {
   constructor(host: string, afterMs: number, options?: ErrorOptions) {
     super(host, `connect timeout after ${afterMs} ms (http.client-connect-timeout)`, options);
+    this.name = 'OutboundConnectTimeoutError';
   }
 }
-
 
 const TIMEOUT_CODES: Record<string, 'connect' | 'read'> = {
   UND_ERR_CONNECT_TIMEOUT: 'connect',
