@@ -1,0 +1,445 @@
+/**
+ * The builtins of the native evaluator: the universe (types, len, close, and, or, div, mod, quo,
+ * rem) and the packages policies use. docs/cue-policies.md lists what each package has; a package
+ * of CUE's standard library that is not here sends the policy to the WebAssembly path.
+ */
+import { isIP } from 'node:net';
+import type { Position } from './scanner';
+import { compileRegexp } from './regexps';
+import { constraint, disjunction, kindConstraint } from './scalars';
+import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, NULL, type Builtin, type Package, type Value } from './values';
+import { defaultOf, structurallyEqual, valueOf } from './expressions';
+import { Vertex } from './vertex';
+
+type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'struct' | 'any' | 'strings' | 'numbers';
+type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[];
+
+class ArgumentError {
+  constructor(readonly value: Value) {}
+}
+
+function argument(value: Value, param: Param, position: number, name: string): Js {
+  const picked = defaultOf(value);
+  if (isBottom(picked)) throw new ArgumentError(picked);
+  if (param === 'any') return picked;
+  if (picked instanceof Vertex) {
+    if ((param === 'list' || param === 'strings' || param === 'numbers') && picked.isList) {
+      const elements = picked.elements().map((element) => defaultOf(valueOf(element)));
+      if (param === 'list') return elements;
+      return elements.map((element, index) => argument(element, param === 'strings' ? 'string' : 'number', index, name) as string | number) as string[] | number[];
+    }
+    if (param === 'struct' && picked.isStruct) return picked;
+  }
+  if (!isScalar(picked)) {
+    if (picked instanceof Vertex) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
+    throw new ArgumentError(incomplete(`non-concrete argument ${position + 1} to ${name}: ${formatValue(picked)}`));
+  }
+  const ok =
+    (param === 'string' && picked.t === 'string') ||
+    (param === 'bytes' && (picked.t === 'bytes' || picked.t === 'string')) ||
+    (param === 'int' && picked.t === 'num' && picked.int) ||
+    (param === 'number' && picked.t === 'num') ||
+    (param === 'bool' && picked.t === 'bool');
+  if (!ok) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
+  return (picked as { v: string | number | boolean }).v;
+}
+
+/** A JavaScript result as a CUE value (lists of scalars become list vertices). */
+function toValue(result: unknown, from: Vertex, kind?: 'int' | 'float'): Value {
+  if (result && typeof result === 'object' && 't' in (result as object)) return result as Value;
+  if (typeof result === 'string') return { t: 'string', v: result };
+  if (typeof result === 'boolean') return { t: 'bool', v: result };
+  if (typeof result === 'number') return { t: 'num', int: kind ? kind === 'int' : Number.isInteger(result), v: result };
+  if (result === null) return { t: 'null' };
+  if (Array.isArray(result)) {
+    const list = new Vertex(from.ctx, from.label, from.parent);
+    list.addConjunct({ expr: { type: 'list', elements: [], at: { offset: 0, line: 0, column: 0 } }, env: {}, closed: false });
+    result.forEach((element, index) => list.arc(String(index)).addConjunct({ expr: { type: 'value', value: toValue(element, from) }, env: {}, closed: false }));
+    list.evaluate();
+    return list;
+  }
+  return bottom(`unexpected builtin result`);
+}
+
+function fn(name: string, params: readonly Param[], impl: (args: Js[], from: Vertex, at: Position) => unknown, options: { validator?: boolean; optional?: number; returns?: 'int' | 'float' } = {}): Builtin {
+  const optional = options.optional ?? 0;
+  return {
+    t: 'builtin',
+    name,
+    arity: optional ? [params.length - optional, params.length] : params.length,
+    validator: options.validator,
+    call: (args, at, from) => {
+      try {
+        const values = args.map((arg, index) => argument(arg, params[index], index, name));
+        const result = impl(values, from as Vertex, at);
+        return toValue(result, from as Vertex, options.returns);
+      } catch (error) {
+        if (error instanceof ArgumentError) return error.value.t === 'bottom' && error.value.at.length === 0 ? { ...error.value, at: [at] } : error.value;
+        if (error instanceof CallError) return bottom(`error in call to ${name}: ${error.message}`, [at]);
+        throw error;
+      }
+    },
+  };
+}
+
+class CallError extends Error {}
+
+const runes = (text: string) => [...text].length;
+const s = (value: Js) => value as string;
+const n = (value: Js) => value as number;
+
+function pkg(path: string, members: Builtin[]): Package {
+  const prefix = `${path.split('/').pop()}.`;
+  return { t: 'package', path, members: new Map(members.map((member) => [member.name.slice(prefix.length), member])) };
+}
+
+const strings = pkg('strings', [
+  fn('strings.Contains', ['string', 'string'], ([a, b]) => s(a).includes(s(b)), { validator: true }),
+  fn('strings.ContainsAny', ['string', 'string'], ([a, b]) => [...s(b)].some((c) => s(a).includes(c)), { validator: true }),
+  fn('strings.HasPrefix', ['string', 'string'], ([a, b]) => s(a).startsWith(s(b)), { validator: true }),
+  fn('strings.HasSuffix', ['string', 'string'], ([a, b]) => s(a).endsWith(s(b)), { validator: true }),
+  fn('strings.MinRunes', ['string', 'int'], ([a, b]) => runes(s(a)) >= n(b), { validator: true }),
+  fn('strings.MaxRunes', ['string', 'int'], ([a, b]) => runes(s(a)) <= n(b), { validator: true }),
+  fn('strings.Index', ['string', 'string'], ([a, b]) => Buffer.byteLength(s(a).slice(0, Math.max(0, s(a).indexOf(s(b))))) * (s(a).includes(s(b)) ? 1 : 0) - (s(a).includes(s(b)) ? 0 : 1), { returns: 'int' }),
+  fn('strings.LastIndex', ['string', 'string'], ([a, b]) => (s(a).includes(s(b)) ? Buffer.byteLength(s(a).slice(0, s(a).lastIndexOf(s(b)))) : -1), { returns: 'int' }),
+  fn('strings.Count', ['string', 'string'], ([a, b]) => (s(b) === '' ? runes(s(a)) + 1 : s(a).split(s(b)).length - 1), { returns: 'int' }),
+  fn('strings.Join', ['strings', 'string'], ([list, sep]) => (list as string[]).join(s(sep))),
+  fn('strings.Split', ['string', 'string'], ([a, sep]) => (s(sep) === '' ? [...s(a)] : s(a).split(s(sep)))),
+  fn('strings.SplitN', ['string', 'string', 'int'], ([a, sep, count]) => {
+    const parts = s(a).split(s(sep));
+    if (n(count) < 0) return parts;
+    if (n(count) === 0) return [];
+    return [...parts.slice(0, n(count) - 1), parts.slice(n(count) - 1).join(s(sep))].filter((_, index) => index < parts.length);
+  }),
+  fn('strings.Fields', ['string'], ([a]) => s(a).split(/\s+/).filter(Boolean)),
+  fn('strings.Replace', ['string', 'string', 'string', 'int'], ([a, old, replacement, count]) => {
+    let out = s(a);
+    let left = n(count) < 0 ? Infinity : n(count);
+    let from = 0;
+    while (left-- > 0) {
+      const at = out.indexOf(s(old), from);
+      if (at < 0) break;
+      out = out.slice(0, at) + s(replacement) + out.slice(at + s(old).length);
+      from = at + s(replacement).length + (s(old) === '' ? 1 : 0);
+    }
+    return out;
+  }),
+  fn('strings.ToUpper', ['string'], ([a]) => s(a).toUpperCase()),
+  fn('strings.ToLower', ['string'], ([a]) => s(a).toLowerCase()),
+  fn('strings.ToTitle', ['string'], ([a]) => s(a).toUpperCase()),
+  fn('strings.ToCamel', ['string'], ([a]) => s(a).replace(/^\p{Lu}/u, (c) => c.toLowerCase())),
+  fn('strings.TrimSpace', ['string'], ([a]) => s(a).trim()),
+  fn('strings.Trim', ['string', 'string'], ([a, cut]) => trimSet(trimSet(s(a), s(cut), true), s(cut), false)),
+  fn('strings.TrimLeft', ['string', 'string'], ([a, cut]) => trimSet(s(a), s(cut), true)),
+  fn('strings.TrimRight', ['string', 'string'], ([a, cut]) => trimSet(s(a), s(cut), false)),
+  fn('strings.TrimPrefix', ['string', 'string'], ([a, prefix]) => (s(a).startsWith(s(prefix)) ? s(a).slice(s(prefix).length) : s(a))),
+  fn('strings.TrimSuffix', ['string', 'string'], ([a, suffix]) => (s(suffix) !== '' && s(a).endsWith(s(suffix)) ? s(a).slice(0, -s(suffix).length) : s(a))),
+  fn('strings.Repeat', ['string', 'int'], ([a, count]) => {
+    if (n(count) < 0) throw new CallError('negative Repeat count');
+    return s(a).repeat(n(count));
+  }),
+  fn('strings.Runes', ['string'], ([a]) => [...s(a)].map((c) => c.codePointAt(0) as number)),
+]);
+
+function trimSet(text: string, cut: string, left: boolean): string {
+  const set = new Set(cut);
+  const chars = [...text];
+  if (left) {
+    let i = 0;
+    while (i < chars.length && set.has(chars[i])) i++;
+    return chars.slice(i).join('');
+  }
+  let j = chars.length;
+  while (j > 0 && set.has(chars[j - 1])) j--;
+  return chars.slice(0, j).join('');
+}
+
+const numbers = (values: Js) => values as number[];
+
+const list = pkg('list', [
+  fn('list.Contains', ['list', 'any'], ([items, wanted]) => (items as Value[]).some((item) => structurallyEqual(item, wanted as Value) === true)),
+  fn('list.Concat', ['list'], ([lists]) => (lists as Value[]).flatMap((inner) => (inner instanceof Vertex && inner.isList ? inner.elements().map((element) => valueOf(element)) : []))),
+  fn('list.Range', ['number', 'number', 'number'], ([start, limit, step], from) => {
+    if (n(step) === 0) throw new CallError('step must be non zero');
+    const out: number[] = [];
+    for (let i = n(start); n(step) > 0 ? i < n(limit) : i > n(limit); i += n(step)) {
+      out.push(i);
+      from.ctx.step();
+    }
+    return out;
+  }),
+  fn('list.Sum', ['numbers'], ([values]) => numbers(values).reduce((a, b) => a + b, 0)),
+  fn('list.Product', ['numbers'], ([values]) => numbers(values).reduce((a, b) => a * b, 1)),
+  fn('list.Max', ['numbers'], ([values]) => {
+    if (numbers(values).length === 0) throw new CallError('empty list');
+    return Math.max(...numbers(values));
+  }),
+  fn('list.Min', ['numbers'], ([values]) => {
+    if (numbers(values).length === 0) throw new CallError('empty list');
+    return Math.min(...numbers(values));
+  }),
+  fn('list.Avg', ['numbers'], ([values]) => {
+    if (numbers(values).length === 0) throw new CallError('empty list');
+    return { t: 'num', int: false, v: numbers(values).reduce((a, b) => a + b, 0) / numbers(values).length };
+  }),
+  fn('list.MinItems', ['list', 'int'], ([items, count]) => (items as Value[]).length >= n(count), { validator: true }),
+  fn('list.MaxItems', ['list', 'int'], ([items, count]) => (items as Value[]).length <= n(count), { validator: true }),
+  fn(
+    'list.UniqueItems',
+    ['list'],
+    ([items]) => {
+      const values = items as Value[];
+      return values.every((item, i) => values.slice(i + 1).every((other) => structurallyEqual(item, other) !== true));
+    },
+    { validator: true },
+  ),
+  fn('list.Slice', ['list', 'int', 'int'], ([items, low, high]) => {
+    const values = items as Value[];
+    if (n(low) < 0 || n(high) > values.length || n(low) > n(high)) throw new CallError('index out of range');
+    return values.slice(n(low), n(high));
+  }),
+  fn('list.Take', ['list', 'int'], ([items, count]) => (items as Value[]).slice(0, Math.max(0, n(count)))),
+  fn('list.Drop', ['list', 'int'], ([items, count]) => (items as Value[]).slice(Math.max(0, n(count)))),
+  fn('list.Reverse', ['list'], ([items]) => [...(items as Value[])].reverse()),
+  fn('list.SortStrings', ['strings'], ([values]) => [...(values as string[])].sort()),
+  fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || all[i - 1] <= value)),
+  fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),
+]);
+
+function flatten(values: Value[], depth: number): Value[] {
+  return values.flatMap((value) => (depth !== 0 && value instanceof Vertex && value.isList ? flatten(value.elements().map((element) => valueOf(element)), depth - 1) : [value]));
+}
+
+const float = (v: number): Value => ({ t: 'num', int: false, v });
+const math = pkg('math', [
+  fn('math.Abs', ['number'], ([x]) => Math.abs(n(x))),
+  fn('math.Floor', ['number'], ([x]) => Math.floor(n(x)), { returns: 'int' }),
+  fn('math.Ceil', ['number'], ([x]) => Math.ceil(n(x)), { returns: 'int' }),
+  fn('math.Round', ['number'], ([x]) => Math.sign(n(x)) * Math.round(Math.abs(n(x))), { returns: 'int' }),
+  fn('math.Trunc', ['number'], ([x]) => Math.trunc(n(x)), { returns: 'int' }),
+  fn('math.Sqrt', ['number'], ([x]) => float(Math.sqrt(n(x)))),
+  fn('math.Pow', ['number', 'number'], ([x, y]) => float(Math.pow(n(x), n(y)))),
+  fn('math.Log', ['number'], ([x]) => float(Math.log(n(x)))),
+  fn('math.Log10', ['number'], ([x]) => float(Math.log10(n(x)))),
+  fn('math.Max', ['number', 'number'], ([x, y]) => float(Math.max(n(x), n(y)))),
+  fn('math.Min', ['number', 'number'], ([x, y]) => float(Math.min(n(x), n(y)))),
+  fn('math.MultipleOf', ['number', 'number'], ([x, y]) => n(y) !== 0 && Math.abs(n(x) % n(y)) < 1e-9, { validator: true }),
+]);
+
+const regexp = pkg('regexp', [
+  fn('regexp.Match', ['string', 'string'], ([pattern, text]) => compileRegexp(s(pattern)).test(s(text))),
+  fn('regexp.Valid', ['string'], ([pattern]) => {
+    try {
+      compileRegexp(s(pattern));
+      return true;
+    } catch {
+      return false;
+    }
+  }, { validator: true }),
+  fn('regexp.Find', ['string', 'string'], ([pattern, text]) => {
+    const found = compileRegexp(s(pattern)).exec(s(text));
+    if (!found) throw new CallError('no match');
+    return found[0];
+  }),
+  fn('regexp.FindAll', ['string', 'string', 'int'], ([pattern, text, count]) => {
+    const all = [...s(text).matchAll(new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`))].map((match) => match[0]);
+    if (all.length === 0) throw new CallError('no match');
+    return n(count) < 0 ? all : all.slice(0, n(count));
+  }),
+  fn('regexp.FindSubmatch', ['string', 'string'], ([pattern, text]) => {
+    const found = compileRegexp(s(pattern)).exec(s(text));
+    if (!found) throw new CallError('no match');
+    return [...found].map((group) => group ?? '');
+  }),
+  fn('regexp.ReplaceAll', ['string', 'string', 'string'], ([pattern, text, replacement]) =>
+    s(text).replace(new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`), s(replacement).replace(/\$\{?(\w+)\}?/g, '$<$1>').replace(/\$<(\d+)>/g, '$$$1')),
+  ),
+  fn('regexp.ReplaceAllLiteral', ['string', 'string', 'string'], ([pattern, text, replacement]) => s(text).replace(new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`), () => s(replacement))),
+]);
+
+const strconv = pkg('strconv', [
+  fn('strconv.Atoi', ['string'], ([text]) => {
+    if (!/^[+-]?\d+$/.test(s(text))) throw new CallError(`strconv.Atoi: parsing ${JSON.stringify(s(text))}: invalid syntax`);
+    return Number(s(text));
+  }, { returns: 'int' }),
+  fn('strconv.ParseInt', ['string', 'int', 'int'], ([text, base]) => {
+    const value = parseInt(s(text), n(base) || 10);
+    if (Number.isNaN(value)) throw new CallError(`strconv.ParseInt: parsing ${JSON.stringify(s(text))}: invalid syntax`);
+    return value;
+  }, { returns: 'int' }),
+  fn('strconv.ParseFloat', ['string', 'int'], ([text]) => {
+    const value = Number(s(text));
+    if (s(text).trim() === '' || Number.isNaN(value)) throw new CallError(`strconv.ParseFloat: parsing ${JSON.stringify(s(text))}: invalid syntax`);
+    return float(value);
+  }),
+  fn('strconv.ParseBool', ['string'], ([text]) => {
+    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s(text))) return true;
+    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s(text))) return false;
+    throw new CallError(`strconv.ParseBool: parsing ${JSON.stringify(s(text))}: invalid syntax`);
+  }),
+  fn('strconv.FormatInt', ['int', 'int'], ([value, base]) => n(value).toString(n(base))),
+  fn('strconv.FormatFloat', ['number', 'int', 'int', 'int'], ([value]) => String(n(value))),
+  fn('strconv.FormatBool', ['bool'], ([value]) => String(value)),
+  fn('strconv.Itoa', ['int'], ([value]) => String(value)),
+  fn('strconv.Quote', ['string'], ([text]) => JSON.stringify(s(text))),
+  fn('strconv.Unquote', ['string'], ([text]) => {
+    try {
+      return JSON.parse(s(text)) as string;
+    } catch {
+      throw new CallError('invalid syntax');
+    }
+  }),
+]);
+
+const fields = (value: Js) => (value as Vertex).regularArcs().length;
+const struct = pkg('struct', [
+  fn('struct.MinFields', ['struct', 'int'], ([value, count]) => fields(value) >= n(count), { validator: true }),
+  fn('struct.MaxFields', ['struct', 'int'], ([value, count]) => fields(value) <= n(count), { validator: true }),
+]);
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+function validTime(text: string): boolean {
+  const match = RFC3339.exec(text);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= days && hour < 24 && minute < 60 && second < 60;
+}
+const DURATION = /^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$/;
+const time = pkg('time', [
+  fn('time.Time', ['string'], ([text]) => validTime(s(text)), { validator: true }),
+  fn('time.Duration', ['string'], ([text]) => DURATION.test(s(text)), { validator: true }),
+  fn('time.Format', ['string', 'string'], ([text, layout]) => {
+    if (s(layout) !== '2006-01-02T15:04:05Z07:00' && s(layout) !== '2006-01-02T15:04:05.999999999Z07:00') throw new CallError(`layout ${JSON.stringify(s(layout))} is not supported by the native evaluator`);
+    return validTime(s(text));
+  }, { validator: true }),
+]);
+
+const FQDN = /^(?=.{1,253}\.?$)(?:(?!-)[A-Za-z0-9-]{1,63}(?<!-)\.)*(?!-)[A-Za-z0-9-]{1,63}(?<!-)\.?$/;
+function cidr(text: string): boolean {
+  const [address, bits, ...rest] = text.split('/');
+  if (rest.length > 0 || bits === undefined || !/^\d+$/.test(bits)) return false;
+  const family = isIP(address);
+  return family !== 0 && Number(bits) <= (family === 4 ? 32 : 128);
+}
+const net = pkg('net', [
+  fn('net.IP', ['string'], ([text]) => isIP(s(text)) !== 0, { validator: true }),
+  fn('net.IPv4', ['string'], ([text]) => isIP(s(text)) === 4, { validator: true }),
+  fn('net.IPv6', ['string'], ([text]) => isIP(s(text)) === 6, { validator: true }),
+  fn('net.IPCIDR', ['string'], ([text]) => cidr(s(text)), { validator: true }),
+  fn('net.FQDN', ['string'], ([text]) => FQDN.test(s(text)), { validator: true }),
+]);
+
+/** The packages the native evaluator has. */
+export const PACKAGES: ReadonlyMap<string, Package> = new Map([strings, list, math, regexp, strconv, struct, time, net].map((entry) => [entry.path, entry]));
+
+/** CUE's standard library: importing one of these that PACKAGES lacks sends a policy to the WebAssembly path. */
+export const CUE_STANDARD_LIBRARY = new Set([
+  'crypto/ed25519', 'crypto/hmac', 'crypto/md5', 'crypto/sha1', 'crypto/sha256', 'crypto/sha512', 'encoding/base64', 'encoding/csv', 'encoding/hex', 'encoding/json',
+  'encoding/toml', 'encoding/yaml', 'errors', 'html', 'list', 'math', 'math/bits', 'net', 'path', 'regexp', 'strconv', 'strings', 'struct', 'text/tabwriter',
+  'text/template', 'time', 'tool', 'tool/cli', 'tool/exec', 'tool/file', 'tool/http', 'tool/os', 'uuid',
+]);
+
+function integerType(min: number, max: number): Value {
+  return constraint(INT, [
+    { op: '>=', value: { t: 'num', int: true, v: min } },
+    { op: '<=', value: { t: 'num', int: true, v: max } },
+  ]);
+}
+
+/** CUE's div and mod are Euclidean: the modulus is never negative. */
+const euclideanMod = (x: number, y: number) => ((x % Math.abs(y)) + Math.abs(y)) % Math.abs(y);
+
+function intOperation(name: string, operation: (x: number, y: number) => number): Builtin {
+  return fn(name, ['int', 'int'], ([x, y]) => {
+    if (n(y) === 0) throw new CallError('division by zero');
+    return operation(n(x), n(y));
+  }, { returns: 'int' });
+}
+
+const close: Builtin = {
+  t: 'builtin',
+  name: 'close',
+  arity: 1,
+  call: ([value], _at, from) => {
+    const target = defaultOf(value);
+    if (!(target instanceof Vertex) || !target.isStruct) return isBottom(target) ? target : bottom(`struct argument must be concrete`);
+    const closed = new Vertex(from.ctx, from.label, from.parent);
+    closed.addConjunct({ expr: { type: 'value', value: target }, env: {}, closed: true });
+    return valueOf(closed);
+  },
+};
+
+const lenBuiltin: Builtin = {
+  t: 'builtin',
+  name: 'len',
+  arity: 1,
+  call: ([value], at) => {
+    const target = defaultOf(value);
+    if (isBottom(target)) return target;
+    if (target instanceof Vertex) return { t: 'num', int: true, v: target.isList ? target.elements().length : target.regularArcs().length };
+    if (target.t === 'string') return { t: 'num', int: true, v: Buffer.byteLength(target.v) };
+    if (target.t === 'bytes') return { t: 'num', int: true, v: Buffer.byteLength(target.v, 'latin1') };
+    if (!isScalar(target)) return incomplete(`len of a value that is not concrete: ${formatValue(target)}`, [at]);
+    return bottom(`invalid argument ${formatValue(target)} (type ${typeName(target)}) for len`, [at]);
+  },
+};
+
+const and: Builtin = {
+  t: 'builtin',
+  name: 'and',
+  arity: 1,
+  call: ([value], at, from) => {
+    const target = defaultOf(value);
+    if (!(target instanceof Vertex) || !target.isList) return isBottom(target) ? target : bottom('and: argument must be a list', [at]);
+    const result = new Vertex(from.ctx, from.label, from.parent);
+    for (const element of target.elements()) result.addConjunct({ expr: { type: 'value', value: valueOf(element) }, env: {}, closed: false });
+    return valueOf(result);
+  },
+};
+
+const or: Builtin = {
+  t: 'builtin',
+  name: 'or',
+  arity: 1,
+  call: ([value], at) => {
+    const target = defaultOf(value);
+    if (!(target instanceof Vertex) || !target.isList) return isBottom(target) ? target : bottom('or: argument must be a list', [at]);
+    const elements = target.elements().map((element) => valueOf(element));
+    if (elements.length === 0) return bottom('empty list in call to or', [at]);
+    return disjunction(elements, elements.map(() => false));
+  },
+};
+
+export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
+  ['int', kindConstraint(INT)],
+  ['float', kindConstraint(FLOAT)],
+  ['number', kindConstraint(NUMBER)],
+  ['string', kindConstraint(STRING)],
+  ['bytes', kindConstraint(BYTES)],
+  ['bool', kindConstraint(BOOL)],
+  ['null', { t: 'null' }],
+  ['struct', kindConstraint(STRUCT)],
+  ['list', kindConstraint(LIST)],
+  ['rune', integerType(0, 0x10ffff)],
+  ['int8', integerType(-128, 127)],
+  ['int16', integerType(-32768, 32767)],
+  ['int32', integerType(-(2 ** 31), 2 ** 31 - 1)],
+  ['int64', integerType(-(2 ** 63), 2 ** 63 - 1)],
+  ['uint', constraint(INT, [{ op: '>=', value: { t: 'num', int: true, v: 0 } }])],
+  ['uint8', integerType(0, 255)],
+  ['byte', integerType(0, 255)],
+  ['uint16', integerType(0, 65535)],
+  ['uint32', integerType(0, 2 ** 32 - 1)],
+  ['uint64', integerType(0, 2 ** 64 - 1)],
+  ['float32', kindConstraint(NUMBER)],
+  ['float64', kindConstraint(NUMBER)],
+  ['len', lenBuiltin],
+  ['close', close],
+  ['and', and],
+  ['or', or],
+  ['div', intOperation('div', (x, y) => (x - euclideanMod(x, y)) / y)],
+  ['mod', intOperation('mod', euclideanMod)],
+  ['quo', intOperation('quo', (x, y) => Math.trunc(x / y))],
+  ['rem', intOperation('rem', (x, y) => x % y)],
+]);

@@ -1,0 +1,68 @@
+/**
+ * Comprehensions (spec.md, "Comprehensions"): `for`, `if` and `let` clauses yield their body once
+ * per binding, as fields of the enclosing struct or as elements of the enclosing list.
+ */
+import type { Clause, Comprehension } from './ast';
+import { evalExpr, resolveReference, valueOf } from './expressions';
+import { bottom, formatValue, isBottom, typeName, type Value } from './values';
+import { Vertex, type CloseGroup, type Env } from './vertex';
+
+/**
+ * Adds what a comprehension yields to `into`. In a list, `index` is the next element's position
+ * and the position after the last yielded element is returned.
+ */
+export function addComprehension(into: Vertex, comp: Comprehension, env: Env, closed: boolean, group: CloseGroup, index = 0): number {
+  let next = index;
+  const yieldBody = (scope: Env) => {
+    if (into.isList && !into.isStruct) into.addElement(next++, comp.body, scope, closed);
+    else into.addYield(comp.body, scope, closed, group);
+  };
+  const failed = run(comp.clauses, 0, env, into, yieldBody);
+  if (failed) {
+    if (failed.code === 'incomplete') into.tainted = true;
+    else into.error ??= failed;
+  }
+  return next;
+}
+
+function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yieldBody: (scope: Env) => void): import('./values').Bottom | undefined {
+  if (at === clauses.length) {
+    yieldBody(env);
+    return undefined;
+  }
+  const clause = clauses[at];
+  switch (clause.type) {
+    case 'if': {
+      const condition = evalExpr(clause.condition, env, into);
+      if (isBottom(condition)) return condition;
+      if (condition.t !== 'bool') {
+        if (condition.t === 'top' || condition.t === 'constraint' || condition.t === 'disj') return bottom(`incomplete condition ${formatValue(condition)}`, [clause.at], 'incomplete');
+        return bottom(`cannot use ${formatValue(condition)} (type ${typeName(condition)}) as type bool`, [clause.condition.at]);
+      }
+      return condition.v ? run(clauses, at + 1, env, into, yieldBody) : undefined;
+    }
+    case 'let': {
+      const value = evalExpr(clause.expr, env, into);
+      return run(clauses, at + 1, { up: env, vars: new Map([[clause.name, value]]) }, into, yieldBody);
+    }
+    case 'for': {
+      const source = resolveReference(clause.source, env, into);
+      const value = source instanceof Vertex ? valueOf(source.resolved()) : valueOf(source);
+      if (isBottom(value)) return value;
+      if (!(value instanceof Vertex)) {
+        if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') return bottom(`cannot range over ${formatValue(value)} (incomplete)`, [clause.source.at], 'incomplete');
+        return bottom(`cannot range over ${formatValue(value)} (found ${typeName(value)}, want list or struct)`, [clause.source.at]);
+      }
+      const items: [Value, Vertex][] = value.isList
+        ? value.elements().map((element, position) => [{ t: 'num', int: true, v: position }, element])
+        : value.regularArcs().map((arc) => [{ t: 'string', v: arc.label }, arc]);
+      for (const [key, element] of items) {
+        const vars = new Map<string, Vertex | Value>([[clause.value, element]]);
+        if (clause.key) vars.set(clause.key, key);
+        const failed = run(clauses, at + 1, { up: env, vars }, into, yieldBody);
+        if (failed) return failed;
+      }
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,482 @@
+/**
+ * Expressions (spec.md, "Expressions"): references resolved through the scopes they were written
+ * in, operators, bounds, interpolation, calls of builtins.
+ */
+import type { Expr, StructLit } from './ast';
+import { universe } from './builtins';
+import { compileRegexp } from './regexps';
+import type { Position } from './scanner';
+import { constraint, disjunction, unifyScalars } from './scalars';
+import { bottom, boundKinds, formatValue, incomplete, isBottom, isScalar, kindName, kindOf, scalarEquals, STRUCT, TOP, typeName, type Bound, type Scalar, type Value } from './values';
+import { Vertex, type Env, type Pattern } from './vertex';
+
+type Entry = { readonly kind: 'field'; readonly label: string } | { readonly kind: 'let'; readonly expr: Expr };
+const scopes = new WeakMap<StructLit, Map<string, Entry>>();
+
+/** The names a struct literal declares: field labels (and their aliases) and lets. */
+function entriesOf(scope: StructLit): Map<string, Entry> {
+  let entries = scopes.get(scope);
+  if (entries) return entries;
+  entries = new Map();
+  for (const decl of scope.decls) {
+    if (decl.type === 'field' && decl.label.kind === 'name') {
+      if (!entries.has(decl.label.name)) entries.set(decl.label.name, { kind: 'field', label: decl.label.name });
+      if (decl.alias) entries.set(decl.alias, { kind: 'field', label: decl.label.name });
+    } else if (decl.type === 'let') entries.set(decl.name, { kind: 'let', expr: decl.expr });
+  }
+  scopes.set(scope, entries);
+  return entries;
+}
+
+/** Whether a name is declared by a scope (the save check looks for unknown references). */
+export function declares(scope: StructLit, name: string): boolean {
+  return entriesOf(scope).has(name);
+}
+
+function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Value {
+  for (let e: Env | undefined = env; e; e = e.up) {
+    const bound = e.vars?.get(name);
+    if (bound) return bound;
+    if (!e.scope) continue;
+    const entry = entriesOf(e.scope).get(name);
+    if (!entry) continue;
+    if (entry.kind === 'field') return (e.vertex as Vertex).arc(entry.label, entry.label.startsWith('#'));
+    e.lets ??= new Map();
+    let value = e.lets.get(name);
+    if (!value) {
+      e.lets.set(name, bottom(`cycle in let ${name}`, [at], 'cycle'));
+      value = evalExpr(entry.expr, e, from);
+      e.lets.set(name, value);
+    }
+    return value;
+  }
+  if (name === '_') return TOP;
+  return universe.get(name) ?? bottom(`reference "${name}" not found`, [at]);
+}
+
+/** Counts a read of a struct or list a descriptor could still extend (the save check). */
+function noteRead(vertex: Vertex): void {
+  if (vertex.tainted || (vertex.ctx.withoutData && !vertex.isClosed() && (vertex.isStruct || vertex.listOpen))) vertex.ctx.taint++;
+}
+
+/**
+ * What a reference stands for: the vertex of a field (its conjuncts are unified where it is used)
+ * or a value (a let, a bound variable, a builtin, an error).
+ */
+export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | Value {
+  switch (expr.type) {
+    case 'ident':
+      return lookup(expr.name, env, expr.at, from);
+    case 'selector': {
+      const target = resolveReference(expr.target, env, from);
+      return select(target, expr.name, expr.at);
+    }
+    case 'index': {
+      const target = resolveReference(expr.target, env, from);
+      const index = concrete(evalExpr(expr.index, env, from), 'index', expr.index.at);
+      if (isBottom(index)) return index;
+      if (index.t === 'num') {
+        if (!index.int) return bottom(`invalid index ${formatValue(index)} (type float)`, [expr.index.at]);
+        return select(target, String(index.v), expr.at, true);
+      }
+      if (index.t === 'string') return select(target, index.v, expr.at);
+      return bottom(`invalid index ${formatValue(index)}`, [expr.index.at]);
+    }
+    case 'paren':
+      return resolveReference(expr.expr, env, from);
+    default:
+      return evalExpr(expr, env, from);
+  }
+}
+
+function select(target: Vertex | Value, name: string, at: Position, index = false): Vertex | Value {
+  if (target.t === 'package') return target.members.get(name) ?? bottom(`undefined field: ${name}`, [at]);
+  if (!(target instanceof Vertex)) {
+    const value = target.t === 'disj' ? defaultOf(target) : target;
+    if (value instanceof Vertex) return select(value, name, at, index);
+    if (isBottom(value)) return value;
+    if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') return incomplete(`${index ? 'index' : 'selector'} ${name} of a value that is not known yet`, [at]);
+    return bottom(`invalid ${index ? 'index' : 'selector'} ${name} for value of type ${typeName(value)}`, [at]);
+  }
+  const resolved = target.resolved();
+  if (!(resolved instanceof Vertex)) return select(resolved, name, at, index);
+  noteRead(resolved);
+  if (index && !resolved.isList) return bottom(`invalid index ${name} (type ${kindName(kindOf(resolved))})`, [at]);
+  if (!index && resolved.isList) return bottom(`invalid selector ${name} for value of type list`, [at]);
+  const arc = resolved.arcs.get(name);
+  if (!arc || (!arc.regular && !arc.definition && !name.startsWith('_'))) {
+    if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
+    if (resolved.ctx.withoutData && !resolved.isClosed()) resolved.ctx.taint++;
+    return incomplete(`undefined field: ${name}`, [at]);
+  }
+  return arc;
+}
+
+/** The value of a vertex where an expression needs it: its default when it is a disjunction. */
+export function valueOf(target: Vertex | Value): Value {
+  if (!(target instanceof Vertex)) return target;
+  const value = target.evaluate();
+  if (value === target) {
+    noteRead(target);
+    return target;
+  }
+  if (target.tainted) target.ctx.taint++;
+  return value;
+}
+
+export function defaultOf(value: Value): Value {
+  if (value.t !== 'disj') return value;
+  const defaults = value.values.filter((_, index) => value.defaults[index]);
+  return defaults.length === 1 ? defaults[0] : value;
+}
+
+/** A concrete scalar for an operand, or the error saying why not. */
+function concrete(value: Value, operand: string, at: Position): Scalar | import('./values').Bottom {
+  const picked = defaultOf(value);
+  if (isScalar(picked)) return picked;
+  if (isBottom(picked)) return picked;
+  if (picked instanceof Vertex) return bottom(`invalid operand ${formatValue(picked)} (${operand} requires a scalar)`, [at]);
+  return incomplete(`non-concrete value ${formatValue(picked)} in operand to ${operand}`, [at]);
+}
+
+export function evalExpr(expr: Expr, env: Env, from: Vertex): Value {
+  from.ctx.step();
+  switch (expr.type) {
+    case 'literal':
+      return literal(expr);
+    case 'interpolation':
+      return interpolate(expr, env, from);
+    case 'ident':
+    case 'selector':
+    case 'index':
+      return valueOf(resolveReference(expr, env, from));
+    case 'paren':
+    case 'alias':
+      return evalExpr(expr.expr, env, from);
+    case 'struct':
+    case 'list': {
+      const vertex = new Vertex(from.ctx, from.label, from.parent);
+      vertex.addConjunct({ expr, env, closed: false });
+      return valueOf(vertex);
+    }
+    case 'slice':
+      return slice(expr, env, from);
+    case 'call':
+      return call(expr, env, from);
+    case 'unary':
+      return unary(expr, env, from);
+    case 'binary':
+      return binary(expr, env, from);
+  }
+}
+
+const MULTIPLIERS: Record<string, number> = { K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50 };
+
+export function parseNumber(text: string, kind: 'int' | 'float'): Scalar {
+  const clean = text.replace(/_/g, '');
+  const suffix = /(Ki|Mi|Gi|Ti|Pi|K|M|G|T|P)$/.exec(clean);
+  if (suffix) return { t: 'num', int: true, v: Math.round(Number(clean.slice(0, -suffix[1].length)) * MULTIPLIERS[suffix[1]]) };
+  if (kind === 'float') return { t: 'num', int: false, v: Number(clean) };
+  if (/^0o/i.test(clean)) return { t: 'num', int: true, v: parseInt(clean.slice(2), 8) };
+  if (/^0[0-7]+$/.test(clean)) return { t: 'num', int: true, v: parseInt(clean.slice(1), 8) };
+  return { t: 'num', int: true, v: Number(clean) };
+}
+
+function literal(expr: Extract<Expr, { type: 'literal' }>): Value {
+  switch (expr.kind) {
+    case 'int':
+    case 'float':
+      return parseNumber(expr.value as string, expr.kind);
+    case 'string':
+      return { t: 'string', v: expr.value as string };
+    case 'bytes':
+      return { t: 'bytes', v: expr.value as string };
+    case 'bool':
+      return { t: 'bool', v: expr.value as boolean };
+    case 'null':
+      return { t: 'null' };
+    case 'bottom':
+      return bottom('explicit error (_|_ literal) in source', [expr.at], 'user');
+  }
+}
+
+function interpolate(expr: Extract<Expr, { type: 'interpolation' }>, env: Env, from: Vertex): Value {
+  let text = '';
+  for (const part of expr.parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
+    const value = concrete(evalExpr(part, env, from), 'interpolation', part.at);
+    if (isBottom(value)) return value.code === 'incomplete' ? value : value;
+    if (value.t === 'string' || value.t === 'bytes') text += value.v;
+    else if (value.t === 'num') text += formatValue(value);
+    else if (value.t === 'bool') text += String(value.v);
+    else return bottom(`invalid interpolation: cannot use null as string`, [part.at]);
+  }
+  return { t: expr.bytes ? 'bytes' : 'string', v: text };
+}
+
+function slice(expr: Extract<Expr, { type: 'slice' }>, env: Env, from: Vertex): Value {
+  const target = evalExpr(expr.target, env, from);
+  const bound = (part: Expr | undefined, fallback: number): number | Value => {
+    if (!part) return fallback;
+    const value = concrete(evalExpr(part, env, from), 'slice', part.at);
+    return value.t === 'num' && value.int ? value.v : isBottom(value) ? value : bottom('invalid slice index', [part.at]);
+  };
+  if (target instanceof Vertex && target.isList) {
+    const elements = target.elements();
+    const low = bound(expr.low, 0);
+    const high = bound(expr.high, elements.length);
+    if (typeof low !== 'number') return low;
+    if (typeof high !== 'number') return high;
+    if (low < 0 || high > elements.length || low > high) return bottom(`invalid slice index [${low}:${high}] with length ${elements.length}`, [expr.at]);
+    const list = new Vertex(from.ctx, from.label, from.parent);
+    list.addConjunct({ expr: { type: 'list', elements: [], at: expr.at }, env, closed: false });
+    elements.slice(low, high).forEach((element, index) => list.arc(String(index)).addConjunct({ expr: { type: 'value', value: valueOf(element) }, env, closed: false }));
+    list.evaluate();
+    return list;
+  }
+  if (isBottom(target)) return target;
+  return bottom(`cannot slice ${formatValue(target)} (type ${typeName(target)})`, [expr.at]);
+}
+
+/** Where an expression begins (a selector's own position is its dot). */
+function startOf(expr: Expr): Position {
+  switch (expr.type) {
+    case 'selector':
+    case 'index':
+    case 'slice':
+      return startOf(expr.target);
+    case 'call':
+      return startOf(expr.callee);
+    case 'binary':
+      return startOf(expr.left);
+    default:
+      return expr.at;
+  }
+}
+
+function call(expr: Extract<Expr, { type: 'call' }>, env: Env, from: Vertex): Value {
+  const callee = evalExpr(expr.callee, env, from);
+  if (isBottom(callee)) return callee;
+  if (callee.t !== 'builtin') return bottom(`cannot call non-function ${formatValue(callee)} (type ${typeName(callee)})`, [expr.at]);
+  const args = expr.args.map((arg) => evalExpr(arg, env, from));
+  return applyBuiltin(callee, args, startOf(expr), from, expr.args.map(startOf));
+}
+
+/** A builtin called with all its arguments, or with one fewer as a validator of the value it is unified with. */
+export function applyBuiltin(callee: Extract<Value, { t: 'builtin' }>, args: readonly Value[], at: Position, from: Vertex, argAt: readonly Position[] = []): Value {
+  const [min, max] = typeof callee.arity === 'number' ? [callee.arity, callee.arity] : callee.arity;
+  if (callee.validator && args.length === min - 1) {
+    const text = `${callee.name}(${args.map((arg) => formatValue(arg)).join(', ')})`;
+    return constraint(
+      validatorKinds(callee.name),
+      [],
+      [{ text, kinds: validatorKinds(callee.name), at: [at, ...argAt], check: (value) => asCheck(callee.call([value, ...args], at, from)) }],
+      [at],
+    );
+  }
+  if (args.length < min || args.length > max) return bottom(`${callee.name}: expected ${min === max ? min : `${min} to ${max}`} arguments, got ${args.length}`, [at]);
+  return callee.call(args, at, from);
+}
+
+function asCheck(result: Value): boolean | import('./values').Bottom {
+  if (result.t === 'bool') return result.v;
+  if (isBottom(result)) return result;
+  return bottom(`validator returned ${formatValue(result)}`);
+}
+
+function validatorKinds(name: string): number {
+  if (name.startsWith('list.')) return 64;
+  if (name.startsWith('struct.')) return STRUCT;
+  if (name.startsWith('math.') || name === 'math.MultipleOf') return 12;
+  return 48;
+}
+
+function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): Value {
+  const { op } = expr;
+  if (op === '*') return evalExpr(expr.operand, env, from);
+  const operand = evalExpr(expr.operand, env, from);
+  if (op === '==') return operand;
+  const value = concrete(operand, op, expr.at);
+  if (isBottom(value)) return value;
+  switch (op) {
+    case '-':
+    case '+':
+      if (value.t !== 'num') return bottom(`invalid operation ${op}${formatValue(value)} (${op} ${typeName(value)})`, [expr.at]);
+      return op === '-' ? { t: 'num', int: value.int, v: -value.v } : value;
+    case '!':
+      if (value.t !== 'bool') return bottom(`invalid operation !${formatValue(value)} (! ${typeName(value)})`, [expr.at]);
+      return { t: 'bool', v: !value.v };
+    case '=~':
+    case '!~': {
+      if (value.t !== 'string' && value.t !== 'bytes') return bottom(`cannot use ${formatValue(value)} (type ${typeName(value)}) as string in argument to ${op}`, [expr.at]);
+      const bound: Bound = { op, value, pattern: compileRegexp(value.v), at: expr.at };
+      return constraint(boundKinds(bound), [bound], [], [expr.at]);
+    }
+    default: {
+      const bound: Bound = { op: op as Bound['op'], value, at: expr.at };
+      if (op !== '!=' && value.t !== 'num' && value.t !== 'string' && value.t !== 'bytes') return bottom(`invalid operand ${formatValue(value)} to bound ${op}`, [expr.at]);
+      return constraint(boundKinds(bound), [bound], [], [expr.at]);
+    }
+  }
+}
+
+function isBottomLiteral(expr: Expr): boolean {
+  return (expr.type === 'literal' && expr.kind === 'bottom') || (expr.type === 'paren' && isBottomLiteral(expr.expr));
+}
+
+function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex): Value {
+  const { op } = expr;
+  if (op === '|') {
+    const members: { expr: Expr; isDefault: boolean }[] = [];
+    const flatten = (part: Expr) => {
+      if (part.type === 'binary' && part.op === '|') {
+        flatten(part.left);
+        flatten(part.right);
+      } else if (part.type === 'unary' && part.op === '*') members.push({ expr: part.operand, isDefault: true });
+      else members.push({ expr: part, isDefault: false });
+    };
+    flatten(expr);
+    return disjunction(
+      members.map((member) => evalExpr(member.expr, env, from)),
+      members.map((member) => member.isDefault),
+    );
+  }
+  if (op === '&') {
+    const vertex = new Vertex(from.ctx, from.label, from.parent);
+    vertex.addConjunct({ expr, env, closed: false });
+    return valueOf(vertex);
+  }
+  if ((op === '==' || op === '!=') && (isBottomLiteral(expr.left) || isBottomLiteral(expr.right))) {
+    const other = evalExpr(isBottomLiteral(expr.left) ? expr.right : expr.left, env, from);
+    const failed = isBottom(other) || (other instanceof Vertex && other.value.t === 'bottom');
+    return { t: 'bool', v: op === '==' ? failed : !failed };
+  }
+  if (op === '&&' || op === '||') {
+    const left = concrete(evalExpr(expr.left, env, from), op, expr.left.at);
+    if (isBottom(left)) return left;
+    if (left.t !== 'bool') return bottom(`invalid operands ${formatValue(left)} to '${op}' (type ${typeName(left)})`, [expr.left.at]);
+    const right = concrete(evalExpr(expr.right, env, from), op, expr.right.at);
+    if (isBottom(right)) return right;
+    if (right.t !== 'bool') return bottom(`invalid operands ${formatValue(right)} to '${op}' (type ${typeName(right)})`, [expr.right.at]);
+    return { t: 'bool', v: op === '&&' ? left.v && right.v : left.v || right.v };
+  }
+  const leftValue = defaultOf(evalExpr(expr.left, env, from));
+  const rightValue = defaultOf(evalExpr(expr.right, env, from));
+  if ((op === '==' || op === '!=') && (leftValue instanceof Vertex || rightValue instanceof Vertex)) {
+    if (isBottom(leftValue)) return leftValue;
+    if (isBottom(rightValue)) return rightValue;
+    const equal = structurallyEqual(leftValue, rightValue);
+    if (equal === undefined) return incomplete(`comparison of values that are not concrete`, [expr.at]);
+    return { t: 'bool', v: op === '==' ? equal : !equal };
+  }
+  if (op === '+' && leftValue instanceof Vertex && rightValue instanceof Vertex && leftValue.isList && rightValue.isList) return concatenate(leftValue, rightValue, env, from);
+  if (op === '*' && (leftValue instanceof Vertex || rightValue instanceof Vertex)) {
+    const [list, times] = leftValue instanceof Vertex ? [leftValue, rightValue] : [rightValue as Vertex, leftValue];
+    const count = concrete(times, '*', expr.at);
+    if (isBottom(count)) return count;
+    if (list.isList && count.t === 'num' && count.int) return repeatList(list, count.v, env, from);
+  }
+  const left = concrete(leftValue, `'${op}'`, expr.left.at);
+  const right = concrete(rightValue, `'${op}'`, expr.right.at);
+  if (isBottom(left)) return left;
+  if (isBottom(right)) return right;
+  return scalarOperation(op, left, right, expr.left.at, expr.right.at);
+}
+
+function invalidOperands(op: string, left: Scalar, right: Scalar, at: Position[]): Value {
+  return bottom(`invalid operands ${formatValue(left)} and ${formatValue(right)} to '${op}' (type ${typeName(left)} and ${typeName(right)})`, at);
+}
+
+export function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Position, rightAt: Position): Value {
+  const at = [leftAt, rightAt];
+  switch (op) {
+    case '==':
+    case '!=': {
+      const comparable = left.t === right.t || (left.t === 'num' && right.t === 'num') || left.t === 'null' || right.t === 'null';
+      if (!comparable) return invalidOperands(op, left, right, at);
+      const equal = left.t === right.t && scalarEquals(left, right);
+      return { t: 'bool', v: op === '==' ? equal : !equal };
+    }
+    case '<':
+    case '<=':
+    case '>':
+    case '>=': {
+      const comparable = (left.t === 'num' && right.t === 'num') || (left.t === 'string' && right.t === 'string') || (left.t === 'bytes' && right.t === 'bytes');
+      if (!comparable) return invalidOperands(op, left, right, at);
+      const [x, y] = [(left as { v: number | string }).v, (right as { v: number | string }).v];
+      return { t: 'bool', v: op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y };
+    }
+    case '=~':
+    case '!~': {
+      if (left.t !== 'string' || right.t !== 'string') return invalidOperands(op, left, right, at);
+      const matches = compileRegexp(right.v).test(left.v);
+      return { t: 'bool', v: op === '=~' ? matches : !matches };
+    }
+    case '+':
+      if (left.t === 'string' && right.t === 'string') return { t: 'string', v: left.v + right.v };
+      if (left.t === 'bytes' && right.t === 'bytes') return { t: 'bytes', v: left.v + right.v };
+      break;
+    case '*':
+      if (left.t === 'string' && right.t === 'num' && right.int) return { t: 'string', v: left.v.repeat(Math.max(0, right.v)) };
+      if (right.t === 'string' && left.t === 'num' && left.int) return { t: 'string', v: right.v.repeat(Math.max(0, left.v)) };
+      break;
+  }
+  if (left.t !== 'num' || right.t !== 'num' || !['+', '-', '*', '/'].includes(op)) return invalidOperands(op, left, right, at);
+  if (op === '/') {
+    if (right.v === 0) return bottom(left.v === 0 ? 'failed arithmetic: division undefined' : 'failed arithmetic: division by zero', [leftAt]);
+    return { t: 'num', int: false, v: left.v / right.v };
+  }
+  const v = op === '+' ? left.v + right.v : op === '-' ? left.v - right.v : left.v * right.v;
+  return { t: 'num', int: left.int && right.int, v };
+}
+
+function concatenate(left: Vertex, right: Vertex, env: Env, from: Vertex): Value {
+  const list = new Vertex(from.ctx, from.label, from.parent);
+  list.addConjunct({ expr: { type: 'list', elements: [], at: { offset: 0, line: 0, column: 0 } }, env, closed: false });
+  [...left.elements(), ...right.elements()].forEach((element, index) => list.arc(String(index)).addConjunct({ expr: { type: 'value', value: valueOf(element) }, env, closed: false }));
+  list.evaluate();
+  return list;
+}
+
+function repeatList(source: Vertex, times: number, env: Env, from: Vertex): Value {
+  const list = new Vertex(from.ctx, from.label, from.parent);
+  list.addConjunct({ expr: { type: 'list', elements: [], at: { offset: 0, line: 0, column: 0 } }, env, closed: false });
+  const elements = source.elements();
+  for (let round = 0; round < times; round++) elements.forEach((element, index) => list.arc(String(round * elements.length + index)).addConjunct({ expr: { type: 'value', value: valueOf(element) }, env, closed: false }));
+  list.evaluate();
+  return list;
+}
+
+/** Equality of concrete values, structs and lists included; undefined when something is not concrete. */
+export function structurallyEqual(a: Value, b: Value): boolean | undefined {
+  const left = defaultOf(a);
+  const right = defaultOf(b);
+  if (isScalar(left) && isScalar(right)) return left.t === right.t && scalarEquals(left, right);
+  if (left instanceof Vertex && right instanceof Vertex) {
+    if (left.isList !== right.isList) return false;
+    const leftArcs = left.isList ? left.elements() : left.regularArcs();
+    const rightArcs = right.isList ? right.elements() : right.regularArcs();
+    if (leftArcs.length !== rightArcs.length) return false;
+    for (const arc of leftArcs) {
+      const other = right.arcs.get(arc.label);
+      if (!other) return false;
+      const equal = structurallyEqual(valueOf(arc), valueOf(other));
+      if (equal !== true) return equal;
+    }
+    return true;
+  }
+  if (isScalar(left) || left instanceof Vertex) return isScalar(right) || right instanceof Vertex ? false : undefined;
+  return undefined;
+}
+
+/** Whether a pattern constraint's label (`string`, `=~"^x"`, `"a" | "b"`) takes a field's label. */
+export function labelMatches(pattern: Pattern, label: string, vertex: Vertex): boolean {
+  pattern.matcher ??= evalExpr(pattern.label, pattern.env, vertex);
+  const matcher = pattern.matcher;
+  if (matcher.t === 'top') return true;
+  if (isBottom(matcher)) return false;
+  return !isBottom(unifyScalars({ t: 'string', v: label }, matcher));
+}

@@ -1,0 +1,97 @@
+import type { StructLit } from './ast';
+import { Context } from './context';
+import { compileFile } from './program';
+import { formatConstraint, formatNumber, formatValue, kindName, type Value } from './values';
+import { Vertex } from './vertex';
+
+/**
+ * A whole evaluated CUE file as plain data, for CUE's conformance tests (tests/unit/cue-conformance.test.ts):
+ * every field finalized, errors kept where they occur.
+ */
+
+export type Inspected =
+  /** An error: `eval` (conflict, not allowed, bad operands), `incomplete` (not yet known), `cycle`, `structural-cycle`, `user` (`_|_` / error()). */
+  | { readonly kind: 'bottom'; readonly code: 'eval' | 'incomplete' | 'cycle' | 'structural-cycle' | 'user'; readonly message: string; readonly positions: readonly { readonly file: string; readonly line: number; readonly column: number }[] }
+  | { readonly kind: 'top' }
+  | { readonly kind: 'null' }
+  | { readonly kind: 'bool'; readonly value: boolean }
+  | { readonly kind: 'int' | 'float'; readonly value: number; readonly text: string }
+  | { readonly kind: 'string'; readonly value: string }
+  | { readonly kind: 'bytes'; readonly value: string }
+  /** A value that is not concrete and not a struct or list: `int`, `>=3 & int`, `strings.MinRunes(3)`; `text` as CUE prints it, `kinds` the kinds it allows. */
+  | { readonly kind: 'constraint'; readonly text: string; readonly kinds: readonly string[] }
+  /** `closed`: closed by a definition or close(); `open`: has `...`. `patterns`: the pattern constraints' labels as CUE text. */
+  | { readonly kind: 'struct'; readonly closed: boolean; readonly open: boolean; readonly fields: readonly InspectedField[]; readonly patterns: readonly string[] }
+  | { readonly kind: 'list'; readonly elements: readonly Inspected[]; readonly open: boolean }
+  | { readonly kind: 'disjunction'; readonly disjuncts: readonly { readonly value: Inspected; readonly isDefault: boolean }[] }
+  | { readonly kind: 'function'; readonly name: string };
+
+export interface InspectedField {
+  readonly label: string;
+  /** `?` optional, `!` required, `` regular. */
+  readonly constraint: '' | '?' | '!';
+  readonly definition: boolean;
+  readonly hidden: boolean;
+  readonly value: Inspected;
+}
+
+/**
+ * Evaluates the CUE files of one package (as a txtar's `-- *.cue --` sections: all unified) and
+ * returns the root struct. Nesting deeper than `maxDepth` (a structural cycle the evaluator did not
+ * catch) is cut with a `structural-cycle` bottom. Throws on a syntax error or an unknown package.
+ */
+export function inspectFiles(files: readonly { readonly name: string; readonly text: string }[], maxDepth = 64, maxSteps = 2_000_000): Inspected {
+  const programs = files.map((file) => compileFile(file.text, { references: false }));
+  const vars = new Map(programs.flatMap((program) => [...(program.env.vars ?? new Map())]));
+  const lit: StructLit = { type: 'struct', decls: programs.flatMap((program) => program.lit.decls), at: { offset: 0, line: 1, column: 1 } };
+  const root = new Vertex(new Context(maxSteps, maxDepth), '', undefined);
+  root.addConjunct({ expr: lit, env: { vars }, closed: false });
+  const file = files[0]?.name ?? '';
+  return inspect(root, 0, maxDepth, file);
+}
+
+function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: string): Inspected {
+  if (depth > maxDepth) return { kind: 'bottom', code: 'structural-cycle', message: 'structural cycle', positions: [] };
+  let value: Value = target;
+  if (target instanceof Vertex) {
+    value = target.evaluate();
+    if (target.notAllowed) value = target.notAllowed;
+    if (value === target) {
+      if (target.isList) return { kind: 'list', elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)), open: target.listOpen };
+      const fields: InspectedField[] = [...target.arcs.values()].map((arc) => ({
+        label: arc.label,
+        constraint: arc.regular ? '' : arc.required ? '!' : '?',
+        definition: arc.definition,
+        hidden: arc.label.startsWith('_'),
+        value: inspect(arc, depth + 1, maxDepth, file),
+      }));
+      return { kind: 'struct', closed: target.isClosed(), open: target.groups.some((group) => group.open), fields, patterns: target.patterns.map((pattern) => (pattern.matcher ? formatValue(pattern.matcher) : '_')) };
+    }
+  }
+  switch (value.t) {
+    case 'bottom':
+      return { kind: 'bottom', code: value.code, message: value.message, positions: value.at.map((at) => ({ file, line: at.line, column: at.column })) };
+    case 'top':
+      return { kind: 'top' };
+    case 'null':
+      return { kind: 'null' };
+    case 'bool':
+      return { kind: 'bool', value: value.v };
+    case 'num':
+      return { kind: value.int ? 'int' : 'float', value: value.v, text: formatNumber(value) };
+    case 'string':
+      return { kind: 'string', value: value.v };
+    case 'bytes':
+      return { kind: 'bytes', value: value.v };
+    case 'constraint':
+      return { kind: 'constraint', text: formatConstraint(value), kinds: kindName(value.kinds).replace(/[()]/g, '').split('|') };
+    case 'disj':
+      return { kind: 'disjunction', disjuncts: value.values.map((member, index) => ({ value: inspect(member, depth + 1, maxDepth, file), isDefault: value.defaults[index] })) };
+    case 'builtin':
+      return { kind: 'function', name: value.name };
+    case 'package':
+      return { kind: 'function', name: value.path };
+    case 'vertex':
+      return inspect(value, depth + 1, maxDepth, file);
+  }
+}

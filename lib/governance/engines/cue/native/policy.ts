@@ -1,0 +1,120 @@
+/**
+ * A policy (or metric) compiled once and evaluated against descriptors, with the verdict contract of
+ * the WebAssembly path (docs/cue-policies.md): requireConcrete = `cue vet -c`, else conflicts only;
+ * a required field (`!`) missing is a violation in both.
+ */
+import type { EngineResult } from '../../engine';
+import type { StructLit } from './ast';
+import { BudgetExceeded, Context } from './context';
+import { parseExpression } from './parser';
+import { compileFile, ScriptError, Unsupported, type Program } from './program';
+import { UnsupportedRegexp } from './regexps';
+import { formatValue, isBottom, type Value } from './values';
+import { collectFindings, formatFinding, type Finding } from './verdict';
+import { Vertex } from './vertex';
+
+/** A compiled policy: parsed, references checked, its constant part checked once. Opaque. */
+export interface NativeProgram {
+  readonly script: string;
+  readonly program: Program;
+}
+
+export type NativeCompile =
+  | { readonly ok: true; readonly program: NativeProgram }
+  /** The script uses something the native evaluator does not do: the WebAssembly path evaluates it. */
+  | { readonly ok: false; readonly unsupported: string }
+  /** The script is wrong whatever the descriptor (syntax, unknown reference or package, constant conflict, not a struct). */
+  | { readonly ok: false; readonly unsupported?: undefined; readonly message: string; readonly line?: number; readonly column?: number };
+
+export interface NativeOptions {
+  readonly requireConcrete: boolean;
+  /** A metric: its top-level `value` must be a finite number, returned as the result's value. */
+  readonly metric: boolean;
+  /** The evaluation budget (steps); past it the result is a failure, never a pass. */
+  readonly maxSteps?: number;
+}
+
+export const DEFAULT_MAX_STEPS = 1_000_000;
+// Positions on line 0 are not the author's: messages leave them out.
+const METRIC_VALUE = parseExpression('{value: number}', { offset: 0, line: 0, column: 0 }) as StructLit;
+const NOT_A_STRUCT = 'the script must be a struct (fields at its top level), not a list or a single value';
+
+/** The root of one evaluation: the policy unified with a descriptor (or with nothing, for the save check). */
+function rootOf(program: Program, ctx: Context, descriptor: unknown, metric: boolean): Vertex {
+  const root = new Vertex(ctx, '', undefined);
+  root.addConjunct({ expr: program.lit, env: program.env, closed: false });
+  if (metric) root.addConjunct({ expr: METRIC_VALUE, env: {}, closed: false });
+  if (descriptor !== undefined) root.addConjunct({ expr: { type: 'data', value: descriptor }, env: {}, closed: false });
+  return root;
+}
+
+function notStruct(value: Value): string {
+  return `${NOT_A_STRUCT}: conflicting values ${formatValue(value)} and {...}`;
+}
+
+/**
+ * Compiles a script and checks what does not depend on a descriptor: syntax, imports, references,
+ * and errors of the script evaluated alone that read nothing a descriptor could change (an open
+ * struct or list, a field not there yet): a conflict between constants is refused, a list built
+ * from descriptor data that conflicts only while that data is absent is not.
+ */
+export function compileNative(script: string, maxSteps = DEFAULT_MAX_STEPS): NativeCompile {
+  let program: Program;
+  try {
+    program = compileFile(script);
+  } catch (error) {
+    if (error instanceof Unsupported) return { ok: false, unsupported: error.message };
+    if (error instanceof ScriptError) return { ok: false, message: error.message, ...(error.at ? { line: error.at.line, column: error.at.column } : {}) };
+    return { ok: false, unsupported: `the native evaluator could not compile it: ${(error as Error).message}` };
+  }
+  try {
+    const ctx = new Context(maxSteps, 100, true);
+    const root = rootOf(program, ctx, undefined, false);
+    const value = root.evaluate();
+    if (root.isList) return { ok: false, message: notStruct(root), line: 1, column: 1 };
+    if (value !== root) {
+      if (isBottom(value)) {
+        if (!root.tainted && value.code !== 'incomplete') return refusal({ path: [], message: value.message, at: value.at, tainted: false });
+      } else if (!(value.t === 'top')) return { ok: false, message: notStruct(value), line: 1, column: 1 };
+    }
+    const [conflict] = collectFindings(root, { definitions: true }).conflicts.filter((finding) => !finding.tainted);
+    if (conflict) return refusal(conflict);
+  } catch (error) {
+    if (error instanceof BudgetExceeded) return { ok: false, unsupported: `the native evaluator did not finish checking it: ${error.message}` };
+    if (error instanceof UnsupportedRegexp) return { ok: false, unsupported: error.message };
+    return { ok: false, unsupported: `the native evaluator failed checking it: ${(error as Error).message}` };
+  }
+  return { ok: true, program: { script, program } };
+}
+
+function refusal(finding: Finding): NativeCompile {
+  const [at] = finding.at;
+  return { ok: false, message: formatFinding({ ...finding, at: [] }, 'policy.cue'), ...(at ? { line: at.line, column: at.column } : {}) };
+}
+
+const failure = (message: string): EngineResult => ({ satisfiesPolicy: false, isError: true, errors: [message] });
+
+/** Never throws: a fault or an exhausted budget gives an `isError` result. */
+export function evaluateNative(compiled: NativeProgram, descriptor: unknown, options: NativeOptions): EngineResult {
+  const file = options.metric ? 'metric.cue' : 'policy.cue';
+  try {
+    const ctx = new Context(options.maxSteps ?? DEFAULT_MAX_STEPS);
+    const root = rootOf(compiled.program, ctx, descriptor, options.metric);
+    const value = root.evaluate();
+    if (value !== root) {
+      if (isBottom(value)) return { satisfiesPolicy: false, isError: false, errors: [formatFinding({ path: [], message: value.message, at: value.at, tainted: false }, file)] };
+      return failure(notStruct(value));
+    }
+    const findings = collectFindings(root);
+    const violations = findings.conflicts.length > 0 ? [...findings.conflicts, ...findings.missing] : options.requireConcrete ? [...findings.missing, ...findings.incomplete] : findings.missing;
+    if (violations.length > 0) return { satisfiesPolicy: false, isError: false, errors: violations.map((finding) => formatFinding(finding, file)) };
+    if (!options.metric) return { satisfiesPolicy: true, isError: false, errors: [] };
+    const metric = root.arcs.get('value')?.evaluate();
+    if (metric?.t === 'num' && Number.isFinite(metric.v)) return { satisfiesPolicy: true, isError: false, errors: [], value: metric.v };
+    return { satisfiesPolicy: false, isError: false, errors: [`value: incomplete value ${metric ? formatValue(metric) : 'number'}`] };
+  } catch (error) {
+    if (error instanceof BudgetExceeded) return failure(error.message);
+    if (error instanceof UnsupportedRegexp) return failure(`the native evaluator cannot evaluate this: ${error.message}`);
+    return failure(`the native evaluator failed: ${(error as Error).message}`);
+  }
+}

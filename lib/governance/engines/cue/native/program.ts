@@ -1,0 +1,177 @@
+/**
+ * A CUE file made ready to evaluate: parsed, its imports bound, every reference checked against
+ * the scopes it is written in, and what the native evaluator does not do detected up front.
+ */
+import type { Clause, Decl, Expr, File, StructLit } from './ast';
+import { CUE_STANDARD_LIBRARY, PACKAGES, universe } from './builtins';
+import { declares } from './expressions';
+import { parseFile } from './parser';
+import { compileRegexp, UnsupportedRegexp } from './regexps';
+import { CueSyntaxError, type Position } from './scanner';
+import type { Package } from './values';
+import type { Env } from './vertex';
+
+export interface Program {
+  readonly lit: StructLit;
+  /** The file's scope: its imports. */
+  readonly env: Env;
+}
+
+/** A problem of the script itself, whatever the data: refused when the policy is saved. */
+export class ScriptError extends Error {
+  constructor(
+    message: string,
+    readonly at?: Position,
+  ) {
+    super(message);
+  }
+}
+
+/** Something the native evaluator does not do: the WebAssembly path evaluates the policy. */
+export class Unsupported extends Error {}
+
+const EXPERIMENT = /^@experiment\(/;
+
+export function compileFile(source: string, options: { references?: boolean } = {}): Program {
+  let file: File;
+  try {
+    file = parseFile(source);
+  } catch (error) {
+    if (error instanceof CueSyntaxError) throw new ScriptError(error.message.replace(/ \(line \d+, column \d+\)$/, ''), error.at);
+    throw error;
+  }
+  const vars = new Map<string, Package>();
+  for (const spec of file.imports) {
+    const found = PACKAGES.get(spec.path);
+    if (!found) {
+      if (CUE_STANDARD_LIBRARY.has(spec.path)) throw new Unsupported(`the package "${spec.path}" is not in the native evaluator`);
+      throw new ScriptError(`package "${spec.path}" not found`, spec.at);
+    }
+    vars.set(spec.alias ?? spec.path.split('/').pop() as string, found);
+  }
+  if (file.decls.some((decl) => decl.type === 'attribute' && EXPERIMENT.test(decl.text))) throw new Unsupported('the script turns on a CUE experiment');
+  const lit: StructLit = { type: 'struct', decls: file.decls, at: { offset: 0, line: 1, column: 1 } };
+  // The files of a package see each other's fields: only a single file can be checked on its own.
+  if (options.references !== false) checkReferences(lit, [{ names: new Set(vars.keys()), packages: vars }]);
+  return { lit, env: { vars } };
+}
+
+type Scope = { readonly lit?: StructLit; readonly names?: ReadonlySet<string>; readonly packages?: ReadonlyMap<string, Package> };
+
+function known(name: string, scopes: readonly Scope[]): boolean {
+  if (name === '_' || universe.has(name)) return true;
+  return scopes.some((scope) => scope.names?.has(name) || (scope.lit !== undefined && declares(scope.lit, name)));
+}
+
+/** Every identifier must name something in scope (CUE: `reference "x" not found`); regexps must read here. */
+function checkReferences(lit: StructLit, outer: readonly Scope[]): void {
+  const scopes = [{ lit }, ...outer];
+  for (const decl of lit.decls) checkDecl(decl, scopes);
+}
+
+function checkDecl(decl: Decl, scopes: readonly Scope[]): void {
+  switch (decl.type) {
+    case 'field':
+      if (decl.label.kind === 'pattern') {
+        checkExpr(decl.label.expr, scopes);
+        checkExpr(decl.value, decl.label.alias ? [{ names: new Set([decl.label.alias]) }, ...scopes] : scopes);
+        return;
+      }
+      if (decl.label.kind !== 'name') checkExpr(decl.label.expr, scopes);
+      if (decl.attributes.some((attribute) => EXPERIMENT.test(attribute))) throw new Unsupported('the script turns on a CUE experiment');
+      checkExpr(decl.value, scopes);
+      return;
+    case 'embed':
+    case 'let':
+      checkExpr(decl.expr, scopes);
+      return;
+    case 'ellipsis':
+      if (decl.constraint) checkExpr(decl.constraint, scopes);
+      return;
+    case 'comprehension':
+      checkClauses(decl.clauses, 0, decl.body, scopes);
+      return;
+    case 'attribute':
+      return;
+  }
+}
+
+function checkClauses(clauses: readonly Clause[], at: number, body: StructLit, scopes: readonly Scope[]): void {
+  if (at === clauses.length) return checkReferences(body, scopes);
+  const clause = clauses[at];
+  if (clause.type === 'if') {
+    checkExpr(clause.condition, scopes);
+    return checkClauses(clauses, at + 1, body, scopes);
+  }
+  checkExpr(clause.type === 'for' ? clause.source : clause.expr, scopes);
+  const names = clause.type === 'for' ? [clause.value, ...(clause.key ? [clause.key] : [])] : [clause.name];
+  checkClauses(clauses, at + 1, body, [{ names: new Set(names) }, ...scopes]);
+}
+
+function checkExpr(expr: Expr, scopes: readonly Scope[]): void {
+  switch (expr.type) {
+    case 'ident':
+      if (!known(expr.name, scopes)) throw new ScriptError(`reference "${expr.name}" not found`, expr.at);
+      return;
+    case 'literal':
+      return;
+    case 'interpolation':
+      for (const part of expr.parts) if (typeof part !== 'string') checkExpr(part, scopes);
+      return;
+    case 'selector':
+      checkExpr(expr.target, scopes);
+      if (expr.target.type === 'ident') {
+        const name = expr.target.name;
+        const imported = scopes.find((scope) => scope.names?.has(name) || (scope.lit !== undefined && declares(scope.lit, name)))?.packages?.get(name);
+        if (imported && !imported.members.has(expr.name)) throw new Unsupported(`${imported.path}.${expr.name} is not in the native evaluator`);
+      }
+      return;
+    case 'index':
+      checkExpr(expr.target, scopes);
+      checkExpr(expr.index, scopes);
+      return;
+    case 'slice':
+      checkExpr(expr.target, scopes);
+      if (expr.low) checkExpr(expr.low, scopes);
+      if (expr.high) checkExpr(expr.high, scopes);
+      return;
+    case 'call':
+      checkExpr(expr.callee, scopes);
+      for (const arg of expr.args) checkExpr(arg, scopes);
+      return;
+    case 'unary':
+      if ((expr.op === '=~' || expr.op === '!~') && expr.operand.type === 'literal' && expr.operand.kind === 'string') checkRegexp(expr.operand.value as string);
+      checkExpr(expr.operand, scopes);
+      return;
+    case 'binary':
+      if ((expr.op === '=~' || expr.op === '!~') && expr.right.type === 'literal' && expr.right.kind === 'string') checkRegexp(expr.right.value as string);
+      checkExpr(expr.left, scopes);
+      checkExpr(expr.right, scopes);
+      return;
+    case 'paren':
+      checkExpr(expr.expr, scopes);
+      return;
+    case 'alias':
+      checkExpr(expr.expr, [{ names: new Set([expr.name]) }, ...scopes]);
+      return;
+    case 'struct':
+      checkReferences(expr, scopes);
+      return;
+    case 'list':
+      for (const element of expr.elements) {
+        if (element.type === 'comprehension') checkClauses(element.clauses, 0, element.body, scopes);
+        else checkExpr(element, scopes);
+      }
+      if (expr.rest?.type) checkExpr(expr.rest.type, scopes);
+      return;
+  }
+}
+
+function checkRegexp(source: string): void {
+  try {
+    compileRegexp(source);
+  } catch (error) {
+    if (error instanceof UnsupportedRegexp) throw new Unsupported(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Unification of values that are not structs or lists (spec.md, "Unification", "Bounds",
+ * "Disjunction"), with CUE's own messages for conflicts.
+ */
+import type { Position } from './scanner';
+import {
+  bottom,
+  boundKinds,
+  formatBound,
+  formatValue,
+  isScalar,
+  kindName,
+  kindOf,
+  scalarEquals,
+  TOP_KINDS,
+  type Bound,
+  type Constraint,
+  type Disjunction,
+  type Scalar,
+  type Validator,
+  type Value,
+} from './values';
+
+export const constraint = (kinds: number, bounds: readonly Bound[] = [], validators: readonly Validator[] = [], at: readonly Position[] = []): Constraint => ({ t: 'constraint', kinds, bounds, validators, at });
+
+const isConcrete = (value: Value) => isScalar(value);
+
+function conflict(a: Value, b: Value, at: readonly Position[]): Value {
+  // CUE names the concrete value first, and of two concrete values the later one.
+  const [first, second] = isConcrete(a) && !isConcrete(b) ? [a, b] : [b, a];
+  const kindsFirst = kindOf(first);
+  const kindsSecond = kindOf(second);
+  const mismatch = (kindsFirst & kindsSecond) === 0 ? ` (mismatched types ${kindName(kindsFirst)} and ${kindName(kindsSecond)})` : '';
+  return bottom(`conflicting values ${formatValue(first)} and ${formatValue(second)}${mismatch}`, at);
+}
+
+function compare(op: Bound['op'], value: Scalar, limit: Scalar): boolean | undefined {
+  if (op === '!=') return !(value.t === limit.t || (value.t === 'num' && limit.t === 'num')) || !scalarEquals(value, limit);
+  if (value.t === 'num' && limit.t === 'num') {
+    const [x, y] = [value.v, limit.v];
+    return op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y;
+  }
+  if ((value.t === 'string' && limit.t === 'string') || (value.t === 'bytes' && limit.t === 'bytes')) {
+    const [x, y] = [value.v, limit.v];
+    return op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y;
+  }
+  return undefined;
+}
+
+/** Whether a concrete value satisfies a bound; a message when it does not. */
+export function checkBound(value: Scalar, bound: Bound): string | undefined {
+  if (bound.op === '=~' || bound.op === '!~') {
+    if (value.t !== 'string' && value.t !== 'bytes') return undefined;
+    const matches = (bound.pattern as RegExp).test(value.v);
+    return matches === (bound.op === '=~') ? undefined : `invalid value ${formatValue(value)} (out of bound ${formatBound(bound)})`;
+  }
+  const holds = compare(bound.op, value, bound.value);
+  return holds === false ? `invalid value ${formatValue(value)} (out of bound ${formatBound(bound)})` : undefined;
+}
+
+function applyConstraint(value: Scalar, rule: Constraint, at: readonly Position[]): Value {
+  const kinds = kindOf(value);
+  if ((kinds & rule.kinds) === 0) return conflict(rule, value, [...at, ...rule.at]);
+  for (const bound of rule.bounds) {
+    if ((boundKinds(bound) & kinds) === 0) return conflict(constraint(boundKinds(bound), [bound], [], bound.at ? [bound.at] : []), value, [...at, ...(bound.at ? [bound.at] : [])]);
+    const problem = checkBound(value, bound);
+    if (problem) return bottom(problem, [...(bound.at ? [bound.at] : []), ...at]);
+  }
+  for (const validator of rule.validators) {
+    if ((validator.kinds & kinds) === 0) return conflict(constraint(validator.kinds, [], [validator], validator.at), value, [...at, ...validator.at]);
+    const verdict = validator.check(value);
+    if (verdict === true) continue;
+    if (verdict === false) return bottom(`invalid value ${formatValue(value)} (does not satisfy ${validator.text})`, [...validator.at, ...at]);
+    return verdict;
+  }
+  return value;
+}
+
+function mergeConstraints(a: Constraint, b: Constraint, at: readonly Position[]): Value {
+  const kinds = a.kinds & b.kinds;
+  if (kinds === 0) return conflict(a, b, [...a.at, ...b.at, ...at]);
+  const seen = new Set(a.bounds.map(formatBound));
+  const bounds = [...a.bounds, ...b.bounds.filter((bound) => !seen.has(formatBound(bound)))];
+  const texts = new Set(a.validators.map((validator) => validator.text));
+  const validators = [...a.validators, ...b.validators.filter((validator) => !texts.has(validator.text))];
+  return constraint(kinds, bounds, validators, [...a.at, ...b.at]);
+}
+
+/** Members equal as scalars are one member, default if either was. */
+export function disjunction(values: readonly Value[], defaults: readonly boolean[]): Value {
+  const members: Value[] = [];
+  const flags: boolean[] = [];
+  values.forEach((value, index) => {
+    if (value.t === 'bottom') return;
+    const same = isScalar(value) ? members.findIndex((member) => isScalar(member) && member.t === value.t && scalarEquals(member, value)) : -1;
+    if (same >= 0) flags[same] ||= defaults[index];
+    else {
+      members.push(value);
+      flags.push(defaults[index]);
+    }
+  });
+  if (members.length === 0) return values.find((value) => value.t === 'bottom') ?? bottom('empty disjunction');
+  if (members.length === 1) return members[0];
+  return { t: 'disj', values: members, defaults: flags.some(Boolean) ? flags : flags.map(() => false) };
+}
+
+function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[]): Value {
+  const otherMembers = other.t === 'disj' ? other.values : [other];
+  const otherDefaults = other.t === 'disj' ? other.defaults : [false];
+  const otherHasDefault = otherDefaults.some(Boolean);
+  const ownHasDefault = d.defaults.some(Boolean);
+  const values: Value[] = [];
+  const defaults: boolean[] = [];
+  const errors: Value[] = [];
+  d.values.forEach((member, i) =>
+    otherMembers.forEach((otherMember, j) => {
+      const unified = unifyScalars(member, otherMember, at);
+      if (unified.t === 'bottom') {
+        errors.push(unified);
+        return;
+      }
+      values.push(unified);
+      defaults.push((ownHasDefault ? d.defaults[i] : true) && (otherHasDefault ? otherDefaults[j] : true) && (ownHasDefault || otherHasDefault));
+    }),
+  );
+  if (values.length === 0) {
+    const first = errors[0];
+    return first?.t === 'bottom' && errors.length === 1 ? first : bottom(`empty disjunction: ${first?.t === 'bottom' ? first.message : 'no value left'}`, first?.t === 'bottom' ? first.at : at);
+  }
+  return disjunction(values, defaults);
+}
+
+/** Unifies two values neither of which is a struct or list. */
+export function unifyScalars(a: Value, b: Value, at: readonly Position[] = []): Value {
+  if (a.t === 'top') return b;
+  if (b.t === 'top') return a;
+  if (a.t === 'bottom') return a;
+  if (b.t === 'bottom') return b;
+  if (a.t === 'disj') return unifyDisjunction(a, b, at);
+  if (b.t === 'disj') return unifyDisjunction(b, a, at);
+  if (isScalar(a) && isScalar(b)) {
+    if (a.t === b.t && scalarEquals(a, b)) return a.t === 'num' && b.t === 'num' && a.int !== b.int ? conflict(a, b, at) : a;
+    return conflict(a, b, at);
+  }
+  if (isScalar(a) && b.t === 'constraint') return applyConstraint(a, b, at);
+  if (isScalar(b) && a.t === 'constraint') return applyConstraint(b, a, at);
+  if (a.t === 'constraint' && b.t === 'constraint') return mergeConstraints(a, b, at);
+  return conflict(a, b, at);
+}
+
+/** The constraint a kind name stands for (`int`, `string`...). */
+export const kindConstraint = (kinds: number): Constraint => constraint(kinds);
+export const ANY_SCALAR_KINDS = TOP_KINDS;

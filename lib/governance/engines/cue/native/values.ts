@@ -1,0 +1,225 @@
+/**
+ * The values of the native evaluator (spec.md, "Values"): scalars, non-concrete scalar constraints
+ * (types, bounds, validators), disjunctions and errors. Structs and lists are vertices (vertex.ts).
+ */
+import type { Position } from './scanner';
+import type { Vertex } from './vertex';
+
+export const NULL = 1;
+export const BOOL = 2;
+export const INT = 4;
+export const FLOAT = 8;
+export const STRING = 16;
+export const BYTES = 32;
+export const LIST = 64;
+export const STRUCT = 128;
+export const NUMBER = INT | FLOAT;
+export const SCALAR = NULL | BOOL | NUMBER | STRING | BYTES;
+export const TOP_KINDS = SCALAR | LIST | STRUCT;
+
+export type ErrorCode = 'eval' | 'incomplete' | 'cycle' | 'structural-cycle' | 'user';
+
+export interface Bottom {
+  readonly t: 'bottom';
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly at: readonly Position[];
+}
+
+export interface Bound {
+  readonly op: '<' | '<=' | '>' | '>=' | '!=' | '=~' | '!~';
+  readonly value: Scalar;
+  /** `=~` / `!~`: the compiled expression. */
+  readonly pattern?: RegExp;
+  readonly at?: Position;
+}
+
+/** A builtin used as a constraint (`strings.MinRunes(3)`): holds when `check(value)` gives true. */
+export interface Validator {
+  readonly text: string;
+  readonly check: (value: Scalar | Vertex) => boolean | Bottom;
+  readonly kinds: number;
+  readonly at: readonly Position[];
+}
+
+export type Scalar =
+  | { readonly t: 'null' }
+  | { readonly t: 'bool'; readonly v: boolean }
+  | { readonly t: 'num'; readonly int: boolean; readonly v: number }
+  | { readonly t: 'string'; readonly v: string }
+  | { readonly t: 'bytes'; readonly v: string };
+
+/** What is known of a value that is not concrete: the kinds it may have, bounds and validators. */
+export interface Constraint {
+  readonly t: 'constraint';
+  readonly kinds: number;
+  readonly bounds: readonly Bound[];
+  readonly validators: readonly Validator[];
+  readonly at: readonly Position[];
+}
+
+export interface Top {
+  readonly t: 'top';
+}
+
+export interface Disjunction {
+  readonly t: 'disj';
+  readonly values: readonly Value[];
+  readonly defaults: readonly boolean[];
+}
+
+export interface Builtin {
+  readonly t: 'builtin';
+  readonly name: string;
+  /** Arguments after which the builtin is called; with one fewer and `validator`, it is a constraint. */
+  readonly arity: number | [number, number];
+  readonly validator?: boolean;
+  readonly call: (args: readonly Value[], at: Position, from: Vertex) => Value;
+}
+
+export interface Package {
+  readonly t: 'package';
+  readonly path: string;
+  readonly members: ReadonlyMap<string, Value>;
+}
+
+export type Value = Top | Bottom | Scalar | Constraint | Disjunction | Builtin | Package | Vertex;
+
+export const TOP: Top = { t: 'top' };
+export const NULL_VALUE: Scalar = { t: 'null' };
+export const bool = (v: boolean): Scalar => ({ t: 'bool', v });
+export const int = (v: number): Scalar => ({ t: 'num', int: true, v });
+export const float = (v: number): Scalar => ({ t: 'num', int: false, v });
+export const str = (v: string): Scalar => ({ t: 'string', v });
+
+export const bottom = (message: string, at: readonly (Position | undefined)[] = [], code: ErrorCode = 'eval'): Bottom => ({
+  t: 'bottom',
+  code,
+  message,
+  at: at.filter((position): position is Position => position !== undefined),
+});
+export const incomplete = (message: string, at: readonly (Position | undefined)[] = []): Bottom => bottom(message, at, 'incomplete');
+
+export const isBottom = (value: Value): value is Bottom => value.t === 'bottom';
+export const isScalar = (value: Value): value is Scalar => value.t === 'null' || value.t === 'bool' || value.t === 'num' || value.t === 'string' || value.t === 'bytes';
+
+export function kindOf(value: Value): number {
+  switch (value.t) {
+    case 'null':
+      return NULL;
+    case 'bool':
+      return BOOL;
+    case 'num':
+      return value.int ? INT : FLOAT;
+    case 'string':
+      return STRING;
+    case 'bytes':
+      return BYTES;
+    case 'constraint':
+      return value.kinds;
+    case 'vertex':
+      return value.isList ? LIST : STRUCT;
+    case 'disj':
+      return value.values.reduce((kinds, member) => kinds | kindOf(member), 0);
+    case 'bottom':
+      return 0;
+    default:
+      return TOP_KINDS;
+  }
+}
+
+const KIND_NAMES: ReadonlyArray<[number, string]> = [
+  [TOP_KINDS, '_'],
+  [NUMBER, 'number'],
+  [NULL, 'null'],
+  [BOOL, 'bool'],
+  [INT, 'int'],
+  [FLOAT, 'float'],
+  [STRING, 'string'],
+  [BYTES, 'bytes'],
+  [LIST, 'list'],
+  [STRUCT, 'struct'],
+];
+
+/** A kind set as CUE names it: `int`, `number`, `(int|string)`. */
+export function kindName(kinds: number): string {
+  const exact = KIND_NAMES.find(([mask]) => mask === kinds);
+  if (exact) return exact[1];
+  const names: string[] = [];
+  let rest = kinds;
+  if ((rest & NUMBER) === NUMBER) {
+    names.push('number');
+    rest &= ~NUMBER;
+  }
+  for (const [mask, name] of KIND_NAMES.slice(2)) if (mask !== NUMBER && (rest & mask) === mask) names.push(name);
+  return names.length === 1 ? names[0] : `(${names.join('|')})`;
+}
+
+/** The kinds a bound implies. */
+export function boundKinds(bound: Bound): number {
+  if (bound.op === '=~' || bound.op === '!~') return STRING;
+  if (bound.op === '!=') return TOP_KINDS;
+  return bound.value.t === 'num' ? NUMBER : kindOf(bound.value);
+}
+
+export function formatNumber(value: { int: boolean; v: number }): string {
+  if (value.int) return Number.isSafeInteger(value.v) ? String(value.v) : BigInt(Math.trunc(value.v)).toString();
+  if (!Number.isFinite(value.v)) return String(value.v);
+  if (Number.isInteger(value.v) && Math.abs(value.v) < 1e21) return `${value.v}.0`;
+  const text = String(value.v);
+  return text.replace(/e([+-])/, 'E$1');
+}
+
+export const quote = (text: string): string => JSON.stringify(text);
+const quoteBytes = (text: string): string => `'${JSON.stringify(text).slice(1, -1).replace(/'/g, "\\'").replace(/\\"/g, '"')}'`;
+
+export function formatBound(bound: Bound): string {
+  return `${bound.op}${formatValue(bound.value)}`;
+}
+
+/** A value as CUE prints it in messages (structs and lists compactly). */
+export function formatValue(value: Value, depth = 0): string {
+  switch (value.t) {
+    case 'top':
+      return '_';
+    case 'bottom':
+      return '_|_';
+    case 'null':
+      return 'null';
+    case 'bool':
+      return String(value.v);
+    case 'num':
+      return formatNumber(value);
+    case 'string':
+      return quote(value.v);
+    case 'bytes':
+      return quoteBytes(value.v);
+    case 'constraint':
+      return formatConstraint(value);
+    case 'disj':
+      return value.values.map((member, index) => `${value.defaults[index] ? '*' : ''}${formatValue(member, depth)}`).join(' | ');
+    case 'builtin':
+      return value.name;
+    case 'package':
+      return value.path;
+    case 'vertex':
+      return value.format(depth);
+  }
+}
+
+export function formatConstraint(value: Constraint): string {
+  const parts = [...value.bounds.map(formatBound), ...value.validators.map((validator) => validator.text)];
+  const implied = value.bounds.reduce((kinds, bound) => kinds & boundKinds(bound), value.validators.reduce((kinds, validator) => kinds & validator.kinds, TOP_KINDS));
+  if (parts.length === 0 || value.kinds !== implied) parts.push(kindName(value.kinds));
+  return parts.join(' & ');
+}
+
+export function scalarEquals(a: Scalar, b: Scalar): boolean {
+  if (a.t === 'num' && b.t === 'num') return a.v === b.v;
+  if (a.t !== b.t) return false;
+  return a.t === 'null' || (a as { v: unknown }).v === (b as { v: unknown }).v;
+}
+
+export function typeName(value: Value): string {
+  return kindName(kindOf(value));
+}

@@ -1,0 +1,86 @@
+/**
+ * What `cue vet` reports of an evaluated value, in CUE's words: conflicts and fields not allowed
+ * first (and alone, as CUE stops there), required fields that are missing, then, for `vet -c`,
+ * every regular field that is not concrete.
+ */
+import { defaultOf } from './expressions';
+import type { Position } from './scanner';
+import { formatValue, isBottom, isScalar, type Bottom, type Value } from './values';
+import { Vertex } from './vertex';
+
+export interface Finding {
+  readonly path: readonly string[];
+  readonly message: string;
+  readonly at: readonly Position[];
+  /** The error came from reading values a descriptor could still change (the save check ignores it). */
+  readonly tainted: boolean;
+}
+
+export interface Findings {
+  readonly conflicts: Finding[];
+  readonly missing: Finding[];
+  readonly incomplete: Finding[];
+}
+
+const IDENTIFIER = /^[#_$\p{L}][\p{L}\p{N}_$#]*$/u;
+
+export function formatPath(path: readonly string[]): string {
+  return path.map((label) => (IDENTIFIER.test(label) || /^\d+$/.test(label) ? label : JSON.stringify(label))).join('.');
+}
+
+/** A finding as CUE prints it: `path: message` and one line per position in the script. */
+export function formatFinding(finding: Finding, file: string): string {
+  const head = finding.path.length > 0 ? `${formatPath(finding.path)}: ${finding.message}` : finding.message;
+  const lines = [...new Set(finding.at.filter((at) => at.line > 0).map((at) => `    ${file}:${at.line}:${at.column}`))];
+  return lines.length === 0 ? head : `${head}:\n${lines.join('\n')}`;
+}
+
+function constraintPositions(value: Value): readonly Position[] {
+  if (value.t !== 'constraint' || (value.bounds.length === 0 && value.validators.length === 0)) return [];
+  return [...value.bounds.flatMap((bound) => (bound.at ? [bound.at] : [])), ...value.validators.flatMap((validator) => validator.at.slice(0, 1))];
+}
+
+/**
+ * Walks the regular fields (not definitions, hidden or optional ones). `definitions` also walks
+ * definitions and hidden fields, for the save check, where their conflicts count too.
+ */
+export function collectFindings(root: Vertex, options: { definitions?: boolean } = {}): Findings {
+  const findings: Findings = { conflicts: [], missing: [], incomplete: [] };
+  const seen = new Set<Vertex>();
+  // An error read by another field is the same error there: CUE reports it once.
+  const reported = new Set<Bottom>();
+  const error = (path: readonly string[], bottom: Bottom, tainted: boolean) => {
+    if (reported.has(bottom)) return;
+    reported.add(bottom);
+    const target = bottom.code === 'incomplete' || bottom.code === 'cycle' ? findings.incomplete : findings.conflicts;
+    target.push({ path, message: bottom.message, at: bottom.at, tainted });
+  };
+  const walk = (vertex: Vertex, path: readonly string[]) => {
+    if (seen.has(vertex) || path.length > vertex.ctx.maxDepth) return;
+    seen.add(vertex);
+    const value = vertex.evaluate();
+    if (vertex.notAllowed) {
+      findings.conflicts.push({ path, message: vertex.notAllowed.message, at: vertex.notAllowed.at, tainted: vertex.tainted });
+      return;
+    }
+    if (isBottom(value)) return error(path, value, vertex.tainted);
+    const chosen = value === vertex ? vertex : defaultOf(value);
+    if (chosen instanceof Vertex) {
+      if (chosen !== vertex) return walk(chosen, path);
+      for (const arc of vertex.arcs.values()) {
+        const hidden = arc.definition || arc.label.startsWith('_');
+        if (hidden && !options.definitions) continue;
+        const arcPath = [...path, arc.label];
+        if (!arc.regular && !arc.notAllowed) {
+          if (arc.required && !hidden) findings.missing.push({ path: arcPath, message: 'field is required but not present', at: [], tainted: true });
+          continue;
+        }
+        walk(arc, arcPath);
+      }
+      return;
+    }
+    if (!isScalar(chosen)) findings.incomplete.push({ path, message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
+  };
+  walk(root, []);
+  return findings;
+}

@@ -1,0 +1,628 @@
+/**
+ * Structs and lists as CUE evaluates them (spec.md, "Structs", "Closed structs", "Lists"): a
+ * vertex gathers the conjuncts (expression + scope) that apply to one path, adds their fields as
+ * arcs (child vertices, evaluated when read) and unifies the rest. A reference to a struct copies
+ * that struct's conjuncts (CUE's structure sharing), so references inside it see the fields of
+ * the value it is unified into. Disjunctions of structs are evaluated by forking the vertex, one
+ * copy per disjunct, and keeping the copies without errors.
+ */
+import type { Comprehension, Expr, ListLit, StructLit } from './ast';
+import type { Position } from './scanner';
+import { addComprehension } from './comprehensions';
+import { evalExpr, labelMatches, resolveReference } from './expressions';
+import { disjunction, unifyScalars } from './scalars';
+import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, scalarEquals, STRUCT, TOP, type Bottom, type Value } from './values';
+import type { Context } from './context';
+
+/** A JSON value from a descriptor, unified as CUE would read it from a .json file. */
+export interface DataExpr {
+  readonly type: 'data';
+  readonly value: unknown;
+}
+/** A value already evaluated (a pattern's label, a builtin's struct). */
+export interface ValueExpr {
+  readonly type: 'value';
+  readonly value: Value;
+  readonly at?: Position;
+}
+export type ConjunctExpr = Expr | DataExpr | ValueExpr;
+
+/** Names visible at one level of scope: a struct literal's fields and lets, or bound variables. */
+export interface Env {
+  readonly up?: Env;
+  readonly vertex?: Vertex;
+  readonly scope?: StructLit;
+  readonly vars?: ReadonlyMap<string, Vertex | Value>;
+  /** let values of this scope, once evaluated. */
+  lets?: Map<string, Value>;
+}
+
+/** The labels one struct (and what it embeds) allows, when it is closed. */
+export class CloseGroup {
+  readonly labels = new Set<string>();
+  readonly patterns: Pattern[] = [];
+  open = false;
+  active = false;
+}
+
+export interface Conjunct {
+  readonly expr: ConjunctExpr;
+  readonly env: Env;
+  /** From inside a definition: the structs it makes are closed. */
+  readonly closed: boolean;
+  /** The closedness group the struct literal of this conjunct adds its labels to (embeddings). */
+  readonly group?: CloseGroup;
+}
+
+export interface Pattern {
+  readonly label: Expr;
+  readonly env: Env;
+  readonly value: Expr;
+  readonly alias?: string;
+  readonly closed: boolean;
+  matcher?: Value;
+}
+
+interface ListPart {
+  readonly length: number;
+  readonly open: boolean;
+  readonly rest?: { expr: Expr; env: Env; closed: boolean };
+  readonly at: Position;
+}
+
+interface PendingDisjunction {
+  readonly disjuncts: readonly { readonly conjunct: Conjunct; readonly isDefault: boolean }[];
+}
+
+const atOf = (expr: ConjunctExpr): Position | undefined => ('at' in expr ? expr.at : undefined);
+
+export class Vertex {
+  readonly t = 'vertex' as const;
+  arcs = new Map<string, Vertex>();
+  readonly conjuncts: Conjunct[] = [];
+  /** `?` / `!` / regular conjuncts seen for this arc. */
+  regular = false;
+  required = false;
+  state: 'new' | 'evaluating' | 'done' = 'new';
+  value: Value = TOP;
+  isStruct = false;
+  isList = false;
+  listOpen = true;
+  scalar: Value = TOP;
+  error?: Bottom;
+  groups: CloseGroup[] = [];
+  patterns: Pattern[] = [];
+  /** Reads of data-dependent values while this vertex was evaluated (the save check ignores its errors). */
+  tainted = false;
+  /** After a disjunction of structs with no single default: the candidates. */
+  disjuncts?: { vertex: Vertex; isDefault: boolean }[];
+  private pending: Conjunct[] = [];
+  private comprehensions: { comp: Comprehension; env: Env; closed: boolean; group: CloseGroup }[] = [];
+  private dynamic: { label: Expr; env: Env; field: Expr; constraint?: '?' | '!'; closed: boolean; group: CloseGroup; at: Position }[] = [];
+  private disjunctions: PendingDisjunction[] = [];
+  private choices: number[] = [];
+  private lists: ListPart[] = [];
+  private expanded = new Set<Vertex>();
+  private patternsApplied = false;
+
+  constructor(
+    readonly ctx: Context,
+    readonly label: string,
+    public parent: Vertex | undefined,
+    readonly definition = false,
+  ) {}
+
+  get depth(): number {
+    let depth = 0;
+    for (let v = this.parent; v; v = v.parent) depth++;
+    return depth;
+  }
+
+  path(): string[] {
+    const labels: string[] = [];
+    for (let v: Vertex | undefined = this; v?.parent; v = v.parent) labels.unshift(v.label);
+    return labels;
+  }
+
+  /** The arc for a label, created (and given the patterns that match it) when new. */
+  arc(label: string, definition = false): Vertex {
+    let arc = this.arcs.get(label);
+    if (!arc) {
+      arc = new Vertex(this.ctx, label, this, definition);
+      this.arcs.set(label, arc);
+      if (this.patternsApplied) for (const pattern of this.patterns) this.applyPattern(pattern, arc);
+    }
+    return arc;
+  }
+
+  addConjunct(conjunct: Conjunct, constraint?: '?' | '!'): void {
+    if (constraint === '!') this.required = true;
+    else if (!constraint) this.regular = true;
+    this.conjuncts.push(conjunct);
+    if (this.state === 'done') this.reset();
+  }
+
+  /** A conjunct arrived after evaluation (a pattern of a parent evaluated later): evaluate again when read. */
+  reset(): void {
+    Object.assign(this, {
+      state: 'new', arcs: new Map(), value: TOP, isStruct: false, isList: false, listOpen: true, scalar: TOP, error: undefined, notAllowed: undefined,
+      groups: [], patterns: [], disjuncts: undefined, pending: [], positions: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: new Set(), patternsApplied: false,
+    });
+  }
+
+  /** Evaluates this vertex's own value (its arcs are evaluated when read). */
+  evaluate(): Value {
+    if (this.state === 'done') return this.value;
+    if (this.state === 'evaluating') return bottom('cycle detected', [], 'cycle');
+    this.state = 'evaluating';
+    this.ctx.step();
+    if (this.depth > this.ctx.maxDepth) {
+      this.finish(bottom(`structural cycle (nesting deeper than ${this.ctx.maxDepth})`, [], 'structural-cycle'));
+      return this.value;
+    }
+    const taintBefore = this.ctx.taint;
+    for (const conjunct of this.conjuncts) this.add(conjunct);
+    this.settle();
+    this.applyPatterns();
+    while (this.comprehensions.length > 0) {
+      const { comp, env, closed, group } = this.comprehensions.shift() as (typeof this.comprehensions)[number];
+      addComprehension(this, comp, env, closed, group);
+      this.settle();
+    }
+    this.closeLists();
+    if (this.ctx.taint !== taintBefore) this.tainted = true;
+    if (this.disjunctions.length > this.choices.length) {
+      this.fork();
+      return this.value;
+    }
+    this.checkClosedness();
+    this.finish(this.ownValue());
+    return this.value;
+  }
+
+  private finish(value: Value): void {
+    this.value = value;
+    if (isBottom(value)) this.error ??= value;
+    this.state = 'done';
+  }
+
+  private ownValue(): Value {
+    if (this.error) return this.error;
+    if (this.isStruct && this.isList) return bottom(`conflicting values [...] and {...} (mismatched types list and struct)`, []);
+    if (this.isStruct || this.isList) {
+      const kind = this.isList ? LIST : STRUCT;
+      const scalar = this.scalar;
+      if (scalar.t === 'constraint' && (scalar.kinds & kind) !== 0 && scalar.bounds.length === 0) {
+        for (const validator of scalar.validators) {
+          const verdict = validator.check(this);
+          if (verdict === false) return bottom(`invalid value ${this.format(1)} (does not satisfy ${validator.text})`, validator.at);
+          if (verdict !== true) return verdict;
+        }
+        return this;
+      }
+      if (scalar.t !== 'top') {
+        if (isBottom(scalar)) return scalar;
+        const shown = this.isList ? '[...]' : '{...}';
+        const at = scalar.t === 'constraint' ? scalar.at : [];
+        return bottom(`conflicting values ${formatValue(scalar)} and ${shown} (mismatched types ${kindName(kindOf(scalar))} and ${kindName(kind)})`, at);
+      }
+      return this;
+    }
+    return this.scalar;
+  }
+
+  /** Adds what is pending, then the fields with computed labels (whose labels may read those). */
+  private settle(): void {
+    while (this.pending.length > 0 || this.dynamic.length > 0) {
+      while (this.pending.length > 0) this.add(this.pending.shift() as Conjunct);
+      const dynamic = this.dynamic;
+      this.dynamic = [];
+      for (const field of dynamic) this.addDynamic(field);
+    }
+  }
+
+  /** Adds one conjunct: structural ones (structs, lists, data) at once, the others into the scalar. */
+  add(conjunct: Conjunct): void {
+    this.ctx.step();
+    const { expr, env } = conjunct;
+    switch (expr.type) {
+      case 'paren':
+        return this.add({ ...conjunct, expr: expr.expr });
+      case 'alias':
+        return this.add({ ...conjunct, expr: expr.expr });
+      case 'binary':
+        if (expr.op === '&') {
+          this.add({ ...conjunct, expr: expr.left });
+          this.add({ ...conjunct, expr: expr.right });
+          return;
+        }
+        if (expr.op === '|') return this.addDisjunction(conjunct);
+        break;
+      case 'unary':
+        if (expr.op === '*') return this.add({ ...conjunct, expr: expr.operand });
+        break;
+      case 'struct':
+        return this.addStruct(conjunct, expr);
+      case 'list':
+        return this.addList(conjunct, expr);
+      case 'data':
+        return this.addData(expr.value);
+      case 'value':
+        return this.addValue(expr.value, conjunct, expr.at);
+      case 'ident':
+      case 'selector':
+      case 'index': {
+        const target = resolveReference(expr, env, this);
+        if (target instanceof Vertex) return this.expand(target, conjunct);
+        return this.addValue(target, conjunct, expr.at);
+      }
+    }
+    this.addValue(evalExpr(expr, env, this), conjunct, atOf(expr));
+  }
+
+  private addValue(value: Value, conjunct: Conjunct, at?: Position): void {
+    if (value instanceof Vertex) return this.expand(value, conjunct);
+    if (value.t === 'disj' && value.values.some((member) => member instanceof Vertex)) {
+      this.disjunctions.push({ disjuncts: value.values.map((member, index) => ({ conjunct: { ...conjunct, expr: { type: 'value', value: member, at } }, isDefault: value.defaults[index] })) });
+      this.takeChoice();
+      return;
+    }
+    if (value.t === 'package' || value.t === 'builtin') {
+      this.error ??= bottom(`cannot use ${formatValue(value)} as a value`, [at]);
+      return;
+    }
+    if (isBottom(value)) {
+      // An error read from elsewhere stays that error (reported once, where it arose).
+      this.error ??= value;
+      this.scalar = value;
+      return;
+    }
+    const unified = unifyScalars(this.scalar, value, at ? [at] : []);
+    if (isBottom(unified)) this.error ??= { ...unified, at: [...new Set([...unified.at, ...this.positions])] };
+    else if (at && value.t !== 'top') this.positions.push(at);
+    this.scalar = unified;
+  }
+
+  /** Where the values unified into this vertex were written: CUE lists them with a conflict. */
+  private positions: Position[] = [];
+
+  /** A struct or list value reached by reference: its conjuncts are unified here. */
+  expand(target: Vertex, conjunct: Conjunct): void {
+    if (target === this || this.expanded.has(target)) return;
+    for (let v = this.parent; v; v = v.parent) {
+      if (v === target) {
+        this.error ??= bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle');
+        return;
+      }
+    }
+    this.expanded.add(target);
+    if (target.parent && target.parent.state === 'new') target.parent.evaluate();
+    const closed = conjunct.closed || target.definition;
+    let group = conjunct.group;
+    if (closed && !group) {
+      group = new CloseGroup();
+      this.groups.push(group);
+    }
+    if (closed && group) group.active = true;
+    for (const inner of target.conjuncts) this.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group });
+  }
+
+  private addDisjunction(conjunct: Conjunct): void {
+    const disjuncts: { conjunct: Conjunct; isDefault: boolean }[] = [];
+    const flatten = (expr: Expr) => {
+      if (expr.type === 'binary' && expr.op === '|') {
+        flatten(expr.left);
+        flatten(expr.right);
+      } else if (expr.type === 'paren' && expr.expr.type === 'binary' && expr.expr.op === '|') flatten(expr.expr);
+      else if (expr.type === 'unary' && expr.op === '*') disjuncts.push({ conjunct: { ...conjunct, expr: expr.operand }, isDefault: true });
+      else disjuncts.push({ conjunct: { ...conjunct, expr }, isDefault: false });
+    };
+    flatten(conjunct.expr as Expr);
+    this.disjunctions.push({ disjuncts });
+    this.takeChoice();
+  }
+
+  /** In a fork, the disjunct chosen for the next disjunction is added as any conjunct. */
+  private takeChoice(): void {
+    const index = this.disjunctions.length - 1;
+    if (index >= this.choices.length) return;
+    const chosen = this.disjunctions[index].disjuncts[this.choices[index]];
+    this.pending.push(chosen.conjunct);
+  }
+
+  /** One copy per disjunct of the first undecided disjunction; the copies without errors remain. */
+  private fork(): void {
+    const undecided = this.disjunctions[this.choices.length];
+    const hasDefaults = undecided.disjuncts.some((disjunct) => disjunct.isDefault);
+    const results: { vertex: Vertex; value: Value; isDefault: boolean; marked: boolean }[] = [];
+    const errors: Bottom[] = [];
+    undecided.disjuncts.forEach((disjunct, index) => {
+      const copy = new Vertex(this.ctx, this.label, this.parent, this.definition);
+      copy.conjuncts.push(...this.conjuncts);
+      copy.choices = [...this.choices, index];
+      copy.regular = this.regular;
+      copy.required = this.required;
+      const value = copy.evaluate();
+      const error = isBottom(value) && value.code !== 'incomplete' ? value : firstError(copy);
+      if (error) {
+        errors.push(error);
+        return;
+      }
+      if (copy.tainted) this.tainted = true;
+      const members = copy.disjuncts ?? [{ vertex: copy, isDefault: true }];
+      const nestedDefaults = copy.disjuncts?.some((member) => member.isDefault) ?? false;
+      for (const member of members) {
+        results.push({
+          vertex: member.vertex,
+          value: member.vertex.value,
+          isDefault: (!hasDefaults || disjunct.isDefault) && (!nestedDefaults || member.isDefault),
+          marked: (hasDefaults && disjunct.isDefault) || (nestedDefaults && member.isDefault),
+        });
+      }
+    });
+    const anyMarked = results.some((result) => result.marked);
+    const unique = dedupe(results.map((result) => ({ ...result, isDefault: anyMarked && result.isDefault })));
+    if (unique.length === 0) {
+      const [first] = errors;
+      const message = errors.length === 1 ? first.message : `${errors.length} errors in empty disjunction: ${first?.message ?? ''}`;
+      this.finish(bottom(message, first?.at ?? [], first?.code ?? 'eval'));
+      return;
+    }
+    const defaults = unique.filter((result) => result.isDefault);
+    const chosen = unique.length === 1 ? unique[0] : defaults.length === 1 ? defaults[0] : undefined;
+    if (unique.length === 1 && chosen) return this.adopt(chosen.vertex);
+    this.disjuncts = unique.map(({ vertex, isDefault }) => ({ vertex, isDefault }));
+    if (chosen) this.borrowArcs(chosen.vertex);
+    this.finish(disjunction(unique.map((result) => (result.vertex.value === result.vertex ? result.vertex : result.value)), unique.map((result) => result.isDefault)));
+  }
+
+  private adopt(from: Vertex): void {
+    this.borrowArcs(from);
+    this.isStruct = from.isStruct;
+    this.isList = from.isList;
+    this.listOpen = from.listOpen;
+    this.scalar = from.scalar;
+    this.groups = from.groups;
+    this.patterns = from.patterns;
+    this.disjuncts = from.disjuncts;
+    this.error = from.error;
+    this.tainted ||= from.tainted;
+    this.finish(from.value === from ? this : from.value);
+  }
+
+  private borrowArcs(from: Vertex): void {
+    this.arcs = new Map(from.arcs);
+    for (const arc of this.arcs.values()) arc.parent = this;
+    this.isStruct = from.isStruct;
+    this.isList = from.isList;
+    this.groups = from.groups;
+  }
+
+  private addStruct(conjunct: Conjunct, lit: StructLit): void {
+    const env: Env = { up: conjunct.env, vertex: this, scope: lit };
+    let group = conjunct.group;
+    if (!group) {
+      group = new CloseGroup();
+      this.groups.push(group);
+    }
+    if (conjunct.closed) group.active = true;
+    let embeds = 0;
+    for (const decl of lit.decls) {
+      switch (decl.type) {
+        case 'field': {
+          const { label } = decl;
+          if (label.kind === 'name') {
+            const definition = !label.quoted && label.name.startsWith('#');
+            this.arc(label.name, definition).addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition }, decl.constraint);
+            group.labels.add(label.name);
+          } else if (label.kind === 'pattern') {
+            const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, closed: conjunct.closed };
+            this.patterns.push(pattern);
+            group.patterns.push(pattern);
+            if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
+          } else {
+            this.dynamic.push({ label: label.expr, env, field: decl.value, constraint: decl.constraint, closed: conjunct.closed, group, at: decl.at });
+          }
+          break;
+        }
+        case 'embed':
+          embeds++;
+          this.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group });
+          break;
+        case 'ellipsis':
+          group.open = true;
+          if (decl.constraint) {
+            const pattern: Pattern = { label: { type: 'ident', name: '_', at: decl.at }, env, value: decl.constraint, closed: conjunct.closed };
+            this.patterns.push(pattern);
+          }
+          break;
+        case 'comprehension':
+          this.comprehensions.push({ comp: decl, env, closed: conjunct.closed, group });
+          break;
+      }
+    }
+    // `{x}` is the value of x; a struct as soon as it declares anything else (or nothing).
+    if (embeds === 0 || embeds < lit.decls.filter((decl) => decl.type !== 'attribute' && decl.type !== 'let').length) this.isStruct = true;
+  }
+
+  private addDynamic(dynamic: Vertex['dynamic'][number]): void {
+    const label = evalExpr(dynamic.label, dynamic.env, this);
+    if (isBottom(label)) {
+      if (label.code !== 'incomplete') this.error ??= label;
+      else this.tainted = true;
+      return;
+    }
+    if (label.t !== 'string') {
+      this.error ??= bottom(`invalid label type ${kindName(kindOf(label))}`, [dynamic.at]);
+      return;
+    }
+    this.isStruct = true;
+    this.arc(label.v).addConjunct({ expr: dynamic.field, env: dynamic.env, closed: dynamic.closed }, dynamic.constraint);
+    dynamic.group.labels.add(label.v);
+  }
+
+  /** Comprehensions yield struct bodies (struct) or elements (list). */
+  addYield(body: StructLit, env: Env, closed: boolean, group: CloseGroup): void {
+    this.add({ expr: body, env, closed, group });
+  }
+
+  private applyPatterns(): void {
+    this.patternsApplied = true;
+    for (const pattern of this.patterns) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
+  }
+
+  private applyPattern(pattern: Pattern, arc: Vertex): void {
+    if ((this.isList && !this.isStruct) || arc.definition || arc.label.startsWith('_')) return;
+    if (!labelMatches(pattern, arc.label, this)) return;
+    const env: Env = pattern.alias ? { up: pattern.env, vars: new Map([[pattern.alias, { t: 'string', v: arc.label } as Value]]) } : pattern.env;
+    arc.conjuncts.push({ expr: pattern.value, env, closed: pattern.closed });
+    if (arc.state === 'done') arc.reset();
+  }
+
+  private addList(conjunct: Conjunct, lit: ListLit): void {
+    this.isList = true;
+    const env = conjunct.env;
+    let index = 0;
+    for (const element of lit.elements) {
+      if (element.type === 'comprehension') {
+        index = addComprehension(this, element, env, conjunct.closed, new CloseGroup(), index);
+        continue;
+      }
+      this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed });
+    }
+    this.lists.push({ length: index, open: Boolean(lit.rest), rest: lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed } : undefined, at: lit.at });
+  }
+
+  /** A list element made by a comprehension. */
+  addElement(index: number, body: StructLit, env: Env, closed: boolean): void {
+    this.arc(String(index)).addConjunct({ expr: body, env, closed });
+  }
+
+  private addData(value: unknown): void {
+    if (value === null) return this.addScalar({ t: 'null' });
+    switch (typeof value) {
+      case 'string':
+        return this.addScalar({ t: 'string', v: value });
+      case 'boolean':
+        return this.addScalar({ t: 'bool', v: value });
+      case 'number':
+        return this.addScalar({ t: 'num', int: Number.isInteger(value), v: value });
+      case 'object': {
+        if (Array.isArray(value)) {
+          this.isList = true;
+          value.forEach((element, index) => this.arc(String(index)).addConjunct({ expr: { type: 'data', value: element }, env: {}, closed: false }));
+          this.lists.push({ length: value.length, open: false, at: { offset: 0, line: 0, column: 0 } });
+          return;
+        }
+        this.isStruct = true;
+        for (const [key, element] of Object.entries(value as Record<string, unknown>)) {
+          this.arc(key).addConjunct({ expr: { type: 'data', value: element }, env: {}, closed: false });
+        }
+        return;
+      }
+    }
+    this.error ??= bottom(`unsupported data value ${typeof value}`);
+  }
+
+  private addScalar(value: Value): void {
+    const unified = unifyScalars(this.scalar, value);
+    if (isBottom(unified)) this.error ??= { ...unified, at: [...new Set([...unified.at, ...this.positions])] };
+    this.scalar = unified;
+  }
+
+  /** List lengths: closed lists must agree; elements past an open list's own get its `...T`. */
+  private closeLists(): void {
+    if (this.lists.length === 0) return;
+    const closed = this.lists.filter((part) => !part.open);
+    const longest = Math.max(...this.lists.map((part) => part.length));
+    if (closed.length > 0) {
+      const length = closed[0].length;
+      const other = closed.find((part) => part.length !== length) ?? this.lists.find((part) => part.open && part.length > length);
+      if (other) {
+        this.error ??= bottom(`incompatible list lengths (${length} and ${other.length})`, [closed[0].at, other.at]);
+        return;
+      }
+      this.listOpen = false;
+    }
+    const length = closed.length > 0 ? closed[0].length : longest;
+    for (const part of this.lists) {
+      if (!part.rest) continue;
+      for (let index = part.length; index < length; index++) this.arc(String(index)).conjuncts.push({ expr: part.rest.expr, env: part.rest.env, closed: part.rest.closed });
+    }
+  }
+
+  /** Fields a closed struct does not allow get the error `field not allowed`. */
+  private checkClosedness(): void {
+    const active = this.groups.filter((group) => group.active && !group.open);
+    if (active.length === 0 || !this.isStruct) return;
+    for (const [label, arc] of this.arcs) {
+      if (label.startsWith('_') || !arc.regular) continue;
+      const allowed = active.every((group) => group.labels.has(label) || group.patterns.some((pattern) => labelMatches(pattern, label, this)));
+      if (!allowed) arc.notAllowed = bottom('field not allowed', []);
+    }
+  }
+
+  notAllowed?: Bottom;
+
+  /** The vertex to read fields from: itself, or its default when it is a disjunction of structs. */
+  resolved(): Vertex | Value {
+    const value = this.evaluate();
+    if (value === this) return this;
+    if (value.t === 'disj') {
+      const defaults = (this.disjuncts ?? []).filter((member) => member.isDefault);
+      if (defaults.length === 1) return defaults[0].vertex;
+    }
+    return value;
+  }
+
+  /** Field values, in order, for a list's elements. */
+  elements(): Vertex[] {
+    const out: Vertex[] = [];
+    for (let index = 0; this.arcs.has(String(index)); index++) out.push(this.arcs.get(String(index)) as Vertex);
+    return out;
+  }
+
+  /** Regular fields, as `for` and export see them. */
+  regularArcs(): Vertex[] {
+    return [...this.arcs.values()].filter((arc) => arc.regular && !arc.definition && !arc.label.startsWith('_'));
+  }
+
+  isClosed(): boolean {
+    return this.groups.some((group) => group.active && !group.open);
+  }
+
+  format(depth: number): string {
+    if (depth > 3) return this.isList ? '[...]' : '{...}';
+    if (this.isList) {
+      const elements = this.elements().map((element) => formatValue(element.evaluate() === element ? element : element.value, depth + 1));
+      return `[${[...elements, ...(this.listOpen ? ['...'] : [])].join(',')}]`;
+    }
+    const fields = this.regularArcs().map((arc) => `${arc.label}:${formatValue(arc.evaluate() === arc ? arc : arc.value, depth + 1)}`);
+    return `{${fields.join(',')}}`;
+  }
+}
+
+/** The first error in a vertex or its regular fields (not incomplete ones): what eliminates a disjunct. */
+export function firstError(vertex: Vertex, depth = 0): Bottom | undefined {
+  const value = vertex.evaluate();
+  if (vertex.notAllowed) return vertex.notAllowed;
+  if (isBottom(value)) return value.code === 'incomplete' ? undefined : value;
+  if (value !== vertex || depth > vertex.ctx.maxDepth) return undefined;
+  for (const arc of vertex.arcs.values()) {
+    if (!arc.regular && !arc.notAllowed) continue;
+    const error = firstError(arc, depth + 1);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+function dedupe<T extends { value: Value; isDefault: boolean }>(results: T[]): T[] {
+  const out: T[] = [];
+  for (const result of results) {
+    const value = result.value;
+    const same = isScalar(value) ? out.find((other) => isScalar(other.value) && other.value.t === value.t && kindOf(other.value) === kindOf(value) && scalarEquals(other.value, value)) : undefined;
+    if (same) same.isDefault ||= result.isDefault;
+    else out.push(result);
+  }
+  return out;
+}
