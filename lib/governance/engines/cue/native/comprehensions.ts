@@ -20,7 +20,7 @@ export function addComprehension(into: Vertex, comp: Comprehension, env: Env, cl
   const failed = run(comp.clauses, 0, env, into, yieldBody);
   if (failed) {
     if (failed.code === 'incomplete') into.tainted = true;
-    else into.error ??= failed;
+    into.fail(failed);
   }
   return next;
 }

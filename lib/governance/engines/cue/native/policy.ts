@@ -42,9 +42,10 @@ const NOT_A_STRUCT = 'the script must be a struct (fields at its top level), not
 /** The root of one evaluation: the policy unified with a descriptor (or with nothing, for the save check). */
 function rootOf(program: Program, ctx: Context, descriptor: unknown, metric: boolean): Vertex {
   const root = new Vertex(ctx, '', undefined);
+  // The descriptor first, as CUE unifies it: its fields come first in messages, in its own order.
+  if (descriptor !== undefined) root.addConjunct({ expr: { type: 'data', value: descriptor }, env: {}, closed: false });
   root.addConjunct({ expr: program.lit, env: program.env, closed: false });
   if (metric) root.addConjunct({ expr: METRIC_VALUE, env: {}, closed: false });
-  if (descriptor !== undefined) root.addConjunct({ expr: { type: 'data', value: descriptor }, env: {}, closed: false });
   return root;
 }
 
@@ -101,7 +102,7 @@ export function evaluateNative(compiled: NativeProgram, descriptor: unknown, opt
     const ctx = new Context(options.maxSteps ?? DEFAULT_MAX_STEPS);
     const root = rootOf(compiled.program, ctx, descriptor, options.metric);
     const value = root.evaluate();
-    if (value !== root) {
+    if (value !== root && !(isBottom(value) && root.isStruct)) {
       if (isBottom(value)) return { satisfiesPolicy: false, isError: false, errors: [formatFinding({ path: [], message: value.message, at: value.at, tainted: false }, file)] };
       return failure(notStruct(value));
     }

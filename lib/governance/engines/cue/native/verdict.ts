@@ -24,6 +24,11 @@ export interface Findings {
 
 const IDENTIFIER = /^[#_$\p{L}][\p{L}\p{N}_$#]*$/u;
 
+function comparePaths(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return formatPath([a[i]]) < formatPath([b[i]]) ? -1 : 1;
+  return a.length - b.length;
+}
+
 export function formatPath(path: readonly string[]): string {
   return path.map((label) => (IDENTIFIER.test(label) || /^\d+$/.test(label) ? label : JSON.stringify(label))).join('.');
 }
@@ -63,10 +68,20 @@ export function collectFindings(root: Vertex, options: { definitions?: boolean }
       findings.conflicts.push({ path, message: vertex.notAllowed.message, at: vertex.notAllowed.at, tainted: vertex.tainted });
       return;
     }
-    if (isBottom(value)) return error(path, value, vertex.tainted);
+    if (isBottom(value)) {
+      // A struct made wrong by what it read (a comprehension over a failing field): the fields first,
+      // so that an error is reported where it arose.
+      if (vertex.isStruct) walkArcs(vertex, path);
+      return error(path, value, vertex.tainted);
+    }
     const chosen = value === vertex ? vertex : defaultOf(value);
     if (chosen instanceof Vertex) {
       if (chosen !== vertex) return walk(chosen, path);
+      return walkArcs(vertex, path);
+    }
+    if (!isScalar(chosen)) findings.incomplete.push({ path, message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
+  };
+  const walkArcs = (vertex: Vertex, path: readonly string[]) => {
       for (const arc of vertex.arcs.values()) {
         const hidden = arc.definition || arc.label.startsWith('_');
         if (hidden && !options.definitions) continue;
@@ -77,10 +92,9 @@ export function collectFindings(root: Vertex, options: { definitions?: boolean }
         }
         walk(arc, arcPath);
       }
-      return;
-    }
-    if (!isScalar(chosen)) findings.incomplete.push({ path, message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
   };
   walk(root, []);
+  // CUE sorts its messages by path.
+  for (const list of [findings.conflicts, findings.missing, findings.incomplete]) list.sort((a, b) => comparePaths(a.path, b.path));
   return findings;
 }

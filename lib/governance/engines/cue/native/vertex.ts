@@ -146,14 +146,20 @@ export class Vertex {
   reset(): void {
     Object.assign(this, {
       state: 'new', arcs: new Map(), value: TOP, isStruct: false, isList: false, listOpen: true, scalar: TOP, error: undefined, notAllowed: undefined,
-      groups: [], patterns: [], disjuncts: undefined, pending: [], positions: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: new Set(), patternsApplied: false,
+      groups: [], patterns: [], disjuncts: undefined, pending: [], positions: [], inherited: undefined, comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: new Set(), patternsApplied: false,
     });
+  }
+
+  /** Records an error; a conflict outranks an incomplete value, which may yet be completed. */
+  fail(error: Bottom): void {
+    if (!this.error || (this.error.code === 'incomplete' && error.code !== 'incomplete')) this.error = error;
   }
 
   /** Evaluates this vertex's own value (its arcs are evaluated when read). */
   evaluate(): Value {
     if (this.state === 'done') return this.value;
-    if (this.state === 'evaluating') return bottom('cycle detected', [], 'cycle');
+    // A field read while it is evaluated (`name: strings.ToLower(name)`): what it holds so far, if concrete.
+    if (this.state === 'evaluating') return isScalar(this.scalar) ? this.scalar : bottom('cycle detected', [], 'cycle');
     this.state = 'evaluating';
     this.ctx.step();
     if (this.depth > this.ctx.maxDepth) {
@@ -182,17 +188,30 @@ export class Vertex {
 
   private finish(value: Value): void {
     this.value = value;
-    if (isBottom(value)) this.error ??= value;
+    if (isBottom(value)) this.fail(value);
     this.state = 'done';
   }
 
   private ownValue(): Value {
-    if (this.error) return this.error;
+    if (this.error && this.error.code !== 'incomplete' && this.error.code !== 'cycle') return this.error;
+    const value = this.shape();
+    if (isBottom(value)) return value;
+    if (this.inherited && this.inherited.code !== 'incomplete' && this.inherited.code !== 'cycle') return this.inherited;
+    return this.error ?? this.inherited ?? value;
+  }
+
+  /** An error read from another field (a reference, a builtin's argument). */
+  private inherited?: Bottom;
+
+  /** What the conjuncts make: a struct, a list or a scalar, or the conflict between them. */
+  private shape(): Value {
     if (this.isStruct && this.isList) return bottom(`conflicting values [...] and {...} (mismatched types list and struct)`, []);
     if (this.isStruct || this.isList) {
       const kind = this.isList ? LIST : STRUCT;
       const scalar = this.scalar;
       if (scalar.t === 'constraint' && (scalar.kinds & kind) !== 0 && scalar.bounds.length === 0) {
+        // Without a descriptor an open list or struct may still grow: what a validator says of it now is not final.
+        if (scalar.validators.length > 0 && this.ctx.withoutData && (this.isList ? this.listOpen : !this.isClosed())) this.tainted = true;
         for (const validator of scalar.validators) {
           const verdict = validator.check(this);
           if (verdict === false) return bottom(`invalid value ${this.format(1)} (does not satisfy ${validator.text})`, validator.at);
@@ -268,17 +287,16 @@ export class Vertex {
       return;
     }
     if (value.t === 'package' || value.t === 'builtin') {
-      this.error ??= bottom(`cannot use ${formatValue(value)} as a value`, [at]);
+      this.fail(bottom(`cannot use ${formatValue(value)} as a value`, [at]));
       return;
     }
     if (isBottom(value)) {
-      // An error read from elsewhere stays that error (reported once, where it arose).
-      this.error ??= value;
-      this.scalar = value;
+      // An error read from elsewhere stays that error (reported once, where it arose), below this field's own.
+      if (!this.inherited || (this.inherited.code === 'incomplete' && value.code !== 'incomplete')) this.inherited = value;
       return;
     }
     const unified = unifyScalars(this.scalar, value, at ? [at] : []);
-    if (isBottom(unified)) this.error ??= { ...unified, at: [...new Set([...unified.at, ...this.positions])] };
+    if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.positions])] });
     else if (at && value.t !== 'top') this.positions.push(at);
     this.scalar = unified;
   }
@@ -291,7 +309,7 @@ export class Vertex {
     if (target === this || this.expanded.has(target)) return;
     for (let v = this.parent; v; v = v.parent) {
       if (v === target) {
-        this.error ??= bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle');
+        this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
         return;
       }
     }
@@ -448,12 +466,12 @@ export class Vertex {
   private addDynamic(dynamic: Vertex['dynamic'][number]): void {
     const label = evalExpr(dynamic.label, dynamic.env, this);
     if (isBottom(label)) {
-      if (label.code !== 'incomplete') this.error ??= label;
+      if (label.code !== 'incomplete') this.fail(label);
       else this.tainted = true;
       return;
     }
     if (label.t !== 'string') {
-      this.error ??= bottom(`invalid label type ${kindName(kindOf(label))}`, [dynamic.at]);
+      this.fail(bottom(`invalid label type ${kindName(kindOf(label))}`, [dynamic.at]));
       return;
     }
     this.isStruct = true;
@@ -521,12 +539,12 @@ export class Vertex {
         return;
       }
     }
-    this.error ??= bottom(`unsupported data value ${typeof value}`);
+    this.fail(bottom(`unsupported data value ${typeof value}`));
   }
 
   private addScalar(value: Value): void {
     const unified = unifyScalars(this.scalar, value);
-    if (isBottom(unified)) this.error ??= { ...unified, at: [...new Set([...unified.at, ...this.positions])] };
+    if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.positions])] });
     this.scalar = unified;
   }
 
@@ -539,7 +557,7 @@ export class Vertex {
       const length = closed[0].length;
       const other = closed.find((part) => part.length !== length) ?? this.lists.find((part) => part.open && part.length > length);
       if (other) {
-        this.error ??= bottom(`incompatible list lengths (${length} and ${other.length})`, [closed[0].at, other.at]);
+        this.fail(bottom(`incompatible list lengths (${length} and ${other.length})`, [closed[0].at, other.at]));
         return;
       }
       this.listOpen = false;
