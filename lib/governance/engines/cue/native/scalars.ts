@@ -125,7 +125,7 @@ function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[])
   );
   if (values.length === 0) {
     const first = errors[0];
-    return first?.t === 'bottom' && errors.length === 1 ? first : bottom(`empty disjunction: ${first?.t === 'bottom' ? first.message : 'no value left'}`, first?.t === 'bottom' ? first.at : at);
+    return first?.t === 'bottom' && errors.length === 1 ? first : bottom(`${errors.length} errors in empty disjunction: ${first?.t === 'bottom' ? first.message : ''}`, first?.t === 'bottom' ? first.at : at);
   }
   return disjunction(values, defaults);
 }

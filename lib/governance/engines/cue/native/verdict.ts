@@ -90,7 +90,9 @@ export function collectFindings(root: Vertex, options: { definitions?: boolean }
           if (arc.required && !hidden) findings.missing.push({ path: arcPath, message: 'field is required but not present', at: [], tainted: true });
           continue;
         }
-        walk(arc, arcPath);
+        // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
+      if (!arc.notAllowed && arc.conjuncts.length === 1 && arc.conjuncts[0].expr.type === 'data') continue;
+      walk(arc, arcPath);
       }
   };
   walk(root, []);

@@ -74,11 +74,29 @@ interface PendingDisjunction {
   readonly disjuncts: readonly { readonly conjunct: Conjunct; readonly isDefault: boolean }[];
 }
 
+interface Work {
+  readonly pending: Conjunct[];
+  readonly comprehensions: { comp: Comprehension; env: Env; closed: boolean; group: CloseGroup }[];
+  dynamic: { label: Expr; env: Env; field: Expr; constraint?: '?' | '!'; closed: boolean; group: CloseGroup; at: Position }[];
+  readonly disjunctions: PendingDisjunction[];
+  readonly lists: ListPart[];
+  readonly expanded: Set<Vertex>;
+  /** Where the values unified into this vertex were written: CUE lists them with a conflict. */
+  readonly positions: Position[];
+}
+
+const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: new Set(), positions: [] });
+const NO_CHOICES: readonly number[] = [];
+const NO_ARCS: Map<string, Vertex> = new Map();
+/** Data has no scope: nothing in it refers to anything. */
+const DATA_ENV: Env = {};
+
 const atOf = (expr: ConjunctExpr): Position | undefined => ('at' in expr ? expr.at : undefined);
 
 export class Vertex {
   readonly t = 'vertex' as const;
-  arcs = new Map<string, Vertex>();
+  /** Shared and empty until the first arc: most vertices of a descriptor are leaves. */
+  arcs: Map<string, Vertex> = NO_ARCS;
   readonly conjuncts: Conjunct[] = [];
   /** `?` / `!` / regular conjuncts seen for this arc. */
   regular = false;
@@ -96,13 +114,9 @@ export class Vertex {
   tainted = false;
   /** After a disjunction of structs with no single default: the candidates. */
   disjuncts?: { vertex: Vertex; isDefault: boolean }[];
-  private pending: Conjunct[] = [];
-  private comprehensions: { comp: Comprehension; env: Env; closed: boolean; group: CloseGroup }[] = [];
-  private dynamic: { label: Expr; env: Env; field: Expr; constraint?: '?' | '!'; closed: boolean; group: CloseGroup; at: Position }[] = [];
-  private disjunctions: PendingDisjunction[] = [];
-  private choices: number[] = [];
-  private lists: ListPart[] = [];
-  private expanded = new Set<Vertex>();
+  /** What only the evaluation needs (allocated then: most arcs of a descriptor are never evaluated). */
+  private work!: Work;
+  private choices: readonly number[] = NO_CHOICES;
   private patternsApplied = false;
 
   constructor(
@@ -110,12 +124,14 @@ export class Vertex {
     readonly label: string,
     public parent: Vertex | undefined,
     readonly definition = false,
-  ) {}
+  ) {
+    this.level = parent ? parent.level + 1 : 0;
+  }
+
+  private readonly level: number;
 
   get depth(): number {
-    let depth = 0;
-    for (let v = this.parent; v; v = v.parent) depth++;
-    return depth;
+    return this.level;
   }
 
   path(): string[] {
@@ -128,6 +144,7 @@ export class Vertex {
   arc(label: string, definition = false): Vertex {
     let arc = this.arcs.get(label);
     if (!arc) {
+      if (this.arcs === NO_ARCS) this.arcs = new Map();
       arc = new Vertex(this.ctx, label, this, definition);
       this.arcs.set(label, arc);
       if (this.patternsApplied) for (const pattern of this.patterns) this.applyPattern(pattern, arc);
@@ -145,8 +162,8 @@ export class Vertex {
   /** A conjunct arrived after evaluation (a pattern of a parent evaluated later): evaluate again when read. */
   reset(): void {
     Object.assign(this, {
-      state: 'new', arcs: new Map(), value: TOP, isStruct: false, isList: false, listOpen: true, scalar: TOP, error: undefined, notAllowed: undefined,
-      groups: [], patterns: [], disjuncts: undefined, pending: [], positions: [], inherited: undefined, comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: new Set(), patternsApplied: false,
+      state: 'new', arcs: NO_ARCS, value: TOP, isStruct: false, isList: false, listOpen: true, scalar: TOP, error: undefined, notAllowed: undefined,
+      groups: [], patterns: [], disjuncts: undefined, inherited: undefined, patternsApplied: false,
     });
   }
 
@@ -167,17 +184,18 @@ export class Vertex {
       return this.value;
     }
     const taintBefore = this.ctx.taint;
+    this.work = newWork();
     for (const conjunct of this.conjuncts) this.add(conjunct);
     this.settle();
     this.applyPatterns();
-    while (this.comprehensions.length > 0) {
-      const { comp, env, closed, group } = this.comprehensions.shift() as (typeof this.comprehensions)[number];
+    while (this.work.comprehensions.length > 0) {
+      const { comp, env, closed, group } = this.work.comprehensions.shift() as (typeof this.work.comprehensions)[number];
       addComprehension(this, comp, env, closed, group);
       this.settle();
     }
     this.closeLists();
     if (this.ctx.taint !== taintBefore) this.tainted = true;
-    if (this.disjunctions.length > this.choices.length) {
+    if (this.work.disjunctions.length > this.choices.length) {
       this.fork();
       return this.value;
     }
@@ -232,10 +250,10 @@ export class Vertex {
 
   /** Adds what is pending, then the fields with computed labels (whose labels may read those). */
   private settle(): void {
-    while (this.pending.length > 0 || this.dynamic.length > 0) {
-      while (this.pending.length > 0) this.add(this.pending.shift() as Conjunct);
-      const dynamic = this.dynamic;
-      this.dynamic = [];
+    while (this.work.pending.length > 0 || this.work.dynamic.length > 0) {
+      while (this.work.pending.length > 0) this.add(this.work.pending.shift() as Conjunct);
+      const dynamic = this.work.dynamic;
+      this.work.dynamic = [];
       for (const field of dynamic) this.addDynamic(field);
     }
   }
@@ -282,7 +300,7 @@ export class Vertex {
   private addValue(value: Value, conjunct: Conjunct, at?: Position): void {
     if (value instanceof Vertex) return this.expand(value, conjunct);
     if (value.t === 'disj' && value.values.some((member) => member instanceof Vertex)) {
-      this.disjunctions.push({ disjuncts: value.values.map((member, index) => ({ conjunct: { ...conjunct, expr: { type: 'value', value: member, at } }, isDefault: value.defaults[index] })) });
+      this.work.disjunctions.push({ disjuncts: value.values.map((member, index) => ({ conjunct: { ...conjunct, expr: { type: 'value', value: member, at } }, isDefault: value.defaults[index] })) });
       this.takeChoice();
       return;
     }
@@ -296,24 +314,23 @@ export class Vertex {
       return;
     }
     const unified = unifyScalars(this.scalar, value, at ? [at] : []);
-    if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.positions])] });
-    else if (at && value.t !== 'top') this.positions.push(at);
+    if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.work.positions])] });
+    else if (at && value.t !== 'top') this.work.positions.push(at);
     this.scalar = unified;
   }
 
-  /** Where the values unified into this vertex were written: CUE lists them with a conflict. */
-  private positions: Position[] = [];
+
 
   /** A struct or list value reached by reference: its conjuncts are unified here. */
   expand(target: Vertex, conjunct: Conjunct): void {
-    if (target === this || this.expanded.has(target)) return;
+    if (target === this || this.work.expanded.has(target)) return;
     for (let v = this.parent; v; v = v.parent) {
       if (v === target) {
         this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
         return;
       }
     }
-    this.expanded.add(target);
+    this.work.expanded.add(target);
     if (target.parent && target.parent.state === 'new') target.parent.evaluate();
     const closed = conjunct.closed || target.definition;
     let group = conjunct.group;
@@ -322,7 +339,7 @@ export class Vertex {
       this.groups.push(group);
     }
     if (closed && group) group.active = true;
-    for (const inner of target.conjuncts) this.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group });
+    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group });
   }
 
   private addDisjunction(conjunct: Conjunct): void {
@@ -336,21 +353,28 @@ export class Vertex {
       else disjuncts.push({ conjunct: { ...conjunct, expr }, isDefault: false });
     };
     flatten(conjunct.expr as Expr);
-    this.disjunctions.push({ disjuncts });
+    // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking this vertex.
+    if (this.choices.length === 0) {
+      const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, this));
+      if (values.every((value) => value.t === 'top' || value.t === 'constraint' || isScalar(value))) {
+        return this.addValue(disjunction(values, disjuncts.map((disjunct) => disjunct.isDefault)), conjunct, atOf(conjunct.expr));
+      }
+    }
+    this.work.disjunctions.push({ disjuncts });
     this.takeChoice();
   }
 
   /** In a fork, the disjunct chosen for the next disjunction is added as any conjunct. */
   private takeChoice(): void {
-    const index = this.disjunctions.length - 1;
+    const index = this.work.disjunctions.length - 1;
     if (index >= this.choices.length) return;
-    const chosen = this.disjunctions[index].disjuncts[this.choices[index]];
-    this.pending.push(chosen.conjunct);
+    const chosen = this.work.disjunctions[index].disjuncts[this.choices[index]];
+    this.work.pending.push(chosen.conjunct);
   }
 
   /** One copy per disjunct of the first undecided disjunction; the copies without errors remain. */
   private fork(): void {
-    const undecided = this.disjunctions[this.choices.length];
+    const undecided = this.work.disjunctions[this.choices.length];
     const hasDefaults = undecided.disjuncts.some((disjunct) => disjunct.isDefault);
     const results: { vertex: Vertex; value: Value; isDefault: boolean; marked: boolean }[] = [];
     const errors: Bottom[] = [];
@@ -439,13 +463,13 @@ export class Vertex {
             group.patterns.push(pattern);
             if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
           } else {
-            this.dynamic.push({ label: label.expr, env, field: decl.value, constraint: decl.constraint, closed: conjunct.closed, group, at: decl.at });
+            this.work.dynamic.push({ label: label.expr, env, field: decl.value, constraint: decl.constraint, closed: conjunct.closed, group, at: decl.at });
           }
           break;
         }
         case 'embed':
           embeds++;
-          this.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group });
+          this.work.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group });
           break;
         case 'ellipsis':
           group.open = true;
@@ -455,7 +479,7 @@ export class Vertex {
           }
           break;
         case 'comprehension':
-          this.comprehensions.push({ comp: decl, env, closed: conjunct.closed, group });
+          this.work.comprehensions.push({ comp: decl, env, closed: conjunct.closed, group });
           break;
       }
     }
@@ -463,7 +487,7 @@ export class Vertex {
     if (embeds === 0 || embeds < lit.decls.filter((decl) => decl.type !== 'attribute' && decl.type !== 'let').length) this.isStruct = true;
   }
 
-  private addDynamic(dynamic: Vertex['dynamic'][number]): void {
+  private addDynamic(dynamic: Work['dynamic'][number]): void {
     const label = evalExpr(dynamic.label, dynamic.env, this);
     if (isBottom(label)) {
       if (label.code !== 'incomplete') this.fail(label);
@@ -508,7 +532,7 @@ export class Vertex {
       }
       this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed });
     }
-    this.lists.push({ length: index, open: Boolean(lit.rest), rest: lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed } : undefined, at: lit.at });
+    this.work.lists.push({ length: index, open: Boolean(lit.rest), rest: lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed } : undefined, at: lit.at });
   }
 
   /** A list element made by a comprehension. */
@@ -528,14 +552,13 @@ export class Vertex {
       case 'object': {
         if (Array.isArray(value)) {
           this.isList = true;
-          value.forEach((element, index) => this.arc(String(index)).addConjunct({ expr: { type: 'data', value: element }, env: {}, closed: false }));
-          this.lists.push({ length: value.length, open: false, at: { offset: 0, line: 0, column: 0 } });
+          value.forEach((element, index) => this.arc(String(index)).addConjunct({ expr: { type: 'data', value: element }, env: DATA_ENV, closed: false }));
+          this.work.lists.push({ length: value.length, open: false, at: { offset: 0, line: 0, column: 0 } });
           return;
         }
         this.isStruct = true;
-        for (const [key, element] of Object.entries(value as Record<string, unknown>)) {
-          this.arc(key).addConjunct({ expr: { type: 'data', value: element }, env: {}, closed: false });
-        }
+        const object = value as Record<string, unknown>;
+        for (const key in object) this.arc(key).addConjunct({ expr: { type: 'data', value: object[key] }, env: DATA_ENV, closed: false });
         return;
       }
     }
@@ -544,18 +567,18 @@ export class Vertex {
 
   private addScalar(value: Value): void {
     const unified = unifyScalars(this.scalar, value);
-    if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.positions])] });
+    if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.work.positions])] });
     this.scalar = unified;
   }
 
   /** List lengths: closed lists must agree; elements past an open list's own get its `...T`. */
   private closeLists(): void {
-    if (this.lists.length === 0) return;
-    const closed = this.lists.filter((part) => !part.open);
-    const longest = Math.max(...this.lists.map((part) => part.length));
+    if (this.work.lists.length === 0) return;
+    const closed = this.work.lists.filter((part) => !part.open);
+    const longest = Math.max(...this.work.lists.map((part) => part.length));
     if (closed.length > 0) {
       const length = closed[0].length;
-      const other = closed.find((part) => part.length !== length) ?? this.lists.find((part) => part.open && part.length > length);
+      const other = closed.find((part) => part.length !== length) ?? this.work.lists.find((part) => part.open && part.length > length);
       if (other) {
         this.fail(bottom(`incompatible list lengths (${length} and ${other.length})`, [closed[0].at, other.at]));
         return;
@@ -563,7 +586,7 @@ export class Vertex {
       this.listOpen = false;
     }
     const length = closed.length > 0 ? closed[0].length : longest;
-    for (const part of this.lists) {
+    for (const part of this.work.lists) {
       if (!part.rest) continue;
       for (let index = part.length; index < length; index++) this.arc(String(index)).conjuncts.push({ expr: part.rest.expr, env: part.rest.env, closed: part.rest.closed });
     }
