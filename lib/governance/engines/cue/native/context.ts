@@ -12,6 +12,8 @@ export class Context {
   steps = 0;
   /** Counts reads of values a descriptor could still change (the save check, see policy.ts). */
   taint = 0;
+  /** Counts reads of the descriptor's space that a descriptor could change (the save check). */
+  dataReads = 0;
 
   constructor(
     readonly maxSteps: number,

@@ -55,8 +55,23 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
 }
 
 /** Counts a read of a struct or list a descriptor could still extend (the save check). */
-function noteRead(vertex: Vertex): void {
-  if (vertex.tainted || (vertex.ctx.withoutData && !vertex.isClosed() && (vertex.isStruct || vertex.listOpen))) vertex.ctx.taint++;
+/**
+ * Counts a read of a value a descriptor could still change (the save check): a struct or list it
+ * could extend, or a field of the descriptor's own space that is not concrete yet.
+ */
+export function noteRead(vertex: Vertex): void {
+  const { ctx } = vertex;
+  if (!ctx.withoutData) return;
+  if (vertex.readsData) ctx.dataReads++;
+  if (vertex.tainted) ctx.taint++;
+  else if (vertex.inDataSpace()) {
+    const value = vertex.value;
+    const extensible = value === vertex ? !vertex.isClosed() && (vertex.isStruct || vertex.listOpen) : !isScalar(value);
+    if (extensible || vertex.state !== 'done') {
+      ctx.taint++;
+      ctx.dataReads++;
+    }
+  }
 }
 
 /**
@@ -116,11 +131,8 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
 export function valueOf(target: Vertex | Value): Value {
   if (!(target instanceof Vertex)) return target;
   const value = target.evaluate();
-  if (value === target) {
-    noteRead(target);
-    return target;
-  }
-  if (target.tainted) target.ctx.taint++;
+  noteRead(target);
+  if (value === target) return target;
   return value;
 }
 

@@ -10,13 +10,15 @@ import { parseExpression } from './parser';
 import { compileFile, ScriptError, Unsupported, type Program } from './program';
 import { UnsupportedRegexp } from './regexps';
 import { formatValue, isBottom, type Value } from './values';
-import { collectFindings, formatFinding, type Finding } from './verdict';
+import { collectFindings, formatFinding, isSettled, type Finding } from './verdict';
 import { Vertex } from './vertex';
 
 /** A compiled policy: parsed, references checked, its constant part checked once. Opaque. */
 export interface NativeProgram {
   readonly script: string;
   readonly program: Program;
+  /** Top-level definitions and hidden fields the save check settled: not walked again per descriptor. */
+  readonly settled: ReadonlySet<string>;
 }
 
 export type NativeCompile =
@@ -78,14 +80,15 @@ export function compileNative(script: string, maxSteps = DEFAULT_MAX_STEPS): Nat
         if (!root.tainted && value.code !== 'incomplete') return refusal({ path: [], message: value.message, at: value.at, tainted: false });
       } else if (!(value.t === 'top')) return { ok: false, message: notStruct(value), line: 1, column: 1 };
     }
-    const [conflict] = collectFindings(root, { definitions: true }).conflicts.filter((finding) => !finding.tainted);
+    const [conflict] = collectFindings(root).conflicts.filter((finding) => !finding.tainted);
     if (conflict) return refusal(conflict);
+    const settled = new Set([...root.arcs.values()].filter((arc) => (arc.definition || arc.label.startsWith('_')) && isSettled(arc)).map((arc) => arc.label));
+    return { ok: true, program: { script, program, settled } };
   } catch (error) {
     if (error instanceof BudgetExceeded) return { ok: false, unsupported: `the native evaluator did not finish checking it: ${error.message}` };
     if (error instanceof UnsupportedRegexp) return { ok: false, unsupported: error.message };
     return { ok: false, unsupported: `the native evaluator failed checking it: ${(error as Error).message}` };
   }
-  return { ok: true, program: { script, program } };
 }
 
 function refusal(finding: Finding): NativeCompile {
@@ -106,7 +109,7 @@ export function evaluateNative(compiled: NativeProgram, descriptor: unknown, opt
       if (isBottom(value)) return { satisfiesPolicy: false, isError: false, errors: [formatFinding({ path: [], message: value.message, at: value.at, tainted: false }, file)] };
       return failure(notStruct(value));
     }
-    const findings = collectFindings(root);
+    const findings = collectFindings(root, compiled.settled);
     const violations = findings.conflicts.length > 0 ? [...findings.conflicts, ...findings.missing] : options.requireConcrete ? [...findings.missing, ...findings.incomplete] : findings.missing;
     if (violations.length > 0) return { satisfiesPolicy: false, isError: false, errors: violations.map((finding) => formatFinding(finding, file)) };
     if (!options.metric) return { satisfiesPolicy: true, isError: false, errors: [] };

@@ -52,21 +52,44 @@ export function compileFile(source: string, options: { references?: boolean } = 
   if (file.decls.some((decl) => decl.type === 'attribute' && EXPERIMENT.test(decl.text))) throw new Unsupported('the script turns on a CUE experiment');
   const lit: StructLit = { type: 'struct', decls: file.decls, at: { offset: 0, line: 1, column: 1 } };
   // The files of a package see each other's fields: only a single file can be checked on its own.
-  if (options.references !== false) checkReferences(lit, [{ names: new Set(vars.keys()), packages: vars }]);
+  if (options.references !== false) checkFile(lit, { names: new Set(vars.keys()), packages: vars });
   return { lit, env: { vars } };
 }
 
 type Scope = { readonly lit?: StructLit; readonly names?: ReadonlySet<string>; readonly packages?: ReadonlyMap<string, Package> };
 
+/** The names each struct literal's lets and aliases are read by (a let or alias never read is an error in CUE). */
+let readNames = new Map<StructLit, Set<string>>();
+
 function known(name: string, scopes: readonly Scope[]): boolean {
-  if (name === '_' || universe.has(name)) return true;
-  return scopes.some((scope) => scope.names?.has(name) || (scope.lit !== undefined && declares(scope.lit, name)));
+  for (const scope of scopes) {
+    if (scope.names?.has(name)) return true;
+    if (scope.lit !== undefined && declares(scope.lit, name)) {
+      readNames.get(scope.lit)?.add(name);
+      return true;
+    }
+  }
+  return name === '_' || universe.has(name);
 }
 
 /** Every identifier must name something in scope (CUE: `reference "x" not found`); regexps must read here. */
 function checkReferences(lit: StructLit, outer: readonly Scope[]): void {
   const scopes = [{ lit }, ...outer];
+  readNames.set(lit, new Set());
   for (const decl of lit.decls) checkDecl(decl, scopes);
+  for (const decl of lit.decls) {
+    const name = decl.type === 'let' ? decl.name : decl.type === 'field' ? decl.alias : undefined;
+    if (name !== undefined && !readNames.get(lit)?.has(name)) throw new ScriptError(`unreferenced alias or let clause ${name}`, decl.at);
+  }
+}
+
+function checkFile(lit: StructLit, scope: Scope): void {
+  readNames = new Map();
+  try {
+    checkReferences(lit, [scope]);
+  } finally {
+    readNames = new Map();
+  }
 }
 
 function checkDecl(decl: Decl, scopes: readonly Scope[]): void {

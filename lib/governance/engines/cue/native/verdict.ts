@@ -40,16 +40,30 @@ export function formatFinding(finding: Finding, file: string): string {
   return lines.length === 0 ? head : `${head}:\n${lines.join('\n')}`;
 }
 
+/**
+ * A definition or hidden field of the script alone that no descriptor can change: it read nothing
+ * of the descriptor's space and nothing in it conflicts. Evaluations skip it (only conflicts count
+ * there, and the save check found none).
+ */
+export function isSettled(vertex: Vertex, depth = 0): boolean {
+  const value = vertex.evaluate();
+  if (vertex.readsData || depth > vertex.ctx.maxDepth || vertex.notAllowed) return false;
+  if (isBottom(value) && (value.code !== 'incomplete' || !vertex.isStruct)) return value.code === 'incomplete';
+  if (value !== vertex && !isBottom(value)) return !(value.t === 'disj' && value.values.some((member) => member instanceof Vertex));
+  for (const arc of vertex.arcs.values()) if (!isSettled(arc, depth + 1)) return false;
+  return true;
+}
+
 function constraintPositions(value: Value): readonly Position[] {
   if (value.t !== 'constraint' || (value.bounds.length === 0 && value.validators.length === 0)) return [];
   return [...value.bounds.flatMap((bound) => (bound.at ? [bound.at] : [])), ...value.validators.flatMap((validator) => validator.at.slice(0, 1))];
 }
 
 /**
- * Walks the regular fields (not definitions, hidden or optional ones). `definitions` also walks
- * definitions and hidden fields, for the save check, where their conflicts count too.
+ * Walks the regular fields (not optional ones); in definitions and hidden fields, which are not
+ * data, only conflicts count.
  */
-export function collectFindings(root: Vertex, options: { definitions?: boolean } = {}): Findings {
+export function collectFindings(root: Vertex, settled: ReadonlySet<string> = new Set()): Findings {
   const findings: Findings = { conflicts: [], missing: [], incomplete: [] };
   const seen = new Set<Vertex>();
   // An error read by another field is the same error there: CUE reports it once.
@@ -60,7 +74,7 @@ export function collectFindings(root: Vertex, options: { definitions?: boolean }
     const target = bottom.code === 'incomplete' || bottom.code === 'cycle' ? findings.incomplete : findings.conflicts;
     target.push({ path, message: bottom.message, at: bottom.at, tainted });
   };
-  const walk = (vertex: Vertex, path: readonly string[]) => {
+  const walk = (vertex: Vertex, path: readonly string[], onlyConflicts = false) => {
     if (seen.has(vertex) || path.length > vertex.ctx.maxDepth) return;
     seen.add(vertex);
     const value = vertex.evaluate();
@@ -71,28 +85,30 @@ export function collectFindings(root: Vertex, options: { definitions?: boolean }
     if (isBottom(value)) {
       // A struct made wrong by what it read (a comprehension over a failing field): the fields first,
       // so that an error is reported where it arose.
-      if (vertex.isStruct) walkArcs(vertex, path);
+      if (vertex.isStruct) walkArcs(vertex, path, onlyConflicts);
+      if (onlyConflicts && (value.code === 'incomplete' || value.code === 'cycle')) return;
       return error(path, value, vertex.tainted);
     }
     const chosen = value === vertex ? vertex : defaultOf(value);
     if (chosen instanceof Vertex) {
-      if (chosen !== vertex) return walk(chosen, path);
-      return walkArcs(vertex, path);
+      if (chosen !== vertex) return walk(chosen, path, onlyConflicts);
+      return walkArcs(vertex, path, onlyConflicts);
     }
-    if (!isScalar(chosen)) findings.incomplete.push({ path, message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
+    if (!isScalar(chosen) && !onlyConflicts) findings.incomplete.push({ path, message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
   };
-  const walkArcs = (vertex: Vertex, path: readonly string[]) => {
+  const walkArcs = (vertex: Vertex, path: readonly string[], onlyConflicts: boolean) => {
       for (const arc of vertex.arcs.values()) {
+        // Hidden fields and definitions are not data, but their conflicts are errors like any other.
         const hidden = arc.definition || arc.label.startsWith('_');
-        if (hidden && !options.definitions) continue;
+        if (hidden && vertex === root && settled.has(arc.label)) continue;
         const arcPath = [...path, arc.label];
         if (!arc.regular && !arc.notAllowed) {
-          if (arc.required && !hidden) findings.missing.push({ path: arcPath, message: 'field is required but not present', at: [], tainted: true });
+          if (arc.required && !hidden && !onlyConflicts) findings.missing.push({ path: arcPath, message: 'field is required but not present', at: [], tainted: true });
           continue;
         }
         // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
       if (!arc.notAllowed && arc.conjuncts.length === 1 && arc.conjuncts[0].expr.type === 'data') continue;
-      walk(arc, arcPath);
+      walk(arc, arcPath, onlyConflicts || hidden);
       }
   };
   walk(root, []);

@@ -9,7 +9,7 @@
 import type { Comprehension, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
-import { evalExpr, labelMatches, resolveReference } from './expressions';
+import { evalExpr, labelMatches, noteRead, resolveReference } from './expressions';
 import { disjunction, unifyScalars } from './scalars';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, scalarEquals, STRUCT, TOP, type Bottom, type Value } from './values';
 import type { Context } from './context';
@@ -112,6 +112,8 @@ export class Vertex {
   patterns: Pattern[] = [];
   /** Reads of data-dependent values while this vertex was evaluated (the save check ignores its errors). */
   tainted = false;
+  /** The save check: evaluating this vertex read something of the descriptor's space. */
+  readsData = false;
   /** After a disjunction of structs with no single default: the candidates. */
   disjuncts?: { vertex: Vertex; isDefault: boolean }[];
   /** What only the evaluation needs (allocated then: most arcs of a descriptor are never evaluated). */
@@ -184,6 +186,7 @@ export class Vertex {
       return this.value;
     }
     const taintBefore = this.ctx.taint;
+    const readsBefore = this.ctx.dataReads;
     this.work = newWork();
     for (const conjunct of this.conjuncts) this.add(conjunct);
     this.settle();
@@ -195,6 +198,7 @@ export class Vertex {
     }
     this.closeLists();
     if (this.ctx.taint !== taintBefore) this.tainted = true;
+    if (this.ctx.dataReads !== readsBefore) this.readsData = true;
     if (this.work.disjunctions.length > this.choices.length) {
       this.fork();
       return this.value;
@@ -332,6 +336,10 @@ export class Vertex {
     }
     this.work.expanded.add(target);
     if (target.parent && target.parent.state === 'new') target.parent.evaluate();
+    if (this.ctx.withoutData) {
+      target.evaluate();
+      noteRead(target);
+    }
     const closed = conjunct.closed || target.definition;
     let group = conjunct.group;
     if (closed && !group) {
@@ -621,6 +629,12 @@ export class Vertex {
     const out: Vertex[] = [];
     for (let index = 0; this.arcs.has(String(index)); index++) out.push(this.arcs.get(String(index)) as Vertex);
     return out;
+  }
+
+  /** A regular field of the data the descriptor fills (not inside a definition or hidden field). */
+  inDataSpace(): boolean {
+    for (let v: Vertex | undefined = this; v?.parent; v = v.parent) if (!v.regular || v.definition || v.label.startsWith('_')) return false;
+    return true;
   }
 
   /** Regular fields, as `for` and export see them. */
