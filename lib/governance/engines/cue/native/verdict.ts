@@ -75,7 +75,8 @@ export function collectFindings(root: Vertex, settled: ReadonlySet<string> = new
     target.push({ path, message: bottom.message, at: bottom.at, tainted });
   };
   const walk = (vertex: Vertex, path: readonly string[], onlyConflicts = false) => {
-    if (seen.has(vertex) || path.length > vertex.ctx.maxDepth) return;
+    // Nesting past maxDepth evaluates to a structural cycle error, which ends the walk there.
+    if (seen.has(vertex)) return;
     seen.add(vertex);
     const value = vertex.evaluate();
     if (vertex.notAllowed) {

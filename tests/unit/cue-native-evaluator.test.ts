@@ -1,0 +1,102 @@
+/**
+ * The native evaluator's own contract (docs/cue-policies.md): what the save check refuses and what
+ * it leaves to the descriptor, required fields, the evaluation budget, and what sends a policy to
+ * the WebAssembly path. Its agreement with CUE is tests/unit/cue-native-differential.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileNative, evaluateNative, type NativeProgram } from '../../lib/governance/engines/cue/native';
+
+function compiled(script: string): NativeProgram {
+  const result = compileNative(script);
+  if (!result.ok) throw new Error(`did not compile: ${JSON.stringify(result)}`);
+  return result.program;
+}
+
+const vet = (script: string, descriptor: unknown, requireConcrete = true) => evaluateNative(compiled(script), descriptor, { requireConcrete, metric: false });
+const PASS = { satisfiesPolicy: true, isError: false, errors: [] };
+
+describe('the save check', () => {
+  it('refuses what no descriptor can fix: syntax, unknown references and packages, constant conflicts, a script that is not a struct, an unread let', () => {
+    expect(compileNative('a: {\n  b: 1\n')).toEqual({ ok: false, message: "expected '}', found end of input", line: 3, column: 1 });
+    expect(compileNative('name: string\n\nsize: limit + 1\n')).toEqual({ ok: false, message: 'reference "limit" not found', line: 3, column: 7 });
+    expect(compileNative('package p\nimport "nope/nothing"\na: 1\n')).toEqual({ ok: false, message: 'package "nope/nothing" not found', line: 2, column: 8 });
+    expect(compileNative('a: 1\na: 2\n')).toEqual({ ok: false, message: 'a: conflicting values 2 and 1', line: 2, column: 4 });
+    expect(compileNative('_hidden: 1 & 2\n')).toMatchObject({ ok: false, message: '_hidden: conflicting values 2 and 1' });
+    expect(compileNative('[1, 2]\n')).toMatchObject({ ok: false, message: expect.stringMatching(/^the script must be a struct/), line: 1 });
+    expect(compileNative('"just a string"\n')).toMatchObject({ ok: false, message: expect.stringMatching(/^the script must be a struct/) });
+    expect(compileNative('let n = 1\na: 2\n')).toEqual({ ok: false, message: 'unreferenced alias or let clause n', line: 1, column: 1 });
+  });
+
+  it('does not refuse what only conflicts while the descriptor is absent', () => {
+    // A list built from descriptor data, unified with a list of fixed length: empty without data.
+    const fixed = 'components: [...]\nnames: [for c in components {c.name}] & [_, _]\n';
+    expect(compileNative(fixed)).toMatchObject({ ok: true });
+    expect(vet(fixed, { components: [{ name: 'a' }, { name: 'b' }] })).toEqual(PASS);
+    expect(vet(fixed, { components: [{ name: 'a' }] })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^names: incompatible list lengths \(1 and 2\)/)] });
+    // A validator of an open list is not final before data fills it.
+    expect(compileNative('import "list"\ntags: [...string] & list.MinItems(1)\n')).toMatchObject({ ok: true });
+    // A hidden field that reads the descriptor.
+    const hidden = 'components: [...]\n_count: len(components) & <3\n';
+    expect(compileNative(hidden)).toMatchObject({ ok: true });
+    expect(vet(hidden, { components: [1, 2, 3] })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_count: invalid value 3 \(out of bound <3\)/)] });
+  });
+
+  it('sends to the WebAssembly path what the native evaluator does not do, saying what', () => {
+    expect(compileNative('import "encoding/yaml"\na: 1\n')).toEqual({ ok: false, unsupported: 'the package "encoding/yaml" is not in the native evaluator' });
+    expect(compileNative('import "strings"\na: strings.SliceRunes("abc", 0, 1)\n')).toEqual({ ok: false, unsupported: 'strings.SliceRunes is not in the native evaluator' });
+    expect(compileNative('a: =~"[[:alpha:]]+"\n')).toMatchObject({ ok: false, unsupported: expect.stringMatching(/RE2 syntax the native evaluator does not read/) });
+    expect(compileNative('@experiment(aliasv2)\na: 1\n')).toEqual({ ok: false, unsupported: 'the script turns on a CUE experiment' });
+  });
+});
+
+describe('the verdict', () => {
+  it('reports a missing required field in both modes, and a missing regular one only under requireConcrete', () => {
+    const script = 'name!: string\nowner: string\ndescription?: string\n';
+    expect(vet(script, { owner: 'o' })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['name: field is required but not present'] });
+    expect(vet(script, { owner: 'o' }, false)).toEqual({ satisfiesPolicy: false, isError: false, errors: ['name: field is required but not present'] });
+    expect(vet(script, { name: 'n' })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['owner: incomplete value string'] });
+    expect(vet(script, { name: 'n' }, false)).toEqual(PASS);
+    expect(vet(script, { name: 'n', owner: 'o' })).toEqual(PASS);
+  });
+
+  it('closes definitions, keeps their `...` open, and reports a field not allowed where it is', () => {
+    const script = '#Port: {name: string, ...}\n#Product: {name: string, ports: [...#Port]}\n#Product\n';
+    expect(vet(script, { name: 'p', ports: [{ name: 'a', extra: 1 }] })).toEqual(PASS);
+    expect(vet(script, { name: 'p', ports: [], owner: 'x' })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['owner: field not allowed'] });
+  });
+
+  it('reports conflicts alone, as CUE does, and every non-concrete field under requireConcrete', () => {
+    const script = 'name: string\nsize: int & <10\nowner: email: =~"@"\n';
+    expect(vet(script, { name: 1, size: 30 })).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['name: conflicting values 1 and string (mismatched types int and string):\n    policy.cue:1:7', 'size: invalid value 30 (out of bound <10):\n    policy.cue:2:13\n    policy.cue:2:7'],
+    });
+    expect(vet(script, {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['name: incomplete value string', 'owner.email: incomplete value =~"@":\n    policy.cue:3:15', 'size: incomplete value <10 & int:\n    policy.cue:2:13'] });
+  });
+
+  it('takes defaults, and leaves an enumeration without one incomplete', () => {
+    expect(vet('env: *"dev" | "prod"\n', {})).toEqual(PASS);
+    expect(vet('env: "dev" | "prod"\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['env: incomplete value "dev" | "prod"'] });
+    expect(vet('env: "dev" | "prod"\n', { env: 'qa' })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^env: 2 errors in empty disjunction/)] });
+  });
+
+  it('gives a metric its value', () => {
+    const program = compiled('components: [...]\nvalue: len([for c in components if c.kind == "outputport" {c}])\n');
+    expect(evaluateNative(program, { components: [{ kind: 'outputport' }, { kind: 'workload' }] }, { requireConcrete: true, metric: true })).toEqual({ ...PASS, value: 1 });
+    expect(evaluateNative(compiled('value: "many"\n'), {}, { requireConcrete: true, metric: true })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^value: conflicting values "many" and number/)] });
+  });
+
+  it('stops a runaway policy at its budget with a failed result, never a pass', () => {
+    const program = compiled('import "list"\nx: [for i in list.Range(0, 100000, 1) {i}]\nn: len(x)\n');
+    expect(evaluateNative(program, {}, { requireConcrete: true, metric: false, maxSteps: 10_000 })).toEqual({
+      satisfiesPolicy: false,
+      isError: true,
+      errors: ['the evaluation took more than 10000 steps (cue-config.max-steps)'],
+    });
+  });
+
+  it('refuses a structure that nests without end instead of overflowing the stack', () => {
+    expect(compileNative('#L: {next: #L}\nl: #L\n')).toMatchObject({ ok: false, message: expect.stringMatching(/structural cycle/) });
+  });
+});
