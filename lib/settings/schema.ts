@@ -30,6 +30,8 @@ const breakingChange = z.strictObject({
   'current-resource-reference': text().default('current'),
 });
 
+export const CUE_EVALUATOR_SETTINGS = ['native', 'wasm', 'shadow'] as const;
+
 /** The `computational-governance-platform` block of application.conf, keys as written in the file. */
 export const settingsSchema = z.strictObject({
   'cue-config': block({
@@ -42,6 +44,11 @@ export const settingsSchema = z.strictObject({
     'recycle-after-runs': int({ min: 1 }).default(200),
     // Output kept from one `cue` run (external executable); beyond it the run fails.
     'max-output-bytes': int({ min: 1024 }).default(16 * 1024 * 1024),
+    // Which evaluator runs CUE policies: native (in process; WebAssembly for what it cannot do),
+    // wasm (WebAssembly only), shadow (both; the WebAssembly verdict answers, disagreements are recorded).
+    evaluator: z.enum(CUE_EVALUATOR_SETTINGS, { error: `expected one of ${CUE_EVALUATOR_SETTINGS.join(', ')}` }).default('native'),
+    // The native evaluation budget per (policy, descriptor), in steps; past it the pair fails.
+    'max-steps': int({ min: 1 }).default(1_000_000),
   }),
 
   events: block({

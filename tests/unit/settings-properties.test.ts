@@ -24,6 +24,8 @@ const properties: Property[] = [
   { key: 'cue-config.workers', read: (s) => s.cueConfig.workers, default: 2, override: ['4', 4], bad: ['0', 'positive integer'] },
   { key: 'cue-config.recycle-after-runs', read: (s) => s.cueConfig.recycleAfterRuns, default: 200, override: ['"50"', 50], bad: ['-3', 'positive integer'] },
   { key: 'cue-config.max-output-bytes', read: (s) => s.cueConfig.maxOutputBytes, default: 16 * 1024 * 1024, override: ['1048576', 1_048_576], bad: ['100', 'expected an integer'] },
+  { key: 'cue-config.evaluator', read: (s) => s.cueConfig.evaluator, default: 'native', override: ['"shadow"', 'shadow'], bad: ['"fast"', 'expected one of native, wasm, shadow'] },
+  { key: 'cue-config.max-steps', read: (s) => s.cueConfig.maxSteps, default: 1_000_000, override: ['"5000"', 5000], bad: ['0', 'positive integer'] },
   { key: 'events.enabled', read: (s) => s.events.enabled, default: false, override: ['true', true], bad: ['"maybe"', 'expected a boolean'], with: 'computational-governance-platform.events { events-backend-base-url = "https://ui.test/api/events", runtime-policy-failed-topic = "t" }' },
   { key: 'events.events-backend-base-url', read: (s) => s.events.eventsBackendBaseUrl, default: undefined, override: ['"https://ui.test/api/events"', 'https://ui.test/api/events'], bad: ['"ui.test/events"', 'absolute http(s) URL'] },
   { key: 'events.runtime-policy-failed-topic', read: (s) => s.events.runtimePolicyFailedTopic, default: undefined, override: ['"policy-failed"', 'policy-failed'], bad: ['""', 'non-empty string'] },
