@@ -1,4 +1,5 @@
 /** `npm run bench`: every bench in turn, each printing its own numbers. */
+import { nativeThroughput } from './cue-native-throughput';
 import { cueThroughput } from './cue-throughput';
 import { benchEvaluateApi } from './evaluate-api';
 import { benchPublishEvaluation } from './publish-evaluation';
@@ -6,7 +7,9 @@ import { benchReportRead } from './report-read';
 
 // The engine bench first, so that its memory figures are not those of a process that already ran the other.
 console.log('# CUE engine (WebAssembly workers, default cue-config)');
-await cueThroughput();
+const wasm = await cueThroughput();
+console.log('# CUE engine (native evaluator, same work)');
+await nativeThroughput(wasm);
 console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL)');
 await benchEvaluateApi();
 console.log('# Publish-time evaluation through the queue (serverless offline, local queue, embedded PostgreSQL)');

@@ -98,19 +98,18 @@ export function collectFindings(root: Vertex, settled: ReadonlySet<string> = new
     if (!isScalar(chosen) && !onlyConflicts) findings.incomplete.push({ path, message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
   };
   const walkArcs = (vertex: Vertex, path: readonly string[], onlyConflicts: boolean) => {
-      for (const arc of vertex.arcs.values()) {
-        // Hidden fields and definitions are not data, but their conflicts are errors like any other.
-        const hidden = arc.definition || arc.label.startsWith('_');
-        if (hidden && vertex === root && settled.has(arc.label)) continue;
-        const arcPath = [...path, arc.label];
-        if (!arc.regular && !arc.notAllowed) {
-          if (arc.required && !hidden && !onlyConflicts) findings.missing.push({ path: arcPath, message: 'field is required but not present', at: [], tainted: true });
-          continue;
-        }
-        // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
+    for (const arc of vertex.arcs.values()) {
+      // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
       if (!arc.notAllowed && arc.conjuncts.length === 1 && arc.conjuncts[0].expr.type === 'data') continue;
-      walk(arc, arcPath, onlyConflicts || hidden);
+      // Hidden fields and definitions are not data, but their conflicts are errors like any other.
+      const hidden = arc.definition || arc.label.charCodeAt(0) === 95; // '_'
+      if (hidden && vertex === root && settled.has(arc.label)) continue;
+      if (!arc.regular && !arc.notAllowed) {
+        if (arc.required && !hidden && !onlyConflicts) findings.missing.push({ path: [...path, arc.label], message: 'field is required but not present', at: [], tainted: true });
+        continue;
       }
+      walk(arc, [...path, arc.label], onlyConflicts || hidden);
+    }
   };
   walk(root, []);
   // CUE sorts its messages by path.

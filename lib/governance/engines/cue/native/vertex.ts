@@ -80,12 +80,13 @@ interface Work {
   dynamic: { label: Expr; env: Env; field: Expr; constraint?: '?' | '!'; closed: boolean; group: CloseGroup; at: Position }[];
   readonly disjunctions: PendingDisjunction[];
   readonly lists: ListPart[];
-  readonly expanded: Set<Vertex>;
+  /** The fields whose conjuncts were unified here (a few: a list is faster than a set). */
+  readonly expanded: Vertex[];
   /** Where the values unified into this vertex were written: CUE lists them with a conflict. */
   readonly positions: Position[];
 }
 
-const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: new Set(), positions: [] });
+const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [] });
 const NO_CHOICES: readonly number[] = [];
 const NO_ARCS: Map<string, Vertex> = new Map();
 /** Data has no scope: nothing in it refers to anything. */
@@ -327,14 +328,14 @@ export class Vertex {
 
   /** A struct or list value reached by reference: its conjuncts are unified here. */
   expand(target: Vertex, conjunct: Conjunct): void {
-    if (target === this || this.work.expanded.has(target)) return;
+    if (target === this || this.work.expanded.includes(target)) return;
     for (let v = this.parent; v; v = v.parent) {
       if (v === target) {
         this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
         return;
       }
     }
-    this.work.expanded.add(target);
+    this.work.expanded.push(target);
     if (target.parent && target.parent.state === 'new') target.parent.evaluate();
     if (this.ctx.withoutData) {
       target.evaluate();
