@@ -15,7 +15,7 @@ vi.mock('../../lib/governance/engines/cue/cue-engine', () => ({
 
 describe('checking a CUE script when saving a policy', () => {
   it('answers 503 when CUE itself gives no answer, not a 400 blaming the script', async () => {
-    await expect(checkCueScript('owner: string')).resolves.toEqual({ ok: true });
+    await expect(checkCueScript('owner: string')).resolves.toEqual({ ok: true, evaluator: 'native', evaluatorReason: null });
     const failure = await checkCueScript('crash').catch((error) => error);
     expect(failure).toBeInstanceOf(ServiceUnavailable);
     expect(failure.status).toBe(503);

@@ -29,7 +29,12 @@ export interface EngineEntity {
   readonly requireConcrete: boolean;
   /** remote: base URL; the engine is called at `{remoteEngineUrl}/v1/evaluate`. */
   readonly remoteEngineUrl: string | null;
+  /** cue: the evaluator chosen when it was saved; absent (saved before the choice existed): decided when evaluated. */
+  readonly evaluator?: CueEvaluator | null;
 }
+
+/** Which evaluator runs a CUE policy: in process, or CUE v0.4 in WebAssembly (docs/cue-policies.md). */
+export type CueEvaluator = 'native' | 'wasm';
 
 /** The verdict on one (entity, resource) pair; the contract's `result` object. */
 export interface EngineResult {
@@ -46,7 +51,22 @@ export const engineFailure = (message: string): EngineResult => ({ satisfiesPoli
 
 /** A CUE script checked on its own (when a policy is saved). */
 /** `unfinished`: CUE did not finish the check within cue-config's bounds (a script too costly to run). */
-export type CueCompileCheck = { ok: true } | { ok: false; message: string; line?: number; column?: number; unfinished?: true };
+export type CueCompileCheck = { ok: true } | CueCheckRefusal;
+export type CueCheckRefusal = { ok: false; message: string; line?: number; column?: number; unfinished?: true };
+
+/** The check when a policy is saved, with the evaluator that will run it and why (null reason: the native one, nothing to explain). */
+export type CueScriptCheck = { ok: true; evaluator: CueEvaluator; evaluatorReason: string | null } | CueCheckRefusal;
+
+/** A pair on which the two CUE evaluators disagree (cue-config.evaluator = shadow): both verdicts. */
+export interface EvaluatorDisagreement {
+  readonly entity: Pick<EngineEntity, 'id' | 'version' | 'kind'>;
+  readonly resourceId: string;
+  readonly native: EngineResult;
+  readonly wasm: EngineResult;
+}
+
+/** Told of each disagreement as it is found; engines know no database, their caller records it. */
+export type DisagreementSink = (disagreement: EvaluatorDisagreement) => void;
 
 /**
  * One engine. `evaluate` answers, for each entity, one result per resource in the order given:
@@ -54,5 +74,5 @@ export type CueCompileCheck = { ok: true } | { ok: false; message: string; line?
  * pair (or all of them) gets an `isError` result.
  */
 export interface PolicyEngine {
-  evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]>;
+  evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal, onDisagreement?: DisagreementSink): Promise<EngineResult[][]>;
 }

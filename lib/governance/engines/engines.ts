@@ -2,19 +2,21 @@ import { ServiceUnavailable } from '../../http/problems';
 import { getSettings } from '../../settings';
 import { CueRunFailure } from './cue/cue-runner';
 import { callerTargetTimeoutsOf } from '../../platform/http-client';
-import type { CueCompileCheck, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
+import type { CueScriptCheck, DisagreementSink, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
 import { RemoteEngine } from './remote/remote-engine';
 
-// Loaded on first use: functions that never meet a CUE policy never start its workers.
-const getCueEngine = async () => (await import('./cue/cue-engine')).getCueEngine();
+// Loaded on first use: functions that never meet a CUE policy never load it, and the WebAssembly
+// workers start only when a policy needs them (cue/cue-evaluators.ts).
+const getCueEngine = async () => (await import('./cue/cue-evaluators')).getCueEvaluators();
 
 /**
- * A CUE script on its own, as it is checked when a policy is saved. A script that does not finish
+ * A CUE script on its own, as it is checked when a policy is saved, and the evaluator that will run
+ * it (cue-config.evaluator). A script that does not finish
  * within cue-config.timeout (or prints past its cap) is the author's to change: a failed check.
  * When CUE itself gives no answer (crash, no worker) the script is not judged: 503, so the caller
  * retries rather than edits.
  */
-export async function checkCueScript(script: string): Promise<CueCompileCheck> {
+export async function checkCueScript(script: string): Promise<CueScriptCheck> {
   const engine = await getCueEngine();
   try {
     return await engine.check(script);
@@ -31,9 +33,15 @@ async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
 
 /**
  * Every entity against every resource, each entity by its own engine (the CUE ones in shared runs);
- * `results[entityIndex][resourceIndex]`, in the order given.
+ * `results[entityIndex][resourceIndex]`, in the order given. `onDisagreement` hears of the pairs
+ * the two CUE evaluators judge differently (cue-config.evaluator = shadow).
  */
-export async function evaluateEntities(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+export async function evaluateEntities(
+  entities: readonly EngineEntity[],
+  resources: readonly EngineResource[],
+  signal?: AbortSignal,
+  onDisagreement?: DisagreementSink,
+): Promise<EngineResult[][]> {
   const results: EngineResult[][] = new Array(entities.length);
   await Promise.all(
     (['cue', 'remote'] as const).map(async (kind) => {
@@ -42,7 +50,7 @@ export async function evaluateEntities(entities: readonly EngineEntity[], resour
         for (const index of indexes) results[index] = [];
         return;
       }
-      const answers = await (await engineOf(kind)).evaluate(indexes.map((index) => entities[index]), resources, signal);
+      const answers = await (await engineOf(kind)).evaluate(indexes.map((index) => entities[index]), resources, signal, onDisagreement);
       indexes.forEach((index, i) => (results[index] = answers[i]));
     }),
   );

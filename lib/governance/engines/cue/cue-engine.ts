@@ -131,7 +131,7 @@ export class CueEngine implements PolicyEngine {
 }
 
 /** The engine the settings ask for: the `cue` executable of `cue-process-path`, else the WebAssembly pool. */
-export function createCueEngine(config: Settings['cueConfig']): CueEngine {
+export function createCueEngine(config: Omit<Settings['cueConfig'], 'evaluator' | 'maxSteps'>): CueEngine {
   const { cueProcessPath, timeout, workers, recycleAfterRuns, maxOutputBytes } = config;
   const runner: CueRunner = cueProcessPath
     ? new CueProcessRunner({ executable: cueProcessPath, concurrency: workers, timeoutMs: timeout, maxOutputBytes })

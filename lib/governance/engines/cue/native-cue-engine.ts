@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { engineFailure, type EngineEntity, type EngineResource, type EngineResult } from '../engine';
+import { ABORTED_MESSAGE } from './cue-runner';
+import { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram } from './native';
+
+/** What the native path asks of the evaluator (lib/governance/engines/cue/native); tests give a stub. */
+export interface NativeEvaluator {
+  compile(script: string, maxSteps: number): NativeCompile;
+  evaluate(program: NativeProgram, descriptor: unknown, options: NativeOptions): EngineResult;
+}
+
+export const NATIVE_EVALUATOR: NativeEvaluator = { compile: compileNative, evaluate: evaluateNative };
+
+/** Compiled scripts kept per container; a policy set larger than this is compiled again as it comes round. */
+const COMPILED_KEPT = 1000;
+
+/** Native work runs in the function's own thread: it gives the event loop a turn this often (timers, lease renewals, aborts). */
+const TURN_MS = 20;
+
+/**
+ * A descriptor CUE could not read (cyclic, as YAML aliases can make it) fails, as on the WebAssembly
+ * path, rather than pass a policy that never looks at the cycle.
+ */
+function notJson(resource: EngineResource): string | undefined {
+  try {
+    JSON.stringify(resource.descriptor);
+    return undefined;
+  } catch (error) {
+    return `the descriptor of ${resource.id} cannot be written as JSON: ${(error as Error).message}`;
+  }
+}
+
+/** One entity the native path evaluates, with its program. */
+export interface NativeWork {
+  readonly entity: EngineEntity;
+  readonly program: NativeProgram;
+}
+
+/**
+ * The native path: each script compiled once per container (kept by its text's hash, so a draft
+ * edited in place is compiled again), then unified with each descriptor in process, within
+ * cue-config.max-steps per pair. No workers.
+ */
+export class NativeCueEngine {
+  private readonly compiled = new Map<string, NativeCompile>();
+
+  constructor(
+    private readonly evaluator: NativeEvaluator,
+    private readonly maxSteps: number,
+  ) {}
+
+  compile(script: string): NativeCompile {
+    const key = createHash('sha256').update(script).digest('base64');
+    const kept = this.compiled.get(key);
+    // Map order is insertion order: taking an entry out and in again makes it the most recently used.
+    if (kept) this.compiled.delete(key);
+    const compiled = kept ?? this.compileGuarded(script);
+    this.compiled.set(key, compiled);
+    if (this.compiled.size > COMPILED_KEPT) this.compiled.delete(this.compiled.keys().next().value as string);
+    return compiled;
+  }
+
+  private compileGuarded(script: string): NativeCompile {
+    try {
+      return this.evaluator.compile(script, this.maxSteps);
+    } catch (error) {
+      return { ok: false, unsupported: `the native evaluator failed compiling it: ${(error as Error).message}` };
+    }
+  }
+
+  /** `results[workIndex][resourceIndex]`; never throws, and never answers a fault or an exhausted budget with a pass. */
+  async evaluate(work: readonly NativeWork[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+    const results: EngineResult[][] = work.map(() => []);
+    if (work.length === 0) return results;
+    let turnStarted = performance.now();
+    for (const [r, resource] of resources.entries()) {
+      if (performance.now() - turnStarted > TURN_MS) {
+        await nextTurn();
+        turnStarted = performance.now();
+      }
+      const unreadable = signal?.aborted ? ABORTED_MESSAGE : notJson(resource);
+      work.forEach(({ entity, program }, w) => {
+        results[w][r] = unreadable ? engineFailure(unreadable) : this.evaluateOne(entity, program, resource);
+      });
+    }
+    return results;
+  }
+
+  private evaluateOne(entity: EngineEntity, program: NativeProgram, resource: EngineResource): EngineResult {
+    try {
+      return this.evaluator.evaluate(program, resource.descriptor, { requireConcrete: entity.requireConcrete, metric: entity.kind === 'metric', maxSteps: this.maxSteps });
+    } catch (error) {
+      return engineFailure(`the native evaluator failed: ${(error as Error).message}`);
+    }
+  }
+}
