@@ -129,6 +129,9 @@ export function defineTables(schemaName: string) {
       strategy: text('strategy', { enum: ['default', 'previous_vs_current'] }).notNull(),
       status: text('status', { enum: ['draft', 'grace', 'enabled', 'disabled'] }).notNull(),
       thresholds: jsonb('thresholds').$type<{ label: string; color: string; min?: number; max?: number }[]>(),
+      /** cue: the evaluator chosen when this version was saved, and why when it is not the native one; null: saved before the choice existed. */
+      evaluator: text('evaluator', { enum: ['native', 'wasm'] }),
+      evaluatorReason: text('evaluator_reason'),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
       createdBy: text('created_by').notNull(),
       updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -268,7 +271,32 @@ export function defineTables(schemaName: string) {
     (table) => [index('cron_schedules_due').on(table.nextRunAt)],
   );
 
-  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks, cronSchedules };
+  /**
+   * cue-config.evaluator = shadow: the pairs the native and WebAssembly CUE evaluators judged
+   * differently, both verdicts as the engines gave them (satisfiesPolicy, isError, errors).
+   */
+  const cueDisagreements = schema.table(
+    'cue_disagreements',
+    {
+      id: bigserial('id', { mode: 'number' }).primaryKey(),
+      reportId: uuid('report_id').notNull(),
+      entityId: uuid('entity_id').notNull(),
+      entityVersion: integer('entity_version').notNull(),
+      entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
+      resourceId: text('resource_id').notNull(),
+      environment: text('environment').notNull(),
+      native: jsonb('native').$type<Record<string, unknown>>().notNull(),
+      wasm: jsonb('wasm').$type<Record<string, unknown>>().notNull(),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (table) => [
+      // A report re-run after a crash records nothing twice.
+      uniqueIndex('cue_disagreements_per_report').on(table.reportId, table.environment, table.entityId, table.entityVersion, table.resourceId),
+      index('cue_disagreements_entity').on(table.entityId, table.id.desc()),
+    ],
+  );
+
+  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks, cronSchedules, cueDisagreements };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -276,5 +304,5 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks, cronSchedules } =
+export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks, cronSchedules, cueDisagreements } =
   defineTables(MIGRATIONS_SCHEMA_NAME);

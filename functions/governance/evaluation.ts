@@ -1,5 +1,5 @@
-import { evaluateEndpoint, listResultsEndpoint, readReportEndpoint, readReportResultsEndpoint } from '../../lib/governance/evaluation/endpoints';
-import { evaluateDescriptor, listResults } from '../../lib/governance/evaluation/evaluation-service';
+import { evaluateEndpoint, listDisagreementsEndpoint, listResultsEndpoint, readReportEndpoint, readReportResultsEndpoint } from '../../lib/governance/evaluation/endpoints';
+import { evaluateDescriptor, listDisagreements, listResults } from '../../lib/governance/evaluation/evaluation-service';
 import { readReport, readReportResults } from '../../lib/governance/evaluation/report-reading';
 import { httpHandler } from '../../lib/http/handler';
 import { startedResponse } from './started-response';
@@ -31,4 +31,9 @@ export const readEvaluationReportResults = httpHandler(readReportResultsEndpoint
 export const results = httpHandler(listResultsEndpoint, async ({ query }) => {
   const { limit, offset, ...filters } = query;
   return { status: 200, body: await listResults(filters, { limit, offset }) };
+});
+
+export const cueDisagreements = httpHandler(listDisagreementsEndpoint, async ({ query }) => {
+  const { limit, offset, ...filters } = query;
+  return { status: 200, body: await listDisagreements(filters, { limit, offset }) };
 });

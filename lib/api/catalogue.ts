@@ -13,7 +13,7 @@ import {
   registerResourceTypeEndpoint,
 } from '../governance/resource-types/endpoints';
 import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
-import { evaluateEndpoint, listResultsEndpoint, readReportEndpoint, readReportResultsEndpoint } from '../governance/evaluation/endpoints';
+import { evaluateEndpoint, listDisagreementsEndpoint, listResultsEndpoint, readReportEndpoint, readReportResultsEndpoint } from '../governance/evaluation/endpoints';
 import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '../governance/policies/endpoints';
 import type { Endpoint } from '../http/endpoint';
 import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
@@ -40,4 +40,5 @@ export const catalogue: readonly Endpoint[] = [
   readReportEndpoint,
   readReportResultsEndpoint,
   listResultsEndpoint,
+  listDisagreementsEndpoint,
 ];

@@ -86,6 +86,8 @@ describe('creating policies', () => {
       cronExpression: null,
       strategy: 'default',
       status: 'draft',
+      evaluator: null,
+      evaluatorReason: null,
       createdAt: expect.any(String),
       createdBy: 'alice',
       updatedAt: expect.any(String),
@@ -128,6 +130,31 @@ describe('creating policies', () => {
     expect(response.body.errors).toEqual([{ path: 'cueScript', message: expect.stringMatching(/^CUE does not compile \(line 2[,)].*/) }]);
     const good = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\n' }));
     expect(good.status).toBe(201);
+  });
+});
+
+describe('the evaluator of a CUE policy, chosen when it is saved', () => {
+  const cuePolicy = (cueScript: string) => remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript });
+
+  it('is native for what the native evaluator compiles, required fields included', async () => {
+    const response = await create(cuePolicy('name!: string\nowner: email: =~"@"\n'));
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ evaluator: 'native', evaluatorReason: null });
+    expect((await read(response.body.id)).body).toMatchObject({ evaluator: 'native', evaluatorReason: null });
+  });
+
+  it('is wasm, with the reason, for a script using what the native evaluator lacks; an edit decides again', async () => {
+    const response = await create(cuePolicy('import "encoding/yaml"\n\nname: string\ntext: yaml.Marshal({a: 1})\n'));
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ evaluator: 'wasm', evaluatorReason: 'the package "encoding/yaml" is not in the native evaluator' });
+    const edited = await update(response.body.id, cuePolicy('name: string\n'));
+    expect(edited.body).toMatchObject({ version: 1, evaluator: 'native', evaluatorReason: null });
+  });
+
+  it('is shown on metrics too, and is null for remote entities', async () => {
+    const metric = await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body: cuePolicy('components: [...]\nvalue: len(components)\n') });
+    expect(metric.body).toMatchObject({ evaluator: 'native', evaluatorReason: null });
+    expect((await create(remotePolicy())).body).toMatchObject({ evaluator: null, evaluatorReason: null });
   });
 });
 

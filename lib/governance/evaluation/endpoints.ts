@@ -1,5 +1,6 @@
 import { endpoint } from '../../http/endpoint';
 import { listOf, paginationQuery } from '../../http/pagination';
+import { cueDisagreement, disagreementFilters } from './disagreement';
 import { evaluateInput, evaluationReport, evaluationResult, reportAccepted, reportId, reportResultsPage, reportResultsQuery, resultFilters } from './report';
 
 export const evaluateEndpoint = endpoint({
@@ -48,4 +49,14 @@ export const listResultsEndpoint = endpoint({
   tags: ['evaluation'],
   query: paginationQuery.extend(resultFilters.shape),
   responses: { 200: { description: 'A page of results', schema: listOf(evaluationResult, 'EvaluationResultList') } },
+});
+
+export const listDisagreementsEndpoint = endpoint({
+  operationId: 'listCueDisagreements',
+  method: 'GET',
+  path: '/v1/computational-governance/cue-disagreements',
+  summary: 'Pairs (policy version, resource) the native and WebAssembly CUE evaluators judged differently while cue-config.evaluator was shadow, newest first, with both verdicts',
+  tags: ['evaluation'],
+  query: paginationQuery.extend(disagreementFilters.shape),
+  responses: { 200: { description: 'A page of disagreements', schema: listOf(cueDisagreement, 'CueDisagreementList') } },
 });

@@ -5,12 +5,13 @@ import { logger } from '../../logging/logger';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
 import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource, type ResolverRetry } from '../../platform/perimeter-resolver';
 import { getSettings, type Settings } from '../../settings';
-import { engineFailure, type EngineEntity, type EngineResource, type EngineResult } from '../engines/engine';
+import { engineFailure, type DisagreementSink, type EngineEntity, type EngineResource, type EngineResult } from '../engines/engine';
 import { evaluateEntities } from '../engines/engines';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { DEFAULT_BATCH_SIZE } from '../resource-types/resource-type';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import { parseDescriptor, type Descriptor } from './descriptor';
+import { DisagreementRepository, type NewDisagreement } from './disagreement-repository';
 import { outcomeOf, overallOutcome } from './outcome';
 import { ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository, type NewResult } from './result-repository';
@@ -68,6 +69,7 @@ const engineEntity = (row: EntityRow): EngineEntity => ({
   cueScript: row.cueScript,
   requireConcrete: row.requireConcrete,
   remoteEngineUrl: row.remoteEngineUrl,
+  evaluator: row.evaluator,
 });
 
 function engineResource(ctx: RunContext, candidate: Candidate, strategy: EntityRow['strategy']): EngineResource | Error {
@@ -80,9 +82,35 @@ function engineResource(ctx: RunContext, candidate: Candidate, strategy: EntityR
   return { ...base, descriptor, content: JSON.stringify(descriptor) };
 }
 
+const verdictOf = ({ satisfiesPolicy, isError, errors }: EngineResult) => ({ satisfiesPolicy, isError, errors });
+
+/**
+ * Records the disagreements of the CUE evaluators (cue-config.evaluator = shadow). Evidence for an
+ * operator, not part of the verdict: a failure to record is logged, the evaluation goes on.
+ */
+async function recordDisagreements(ctx: RunContext, disagreements: NewDisagreement[]): Promise<void> {
+  try {
+    await new DisagreementRepository(ctx.database).record(disagreements);
+  } catch (error) {
+    logger.error({ err: error, reportId: ctx.report.id }, `${disagreements.length} disagreements of the CUE evaluators could not be recorded`);
+  }
+}
+
 /** Evaluates every entity against the candidates: the result rows to append. */
 export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<NewResult[]> {
   const results: EngineResult[][] = entities.map(() => []);
+  const disagreements: NewDisagreement[] = [];
+  const onDisagreement: DisagreementSink = ({ entity, resourceId, native, wasm }) =>
+    disagreements.push({
+      reportId: ctx.report.id,
+      entityId: entity.id,
+      entityVersion: entity.version,
+      entityKind: entity.kind,
+      resourceId,
+      environment: ctx.environment,
+      native: verdictOf(native),
+      wasm: verdictOf(wasm),
+    });
   for (const strategy of ['default', 'previous_vs_current'] as const) {
     const indexes = entities.flatMap((entity, index) => (entity.strategy === strategy ? [index] : []));
     if (indexes.length === 0) continue;
@@ -92,12 +120,14 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
       indexes.map((index) => engineEntity(entities[index])),
       usable.map((u) => u.resource),
       ctx.signal,
+      onDisagreement,
     );
     indexes.forEach((entityIndex, i) => {
       results[entityIndex] = prepared.map((resource) => (resource instanceof Error ? engineFailure(resource.message) : engineFailure('not evaluated')));
       usable.forEach((u, j) => (results[entityIndex][u.r] = answers[i][j]));
     });
   }
+  if (disagreements.length > 0) await recordDisagreements(ctx, disagreements);
   return entities.flatMap((entity, e) =>
     candidates.map((candidate, r) => {
       const result = results[e][r];

@@ -8,6 +8,8 @@ import { EntityRepository } from '../policies/entity-repository';
 import { readEntityRow } from '../policies/entity-service';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import { parseDescriptor } from './descriptor';
+import type { CueDisagreement, DisagreementFilters } from './disagreement';
+import { DisagreementRepository, type DisagreementRow } from './disagreement-repository';
 import { runReport, type ReportRequest } from './evaluation-runner';
 import { outcomeOf } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
@@ -82,6 +84,27 @@ export async function testEntity(kind: EntityKind, id: string, input: PolicyTest
 export async function listResults(filters: ResultFilters, pagination: Pagination) {
   const { rows, total } = await new ResultRepository(await getDatabase()).list(filters, pagination);
   return listBody(rows.map(representResult), pagination, total);
+}
+
+/** The pairs the CUE evaluators judged differently (cue-config.evaluator = shadow), newest first. */
+export async function listDisagreements(filters: DisagreementFilters, pagination: Pagination) {
+  const { rows, total } = await new DisagreementRepository(await getDatabase()).list(filters, pagination);
+  return listBody(rows.map(representDisagreement), pagination, total);
+}
+
+function representDisagreement(row: DisagreementRow): CueDisagreement {
+  return {
+    id: row.id,
+    policyId: row.entityId,
+    policyVersion: row.entityVersion,
+    kind: row.entityKind,
+    resourceId: row.resourceId,
+    environment: row.environment,
+    reportId: row.reportId,
+    native: row.native as CueDisagreement['native'],
+    wasm: row.wasm as CueDisagreement['wasm'],
+    createdAt: row.createdAt.toISOString(),
+  };
 }
 
 /** A result pushed for a passive policy, against its active version. */

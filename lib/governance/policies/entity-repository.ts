@@ -2,15 +2,15 @@ import { and, asc, count, eq, ilike, inArray, isNull, ne, or, sql, type SQL } fr
 import type { Database } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';
-import type { EntityFilters, EntityInput, EntityKind } from './entity';
+import type { EntityContent, EntityFilters, EntityKind } from './entity';
 import { ACTIVE_STATUSES, type EntityStatus } from './lifecycle';
 
 export type EntityRow = Database['tables']['governanceEntities']['$inferSelect'];
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** The columns an input sets. */
-function contentOf(input: EntityInput) {
+/** The columns a save sets. */
+function contentOf(input: EntityContent) {
   return {
     name: input.name,
     description: input.description,
@@ -28,6 +28,8 @@ function contentOf(input: EntityInput) {
     cronExpression: input.cronExpression,
     strategy: input.strategy,
     thresholds: input.thresholds ?? null,
+    evaluator: input.evaluator,
+    evaluatorReason: input.evaluatorReason,
   };
 }
 
@@ -38,7 +40,7 @@ export class EntityRepository {
     return this.database.tables.governanceEntities;
   }
 
-  async create(kind: EntityKind, input: EntityInput, subject: string, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<EntityRow> {
+  async create(kind: EntityKind, input: EntityContent, subject: string, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<EntityRow> {
     const [row] = await tx
       .insert(this.table)
       .values({ id: crypto.randomUUID(), version: 1, kind, latest: true, status: 'draft', ...contentOf(input), createdBy: subject, updatedBy: subject })
@@ -80,7 +82,7 @@ export class EntityRepository {
   }
 
   /** Edits a draft in place; undefined when it is no longer the newest draft (someone moved it meanwhile). */
-  async updateDraft(kind: EntityKind, id: string, version: number, input: EntityInput, subject: string): Promise<EntityRow | undefined> {
+  async updateDraft(kind: EntityKind, id: string, version: number, input: EntityContent, subject: string): Promise<EntityRow | undefined> {
     const t = this.table;
     const [row] = await this.database.db
       .update(t)
@@ -91,7 +93,7 @@ export class EntityRepository {
   }
 
   /** Writes the next version, a draft, leaving `from` as it is; undefined when `from` is no longer the newest. */
-  async createNextVersion(kind: EntityKind, from: EntityRow, input: EntityInput, subject: string): Promise<EntityRow | undefined> {
+  async createNextVersion(kind: EntityKind, from: EntityRow, input: EntityContent, subject: string): Promise<EntityRow | undefined> {
     const t = this.table;
     return inTransaction(this.database, 'new entity version', async (tx) => {
       const superseded = await tx

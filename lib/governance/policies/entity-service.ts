@@ -13,7 +13,7 @@ import { environmentsOf, recordQueuedEvaluation, sendTasks, type QueuedEvaluatio
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import { CronScheduleRepository } from '../scheduling/cron-schedule-repository';
-import type { EntityFilters, EntityInput, EntityKind, EntityRepresentation, PublishedEntity } from './entity';
+import type { EntityContent, EntityFilters, EntityInput, EntityKind, EntityRepresentation, PublishedEntity } from './entity';
 import { EntityRepository, type EntityRow } from './entity-repository';
 import { allowedMoves, canMove, type EntityStatus } from './lifecycle';
 
@@ -39,6 +39,8 @@ export function represent(row: EntityRow): EntityRepresentation {
     cronExpression: row.cronExpression,
     strategy: row.strategy,
     status: row.status,
+    evaluator: row.evaluator,
+    evaluatorReason: row.evaluatorReason,
     ...(row.kind === 'metric' ? { thresholds: row.thresholds ?? [] } : {}),
     createdAt: row.createdAt.toISOString(),
     createdBy: row.createdBy,
@@ -52,8 +54,11 @@ const repository = async () => new EntityRepository(await getDatabase());
 const notFound = (kind: EntityKind, id: string, version?: number) =>
   new NotFound(`No ${NOUN[kind]} has the id ${id}${version === undefined ? '' : ` and version ${version}`}`);
 
-/** What only the database and the engine can judge: the type and environment exist, the CUE compiles. */
-async function checkReferences(input: EntityInput): Promise<void> {
+/**
+ * What only the database and the engine can judge: the type and environment exist, the CUE compiles.
+ * The content to store: the input and, for CUE, the evaluator the check chose.
+ */
+async function checkReferences(input: EntityInput): Promise<EntityContent> {
   const errors: FieldError[] = [];
   const database = await getDatabase();
   if (!(await new ResourceTypeRepository(database).find(input.resourceType))) {
@@ -69,22 +74,26 @@ async function checkReferences(input: EntityInput): Promise<void> {
   }
   const urlProblem = input.remoteEngineUrl ? callableUrlProblem(await getSettings(), input.remoteEngineUrl) : undefined;
   if (urlProblem) errors.push({ path: 'remoteEngineUrl', message: `remoteEngineUrl ${urlProblem}` });
+  let content: EntityContent = { ...input, evaluator: null, evaluatorReason: null };
   if (input.engine === 'cue' && input.cueScript) {
     const check = await checkCueScript(input.cueScript);
-    if (!check.ok) {
+    if (check.ok) {
+      content = { ...input, evaluator: check.evaluator, evaluatorReason: check.evaluatorReason };
+    } else {
       const where = check.line === undefined ? '' : ` (line ${check.line}${check.column === undefined ? '' : `, column ${check.column}`})`;
       errors.push({ path: 'cueScript', message: check.unfinished ? `the script did not finish being checked: ${check.message}` : `CUE does not compile${where}: ${check.message}` });
     }
   }
   if (errors.length > 0) throw new Invalid(errors);
+  return content;
 }
 
 export async function createEntity(kind: EntityKind, input: EntityInput, subject: string): Promise<EntityRepresentation> {
-  await checkReferences(input);
+  const content = await checkReferences(input);
   const database = await getDatabase();
   const settings = await getSettings();
   const row = await inTransaction(database, `create ${kind}`, async (tx) => {
-    const created = await new EntityRepository(database).create(kind, input, subject, tx);
+    const created = await new EntityRepository(database).create(kind, content, subject, tx);
     const notification = notificationOf(settings, kind === 'policy' ? 'new-policy-event' : 'new-metric-event', { id: created.id, name: created.name, type: kind }, `${subject} created the ${NOUN[kind]} "${created.name}"`);
     if (notification) await new OutboxRepository(database).enqueue('notification', notification, tx);
     return created;
@@ -138,9 +147,9 @@ export async function listVersions(kind: EntityKind, id: string): Promise<Entity
  */
 export async function updateEntity(kind: EntityKind, id: string, input: EntityInput, subject: string): Promise<{ entity: EntityRepresentation; newVersion: boolean }> {
   const current = await readEntityRow(kind, id);
-  await checkReferences(input);
+  const content = await checkReferences(input);
   const entities = await repository();
-  const row = current.status === 'draft' ? await entities.updateDraft(kind, id, current.version, input, subject) : await entities.createNextVersion(kind, current, input, subject);
+  const row = current.status === 'draft' ? await entities.updateDraft(kind, id, current.version, content, subject) : await entities.createNextVersion(kind, current, content, subject);
   if (!row) throw new Conflict(`The ${NOUN[kind]} changed while it was being edited; read it again and retry`);
   return { entity: represent(row), newVersion: row.version !== current.version };
 }

@@ -12,6 +12,7 @@ export const TRIGGERS = ['active', 'passive'] as const;
 export const TIMINGS = ['deployment', 'runtime'] as const;
 export const STRATEGIES = ['default', 'previous_vs_current'] as const;
 export const ENGINES = ['cue', 'remote'] as const;
+export const CUE_EVALUATORS = ['native', 'wasm'] as const;
 
 const oneOf = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
   z.enum(values, { error: `${name} must be one of ${values.join(', ')}` });
@@ -86,6 +87,9 @@ export type PolicyInput = z.output<typeof policyInput>;
 export type MetricInput = z.output<typeof metricInput>;
 export type EntityInput = PolicyInput & { thresholds?: MetricInput['thresholds'] };
 
+/** What a saved version stores: the input, and for cue the evaluator the save check chose. */
+export type EntityContent = EntityInput & { evaluator: (typeof CUE_EVALUATORS)[number] | null; evaluatorReason: string | null };
+
 const representationFields = {
   id: z.string(),
   version: z.number().int(),
@@ -105,6 +109,10 @@ const representationFields = {
   cronExpression: z.string().nullable(),
   strategy: z.enum(STRATEGIES),
   status: z.enum(STATUSES),
+  evaluator: z.enum(CUE_EVALUATORS).nullable().meta({
+    description: 'cue: what evaluates this version, decided when it was saved (docs/cue-policies.md, "Which evaluator runs a policy"); null for remote, and for a version saved before the choice existed (decided when evaluated)',
+  }),
+  evaluatorReason: z.string().nullable().meta({ description: 'Why this version is evaluated by wasm rather than native; null otherwise' }),
   createdAt: z.string(),
   createdBy: z.string(),
   updatedAt: z.string(),

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+const verdict = z.object({ satisfiesPolicy: z.boolean(), isError: z.boolean(), errors: z.array(z.string()) });
+
+/** A pair the native and WebAssembly CUE evaluators judged differently (cue-config.evaluator = shadow). */
+export const cueDisagreement = z
+  .object({
+    id: z.number().int(),
+    policyId: z.string(),
+    policyVersion: z.number().int(),
+    kind: z.enum(['policy', 'metric']),
+    resourceId: z.string(),
+    environment: z.string(),
+    reportId: z.string(),
+    native: verdict.meta({ description: 'What the native evaluator answered' }),
+    wasm: verdict.meta({ description: 'What the WebAssembly evaluator answered (the verdict that was recorded)' }),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'CueDisagreement' });
+
+export type CueDisagreement = z.output<typeof cueDisagreement>;
+
+export const disagreementFilters = z.object({
+  policyId: z.uuid({ error: 'policyId must be a UUID' }).optional().meta({ description: 'Only the disagreements of this policy or metric' }),
+});
+
+export type DisagreementFilters = z.output<typeof disagreementFilters>;
