@@ -88,6 +88,12 @@ describe('the native setting', () => {
     expect(roomy).toEqual(PASS);
   });
 
+  it('fails the pairs of the WebAssembly policies when that engine cannot start, and only those', async () => {
+    const evaluators = createCueEvaluators(NATIVE, () => Promise.reject(new Error('no worker')));
+    const results = await evaluators.evaluate([entity(YAML_POLICY), entity('name: string\n')], [resource('a', { name: 'a' })]);
+    expect(results).toEqual([[{ satisfiesPolicy: false, isError: true, errors: ['the WebAssembly CUE engine could not start: no worker'] }], [PASS]]);
+  });
+
   it('fails a pair whose native evaluation throws, although the evaluator promises not to', async () => {
     const throwing: NativeEvaluator = { compile: NATIVE_EVALUATOR.compile, evaluate: () => { throw new Error('boom'); } };
     const [[result]] = await createCueEvaluators(NATIVE, fakeWasm().factory, throwing).evaluate([entity('name: string\n')], [resource('a', { name: 'a' })]);

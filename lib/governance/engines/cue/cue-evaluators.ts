@@ -1,5 +1,5 @@
 import { getSettings, type Settings } from '../../../settings';
-import type { CueCompileCheck, CueScriptCheck, DisagreementSink, EngineEntity, EngineResource, EngineResult, PolicyEngine } from '../engine';
+import { engineFailure, type CueCompileCheck, type CueScriptCheck, type DisagreementSink, type EngineEntity, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
 import { getCueEngine } from './cue-engine';
 import { NATIVE_EVALUATOR, NativeCueEngine, type NativeEvaluator, type NativeWork } from './native-cue-engine';
 import type { NativeCompile } from './native';
@@ -41,13 +41,13 @@ export class CueEvaluators implements PolicyEngine {
   ) {}
 
   async evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal, onDisagreement?: DisagreementSink): Promise<EngineResult[][]> {
-    if (this.setting === 'wasm') return (await this.wasm()).evaluate(entities, resources, signal);
+    if (this.setting === 'wasm') return this.evaluateWasm(entities, resources, signal);
     const routes = entities.map((entity) => this.route(entity));
     const nativeWork = routes.flatMap((route) => (route.to === 'native' ? [route.work] : []));
     const wasmEntities = this.setting === 'shadow' ? entities : entities.filter((_, index) => routes[index].to === 'wasm');
     const [nativeRows, wasmRows] = await Promise.all([
       this.native.evaluate(nativeWork, resources, signal),
-      wasmEntities.length > 0 ? this.wasm().then((engine) => engine.evaluate(wasmEntities, resources, signal)) : [],
+      this.evaluateWasm(wasmEntities, resources, signal),
     ]);
     let nativeNext = 0;
     let wasmNext = 0;
@@ -63,6 +63,19 @@ export class CueEvaluators implements PolicyEngine {
       }
       return wasm;
     });
+  }
+
+  /** The WebAssembly engine's results; asks for the engine only when there is something to evaluate. */
+  private async evaluateWasm(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+    if (entities.length === 0) return [];
+    let engine: WasmCueEngine;
+    try {
+      engine = await this.wasm();
+    } catch (error) {
+      const failure = engineFailure(`the WebAssembly CUE engine could not start: ${(error as Error).message}`);
+      return entities.map(() => resources.map(() => failure));
+    }
+    return engine.evaluate(entities, resources, signal);
   }
 
   /** Which path evaluates the entity: the one it was saved with, else the native one when it compiles there. */
