@@ -1,17 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CueEngine, createCueEngine } from '../../lib/governance/engines/cue/cue-engine';
+import { createCueEvaluators } from '../../lib/governance/engines/cue/cue-evaluators';
 import { CueRunFailure, type CueRunner } from '../../lib/governance/engines/cue/cue-runner';
 import { CueWorkerPool } from '../../lib/governance/engines/cue/cue-worker-pool';
+import type { PolicyEngine } from '../../lib/governance/engines/engine';
 import { entity, MIXED, MIXED_EXPECTED, PASS, PRODUCT_POLICY, resource, violation } from './cue-fixtures';
 
 const CONFIG = { timeout: 20_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 };
 
-describe('the CUE engine (WebAssembly workers)', () => {
-  let engine: CueEngine;
+/** The two paths every behaviour below must share; the native one must never need the WebAssembly workers. */
+const PATHS = [
+  {
+    path: 'native, in process',
+    create: () => ({ engine: createCueEvaluators({ evaluator: 'native', maxSteps: 1_000_000 }, () => Promise.reject(new Error('the WebAssembly engine was started'))), close: async () => {} }),
+  },
+  {
+    path: 'WebAssembly workers',
+    create: () => {
+      const engine = createCueEngine(CONFIG);
+      return { engine, close: () => engine.close() };
+    },
+  },
+];
+
+describe.each(PATHS)('the CUE engine ($path)', ({ create }) => {
+  let engine: PolicyEngine;
+  let close: () => Promise<void>;
   beforeAll(() => {
-    engine = createCueEngine(CONFIG);
+    ({ engine, close } = create());
   });
-  afterAll(() => engine.close());
+  afterAll(() => close());
 
   it('passes a compliant descriptor and reports the violations of another, with paths and lines of the policy', async () => {
     const results = await engine.evaluate([entity('name: string\nsize: int & <10\n')], [resource('a', { name: 'a', size: 3 }), resource('b', { name: 'b', size: 30 })]);
@@ -82,6 +100,29 @@ describe('the CUE engine (WebAssembly workers)', () => {
     expect(results[0][2].errors[0]).toMatch(/^current\.version: invalid value "1" \(out of bound !="1"\)/);
   });
 
+  it('fails only the resource whose descriptor cannot be written as JSON', async () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    const [[first, broken, last]] = await engine.evaluate([entity('name: string\n')], [resource('a', { name: 'a' }), { ...resource('cyclic', {}), descriptor: cyclic }, resource('c', { name: 'c' })]);
+    expect([first, last]).toEqual([PASS, PASS]);
+    expect(broken).toMatchObject({ satisfiesPolicy: false, isError: true, errors: [expect.stringMatching(/^the descriptor of cyclic cannot be written as JSON: Converting circular structure to JSON/)] });
+  });
+
+  it('answers an aborted evaluation with error results, not passes', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const [[result]] = await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })], controller.signal);
+    expect(result).toEqual({ satisfiesPolicy: false, isError: true, errors: ['the evaluation was aborted before CUE finished'] });
+  });
+});
+
+describe('the CUE engine (WebAssembly workers) on its own', () => {
+  let engine: CueEngine;
+  beforeAll(() => {
+    engine = createCueEngine(CONFIG);
+  });
+  afterAll(() => engine.close());
+
   it('splits large evaluations into several runs and still attributes every error', async () => {
     const pool = new CueWorkerPool({ workers: 2, timeoutMs: 20_000, recycleAfterRuns: 3, maxOutputBytes: 1 << 20 });
     const runs: string[][] = [];
@@ -100,21 +141,6 @@ describe('the CUE engine (WebAssembly workers)', () => {
     } finally {
       await small.close();
     }
-  });
-
-  it('fails only the resource whose descriptor cannot be written as JSON', async () => {
-    const cyclic: Record<string, unknown> = { name: 'loop' };
-    cyclic.self = cyclic;
-    const [[first, broken, last]] = await engine.evaluate([entity('name: string\n')], [resource('a', { name: 'a' }), { ...resource('cyclic', {}), descriptor: cyclic }, resource('c', { name: 'c' })]);
-    expect([first, last]).toEqual([PASS, PASS]);
-    expect(broken).toMatchObject({ satisfiesPolicy: false, isError: true, errors: [expect.stringMatching(/^the descriptor of cyclic cannot be written as JSON: Converting circular structure to JSON/)] });
-  });
-
-  it('answers an aborted evaluation with error results, not passes', async () => {
-    const controller = new AbortController();
-    controller.abort();
-    const [[result]] = await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })], controller.signal);
-    expect(result).toEqual({ satisfiesPolicy: false, isError: true, errors: ['the evaluation was aborted before CUE finished'] });
   });
 
   describe('check', () => {
