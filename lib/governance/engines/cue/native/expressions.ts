@@ -113,6 +113,11 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') return incomplete(`${index ? 'index' : 'selector'} ${name} of a value that is not known yet`, [at]);
     return bottom(`invalid ${index ? 'index' : 'selector'} ${name} for value of type ${typeName(value)}`, [at]);
   }
+  // A definition or hidden field beside a scalar (`{"foo", #bar: "bar"}.#bar`).
+  if (!index && (name.startsWith('#') || name.startsWith('_')) && target.evaluate() !== target) {
+    const attached = target.arcs.get(name);
+    if (attached) return attached;
+  }
   const resolved = target.resolved();
   if (!(resolved instanceof Vertex)) return select(resolved, name, at, index);
   noteRead(resolved);
@@ -254,7 +259,7 @@ function slice(expr: Extract<Expr, { type: 'slice' }>, env: Env, from: Vertex): 
 }
 
 /** Where an expression begins (a selector's own position is its dot). */
-function startOf(expr: Expr): Position {
+export function startOf(expr: Expr): Position {
   switch (expr.type) {
     case 'selector':
     case 'index':

@@ -1,7 +1,7 @@
 import type { StructLit } from './ast';
 import { Context } from './context';
 import { compileFile } from './program';
-import { formatConstraint, formatNumber, formatValue, kindName, type Value } from './values';
+import { formatConstraint, formatNumber, formatValue, isBottom, kindName, type Value } from './values';
 import { Vertex } from './vertex';
 
 /**
@@ -21,7 +21,8 @@ export type Inspected =
   /** A value that is not concrete and not a struct or list: `int`, `>=3 & int`, `strings.MinRunes(3)`; `text` as CUE prints it, `kinds` the kinds it allows. */
   | { readonly kind: 'constraint'; readonly text: string; readonly kinds: readonly string[] }
   /** `closed`: closed by a definition or close(); `open`: has `...`. `patterns`: the pattern constraints' labels as CUE text. */
-  | { readonly kind: 'struct'; readonly closed: boolean; readonly open: boolean; readonly fields: readonly InspectedField[]; readonly patterns: readonly string[] }
+  /** `embedded`: a scalar or list with definitions or hidden fields beside it (`{5, #d: 1}`), the fields being those. */
+  | { readonly kind: 'struct'; readonly closed: boolean; readonly open: boolean; readonly fields: readonly InspectedField[]; readonly patterns: readonly string[]; readonly embedded?: Inspected }
   | { readonly kind: 'list'; readonly elements: readonly Inspected[]; readonly open: boolean }
   | { readonly kind: 'disjunction'; readonly disjuncts: readonly { readonly value: Inspected; readonly isDefault: boolean }[] }
   | { readonly kind: 'function'; readonly name: string };
@@ -50,21 +51,25 @@ export function inspectFiles(files: readonly { readonly name: string; readonly t
   return inspect(root, 0, maxDepth, file);
 }
 
+function field(arc: Vertex, depth: number, maxDepth: number, file: string): InspectedField {
+  return { label: arc.label, constraint: arc.regular ? '' : arc.required ? '!' : '?', definition: arc.definition, hidden: arc.label.startsWith('_'), value: inspect(arc, depth + 1, maxDepth, file) };
+}
+
 function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: string): Inspected {
   if (depth > maxDepth) return { kind: 'bottom', code: 'structural-cycle', message: 'structural cycle', positions: [] };
   let value: Value = target;
   if (target instanceof Vertex) {
     value = target.evaluate();
     if (target.notAllowed) value = target.notAllowed;
+    const list = (): Inspected => ({ kind: 'list', elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)), open: target.listOpen });
+    const attached = [...target.arcs.values()].filter((arc) => arc.definition || arc.label.startsWith('_'));
+    if (value !== target && attached.length > 0 && (target.isList || !isBottom(value))) {
+      const embedded = target.isList ? list() : inspect(value, depth + 1, maxDepth, file);
+      return { kind: 'struct', closed: false, open: false, fields: attached.map((arc) => field(arc, depth, maxDepth, file)), patterns: [], embedded };
+    }
     if (value === target) {
-      if (target.isList) return { kind: 'list', elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)), open: target.listOpen };
-      const fields: InspectedField[] = [...target.arcs.values()].map((arc) => ({
-        label: arc.label,
-        constraint: arc.regular ? '' : arc.required ? '!' : '?',
-        definition: arc.definition,
-        hidden: arc.label.startsWith('_'),
-        value: inspect(arc, depth + 1, maxDepth, file),
-      }));
+      if (target.isList) return list();
+      const fields = [...target.arcs.values()].map((arc) => field(arc, depth, maxDepth, file));
       return { kind: 'struct', closed: target.isClosed(), open: target.groups.some((group) => group.open), fields, patterns: target.patterns.map((pattern) => (pattern.matcher ? formatValue(pattern.matcher) : '_')) };
     }
   }

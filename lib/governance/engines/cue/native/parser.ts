@@ -67,7 +67,7 @@ class Parser {
   }
 
   private describe(token: Token): string {
-    return token.kind === 'eof' ? 'end of input' : token.kind === 'comma' && token.implicit ? 'newline' : `'${token.text}'`;
+    return token.kind === 'eof' ? "'EOF'" : token.kind === 'comma' && token.implicit ? 'newline' : `'${token.text}'`;
   }
 
   private expect(text: string): Token {
@@ -115,6 +115,8 @@ class Parser {
       this.terminator('}');
     }
     while (this.token.kind !== 'eof') {
+      // A bracket closing nothing: CUE expected the file to end there.
+      if (this.token.kind === 'op' && ['}', ']', ')'].includes(this.token.text)) this.fail(`expected 'EOF', found ${this.describe(this.token)}`);
       decls.push(this.declaration());
       this.terminator('}');
     }
@@ -379,7 +381,7 @@ class Parser {
     const decls: Decl[] = [];
     this.skipCommas();
     while (!this.is('}')) {
-      if (this.token.kind === 'eof') this.fail("expected '}', found end of input");
+      if (this.token.kind === 'eof') this.fail("expected '}', found 'EOF'");
       decls.push(this.declaration());
       this.terminator('}');
     }
@@ -393,7 +395,7 @@ class Parser {
     let rest: ListLit['rest'];
     this.skipCommas();
     while (!this.is(']')) {
-      if (this.token.kind === 'eof') this.fail("expected ']', found end of input");
+      if (this.token.kind === 'eof') this.fail("expected ']', found 'EOF'");
       if (this.is('...')) {
         this.take();
         rest = { type: this.is(']') || this.token.kind === 'comma' ? undefined : this.expression() };

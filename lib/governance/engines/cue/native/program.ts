@@ -9,6 +9,7 @@ import { parseFile } from './parser';
 import { compileRegexp, UnsupportedRegexp } from './regexps';
 import { CueSyntaxError, type Position } from './scanner';
 import type { Package } from './values';
+import { formatPath } from './verdict';
 import type { Env } from './vertex';
 
 export interface Program {
@@ -58,6 +59,9 @@ export function compileFile(source: string, options: { references?: boolean } = 
 
 type Scope = { readonly lit?: StructLit; readonly names?: ReadonlySet<string>; readonly packages?: ReadonlyMap<string, Package> };
 
+/** The field being checked, for messages (CUE: `size: reference "limit" not found`). */
+const fieldPath: string[] = [];
+
 /** The names each struct literal's lets and aliases are read by (a let or alias never read is an error in CUE). */
 let readNames = new Map<StructLit, Set<string>>();
 
@@ -85,6 +89,7 @@ function checkReferences(lit: StructLit, outer: readonly Scope[]): void {
 
 function checkFile(lit: StructLit, scope: Scope): void {
   readNames = new Map();
+  fieldPath.length = 0;
   try {
     checkReferences(lit, [scope]);
   } finally {
@@ -102,7 +107,12 @@ function checkDecl(decl: Decl, scopes: readonly Scope[]): void {
       }
       if (decl.label.kind !== 'name') checkExpr(decl.label.expr, scopes);
       if (decl.attributes.some((attribute) => EXPERIMENT.test(attribute))) throw new Unsupported('the script turns on a CUE experiment');
-      checkExpr(decl.value, scopes);
+      fieldPath.push(decl.label.kind === 'name' ? decl.label.name : '(label)');
+      try {
+        checkExpr(decl.value, scopes);
+      } finally {
+        fieldPath.pop();
+      }
       return;
     case 'embed':
     case 'let':
@@ -134,7 +144,7 @@ function checkClauses(clauses: readonly Clause[], at: number, body: StructLit, s
 function checkExpr(expr: Expr, scopes: readonly Scope[]): void {
   switch (expr.type) {
     case 'ident':
-      if (!known(expr.name, scopes)) throw new ScriptError(`reference "${expr.name}" not found`, expr.at);
+      if (!known(expr.name, scopes)) throw new ScriptError(`${fieldPath.length > 0 ? `${formatPath(fieldPath)}: ` : ''}reference "${expr.name}" not found`, expr.at);
       return;
     case 'literal':
       return;

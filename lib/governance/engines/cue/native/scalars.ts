@@ -26,8 +26,8 @@ export const constraint = (kinds: number, bounds: readonly Bound[] = [], validat
 const isConcrete = (value: Value) => isScalar(value);
 
 function conflict(a: Value, b: Value, at: readonly Position[]): Value {
-  // CUE names the concrete value first, and of two concrete values the later one.
-  const [first, second] = isConcrete(a) && !isConcrete(b) ? [a, b] : [b, a];
+  // CUE names the values in the order they were unified, except two concrete ones: the later first.
+  const [first, second] = isConcrete(a) && isConcrete(b) ? [b, a] : [a, b];
   const kindsFirst = kindOf(first);
   const kindsSecond = kindOf(second);
   const mismatch = (kindsFirst & kindsSecond) === 0 ? ` (mismatched types ${kindName(kindsFirst)} and ${kindName(kindsSecond)})` : '';
@@ -58,16 +58,17 @@ export function checkBound(value: Scalar, bound: Bound): string | undefined {
   return holds === false ? `invalid value ${formatValue(value)} (out of bound ${formatBound(bound)})` : undefined;
 }
 
-function applyConstraint(value: Scalar, rule: Constraint, at: readonly Position[]): Value {
+function applyConstraint(value: Scalar, rule: Constraint, at: readonly Position[], valueFirst: boolean): Value {
+  const clash = (other: Value, where: readonly Position[]) => (valueFirst ? conflict(value, other, where) : conflict(other, value, where));
   const kinds = kindOf(value);
-  if ((kinds & rule.kinds) === 0) return conflict(rule, value, [...at, ...rule.at]);
+  if ((kinds & rule.kinds) === 0) return clash(rule, [...at, ...rule.at]);
   for (const bound of rule.bounds) {
-    if ((boundKinds(bound) & kinds) === 0) return conflict(constraint(boundKinds(bound), [bound], [], bound.at ? [bound.at] : []), value, [...at, ...(bound.at ? [bound.at] : [])]);
+    if ((boundKinds(bound) & kinds) === 0) return clash(constraint(boundKinds(bound), [bound], [], bound.at ? [bound.at] : []), [...at, ...(bound.at ? [bound.at] : [])]);
     const problem = checkBound(value, bound);
     if (problem) return bottom(problem, [...(bound.at ? [bound.at] : []), ...at]);
   }
   for (const validator of rule.validators) {
-    if ((validator.kinds & kinds) === 0) return conflict(constraint(validator.kinds, [], [validator], validator.at), value, [...at, ...validator.at]);
+    if ((validator.kinds & kinds) === 0) return clash(constraint(validator.kinds, [], [validator], validator.at), [...at, ...validator.at]);
     const verdict = validator.check(value);
     if (verdict === true) continue;
     if (verdict === false) return bottom(`invalid value ${formatValue(value)} (does not satisfy ${validator.text})`, [...validator.at, ...at]);
@@ -142,8 +143,8 @@ export function unifyScalars(a: Value, b: Value, at: readonly Position[] = []): 
     if (a.t === b.t && scalarEquals(a, b)) return a.t === 'num' && b.t === 'num' && a.int !== b.int ? conflict(a, b, at) : a;
     return conflict(a, b, at);
   }
-  if (isScalar(a) && b.t === 'constraint') return applyConstraint(a, b, at);
-  if (isScalar(b) && a.t === 'constraint') return applyConstraint(b, a, at);
+  if (isScalar(a) && b.t === 'constraint') return applyConstraint(a, b, at, true);
+  if (isScalar(b) && a.t === 'constraint') return applyConstraint(b, a, at, false);
   if (a.t === 'constraint' && b.t === 'constraint') return mergeConstraints(a, b, at);
   return conflict(a, b, at);
 }

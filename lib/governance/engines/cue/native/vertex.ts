@@ -9,7 +9,7 @@
 import type { Comprehension, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
-import { evalExpr, labelMatches, noteRead, resolveReference } from './expressions';
+import { defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
 import { disjunction, unifyScalars } from './scalars';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, scalarEquals, STRUCT, TOP, type Bottom, type Value } from './values';
 import type { Context } from './context';
@@ -84,15 +84,17 @@ interface Work {
   readonly expanded: Vertex[];
   /** Where the values unified into this vertex were written: CUE lists them with a conflict. */
   readonly positions: Position[];
+  /** Where the structs and lists unified into this vertex were written. */
+  readonly shapes: Position[];
 }
 
-const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [] });
+const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [], shapes: [] });
 const NO_CHOICES: readonly number[] = [];
 const NO_ARCS: Map<string, Vertex> = new Map();
 /** Data has no scope: nothing in it refers to anything. */
 const DATA_ENV: Env = {};
 
-const atOf = (expr: ConjunctExpr): Position | undefined => ('at' in expr ? expr.at : undefined);
+const atOf = (expr: ConjunctExpr): Position | undefined => (expr.type === 'data' ? undefined : expr.type === 'value' ? expr.at : startOf(expr));
 
 export class Vertex {
   readonly t = 'vertex' as const;
@@ -245,7 +247,7 @@ export class Vertex {
       if (scalar.t !== 'top') {
         if (isBottom(scalar)) return scalar;
         const shown = this.isList ? '[...]' : '{...}';
-        const at = scalar.t === 'constraint' ? scalar.at : [];
+        const at = [...(scalar.t === 'constraint' ? scalar.at : []), ...this.work.shapes];
         return bottom(`conflicting values ${formatValue(scalar)} and ${shown} (mismatched types ${kindName(kindOf(scalar))} and ${kindName(kind)})`, at);
       }
       return this;
@@ -320,7 +322,8 @@ export class Vertex {
     }
     const unified = unifyScalars(this.scalar, value, at ? [at] : []);
     if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.work.positions])] });
-    else if (at && value.t !== 'top') this.work.positions.push(at);
+    // CUE lists where the concrete values of a conflict were written, not the types and bounds.
+    else if (at && isScalar(value)) this.work.positions.push(at);
     this.scalar = unified;
   }
 
@@ -450,6 +453,7 @@ export class Vertex {
   }
 
   private addStruct(conjunct: Conjunct, lit: StructLit): void {
+    if (lit.decls.length > 0) this.work.shapes.push(lit.at);
     const env: Env = { up: conjunct.env, vertex: this, scope: lit };
     let group = conjunct.group;
     if (!group) {
@@ -457,7 +461,6 @@ export class Vertex {
       this.groups.push(group);
     }
     if (conjunct.closed) group.active = true;
-    let embeds = 0;
     for (const decl of lit.decls) {
       switch (decl.type) {
         case 'field': {
@@ -477,7 +480,6 @@ export class Vertex {
           break;
         }
         case 'embed':
-          embeds++;
           this.work.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group });
           break;
         case 'ellipsis':
@@ -493,11 +495,15 @@ export class Vertex {
       }
     }
     // `{x}` is the value of x; a struct as soon as it declares anything else (or nothing).
-    if (embeds === 0 || embeds < lit.decls.filter((decl) => decl.type !== 'attribute' && decl.type !== 'let').length) this.isStruct = true;
+    // `{5, #d: 1}` is 5 (with a definition): definitions and hidden fields beside an embedding do not make a struct.
+    const regular = lit.decls.some(
+      (decl) => (decl.type === 'field' && decl.constraint !== '?' && !(decl.label.kind === 'name' && !decl.label.quoted && /^[#_]/.test(decl.label.name))) || decl.type === 'ellipsis',
+    );
+    if (regular || !lit.decls.some((decl) => decl.type === 'embed' || decl.type === 'comprehension')) this.isStruct = true;
   }
 
   private addDynamic(dynamic: Work['dynamic'][number]): void {
-    const label = evalExpr(dynamic.label, dynamic.env, this);
+    const label = defaultOf(evalExpr(dynamic.label, dynamic.env, this));
     if (isBottom(label)) {
       if (label.code !== 'incomplete') this.fail(label);
       else this.tainted = true;
@@ -532,6 +538,7 @@ export class Vertex {
 
   private addList(conjunct: Conjunct, lit: ListLit): void {
     this.isList = true;
+    this.work.shapes.push(lit.at);
     const env = conjunct.env;
     let index = 0;
     for (const element of lit.elements) {
