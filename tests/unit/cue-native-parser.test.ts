@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Field } from '../../lib/governance/engines/cue/native/ast';
 import { parseExpression, parseFile } from '../../lib/governance/engines/cue/native/parser';
 import { CueSyntaxError } from '../../lib/governance/engines/cue/native/scanner';
+import { cueInputsOf } from '../support/txtar';
 
 describe('the CUE parser', () => {
   it('reads a policy of today\'s CUE: required and optional fields, definitions, patterns, comprehensions', () => {
@@ -77,14 +78,6 @@ size?: >=0 & <10 @doc(size)
 const CONFORMANCE = path.resolve('..', 'shared', 'cue-conformance', 'cue', 'testdata');
 const FOLDERS = ['basicrewrite', 'scalars', 'lists', 'interpolation', 'references', 'resolve', 'definitions', 'disjunctions', 'comprehensions', 'builtins', 'choosedefault', 'fulleval', 'eval'];
 
-/** The CUE files of a txtar archive (the `-- name.cue --` sections outside out/). */
-function cueFilesOf(archive: string): string[] {
-  const sections = archive.split(/^-- (.+) --$/m);
-  const files: string[] = [];
-  for (let i = 1; i < sections.length; i += 2) if (sections[i].endsWith('.cue') && !sections[i].startsWith('out/')) files.push(sections[i + 1].replace(/^\n/, ''));
-  return files;
-}
-
 /** Experiments of newer CUE that policies do not use and the parser does not read (postfix aliases `a~X`, `try`/`else`, `#A...`): files using them may fail. */
 const EXPERIMENTS = /@experiment\([^)]*\b(aliasv2|try|explicitopen)\b/;
 
@@ -99,7 +92,7 @@ describe.skipIf(!existsSync(CONFORMANCE))('the CUE parser on CUE\'s conformance 
       for (const name of archives) {
         const archive = readFileSync(path.join(CONFORMANCE, folder, name), 'utf8');
         try {
-          for (const source of cueFilesOf(archive)) parseFile(source);
+          for (const { text } of cueInputsOf(archive)) parseFile(text);
           parsed++;
         } catch (error) {
           if (EXPERIMENTS.test(archive)) experimental++;

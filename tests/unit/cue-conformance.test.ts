@@ -1,0 +1,118 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { File } from '../../lib/governance/engines/cue/native/ast';
+import { type Inspected, inspectFiles } from '../../lib/governance/engines/cue/native/inspect';
+import { parseFile } from '../../lib/governance/engines/cue/native/parser';
+import { checkAssertion, type Failure } from '../support/cue-assertion-checks';
+import { type Assertion, assertionsOf } from '../support/cue-test-attributes';
+import { cueInputsOf, txtarFilesUnder } from '../support/txtar';
+
+/**
+ * CUE's own conformance files (../shared/cue-conformance, read where they are, never copied), evaluated by
+ * the native evaluator and checked against their inline `@test` assertions. Counts per folder must not
+ * fall below the committed floors. CUE_CONFORMANCE_VERBOSE=1 prints each failing file's reasons;
+ * CUE_CONFORMANCE_WRITE_FLOORS=1 (npm run conformance:floors) sets the floors to today's counts.
+ */
+const CONFORMANCE = path.resolve(process.cwd(), '../shared/cue-conformance/cue/testdata');
+const FOLDERS = ['basicrewrite', 'scalars', 'lists', 'interpolation', 'references', 'resolve', 'definitions', 'disjunctions', 'comprehensions', 'builtins', 'choosedefault', 'fulleval', 'eval'];
+const FLOORS_FILE = path.resolve(process.cwd(), 'tests/support/cue-conformance-floors.json');
+const REPORT_FILE = process.env.CUE_CONFORMANCE_REPORT ?? path.join(tmpdir(), 'cue-conformance-report.txt');
+/** Evaluation steps per file: a file that would make the evaluator loop ends as an error instead. */
+const MAX_STEPS = 2_000_000;
+
+interface FileResult {
+  readonly name: string;
+  /** Files without a checkable assertion (golden-file mode, or only directives the runner does not check) are not counted. */
+  readonly counted: boolean;
+  readonly assertions: number;
+  readonly failures: readonly Failure[];
+  readonly milliseconds: number;
+}
+
+/** Evaluates one archive and checks its assertions; a file that does not parse or evaluate fails all of them. */
+function runArchive(folder: string, name: string): FileResult {
+  const started = performance.now();
+  const inputs = cueInputsOf(readFileSync(path.join(CONFORMANCE, folder, name), 'utf8'));
+  const result = (counted: boolean, assertions: number, failures: Failure[]) => ({ name, counted, assertions, failures, milliseconds: performance.now() - started });
+  let parsed: File[];
+  try {
+    parsed = inputs.map((input) => parseFile(input.text));
+  } catch (error) {
+    return result(true, 1, [{ category: 'does not parse', detail: (error as Error).message }]);
+  }
+  const assertions: Assertion[] = parsed.flatMap(assertionsOf);
+  if (assertions.length === 0) return result(false, 0, []);
+  let root: Inspected;
+  try {
+    root = inspectFiles(inputs, 64, MAX_STEPS);
+  } catch (error) {
+    const message = (error as Error).message;
+    return result(true, assertions.length, [{ category: `throws: ${message.replace(/\(line \d+, column \d+\)|"[^"]*"|\d+/g, '…').slice(0, 60)}`, detail: message }]);
+  }
+  const failures = assertions.flatMap((assertion) => {
+    try {
+      const failure = checkAssertion(root, assertion.path, assertion.attribute);
+      return failure ? [{ category: failure.category, detail: `line ${assertion.line} @test(${assertion.attribute.directive}): ${failure.detail}` }] : [];
+    } catch (error) {
+      return [{ category: 'check throws', detail: `line ${assertion.line}: ${(error as Error).message}` }];
+    }
+  });
+  return result(true, assertions.length, failures);
+}
+
+/** A file that threw or did not parse passes none of its assertions; otherwise each failure is one assertion. */
+const assertionsPassed = (file: FileResult) => (file.failures.some((failure) => failure.category.startsWith('throws') || failure.category === 'does not parse') ? 0 : file.assertions - file.failures.length);
+
+const results = new Map<string, FileResult[]>();
+
+describe.skipIf(!existsSync(CONFORMANCE))("CUE's conformance files, evaluated natively", () => {
+  const floors = JSON.parse(readFileSync(FLOORS_FILE, 'utf8')) as Record<string, number>;
+
+  it.each(FOLDERS)('%s: no fewer files pass than the floor', (folder) => {
+    const files = txtarFilesUnder(path.join(CONFORMANCE, folder)).map((name) => runArchive(folder, name));
+    results.set(folder, files);
+    const passed = files.filter((file) => file.counted && file.failures.length === 0).length;
+    if (process.env.CUE_CONFORMANCE_WRITE_FLOORS !== '1') expect(passed, `${folder}: files passed`).toBeGreaterThanOrEqual(floors[folder] ?? 0);
+  });
+
+  afterAll(() => {
+    const rows = FOLDERS.filter((folder) => results.has(folder)).map((folder) => {
+      const files = results.get(folder)!;
+      const counted = files.filter((file) => file.counted);
+      const passed = counted.filter((file) => file.failures.length === 0).length;
+      const assertions = counted.reduce((sum, file) => sum + file.assertions, 0);
+      const assertionsOk = counted.reduce((sum, file) => sum + assertionsPassed(file), 0);
+      return { folder, passed, counted: counted.length, uncounted: files.length - counted.length, assertionsOk, assertions };
+    });
+    const table = rows.map((row) => {
+      const floor = floors[row.folder] ?? 0;
+      const hint = row.passed > floor ? `  (floor ${floor}: raise it with npm run conformance:floors)` : '';
+      const percent = row.counted ? Math.round((100 * row.passed) / row.counted) : 0;
+      return `${row.folder.padEnd(15)} ${`${row.passed}/${row.counted}`.padStart(8)} ${`${percent}%`.padStart(5)} ${`${row.assertionsOk}/${row.assertions}`.padStart(10)}${row.uncounted ? `  ${row.uncounted} without assertions` : ''}${hint}`;
+    });
+    const all = [...results.values()].flat();
+    const categories = new Map<string, number>();
+    for (const failure of all.flatMap((file) => file.failures)) categories.set(failure.category, (categories.get(failure.category) ?? 0) + 1);
+    const commonest = [...categories].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([category, count]) => `${String(count).padStart(5)}  ${category}`);
+    const slowest = [...all].sort((a, b) => b.milliseconds - a.milliseconds)[0];
+    console.log(
+      [
+        "CUE conformance (files passed / files with assertions, assertions passed / assertions; files without inline assertions are not counted):",
+        `${'folder'.padEnd(15)} ${'files'.padStart(8)} ${'%'.padStart(5)} ${'assertions'.padStart(10)}`,
+        ...table,
+        'Commonest failures (assertions):',
+        ...commonest,
+        slowest ? `Slowest file: ${slowest.name} ${Math.round(slowest.milliseconds)} ms. Reasons per failing file: ${REPORT_FILE}` : '',
+      ].join('\n'),
+    );
+    const report = FOLDERS.flatMap((folder) =>
+      (results.get(folder) ?? []).filter((file) => file.failures.length > 0).map((file) => `${folder}/${file.name}\n${file.failures.map((failure) => `  [${failure.category}] ${failure.detail}`).join('\n')}`),
+    ).join('\n');
+    writeFileSync(REPORT_FILE, `${report}\n`);
+    if (process.env.CUE_CONFORMANCE_VERBOSE === '1') console.log(report);
+    if (process.env.CUE_CONFORMANCE_WRITE_FLOORS === '1' && rows.length === FOLDERS.length)
+      writeFileSync(FLOORS_FILE, `${JSON.stringify(Object.fromEntries(rows.map((row) => [row.folder, row.passed])), null, 2)}\n`);
+  });
+});
