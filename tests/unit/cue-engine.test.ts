@@ -13,7 +13,12 @@ const PATHS = [
   {
     path: 'native, in process',
     native: true,
-    create: () => ({ engine: createCueEvaluators({ evaluator: 'native', maxSteps: 1_000_000 }, () => Promise.reject(new Error('the WebAssembly engine was started'))), close: async () => {} }),
+    create: () => {
+      const evaluators = createCueEvaluators({ evaluator: 'native', maxSteps: 1_000_000 }, () => Promise.reject(new Error('the WebAssembly engine was started')));
+      // As saved for native: a script the native evaluator refuses is refused here, not left to v0.4.
+      const engine: PolicyEngine = { evaluate: (entities, resources, signal) => evaluators.evaluate(entities.map((e) => ({ ...e, evaluator: 'native' as const })), resources, signal) };
+      return { engine, close: async () => {} };
+    },
   },
   {
     path: 'WebAssembly workers',

@@ -68,12 +68,22 @@ describe('the native setting', () => {
     }
   });
 
-  it('fails every pair of a policy the native evaluator refuses, with the line of the script, and only those', async () => {
+  it('fails every pair of a policy saved for native that the native evaluator refuses, with the line of the script, and only those', async () => {
     const evaluators = createCueEvaluators(NATIVE, fakeWasm().factory);
-    const [broken, fine] = await evaluators.evaluate([entity('name: string\nsize: limit\n'), entity('name: string\n')], [resource('a', { name: 'a' }), resource('b', { name: 'b' })]);
+    const [broken, fine] = await evaluators.evaluate(
+      [entity('name: string\nsize: limit\n', { evaluator: 'native' }), entity('name: string\n', { evaluator: 'native' })],
+      [resource('a', { name: 'a' }), resource('b', { name: 'b' })],
+    );
     expect(broken).toHaveLength(2);
     for (const result of broken) expect(result).toMatchObject({ satisfiesPolicy: false, isError: true, errors: [expect.stringMatching(/reference "limit" not found:\n {4}policy\.cue:2:7$/)] });
     expect(fine).toEqual([PASS, PASS]);
+  });
+
+  it('leaves a version saved before the choice existed that the native evaluator refuses to CUE v0.4, which judged it until then', async () => {
+    const wasm = fakeWasm(PASS);
+    const [[result]] = await createCueEvaluators(NATIVE, wasm.factory).evaluate([entity('name: string\nsize: limit\n')], [resource('a', { name: 'a' })]);
+    expect(result).toEqual(PASS);
+    expect(wasm.engine.evaluated).toHaveLength(1);
   });
 
   it('fails a pair that exhausts cue-config.max-steps, never passes it', async () => {

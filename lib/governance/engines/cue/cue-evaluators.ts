@@ -78,12 +78,16 @@ export class CueEvaluators implements PolicyEngine {
     return engine.evaluate(entities, resources, signal);
   }
 
-  /** Which path evaluates the entity: the one it was saved with, else the native one when it compiles there. */
+  /**
+   * Which path evaluates the entity: the one it was saved with, else the native one when it
+   * compiles there. A version saved before the choice existed (no evaluator) that the native
+   * evaluator refuses goes to CUE v0.4, which judged it until then: what worked keeps working.
+   */
   private route(entity: EngineEntity): Route {
     if (entity.cueScript === null || entity.evaluator === 'wasm') return { to: 'wasm' };
     const compiled = this.native.compile(entity.cueScript);
     if (compiled.ok) return { to: 'native', work: { entity, program: compiled.program } };
-    if (compiled.unsupported !== undefined) return { to: 'wasm' };
+    if (compiled.unsupported !== undefined || !entity.evaluator) return { to: 'wasm' };
     return { to: 'refused', result: refusedResult(entity, compiled) };
   }
 
