@@ -238,6 +238,11 @@ function compareStruct(expected: StructLit, actual: Inspected, path: Path, share
   const declarative = fields.every((field) => field.label.kind === 'name' && /^[_#]/.test(field.label.name));
   if (embeds.length === 1 && (fields.length === 0 || (declarative && actual.kind !== 'struct'))) return compare(embeds[0].expr, actual, path, shared);
   if (actual.kind !== 'struct') return mismatch(expected, actual, path);
+  // The evaluator shows a scalar or list beside definitions as `embedded` with those fields.
+  if (embeds.length === 1 && declarative && actual.embedded && actual.embedded !== actual) {
+    const failure = compare(embeds[0].expr, actual.embedded, path, shared);
+    if (failure) return failure;
+  }
   const listed = new Set<string>();
   for (const field of fields) {
     if (field.label.kind === 'pattern') {

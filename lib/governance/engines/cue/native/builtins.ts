@@ -6,10 +6,10 @@
 import { isIP } from 'node:net';
 import type { Position } from './scanner';
 import { compileRegexp } from './regexps';
-import { constraint, disjunction, kindConstraint } from './scalars';
+import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, NULL, type Builtin, type Package, type Value } from './values';
 import { defaultOf, structurallyEqual, valueOf } from './expressions';
-import { Vertex } from './vertex';
+import { firstError, Vertex } from './vertex';
 
 type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'struct' | 'any' | 'strings' | 'numbers';
 type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[];
@@ -411,6 +411,70 @@ const or: Builtin = {
   },
 };
 
+let unifyingUnfinished = false;
+
+/** A finalized value as data (defaults taken), or undefined when something in it is not concrete. */
+function finalized(value: Value, depth = 0): unknown {
+  const picked = defaultOf(value);
+  if (picked instanceof Vertex) {
+    if (depth > picked.ctx.maxDepth) return undefined;
+    const parts = picked.isList ? picked.elements() : picked.regularArcs();
+    const values = parts.map((part) => finalized(part.evaluate() === part ? part : part.value, depth + 1));
+    if (values.some((part) => part === undefined)) return undefined;
+    return picked.isList ? values : Object.fromEntries(parts.map((part, index) => [part.label, values[index]]));
+  }
+  if (!isScalar(picked)) return undefined;
+  return picked.t === 'null' ? null : picked.v;
+}
+
+/**
+ * Whether a value and a schema unify without an error (a required field missing counts): what
+ * matchN and matchIf count. The value is taken finalized, as data: unifying the vertex itself would
+ * run the validator being checked again.
+ */
+function unifiesCleanly(value: Value, schema: Value, from: Vertex): boolean {
+  const picked = defaultOf(value);
+  if (!(picked instanceof Vertex) && !(schema instanceof Vertex)) return !isBottom(unifyScalars(picked, schema));
+  const data = finalized(picked);
+  // A value not yet concrete is unified as it is, once: within that, its own validator cannot decide (incomplete).
+  if (data === undefined && unifyingUnfinished) return true;
+  const both = new Vertex(from.ctx, from.label, from.parent);
+  both.addConjunct({ expr: data === undefined ? { type: 'value', value: picked } : { type: 'data', value: data }, env: {}, closed: false });
+  both.addConjunct({ expr: { type: 'value', value: schema }, env: {}, closed: false });
+  unifyingUnfinished = data === undefined;
+  try {
+    if (firstError(both)) return false;
+  } finally {
+    unifyingUnfinished = false;
+  }
+  const missing = (vertex: Vertex, depth: number): boolean =>
+    depth < vertex.ctx.maxDepth && [...vertex.arcs.values()].some((arc) => (!arc.regular && arc.required) || (arc.regular && arc.evaluate() === arc && missing(arc, depth + 1)));
+  return !(both.evaluate() === both && missing(both, 0));
+}
+
+const schemasOf = (list: Value): Value[] | undefined => (list instanceof Vertex && list.isList ? list.elements().map((element) => valueOf(element)) : undefined);
+
+const matchN: Builtin = {
+  t: 'builtin',
+  name: 'matchN',
+  arity: 3,
+  validator: true,
+  call: ([value, count, list], at, from) => {
+    const schemas = schemasOf(defaultOf(list));
+    if (!schemas) return bottom('matchN: the second argument must be a list of schemas', [at]);
+    const matched = schemas.filter((schema) => unifiesCleanly(value, schema, from)).length;
+    return { t: 'bool', v: !isBottom(unifyScalars({ t: 'num', int: true, v: matched }, defaultOf(count))) };
+  },
+};
+
+const matchIf: Builtin = {
+  t: 'builtin',
+  name: 'matchIf',
+  arity: 4,
+  validator: true,
+  call: ([value, condition, then, otherwise], _at, from) => ({ t: 'bool', v: unifiesCleanly(value, unifiesCleanly(value, condition, from) ? then : otherwise, from) }),
+};
+
 export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
   ['int', kindConstraint(INT)],
   ['float', kindConstraint(FLOAT)],
@@ -438,6 +502,8 @@ export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
   ['close', close],
   ['and', and],
   ['or', or],
+  ['matchN', matchN],
+  ['matchIf', matchIf],
   ['div', intOperation('div', (x, y) => (x - euclideanMod(x, y)) / y)],
   ['mod', intOperation('mod', euclideanMod)],
   ['quo', intOperation('quo', (x, y) => Math.trunc(x / y))],

@@ -1,5 +1,6 @@
 import type { StructLit } from './ast';
 import { Context } from './context';
+import { patternMatcher } from './expressions';
 import { compileFile } from './program';
 import { formatConstraint, formatNumber, formatValue, isBottom, kindName, type Value } from './values';
 import { Vertex } from './vertex';
@@ -70,7 +71,7 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     if (value === target) {
       if (target.isList) return list();
       const fields = [...target.arcs.values()].map((arc) => field(arc, depth, maxDepth, file));
-      return { kind: 'struct', closed: target.isClosed(), open: target.groups.some((group) => group.open), fields, patterns: target.patterns.map((pattern) => (pattern.matcher ? formatValue(pattern.matcher) : '_')) };
+      return { kind: 'struct', closed: target.isClosed(), open: target.groups.some((group) => group.open), fields, patterns: target.patterns.map((pattern) => formatValue(patternMatcher(pattern, target))) };
     }
   }
   switch (value.t) {

@@ -52,6 +52,8 @@ function rootOf(program: Program, ctx: Context, descriptor: unknown, metric: boo
 }
 
 function notStruct(value: Value): string {
+  // Formatting evaluates nothing: the elements shown are evaluated first.
+  if (value instanceof Vertex) for (const arc of value.arcs.values()) arc.evaluate();
   return `${NOT_A_STRUCT}: conflicting values ${formatValue(value)} and {...}`;
 }
 

@@ -84,7 +84,50 @@ function mergeConstraints(a: Constraint, b: Constraint, at: readonly Position[])
   const bounds = [...a.bounds, ...b.bounds.filter((bound) => !seen.has(formatBound(bound)))];
   const texts = new Set(a.validators.map((validator) => validator.text));
   const validators = [...a.validators, ...b.validators.filter((validator) => !texts.has(validator.text))];
-  return constraint(kinds, bounds, validators, [...a.at, ...b.at]);
+  return narrowRange(kinds, bounds, validators, [...a.at, ...b.at]);
+}
+
+const LOWER = new Set(['>', '>=']);
+const UPPER = new Set(['<', '<=']);
+
+/**
+ * Ordered bounds of one kind keep their tightest lower and upper limit (`>=3 & >5` is `>5`), an
+ * empty range is an error (`>1 & <0`: incompatible number bounds), a single point is that value
+ * (`>=3 & <=3` is 3), and `!=` outside the range is dropped.
+ */
+function narrowRange(kinds: number, bounds: readonly Bound[], validators: readonly Validator[], at: readonly Position[]): Value {
+  const ordered = bounds.filter((bound) => LOWER.has(bound.op) || UPPER.has(bound.op));
+  if (ordered.length < 2) return constraint(kinds, bounds, validators, at);
+  const tighter = (x: Bound, y: Bound, lower: boolean) => {
+    const [p, q] = [x.value as { v: number | string }, y.value as { v: number | string }];
+    if (p.v !== q.v) return lower ? p.v > q.v : p.v < q.v;
+    return x.op.length === 1; // strict beats inclusive at the same limit
+  };
+  const sameType = (x: Bound, y: Bound) => (x.value.t === 'num') === (y.value.t === 'num') && (x.value.t === 'num' || x.value.t === y.value.t);
+  let lower: Bound | undefined;
+  let upper: Bound | undefined;
+  for (const bound of ordered) {
+    if (LOWER.has(bound.op)) lower = !lower || (sameType(lower, bound) && tighter(bound, lower, true)) ? bound : lower;
+    else upper = !upper || (sameType(upper, bound) && tighter(bound, upper, false)) ? bound : upper;
+  }
+  if (lower && upper && sameType(lower, upper)) {
+    const [low, high] = [(lower.value as { v: number | string }).v, (upper.value as { v: number | string }).v];
+    const strict = lower.op === '>' || upper.op === '<';
+    const isInt = (kinds & 12) === 4 && lower.value.t === 'num';
+    const empty = low > high || (low === high && strict) || (isInt && Math.ceil(lower.op === '>' ? Math.floor(Number(low)) + 1 : Number(low)) > Math.floor(upper.op === '<' ? Math.ceil(Number(high)) - 1 : Number(high)));
+    if (empty) {
+      const kind = lower.value.t === 'num' ? (isInt ? 'integer' : 'number') : lower.value.t;
+      return bottom(`incompatible ${kind} bounds ${formatBound(upper)} and ${formatBound(lower)}`, [...(upper.at ? [upper.at] : []), ...(lower.at ? [lower.at] : [])]);
+    }
+    // `>=3 & <=3 & int` is 3; floats keep their bounds, as CUE does.
+    if (low === high && isInt && lower.value.t === 'num' && lower.value.int) return lower.value;
+  }
+  const kept = bounds.filter((bound) => {
+    if (LOWER.has(bound.op) || UPPER.has(bound.op)) return bound === lower || bound === upper || !(lower && sameType(lower, bound)) && !(upper && sameType(upper, bound));
+    if (bound.op !== '!=' || bound.value.t !== 'num') return true;
+    return !((lower && lower.value.t === 'num' && checkBound(bound.value, lower)) || (upper && upper.value.t === 'num' && checkBound(bound.value, upper)));
+  });
+  return constraint(kinds, kept, validators, at);
 }
 
 /** Members equal as scalars are one member, default if either was. */

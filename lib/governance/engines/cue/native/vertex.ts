@@ -654,14 +654,12 @@ export class Vertex {
     return this.groups.some((group) => group.active && !group.open);
   }
 
+  /** As CUE prints it in a message. It evaluates nothing: a message must not start evaluations (which could fail and format again). */
   format(depth: number): string {
     if (depth > 3) return this.isList ? '[...]' : '{...}';
-    if (this.isList) {
-      const elements = this.elements().map((element) => formatValue(element.evaluate() === element ? element : element.value, depth + 1));
-      return `[${[...elements, ...(this.listOpen ? ['...'] : [])].join(',')}]`;
-    }
-    const fields = this.regularArcs().map((arc) => `${arc.label}:${formatValue(arc.evaluate() === arc ? arc : arc.value, depth + 1)}`);
-    return `{${fields.join(',')}}`;
+    const shown = (arc: Vertex) => (arc.state !== 'done' ? '_' : formatValue(arc.value === arc ? arc : arc.value, depth + 1));
+    if (this.isList) return `[${[...this.elements().map(shown), ...(this.listOpen ? ['...'] : [])].join(',')}]`;
+    return `{${this.regularArcs().map((arc) => `${arc.label}:${shown(arc)}`).join(',')}}`;
   }
 }
 
