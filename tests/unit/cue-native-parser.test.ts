@@ -70,7 +70,7 @@ size?: >=0 & <10 @doc(size)
     };
     expect(failure('a: [1, 2\nb: 3\n')).toBe('a list element cannot be a field (line 2, column 1)');
     expect(failure('a: "open\n')).toBe('string literal not terminated (line 1, column 4)');
-    expect(failure('a: 1 +\n')).toBe('expected an expression, found 'EOF' (line 2, column 1)');
+    expect(failure('a: 1 +\n')).toBe("expected an expression, found 'EOF' (line 2, column 1)");
   });
 });
 
