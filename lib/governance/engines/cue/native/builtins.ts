@@ -366,6 +366,7 @@ const close: Builtin = {
     if (!(target instanceof Vertex) || !target.isStruct) return isBottom(target) ? target : bottom(`struct argument must be concrete`);
     const closed = new Vertex(from.ctx, from.label, from.parent);
     closed.addConjunct({ expr: { type: 'value', value: target }, env: {}, closed: true });
+    closed.sealed = true;
     return valueOf(closed);
   },
 };

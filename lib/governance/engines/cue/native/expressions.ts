@@ -8,7 +8,7 @@ import { compileRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
 import { bottom, boundKinds, formatValue, incomplete, isBottom, isScalar, kindName, kindOf, scalarEquals, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
-import { Vertex, type Env, type Pattern } from './vertex';
+import { isDefinitionLabel, Vertex, type Env, type Pattern } from './vertex';
 
 type Entry = { readonly kind: 'field'; readonly label: string } | { readonly kind: 'let'; readonly expr: Expr };
 const scopes = new WeakMap<StructLit, Map<string, Entry>>();
@@ -40,7 +40,12 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
     if (!e.scope) continue;
     const entry = entriesOf(e.scope).get(name);
     if (!entry) continue;
-    if (entry.kind === 'field') return (e.vertex as Vertex).arc(entry.label, entry.label.startsWith('#'));
+    if (entry.kind === 'field') {
+      const arc = (e.vertex as Vertex).arc(entry.label, isDefinitionLabel(entry.label));
+      // An optional field is a constraint, not a value: reading it is incomplete until it is there.
+      if (!arc.regular && !arc.definition && (e.vertex as Vertex).state !== 'evaluating') return incomplete(`cannot reference optional field: ${entry.label}`, [at]);
+      return arc;
+    }
     e.lets ??= new Map();
     let value = e.lets.get(name);
     if (!value) {

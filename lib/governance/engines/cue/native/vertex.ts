@@ -90,6 +90,9 @@ interface Work {
 
 const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [], shapes: [] });
 const NO_CHOICES: readonly number[] = [];
+
+/** `#D` and the hidden `_#D` are definitions: their structs are closed. */
+export const isDefinitionLabel = (name: string) => name.startsWith('#') || name.startsWith('_#');
 const NO_ARCS: Map<string, Vertex> = new Map();
 /** Data has no scope: nothing in it refers to anything. */
 const DATA_ENV: Env = {};
@@ -117,6 +120,8 @@ export class Vertex {
   tainted = false;
   /** The save check: evaluating this vertex read something of the descriptor's space. */
   readsData = false;
+  /** Made by close(): closed by itself wherever it is unified. */
+  sealed = false;
   /** After a disjunction of structs with no single default: the candidates. */
   disjuncts?: { vertex: Vertex; isDefault: boolean }[];
   /** What only the evaluation needs (allocated then: most arcs of a descriptor are never evaluated). */
@@ -344,9 +349,10 @@ export class Vertex {
       target.evaluate();
       noteRead(target);
     }
-    const closed = conjunct.closed || target.definition;
+    const closed = conjunct.closed || target.definition || target.sealed;
     let group = conjunct.group;
-    if (closed && !group) {
+    // close() closes its struct on its own: not one more part of the definition or struct it sits in.
+    if ((closed && !group) || target.sealed) {
       group = new CloseGroup();
       this.groups.push(group);
     }
@@ -466,7 +472,7 @@ export class Vertex {
         case 'field': {
           const { label } = decl;
           if (label.kind === 'name') {
-            const definition = !label.quoted && label.name.startsWith('#');
+            const definition = !label.quoted && isDefinitionLabel(label.name);
             this.arc(label.name, definition).addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition }, decl.constraint);
             group.labels.add(label.name);
           } else if (label.kind === 'pattern') {
