@@ -4,6 +4,7 @@
  */
 import type { Expr, StructLit } from './ast';
 import { universe } from './builtins';
+import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
@@ -355,17 +356,14 @@ function isBottomLiteral(expr: Expr): boolean {
 function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex): Value {
   const { op } = expr;
   if (op === '|') {
-    const members: { expr: Expr; isDefault: boolean }[] = [];
-    const flatten = (part: Expr) => {
-      if (part.type === 'binary' && part.op === '|') {
-        flatten(part.left);
-        flatten(part.right);
-      } else if (part.type === 'unary' && part.op === '*') members.push({ expr: part.operand, isDefault: true });
-      else members.push({ expr: part, isDefault: false });
-    };
-    flatten(expr);
+    // Terms that are disjunctions by value (a reference to one) are flattened by the same rule as written ones.
+    const terms = disjunctsOf(expr).map((term) => {
+      const value = evalExpr(term.value, env, from);
+      return { marked: term.isDefault, value, inner: value.t === 'disj' ? value.values.map((member, index) => ({ value: member, isDefault: value.defaults[index] })) : undefined };
+    });
+    const members = combineDefaults(terms);
     return disjunction(
-      members.map((member) => evalExpr(member.expr, env, from)),
+      members.map((member) => member.value),
       members.map((member) => member.isDefault),
     );
   }

@@ -9,6 +9,7 @@
 import type { Comprehension, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
+import { disjunctsOf } from './disjuncts';
 import { defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
 import { disjunction, unifyScalars } from './scalars';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, scalarEquals, STRUCT, TOP, type Bottom, type Value } from './values';
@@ -361,16 +362,7 @@ export class Vertex {
   }
 
   private addDisjunction(conjunct: Conjunct): void {
-    const disjuncts: { conjunct: Conjunct; isDefault: boolean }[] = [];
-    const flatten = (expr: Expr) => {
-      if (expr.type === 'binary' && expr.op === '|') {
-        flatten(expr.left);
-        flatten(expr.right);
-      } else if (expr.type === 'paren' && expr.expr.type === 'binary' && expr.expr.op === '|') flatten(expr.expr);
-      else if (expr.type === 'unary' && expr.op === '*') disjuncts.push({ conjunct: { ...conjunct, expr: expr.operand }, isDefault: true });
-      else disjuncts.push({ conjunct: { ...conjunct, expr }, isDefault: false });
-    };
-    flatten(conjunct.expr as Expr);
+    const disjuncts = disjunctsOf(conjunct.expr as Expr).map((term) => ({ conjunct: { ...conjunct, expr: term.value }, isDefault: term.isDefault }));
     // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking this vertex.
     if (this.choices.length === 0) {
       const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, this));

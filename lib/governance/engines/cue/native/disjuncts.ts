@@ -1,0 +1,44 @@
+/**
+ * The terms of a disjunction and which are defaults (spec.md, "Default values"): a marked term
+ * (`*t`) is a default, and when t is itself a disjunction with defaults only those are; when any
+ * term is marked, the terms that are not contribute no default; when none is, each term's own
+ * defaults remain (`*"a" | (*"b" | "c")` is `*"a" | "b" | "c"`; `(*"a" | "b") | "c"` keeps `*"a"`).
+ */
+import type { Expr } from './ast';
+
+export interface Term<T> {
+  readonly value: T;
+  readonly isDefault: boolean;
+}
+
+/** Terms given with their own disjunction (if they are one) and whether they were marked. */
+export function combineDefaults<T>(terms: readonly { readonly marked: boolean; readonly inner?: readonly Term<T>[]; readonly value: T }[]): Term<T>[] {
+  const anyMarked = terms.some((term) => term.marked);
+  return terms.flatMap((term) => {
+    if (!term.inner) return [{ value: term.value, isDefault: term.marked }];
+    const innerDefaults = term.inner.some((member) => member.isDefault);
+    return term.inner.map((member) => ({ value: member.value, isDefault: anyMarked ? term.marked && (!innerDefaults || member.isDefault) : member.isDefault }));
+  });
+}
+
+const unparen = (expr: Expr): Expr => (expr.type === 'paren' ? unparen(expr.expr) : expr);
+
+/** The disjuncts of a `|` expression as written, nested disjunctions flattened. */
+export function disjunctsOf(expr: Expr): Term<Expr>[] {
+  const terms: { marked: boolean; value: Expr }[] = [];
+  const collect = (part: Expr) => {
+    const bare = part.type === 'binary' && part.op === '|' ? part : undefined;
+    if (bare) {
+      collect(bare.left);
+      collect(bare.right);
+    } else if (part.type === 'unary' && part.op === '*') terms.push({ marked: true, value: part.operand });
+    else terms.push({ marked: false, value: part });
+  };
+  collect(expr);
+  return combineDefaults(
+    terms.map((term) => {
+      const inner = unparen(term.value);
+      return { ...term, inner: inner.type === 'binary' && inner.op === '|' ? disjunctsOf(inner) : undefined };
+    }),
+  );
+}
