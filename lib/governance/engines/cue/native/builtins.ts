@@ -7,12 +7,14 @@ import { isIP } from 'node:net';
 import type { Position } from './scanner';
 import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
-import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, NULL, type Builtin, type Package, type Value } from './values';
+import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindOf, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, type Builtin, type Package, type Value } from './values';
 import { defaultOf, structurallyEqual, valueOf } from './expressions';
 import { firstError, Vertex } from './vertex';
 
 type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'struct' | 'any' | 'strings' | 'numbers';
 type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[];
+
+const PARAM_KINDS: Record<Param, number> = { string: STRING, bytes: BYTES | STRING, int: INT, number: NUMBER, bool: BOOL, list: LIST, struct: STRUCT, any: TOP_KINDS, strings: STRING, numbers: NUMBER };
 
 class ArgumentError {
   constructor(readonly value: Value) {}
@@ -32,7 +34,9 @@ function argument(value: Value, param: Param, position: number, name: string): J
   }
   if (!isScalar(picked)) {
     if (picked instanceof Vertex) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
-    throw new ArgumentError(incomplete(`non-concrete argument ${position + 1} to ${name}: ${formatValue(picked)}`));
+    // Incomplete while it could still become a value of the kind wanted; else it never will.
+    const message = `non-concrete argument ${position + 1} to ${name}: ${formatValue(picked)}`;
+    throw new ArgumentError(kindOf(picked) & PARAM_KINDS[param] ? incomplete(message) : bottom(message));
   }
   const ok =
     (param === 'string' && picked.t === 'string') ||

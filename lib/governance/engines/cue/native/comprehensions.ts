@@ -4,7 +4,7 @@
  */
 import type { Clause, Comprehension } from './ast';
 import { evalExpr, resolveReference, valueOf } from './expressions';
-import { bottom, formatValue, isBottom, typeName, type Value } from './values';
+import { BOOL, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
 import { Vertex, type CloseGroup, type Env } from './vertex';
 
 /**
@@ -36,7 +36,8 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
       const condition = evalExpr(clause.condition, env, into);
       if (isBottom(condition)) return condition;
       if (condition.t !== 'bool') {
-        if (condition.t === 'top' || condition.t === 'constraint' || condition.t === 'disj') return bottom(`incomplete condition ${formatValue(condition)}`, [clause.at], 'incomplete');
+        // Not known yet, unless no value of its kinds is a bool (`if x` with `x: int`).
+        if (condition.t === 'top' || condition.t === 'constraint' || condition.t === 'disj') return bottom(`incomplete condition ${formatValue(condition)}`, [clause.at], kindOf(condition) & BOOL ? 'incomplete' : 'eval');
         return bottom(`cannot use ${formatValue(condition)} (type ${typeName(condition)}) as type bool`, [clause.condition.at]);
       }
       return condition.v ? run(clauses, at + 1, env, into, yieldBody) : undefined;
@@ -50,7 +51,7 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
       const value = source instanceof Vertex ? valueOf(source.resolved()) : valueOf(source);
       if (isBottom(value)) return value;
       if (!(value instanceof Vertex)) {
-        if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') return bottom(`cannot range over ${formatValue(value)} (incomplete)`, [clause.source.at], 'incomplete');
+        if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') return bottom(`cannot range over ${formatValue(value)} (incomplete)`, [clause.source.at], kindOf(value) & (LIST | STRUCT) ? 'incomplete' : 'eval');
         return bottom(`cannot range over ${formatValue(value)} (found ${typeName(value)}, want list or struct)`, [clause.source.at]);
       }
       const items: [Value, Vertex][] = value.isList

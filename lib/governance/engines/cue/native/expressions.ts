@@ -8,7 +8,7 @@ import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
-import { bottom, boundKinds, formatValue, incomplete, isBottom, isScalar, kindName, kindOf, scalarEquals, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
+import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
 import { isDefinitionLabel, Vertex, type Env, type Pattern } from './vertex';
 
 type Entry = { readonly kind: 'field'; readonly label: string } | { readonly kind: 'let'; readonly expr: Expr };
@@ -134,7 +134,9 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   const arc = resolved.arcs.get(name);
   if (!arc || (!arc.regular && !arc.definition && !name.startsWith('_'))) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
-    if (resolved.ctx.withoutData && !resolved.isClosed()) resolved.ctx.taint++;
+    // A closed struct will never have it; an open one may yet.
+    if (resolved.isClosed() && !arc) return bottom(`undefined field: ${name}`, [at]);
+    if (resolved.ctx.withoutData) resolved.ctx.taint++;
     return incomplete(`undefined field: ${name}`, [at]);
   }
   return arc;
@@ -156,12 +158,43 @@ export function defaultOf(value: Value): Value {
 }
 
 /** A concrete scalar for an operand, or the error saying why not. */
-function concrete(value: Value, operand: string, at: Position): Scalar | import('./values').Bottom {
+/**
+ * A concrete scalar for an operand, or the error saying why not: incomplete while a descriptor
+ * could still make it concrete, an error when no value of its kinds would do (`!x` with `x: int`).
+ */
+function concrete(value: Value, operand: string, at: Position, kinds = TOP_KINDS): Scalar | import('./values').Bottom {
   const picked = defaultOf(value);
   if (isScalar(picked)) return picked;
   if (isBottom(picked)) return picked;
   if (picked instanceof Vertex) return bottom(`invalid operand ${formatValue(picked)} (${operand} requires a scalar)`, [at]);
-  return incomplete(`non-concrete value ${formatValue(picked)} in operand to ${operand}`, [at]);
+  const message = `non-concrete value ${formatValue(picked)} in operand to ${operand}`;
+  return (kindOf(picked) & kinds) === 0 ? bottom(message, [at]) : incomplete(message, [at]);
+}
+
+/** The kinds an operator takes. */
+function operandKinds(op: string): number {
+  switch (op) {
+    case '!':
+    case '&&':
+    case '||':
+      return BOOL;
+    case '-':
+    case '/':
+      return NUMBER;
+    case '+':
+    case '*':
+      return NUMBER | STRING | BYTES | LIST;
+    case '=~':
+    case '!~':
+      return STRING | BYTES;
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+      return NUMBER | STRING | BYTES;
+    default:
+      return TOP_KINDS;
+  }
 }
 
 export function evalExpr(expr: Expr, env: Env, from: Vertex): Value {
@@ -325,7 +358,7 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
   if (op === '*') return evalExpr(expr.operand, env, from);
   const operand = evalExpr(expr.operand, env, from);
   if (op === '==') return operand;
-  const value = concrete(operand, op, expr.at);
+  const value = concrete(operand, op, expr.at, op === '-' || op === '+' ? NUMBER : op === '!' ? BOOL : TOP_KINDS);
   if (isBottom(value)) return value;
   switch (op) {
     case '-':
@@ -378,10 +411,10 @@ function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex)
     return { t: 'bool', v: op === '==' ? failed : !failed };
   }
   if (op === '&&' || op === '||') {
-    const left = concrete(evalExpr(expr.left, env, from), op, expr.left.at);
+    const left = concrete(evalExpr(expr.left, env, from), op, expr.left.at, BOOL);
     if (isBottom(left)) return left;
     if (left.t !== 'bool') return bottom(`invalid operands ${formatValue(left)} to '${op}' (type ${typeName(left)})`, [expr.left.at]);
-    const right = concrete(evalExpr(expr.right, env, from), op, expr.right.at);
+    const right = concrete(evalExpr(expr.right, env, from), op, expr.right.at, BOOL);
     if (isBottom(right)) return right;
     if (right.t !== 'bool') return bottom(`invalid operands ${formatValue(right)} to '${op}' (type ${typeName(right)})`, [expr.right.at]);
     return { t: 'bool', v: op === '&&' ? left.v && right.v : left.v || right.v };
@@ -402,8 +435,8 @@ function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex)
     if (isBottom(count)) return count;
     if (list.isList && count.t === 'num' && count.int) return repeatList(list, count.v, env, from);
   }
-  const left = concrete(leftValue, `'${op}'`, expr.left.at);
-  const right = concrete(rightValue, `'${op}'`, expr.right.at);
+  const left = concrete(leftValue, op, expr.left.at, operandKinds(op));
+  const right = concrete(rightValue, op, expr.right.at, operandKinds(op));
   if (isBottom(left)) return left;
   if (isBottom(right)) return right;
   return scalarOperation(op, left, right, expr.left.at, expr.right.at);
