@@ -265,12 +265,16 @@ function interpolate(expr: Extract<Expr, { type: 'interpolation' }>, env: Env, f
       text += part;
       continue;
     }
-    const value = concrete(evalExpr(part, env, from), 'interpolation', part.at);
-    if (isBottom(value)) return value.code === 'incomplete' ? value : value;
+    const value = defaultOf(evalExpr(part, env, from));
+    if (isBottom(value)) return { ...value, message: `invalid interpolation: ${value.message}` };
+    if (value instanceof Vertex || value.t === 'null') return bottom(`invalid interpolation: cannot use ${formatValue(value)} (type ${typeName(value)}) as type string`, [part.at]);
+    if (!isScalar(value)) {
+      const message = `invalid interpolation: non-concrete value ${formatValue(value)} (type ${typeName(value)})`;
+      return kindOf(value) & (STRING | BYTES | NUMBER | BOOL) ? incomplete(message, [part.at]) : bottom(message, [part.at]);
+    }
     if (value.t === 'string' || value.t === 'bytes') text += value.v;
     else if (value.t === 'num') text += formatValue(value);
-    else if (value.t === 'bool') text += String(value.v);
-    else return bottom(`invalid interpolation: cannot use null as string`, [part.at]);
+    else text += String(value.v);
   }
   return { t: expr.bytes ? 'bytes' : 'string', v: text };
 }

@@ -71,7 +71,7 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     if (value === target) {
       if (target.isList) return list();
       const fields = [...target.arcs.values()].map((arc) => field(arc, depth, maxDepth, file));
-      return { kind: 'struct', closed: target.isClosed(), open: target.groups.some((group) => group.open), fields, patterns: target.patterns.map((pattern) => formatValue(patternMatcher(pattern, target))) };
+      return { kind: 'struct', closed: target.groups.some((group) => group.active), open: target.groups.some((group) => group.open), fields, patterns: target.patterns.map((pattern) => formatValue(patternMatcher(pattern, target))) };
     }
   }
   switch (value.t) {
