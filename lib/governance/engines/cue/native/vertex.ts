@@ -42,8 +42,16 @@ export interface Env {
 export class CloseGroup {
   readonly labels = new Set<string>();
   readonly patterns: Pattern[] = [];
+  /** The labels the struct literal that made this group declares itself (not those it embeds). */
+  readonly own = new Set<string>();
+  /** A definition in a conjunction embedded in a struct also allows that struct's own fields. */
+  alsoAllows?: CloseGroup;
   open = false;
   active = false;
+
+  allows(label: string, vertex: Vertex): boolean {
+    return this.open || this.labels.has(label) || this.alsoAllows?.own.has(label) === true || this.patterns.some((pattern) => labelMatches(pattern, label, vertex));
+  }
 }
 
 export interface Conjunct {
@@ -53,6 +61,10 @@ export interface Conjunct {
   readonly closed: boolean;
   /** The closedness group the struct literal of this conjunct adds its labels to (embeddings). */
   readonly group?: CloseGroup;
+  /** Written as an embedding (`{#A, c: 1}`): a definition it names joins the embedding struct's group. */
+  readonly embedded?: boolean;
+  /** One side of a conjunction (`#A & {...}`). */
+  readonly viaConjunction?: boolean;
 }
 
 export interface Pattern {
@@ -282,8 +294,11 @@ export class Vertex {
         return this.add({ ...conjunct, expr: expr.expr });
       case 'binary':
         if (expr.op === '&') {
-          this.add({ ...conjunct, expr: expr.left });
-          this.add({ ...conjunct, expr: expr.right });
+          // A definition on either side of a conjunction is closed on its own (`#A & #B` allows what
+          // both allow), even when the conjunction is embedded (it then also allows the embedding
+          // struct's own fields); the other sides join the group they are in.
+          this.add({ ...conjunct, expr: expr.left, viaConjunction: true });
+          this.add({ ...conjunct, expr: expr.right, viaConjunction: true });
           return;
         }
         if (expr.op === '|') return this.addDisjunction(conjunct);
@@ -352,12 +367,17 @@ export class Vertex {
     }
     const closed = conjunct.closed || target.definition || target.sealed;
     let group = conjunct.group;
-    // close() closes its struct on its own: not one more part of the definition or struct it sits in.
-    if ((closed && !group) || target.sealed) {
+    // A definition (or a close()d struct) closes on its own, unless embedded in a struct, whose
+    // fields it then joins (`#D: {#A, c: int}` allows #A's fields and c).
+    const ownGroup = (target.definition || target.sealed) && !(conjunct.embedded && !conjunct.viaConjunction);
+    if ((closed && !group) || ownGroup) {
+      const outer = conjunct.embedded && conjunct.viaConjunction ? group : undefined;
       group = new CloseGroup();
+      group.alsoAllows = outer;
       this.groups.push(group);
     }
-    if (closed && group) group.active = true;
+    // The group closes when a struct of the definition is added to it (a closed conjunct), not before:
+    // a definition that is a conjunction (`#C: #A & #B`) closes each side on its own.
     for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group });
   }
 
@@ -454,6 +474,7 @@ export class Vertex {
     if (lit.decls.length > 0) this.work.shapes.push(lit.at);
     const env: Env = { up: conjunct.env, vertex: this, scope: lit };
     let group = conjunct.group;
+    const own = !group;
     if (!group) {
       group = new CloseGroup();
       this.groups.push(group);
@@ -467,6 +488,7 @@ export class Vertex {
             const definition = !label.quoted && isDefinitionLabel(label.name);
             this.arc(label.name, definition).addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition }, decl.constraint);
             group.labels.add(label.name);
+            if (own) group.own.add(label.name);
           } else if (label.kind === 'pattern') {
             const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, closed: conjunct.closed };
             this.patterns.push(pattern);
@@ -478,7 +500,7 @@ export class Vertex {
           break;
         }
         case 'embed':
-          this.work.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group });
+          this.work.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group, embedded: true });
           break;
         case 'ellipsis':
           group.open = true;
@@ -612,7 +634,7 @@ export class Vertex {
     if (active.length === 0 || !this.isStruct) return;
     for (const [label, arc] of this.arcs) {
       if (label.startsWith('_') || !arc.regular) continue;
-      const allowed = active.every((group) => group.labels.has(label) || group.patterns.some((pattern) => labelMatches(pattern, label, this)));
+      const allowed = active.every((group) => group.allows(label, this));
       if (!allowed) arc.notAllowed = bottom('field not allowed', []);
     }
   }
