@@ -65,6 +65,8 @@ export interface Conjunct {
   readonly embedded?: boolean;
   /** One side of a conjunction (`#A & {...}`). */
   readonly viaConjunction?: boolean;
+  /** What closes it (a definition, a closed struct): closed conjuncts of one origin share a closedness group. */
+  readonly origin?: object;
 }
 
 export interface Pattern {
@@ -99,6 +101,7 @@ interface Work {
   readonly positions: Position[];
   /** Where the structs and lists unified into this vertex were written. */
   readonly shapes: Position[];
+  originGroups?: Map<object, CloseGroup>;
 }
 
 const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [], shapes: [] });
@@ -378,7 +381,7 @@ export class Vertex {
     }
     // The group closes when a struct of the definition is added to it (a closed conjunct), not before:
     // a definition that is a conjunction (`#C: #A & #B`) closes each side on its own.
-    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group });
+    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: inner.origin ?? (closed ? target : undefined) });
   }
 
   private addDisjunction(conjunct: Conjunct): void {
@@ -476,8 +479,13 @@ export class Vertex {
     let group = conjunct.group;
     const own = !group;
     if (!group) {
-      group = new CloseGroup();
-      this.groups.push(group);
+      // The declarations of one definition (and of its fields) share a group: together they say what is allowed.
+      group = conjunct.closed && conjunct.origin ? this.work.originGroups?.get(conjunct.origin) : undefined;
+      if (!group) {
+        group = new CloseGroup();
+        this.groups.push(group);
+        if (conjunct.closed && conjunct.origin) (this.work.originGroups ??= new Map()).set(conjunct.origin, group);
+      }
     }
     if (conjunct.closed) group.active = true;
     for (const decl of lit.decls) {
@@ -486,7 +494,10 @@ export class Vertex {
           const { label } = decl;
           if (label.kind === 'name') {
             const definition = !label.quoted && isDefinitionLabel(label.name);
-            this.arc(label.name, definition).addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition }, decl.constraint);
+            const arc = this.arc(label.name, definition);
+            // What closes the field: its own definition, else what closes this struct (shared by all its declarations).
+            const origin = definition ? arc : conjunct.closed ? (conjunct.origin ?? group) : undefined;
+            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin }, decl.constraint);
             group.labels.add(label.name);
             if (own) group.own.add(label.name);
           } else if (label.kind === 'pattern') {
