@@ -3,7 +3,7 @@
  * offline, configured by the shipped application.conf with `settings` (HOCON) on top.
  */
 import { rmSync } from 'node:fs';
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
@@ -24,7 +24,46 @@ export interface BenchWorld {
   fetch(route: string, headers?: Record<string, string>): Promise<Response>;
   /** SQL on the bench's database (schema `bench`). */
   sql: postgresJs.Sql;
+  /**
+   * RSS in MB of the serverless offline process tree (and of its esbuild build service, part of it)
+   * and of the PostgreSQL process tree: summed VmRSS, so pages shared between processes count once per process.
+   */
+  memory(): Promise<Memory>;
   stop(): Promise<void>;
+}
+
+export interface Memory {
+  readonly offlineMb: number;
+  readonly esbuildMb: number;
+  readonly postgresMb: number;
+}
+
+/** The evaluators the HTTP benches compare (cue-config.evaluator), and the setting that chooses one. */
+export const EVALUATORS = ['native', 'wasm'] as const;
+export type Evaluator = (typeof EVALUATORS)[number];
+export const evaluatorSetting = (evaluator: Evaluator) => `computational-governance-platform.cue-config.evaluator = "${evaluator}"`;
+/** `native 9 ms, wasm 185 ms (20x)`: `ratio` is how many times better native is. */
+export const sideBySide = (native: number, wasm: number, unit: string, ratio: number) => `native ${native.toFixed(0)} ${unit}, wasm ${wasm.toFixed(0)} ${unit} (${ratio.toFixed(1)}x)`;
+
+/** The summed VmRSS in MB of `root` and all its descendants, and of those among them named `name`, read from /proc (Linux). */
+async function treeRssMb(root: number, name = ''): Promise<{ mb: number; namedMb: number }> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  let [kb, namedKb] = [0, 0];
+  for (const pending = [root]; pending.length; ) {
+    const pid = pending.pop() as number;
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    kb += rss;
+    if (/^Name:\s+(\S+)/.exec(status)?.[1] === name) namedKb += rss;
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return { mb: Math.round(kb / 1024), namedMb: Math.round(namedKb / 1024) };
 }
 
 export async function startBenchWorld(settings: string): Promise<BenchWorld> {
@@ -78,5 +117,10 @@ ${settings}
     return answer;
   };
   const raw = (route: string, headers: Record<string, string> = {}) => fetch(`${offline.baseUrl}/v1/computational-governance${route}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
-  return { call, fetch: raw, sql, stop };
+  const memory = async () => {
+    const postmaster = Number((await readFile(path.join(folder, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const offlineTree = await treeRssMb(offline.child.pid as number, 'esbuild');
+    return { offlineMb: offlineTree.mb, esbuildMb: offlineTree.namedMb, postgresMb: (await treeRssMb(postmaster)).mb };
+  };
+  return { call, fetch: raw, sql, memory, stop };
 }

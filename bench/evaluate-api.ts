@@ -1,10 +1,11 @@
 /**
  * Bench (a): POST /evaluate of one ~4 KB descriptor against 20 enabled CUE policies, through the
- * HTTP API of serverless offline on an embedded PostgreSQL, warm; prints p50 and p95.
+ * HTTP API of serverless offline on an embedded PostgreSQL, warm; prints p50 and p95, once with
+ * cue-config.evaluator = wasm and once with native (each in a fresh world), and their ratio.
  * Run alone with `node --import tsx bench/evaluate-api.ts`, or through `npm run bench`.
  */
 import { pathToFileURL } from 'node:url';
-import { startBenchWorld } from './bench-world';
+import { EVALUATORS, evaluatorSetting, sideBySide, startBenchWorld, type Evaluator, type Memory } from './bench-world';
 
 const POLICIES = 20;
 const WARM_UP = 5;
@@ -62,14 +63,24 @@ export function benchPolicies(): string[] {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-export async function benchEvaluateApi(): Promise<void> {
+interface EvaluateRun {
+  readonly p50: number;
+  readonly p95: number;
+  readonly memory: Memory;
+}
+
+/** One fresh world under `evaluator`: the policies are saved there, so that they store the evaluator it chooses. */
+async function evaluateWith(evaluator: Evaluator): Promise<EvaluateRun> {
   // Publishing here only enables the policies: the publish-time evaluation has a bench of its own.
   const world = await startBenchWorld(`computational-governance-platform.evaluation.enable-on-publish = false
-computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/r" } } ]`);
+computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/r" } } ]
+${evaluatorSetting(evaluator)}`);
   const { call } = world;
   try {
+    const stored: Record<string, number> = {};
     for (const [i, cueScript] of benchPolicies().entries()) {
       const policy = await call('POST', '/policies', { name: `bench policy ${i}`, resourceType: 'dataproduct', engine: 'cue', cueScript });
+      stored[policy.evaluator] = (stored[policy.evaluator] ?? 0) + 1;
       await call('POST', `/policies/${policy.id}/publish`);
     }
     const durations: number[] = [];
@@ -82,12 +93,22 @@ computational-governance-platform.resource-types = [ { name = "dataproduct", con
       if (i >= WARM_UP) durations.push(elapsed);
     }
     durations.sort((a, b) => a - b);
+    const run = { p50: percentile(durations, 50), p95: percentile(durations, 95), memory: await world.memory() };
     console.log(
-      `(a) Evaluate API, ${Buffer.byteLength(JSON.stringify(benchDescriptor('urn:dp:bench-0')))} B descriptor x ${POLICIES} enabled CUE policies, ${SAMPLES} warm calls: p50 ${percentile(durations, 50).toFixed(0)} ms, p95 ${percentile(durations, 95).toFixed(0)} ms (target p50 <= 500 ms)`,
+      `(a) Evaluate API, cue-config.evaluator = ${evaluator} (policies stored as ${Object.entries(stored).map(([name, n]) => `${name} ${n}`).join(', ')}), ${Buffer.byteLength(JSON.stringify(benchDescriptor('urn:dp:bench-0')))} B descriptor x ${POLICIES} enabled CUE policies, ${SAMPLES} warm calls: ` +
+        `p50 ${run.p50.toFixed(0)} ms, p95 ${run.p95.toFixed(0)} ms; RSS after: serverless offline ${run.memory.offlineMb} MB (of which esbuild ${run.memory.esbuildMb} MB), PostgreSQL ${run.memory.postgresMb} MB`,
     );
+    return run;
   } finally {
     await world.stop();
   }
+}
+
+export async function benchEvaluateApi(): Promise<void> {
+  const runs = {} as Record<Evaluator, EvaluateRun>;
+  for (const evaluator of [...EVALUATORS].reverse()) runs[evaluator] = await evaluateWith(evaluator);
+  const { native, wasm } = runs;
+  console.log(`    Evaluate p50: ${sideBySide(native.p50, wasm.p50, 'ms', wasm.p50 / native.p50)} (target native <= 25 ms); p95: ${sideBySide(native.p95, wasm.p95, 'ms', wasm.p95 / native.p95)}`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -2,13 +2,15 @@
  * Bench (e): publish of one CUE policy against 5,000 descriptors (~4.7 KB each) served by a fake
  * perimeter resolver in pages of 50, through serverless offline, its local queue and an embedded
  * PostgreSQL, from the publish call to the report `completed`. Prints resources per second and how
- * the workers' time was split between the resolver, the engine and the database.
+ * the workers' time was split between the resolver, the engine and the database, and the RSS of
+ * the stack (serverless offline + PostgreSQL process trees), once with cue-config.evaluator = wasm
+ * and once with native (each in a fresh world), and their ratios.
  * Run alone with `node --import tsx bench/publish-evaluation.ts`, or through `npm run bench`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { startBenchWorld } from './bench-world';
+import { EVALUATORS, evaluatorSetting, sideBySide, startBenchWorld, type Evaluator, type Memory } from './bench-world';
 import { benchDescriptor } from './evaluate-api';
 
 const RESOURCES = 5_000;
@@ -38,33 +40,65 @@ async function startResolver(): Promise<{ url: string; pages: () => number; stop
   };
 }
 
-export async function benchPublishEvaluation(): Promise<void> {
-  const resolver = await startResolver();
+interface PublishRun {
+  readonly perSecond: number;
+  readonly memory: Memory;
+  readonly peakMb: number;
+}
+
+/** One fresh world under `evaluator`, whose policy is saved there so that it stores the evaluator it chooses. */
+async function publishWith(evaluator: Evaluator, resolver: { url: string; pages: () => number }): Promise<PublishRun> {
+  const pagesBefore = resolver.pages();
   const world = await startBenchWorld(
-    `computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id", batch-size = "${PAGE}" }, resolver-configuration { url = "${resolver.url}", path = "/resources" } } ]`,
+    `computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id", batch-size = "${PAGE}" }, resolver-configuration { url = "${resolver.url}", path = "/resources" } } ]
+${evaluatorSetting(evaluator)}`,
   );
   try {
     const policy = await world.call('POST', '/policies', { name: 'owner is a login', resourceType: 'dataproduct', environment: 'production', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"' });
+    const stackMb = async () => {
+      const { offlineMb, postgresMb } = await world.memory();
+      return offlineMb + postgresMb;
+    };
+    let peakMb = await stackMb();
     const started = performance.now();
     const { evaluationReportId } = await world.call('POST', `/policies/${policy.id}/publish`);
     const answeredMs = performance.now() - started;
     let status = 'pending';
-    while (status !== 'completed' && status !== 'failed') {
+    for (let poll = 1; status !== 'completed' && status !== 'failed'; poll++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       [{ status }] = await world.sql`select status from bench.evaluation_reports where id = ${evaluationReportId}`;
+      if (poll % 10 === 0) peakMb = Math.max(peakMb, await stackMb());
     }
     const elapsedMs = performance.now() - started;
+    const memory = await world.memory();
     const report = await world.call('GET', `/evaluation-reports/${evaluationReportId}`);
     if (report.status !== 'completed' || report.counts.total !== RESOURCES) throw new Error(`unexpected report: ${JSON.stringify({ ...report, evaluationResults: report.evaluationResults.length })}`);
     const [split] = await world.sql`select sum(resolver_ms)::int as resolver, sum(engine_ms)::int as engine, sum(database_ms)::int as database from bench.evaluation_tasks where report_id = ${evaluationReportId}`;
     const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${((100 * ms) / elapsedMs).toFixed(0)} %)`;
     const rest = elapsedMs - split.resolver - split.engine - split.database;
+    const perSecond = RESOURCES / (elapsedMs / 1000);
+    peakMb = Math.max(peakMb, memory.offlineMb + memory.postgresMb);
     console.log(
-      `(e) Publish of 1 CUE policy x ${RESOURCES} descriptors (${PAGE} per resolver page, ${resolver.pages()} pages asked): publish answered in ${answeredMs.toFixed(0)} ms, report completed after ${(elapsedMs / 1000).toFixed(1)} s = ${(RESOURCES / (elapsedMs / 1000)).toFixed(0)} resources/s; ` +
-        `resolver ${share(split.resolver)}, engine ${share(split.engine)}, database ${share(split.database)}, queue + invocations + polling ${share(rest)}`,
+      `(e) Publish, cue-config.evaluator = ${evaluator} (policy stored as ${policy.evaluator}), 1 CUE policy x ${RESOURCES} descriptors (${PAGE} per resolver page, ${resolver.pages() - pagesBefore} pages asked): publish answered in ${answeredMs.toFixed(0)} ms, report completed after ${(elapsedMs / 1000).toFixed(1)} s = ${perSecond.toFixed(0)} resources/s; ` +
+        `resolver ${share(split.resolver)}, engine ${share(split.engine)}, database ${share(split.database)}, queue + invocations + polling ${share(rest)}\n` +
+        `    RSS of the stack after the publish: serverless offline ${memory.offlineMb} MB (of which esbuild ${memory.esbuildMb} MB) + PostgreSQL ${memory.postgresMb} MB = ${memory.offlineMb + memory.postgresMb} MB (peak sampled during it ${peakMb} MB)`,
     );
+    return { perSecond, memory, peakMb };
   } finally {
     await world.stop();
+  }
+}
+
+export async function benchPublishEvaluation(): Promise<void> {
+  const resolver = await startResolver();
+  try {
+    const runs = {} as Record<Evaluator, PublishRun>;
+    for (const evaluator of [...EVALUATORS].reverse()) runs[evaluator] = await publishWith(evaluator, resolver);
+    const { native, wasm } = runs;
+    const total = (run: PublishRun) => run.memory.offlineMb + run.memory.postgresMb;
+    console.log(`    Publish: ${sideBySide(native.perSecond, wasm.perSecond, 'resources/s', native.perSecond / wasm.perSecond)} (target native >= 2000/s)`);
+    console.log(`    Stack RSS after the publish: ${sideBySide(total(native), total(wasm), 'MB', total(wasm) / total(native))} (target native < 1024 MB); peak: ${sideBySide(native.peakMb, wasm.peakMb, 'MB', wasm.peakMb / native.peakMb)}`);
+  } finally {
     await resolver.stop();
   }
 }
