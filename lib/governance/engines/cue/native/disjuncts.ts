@@ -23,8 +23,19 @@ export function combineDefaults<T>(terms: readonly { readonly marked: boolean; r
 
 const unparen = (expr: Expr): Expr => (expr.type === 'paren' ? unparen(expr.expr) : expr);
 
-/** The disjuncts of a `|` expression as written, nested disjunctions flattened. */
-export function disjunctsOf(expr: Expr): Term<Expr>[] {
+const written = new WeakMap<Expr, readonly Term<Expr>[]>();
+
+/** The disjuncts of a `|` expression as written, nested disjunctions flattened (once per expression: a policy is evaluated many times). */
+export function disjunctsOf(expr: Expr): readonly Term<Expr>[] {
+  let terms = written.get(expr);
+  if (!terms) {
+    terms = flatten(expr);
+    written.set(expr, terms);
+  }
+  return terms;
+}
+
+function flatten(expr: Expr): Term<Expr>[] {
   const terms: { marked: boolean; value: Expr }[] = [];
   const collect = (part: Expr) => {
     const bare = part.type === 'binary' && part.op === '|' ? part : undefined;

@@ -107,6 +107,24 @@ interface Work {
 const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [], shapes: [] });
 const NO_CHOICES: readonly number[] = [];
 
+const structLiterals = new WeakMap<StructLit, boolean>();
+
+/**
+ * `{x}` is the value of x; a struct as soon as it declares anything else (or nothing). `{5, #d: 1}`
+ * is 5 (with a definition): definitions, hidden and optional fields beside an embedding do not make a struct.
+ */
+function makesStruct(lit: StructLit): boolean {
+  let known = structLiterals.get(lit);
+  if (known === undefined) {
+    const regular = lit.decls.some(
+      (decl) => (decl.type === 'field' && decl.constraint !== '?' && !(decl.label.kind === 'name' && !decl.label.quoted && /^[#_]/.test(decl.label.name))) || decl.type === 'ellipsis',
+    );
+    known = regular || !lit.decls.some((decl) => decl.type === 'embed' || decl.type === 'comprehension');
+    structLiterals.set(lit, known);
+  }
+  return known;
+}
+
 /** `#D` and the hidden `_#D` are definitions: their structs are closed. */
 export const isDefinitionLabel = (name: string) => name.startsWith('#') || name.startsWith('_#');
 const NO_ARCS: Map<string, Vertex> = new Map();
@@ -525,12 +543,7 @@ export class Vertex {
           break;
       }
     }
-    // `{x}` is the value of x; a struct as soon as it declares anything else (or nothing).
-    // `{5, #d: 1}` is 5 (with a definition): definitions and hidden fields beside an embedding do not make a struct.
-    const regular = lit.decls.some(
-      (decl) => (decl.type === 'field' && decl.constraint !== '?' && !(decl.label.kind === 'name' && !decl.label.quoted && /^[#_]/.test(decl.label.name))) || decl.type === 'ellipsis',
-    );
-    if (regular || !lit.decls.some((decl) => decl.type === 'embed' || decl.type === 'comprehension')) this.isStruct = true;
+    if (makesStruct(lit)) this.isStruct = true;
   }
 
   private addDynamic(dynamic: Work['dynamic'][number]): void {
