@@ -62,9 +62,6 @@ export function startServerlessOffline(options: {
         LOCAL_LAMBDA_ENDPOINT: `http://127.0.0.1:${options.lambdaPort}`,
         CGP_ESBUILD_WORK_FOLDER: workFolder,
         TMPDIR: temporaryFolder,
-        // esbuild's service (a Go process) keeps the incremental builds of every function: ~2 GB
-        // unless its garbage collector is told to give memory back. A soft limit: it never fails a build.
-        GOMEMLIMIT: options.env.GOMEMLIMIT ?? '1GiB',
         SLS_TELEMETRY_DISABLED: '1',
         SLS_NOTIFICATIONS_MODE: 'off',
       },
