@@ -58,17 +58,21 @@ export function checkBound(value: Scalar, bound: Bound): string | undefined {
   return holds === false ? `invalid value ${formatValue(value)} (out of bound ${formatBound(bound)})` : undefined;
 }
 
+/** A conflict between a concrete value and a constraint, named in the order they were unified. */
+function clash(value: Scalar, other: Value, where: readonly Position[], valueFirst: boolean): Value {
+  return valueFirst ? conflict(value, other, where) : conflict(other, value, where);
+}
+
 function applyConstraint(value: Scalar, rule: Constraint, at: readonly Position[], valueFirst: boolean): Value {
-  const clash = (other: Value, where: readonly Position[]) => (valueFirst ? conflict(value, other, where) : conflict(other, value, where));
   const kinds = kindOf(value);
-  if ((kinds & rule.kinds) === 0) return clash(rule, [...at, ...rule.at]);
+  if ((kinds & rule.kinds) === 0) return clash(value, rule, [...at, ...rule.at], valueFirst);
   for (const bound of rule.bounds) {
-    if ((boundKinds(bound) & kinds) === 0) return clash(constraint(boundKinds(bound), [bound], [], bound.at ? [bound.at] : []), [...at, ...(bound.at ? [bound.at] : [])]);
+    if ((boundKinds(bound) & kinds) === 0) return clash(value, constraint(boundKinds(bound), [bound], [], bound.at ? [bound.at] : []), [...at, ...(bound.at ? [bound.at] : [])], valueFirst);
     const problem = checkBound(value, bound);
     if (problem) return bottom(problem, [...(bound.at ? [bound.at] : []), ...at]);
   }
   for (const validator of rule.validators) {
-    if ((validator.kinds & kinds) === 0) return clash(constraint(validator.kinds, [], [validator], validator.at), [...at, ...validator.at]);
+    if ((validator.kinds & kinds) === 0) return clash(value, constraint(validator.kinds, [], [validator], validator.at), [...at, ...validator.at], valueFirst);
     const verdict = validator.check(value);
     if (verdict === true) continue;
     if (verdict === false) return bottom(`invalid value ${formatValue(value)} (does not satisfy ${validator.text})`, [...validator.at, ...at]);

@@ -42,15 +42,15 @@ export interface Env {
 export class CloseGroup {
   readonly labels = new Set<string>();
   readonly patterns: Pattern[] = [];
-  /** The labels the struct literal that made this group declares itself (not those it embeds). */
-  readonly own = new Set<string>();
+  /** The labels the struct literal that made this group declares itself (not those it embeds); made when first needed. */
+  own?: Set<string>;
   /** A definition in a conjunction embedded in a struct also allows that struct's own fields. */
   alsoAllows?: CloseGroup;
   open = false;
   active = false;
 
   allows(label: string, vertex: Vertex): boolean {
-    return this.open || this.labels.has(label) || this.alsoAllows?.own.has(label) === true || this.patterns.some((pattern) => labelMatches(pattern, label, vertex));
+    return this.open || this.labels.has(label) || this.alsoAllows?.own?.has(label) === true || this.patterns.some((pattern) => labelMatches(pattern, label, vertex));
   }
 }
 
@@ -517,7 +517,7 @@ export class Vertex {
             const origin = definition ? arc : conjunct.closed ? (conjunct.origin ?? group) : undefined;
             arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin }, decl.constraint);
             group.labels.add(label.name);
-            if (own) group.own.add(label.name);
+            if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
             const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, closed: conjunct.closed };
             this.patterns.push(pattern);
