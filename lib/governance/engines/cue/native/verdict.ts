@@ -74,30 +74,31 @@ export function collectFindings(root: Vertex, settled: ReadonlySet<string> = new
     const target = bottom.code === 'incomplete' || bottom.code === 'cycle' ? findings.incomplete : findings.conflicts;
     target.push({ path, message: bottom.message, at: bottom.at, tainted });
   };
-  const walk = (vertex: Vertex, path: readonly string[], onlyConflicts = false) => {
+  // Paths are read off the vertices when something is reported: most of what is walked reports nothing.
+  const walk = (vertex: Vertex, onlyConflicts = false) => {
     // Nesting past maxDepth evaluates to a structural cycle error, which ends the walk there.
     if (seen.has(vertex)) return;
     seen.add(vertex);
     const value = vertex.evaluate();
     if (vertex.notAllowed) {
-      findings.conflicts.push({ path, message: vertex.notAllowed.message, at: vertex.notAllowed.at, tainted: vertex.tainted });
+      findings.conflicts.push({ path: vertex.path(), message: vertex.notAllowed.message, at: vertex.notAllowed.at, tainted: vertex.tainted });
       return;
     }
     if (isBottom(value)) {
       // A struct made wrong by what it read (a comprehension over a failing field): the fields first,
       // so that an error is reported where it arose.
-      if (vertex.isStruct) walkArcs(vertex, path, onlyConflicts);
+      if (vertex.isStruct) walkArcs(vertex, onlyConflicts);
       if (onlyConflicts && (value.code === 'incomplete' || value.code === 'cycle')) return;
-      return error(path, value, vertex.tainted);
+      return error(vertex.path(), value, vertex.tainted);
     }
     const chosen = value === vertex ? vertex : defaultOf(value);
     if (chosen instanceof Vertex) {
-      if (chosen !== vertex) return walk(chosen, path, onlyConflicts);
-      return walkArcs(vertex, path, onlyConflicts);
+      if (chosen !== vertex) return walk(chosen, onlyConflicts);
+      return walkArcs(vertex, onlyConflicts);
     }
-    if (!isScalar(chosen) && !onlyConflicts) findings.incomplete.push({ path, message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
+    if (!isScalar(chosen) && !onlyConflicts) findings.incomplete.push({ path: vertex.path(), message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
   };
-  const walkArcs = (vertex: Vertex, path: readonly string[], onlyConflicts: boolean) => {
+  const walkArcs = (vertex: Vertex, onlyConflicts: boolean) => {
     for (const arc of vertex.arcs.values()) {
       // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
       if (!arc.notAllowed && arc.conjuncts.length === 1 && arc.conjuncts[0].expr.type === 'data') continue;
@@ -105,13 +106,13 @@ export function collectFindings(root: Vertex, settled: ReadonlySet<string> = new
       const hidden = arc.definition || arc.label.charCodeAt(0) === 95; // '_'
       if (hidden && vertex === root && settled.has(arc.label)) continue;
       if (!arc.regular && !arc.notAllowed) {
-        if (arc.required && !hidden && !onlyConflicts) findings.missing.push({ path: [...path, arc.label], message: 'field is required but not present', at: [], tainted: true });
+        if (arc.required && !hidden && !onlyConflicts) findings.missing.push({ path: arc.path(), message: 'field is required but not present', at: [], tainted: true });
         continue;
       }
-      walk(arc, [...path, arc.label], onlyConflicts || hidden);
+      walk(arc, onlyConflicts || hidden);
     }
   };
-  walk(root, []);
+  walk(root);
   // CUE sorts its messages by path.
   for (const list of [findings.conflicts, findings.missing, findings.incomplete]) list.sort((a, b) => comparePaths(a.path, b.path));
   return findings;
