@@ -15,7 +15,7 @@ export function addComprehension(into: Vertex, comp: Comprehension, env: Env, cl
   let next = index;
   const yieldBody = (scope: Env) => {
     if (into.isList && !into.isStruct) into.addElement(next++, comp.body, scope, closed);
-    else into.addYield(comp.body, scope, closed, group);
+    else into.add({ expr: comp.body, env: scope, closed, group });
   };
   const failed = run(comp.clauses, 0, env, into, yieldBody);
   if (failed) {

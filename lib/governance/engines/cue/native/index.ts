@@ -2,8 +2,6 @@
  * The native CUE evaluator's public face: a policy compiled once, evaluated against descriptors in
  * process (docs/cue-policies.md), and whole files evaluated for CUE's conformance tests.
  */
-import type { EngineResult } from '../../engine';
 export type { Inspected, InspectedField } from './inspect';
 export { inspectFiles } from './inspect';
 export { compileNative, evaluateNative, type NativeCompile, type NativeProgram, type NativeOptions } from './policy';
-export type { EngineResult };

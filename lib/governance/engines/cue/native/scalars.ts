@@ -12,7 +12,6 @@ import {
   kindName,
   kindOf,
   scalarEquals,
-  TOP_KINDS,
   type Bound,
   type Constraint,
   type Disjunction,
@@ -198,4 +197,3 @@ export function unifyScalars(a: Value, b: Value, at: readonly Position[] = []): 
 
 /** The constraint a kind name stands for (`int`, `string`...). */
 export const kindConstraint = (kinds: number): Constraint => constraint(kinds);
-export const ANY_SCALAR_KINDS = TOP_KINDS;

@@ -86,11 +86,6 @@ export interface Package {
 export type Value = Top | Bottom | Scalar | Constraint | Disjunction | Builtin | Package | Vertex;
 
 export const TOP: Top = { t: 'top' };
-export const NULL_VALUE: Scalar = { t: 'null' };
-export const bool = (v: boolean): Scalar => ({ t: 'bool', v });
-export const int = (v: number): Scalar => ({ t: 'num', int: true, v });
-export const float = (v: number): Scalar => ({ t: 'num', int: false, v });
-export const str = (v: string): Scalar => ({ t: 'string', v });
 
 export const bottom = (message: string, at: readonly (Position | undefined)[] = [], code: ErrorCode = 'eval'): Bottom => ({
   t: 'bottom',

@@ -562,10 +562,6 @@ export class Vertex {
     dynamic.group.labels.add(label.v);
   }
 
-  /** Comprehensions yield struct bodies (struct) or elements (list). */
-  addYield(body: StructLit, env: Env, closed: boolean, group: CloseGroup): void {
-    this.add({ expr: body, env, closed, group });
-  }
 
   private applyPatterns(): void {
     this.patternsApplied = true;
