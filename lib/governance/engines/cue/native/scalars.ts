@@ -152,6 +152,12 @@ export function disjunction(values: readonly Value[], defaults: readonly boolean
 }
 
 function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[]): Value {
+  // A concrete value against a disjunction of concrete values (`kind: "a" | "b"` and the data's "a"):
+  // the member it equals, found without writing the conflicts of the others, which only an empty disjunction reports.
+  if (isScalar(other)) {
+    const same = d.values.find((member) => isScalar(member) && member.t === other.t && scalarEquals(member, other) && (member.t !== 'num' || other.t !== 'num' || member.int === other.int));
+    if (same) return same;
+  }
   const otherMembers = other.t === 'disj' ? other.values : [other];
   const otherDefaults = other.t === 'disj' ? other.defaults : [false];
   const otherHasDefault = otherDefaults.some(Boolean);
