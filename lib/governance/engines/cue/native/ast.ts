@@ -20,7 +20,13 @@ export interface StructLit {
   readonly type: 'struct';
   readonly decls: readonly Decl[];
   readonly at: Position;
+  /** The names it declares, made by the evaluator when first looked up (a property reads faster than a WeakMap). */
+  scope?: ReadonlyMap<string, ScopeEntry>;
+  /** Whether it makes a struct rather than the value it embeds, decided by the evaluator when first unified. */
+  makesStruct?: boolean;
 }
+
+export type ScopeEntry = { readonly kind: 'field'; readonly label: string } | { readonly kind: 'let'; readonly expr: Expr };
 
 export interface ListLit {
   readonly type: 'list';

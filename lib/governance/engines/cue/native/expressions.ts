@@ -2,7 +2,7 @@
  * Expressions (spec.md, "Expressions"): references resolved through the scopes they were written
  * in, operators, bounds, interpolation, calls of builtins.
  */
-import type { Expr, StructLit } from './ast';
+import type { Expr, ScopeEntry, StructLit } from './ast';
 import { universe } from './builtins';
 import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp } from './regexps';
@@ -11,21 +11,17 @@ import { constraint, disjunction, unifyScalars } from './scalars';
 import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
 import { isDefinitionLabel, Vertex, type Env, type Pattern } from './vertex';
 
-type Entry = { readonly kind: 'field'; readonly label: string } | { readonly kind: 'let'; readonly expr: Expr };
-const scopes = new WeakMap<StructLit, Map<string, Entry>>();
-
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
-function entriesOf(scope: StructLit): Map<string, Entry> {
-  let entries = scopes.get(scope);
-  if (entries) return entries;
-  entries = new Map();
-  for (const decl of scope.decls) {
+function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {
+  if (lit.scope) return lit.scope;
+  const entries = new Map<string, ScopeEntry>();
+  for (const decl of lit.decls) {
     if (decl.type === 'field' && decl.label.kind === 'name') {
       if (!entries.has(decl.label.name)) entries.set(decl.label.name, { kind: 'field', label: decl.label.name });
       if (decl.alias) entries.set(decl.alias, { kind: 'field', label: decl.label.name });
     } else if (decl.type === 'let') entries.set(decl.name, { kind: 'let', expr: decl.expr });
   }
-  scopes.set(scope, entries);
+  lit.scope = entries;
   return entries;
 }
 

@@ -107,22 +107,18 @@ interface Work {
 const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [], shapes: [] });
 const NO_CHOICES: readonly number[] = [];
 
-const structLiterals = new WeakMap<StructLit, boolean>();
-
 /**
  * `{x}` is the value of x; a struct as soon as it declares anything else (or nothing). `{5, #d: 1}`
  * is 5 (with a definition): definitions, hidden and optional fields beside an embedding do not make a struct.
  */
 function makesStruct(lit: StructLit): boolean {
-  let known = structLiterals.get(lit);
-  if (known === undefined) {
+  if (lit.makesStruct === undefined) {
     const regular = lit.decls.some(
       (decl) => (decl.type === 'field' && decl.constraint !== '?' && !(decl.label.kind === 'name' && !decl.label.quoted && /^[#_]/.test(decl.label.name))) || decl.type === 'ellipsis',
     );
-    known = regular || !lit.decls.some((decl) => decl.type === 'embed' || decl.type === 'comprehension');
-    structLiterals.set(lit, known);
+    lit.makesStruct = regular || !lit.decls.some((decl) => decl.type === 'embed' || decl.type === 'comprehension');
   }
-  return known;
+  return lit.makesStruct;
 }
 
 /** `#D` and the hidden `_#D` are definitions: their structs are closed. */
@@ -137,7 +133,8 @@ export class Vertex {
   readonly t = 'vertex' as const;
   /** Shared and empty until the first arc: most vertices of a descriptor are leaves. */
   arcs: Map<string, Vertex> = NO_ARCS;
-  readonly conjuncts: Conjunct[] = [];
+  /** Most vertices get one conjunct: an array made for it holds one, where a push into `[]` reserves seventeen. */
+  conjuncts: Conjunct[] = [];
   /** `?` / `!` / regular conjuncts seen for this arc. */
   regular = false;
   required = false;
@@ -199,7 +196,8 @@ export class Vertex {
   addConjunct(conjunct: Conjunct, constraint?: '?' | '!'): void {
     if (constraint === '!') this.required = true;
     else if (!constraint) this.regular = true;
-    this.conjuncts.push(conjunct);
+    if (this.conjuncts.length === 0) this.conjuncts = [conjunct];
+    else this.conjuncts.push(conjunct);
     if (this.state === 'done') this.reset();
   }
 
