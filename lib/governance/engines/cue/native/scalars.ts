@@ -163,8 +163,12 @@ function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[])
   const otherHasDefault = otherDefaults.some(Boolean);
   const ownHasDefault = d.defaults.some(Boolean);
   const values: Value[] = [];
-  const defaults: boolean[] = [];
+  const pairs: number[] = [];
   const errors: Value[] = [];
+  // A side whose defaults were all eliminated counts as unmarked (spec.md, "Default values"):
+  // `*42 | _` & `*43 | bool` is `*43 | bool`.
+  let ownKept = false;
+  let otherKept = false;
   d.values.forEach((member, i) =>
     otherMembers.forEach((otherMember, j) => {
       const unified = unifyScalars(member, otherMember, at);
@@ -173,13 +177,19 @@ function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[])
         return;
       }
       values.push(unified);
-      defaults.push((ownHasDefault ? d.defaults[i] : true) && (otherHasDefault ? otherDefaults[j] : true) && (ownHasDefault || otherHasDefault));
+      pairs.push(i, j);
+      ownKept ||= d.defaults[i];
+      otherKept ||= otherDefaults[j];
     }),
   );
   if (values.length === 0) {
     const first = errors[0];
-    return first?.t === 'bottom' && errors.length === 1 ? first : bottom(`${errors.length} errors in empty disjunction: ${first?.t === 'bottom' ? first.message : ''}`, first?.t === 'bottom' ? first.at : at);
+    if (first?.t === 'bottom' && errors.length === 1) return first;
+    return { ...bottom(`${errors.length} errors in empty disjunction: ${first?.t === 'bottom' ? first.message : ''}`, first?.t === 'bottom' ? first.at : at), count: errors.length + 1 };
   }
+  const ownMarked = ownHasDefault && ownKept;
+  const otherMarked = otherHasDefault && otherKept;
+  const defaults = values.map((_, k) => (ownMarked ? d.defaults[pairs[2 * k]] : true) && (otherMarked ? otherDefaults[pairs[2 * k + 1]] : true) && (ownMarked || otherMarked));
   return disjunction(values, defaults);
 }
 

@@ -24,6 +24,8 @@ export interface Bottom {
   readonly code: ErrorCode;
   readonly message: string;
   readonly at: readonly Position[];
+  /** An empty disjunction's error: how many errors CUE counts it as within another (its own and those it lists). */
+  readonly count?: number;
 }
 
 export interface Bound {

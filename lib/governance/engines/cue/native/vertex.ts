@@ -9,7 +9,7 @@
 import type { Comprehension, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
-import { disjunctsOf } from './disjuncts';
+import { combineDefaults, disjunctsOf } from './disjuncts';
 import { defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
 import { disjunction, unifyScalars } from './scalars';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, scalarEquals, STRUCT, TOP, type Bottom, type Value } from './values';
@@ -120,6 +120,9 @@ function makesStruct(lit: StructLit): boolean {
   }
   return lit.makesStruct;
 }
+
+/** Neither a struct, a list nor a disjunction: unified as a value. */
+const isPlain = (value: Value): boolean => value.t === 'top' || value.t === 'constraint' || isScalar(value);
 
 /** `#D` and the hidden `_#D` are definitions: their structs are closed. */
 export const isDefinitionLabel = (name: string) => name.startsWith('#') || name.startsWith('_#');
@@ -405,8 +408,16 @@ export class Vertex {
     // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking this vertex.
     if (this.choices.length === 0) {
       const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, this));
-      if (values.every((value) => value.t === 'top' || value.t === 'constraint' || isScalar(value))) {
-        return this.addValue(disjunction(values, disjuncts.map((disjunct) => disjunct.isDefault)), conjunct, atOf(conjunct.expr));
+      if (values.every((value) => isPlain(value) || (value.t === 'disj' && value.values.every(isPlain)))) {
+        // A term that is a disjunction by value keeps its defaults only when marked or when no term is (as written ones).
+        const members = combineDefaults(
+          values.map((value, index) => ({
+            marked: disjuncts[index].isDefault,
+            value,
+            inner: value.t === 'disj' ? value.values.map((member, at) => ({ value: member, isDefault: value.defaults[at] })) : undefined,
+          })),
+        );
+        return this.addValue(disjunction(members.map((member) => member.value), members.map((member) => member.isDefault)), conjunct, atOf(conjunct.expr));
       }
     }
     this.work.disjunctions.push({ disjuncts });
@@ -421,50 +432,66 @@ export class Vertex {
     this.work.pending.push(chosen.conjunct);
   }
 
-  /** One copy per disjunct of the first undecided disjunction; the copies without errors remain. */
+  /**
+   * One copy per disjunct of the first undecided disjunction, each forking the next in turn: the
+   * copies without errors remain. A fork inside a copy hands its surviving copies (and its errors)
+   * to the fork above; the outermost one makes the disjunction of them.
+   */
   private fork(): void {
     const undecided = this.work.disjunctions[this.choices.length];
-    const hasDefaults = undecided.disjuncts.some((disjunct) => disjunct.isDefault);
-    const results: { vertex: Vertex; value: Value; isDefault: boolean; marked: boolean }[] = [];
+    const leaves: Vertex[] = [];
     const errors: Bottom[] = [];
-    undecided.disjuncts.forEach((disjunct, index) => {
+    undecided.disjuncts.forEach((_, index) => {
       const copy = new Vertex(this.ctx, this.label, this.parent, this.definition);
       copy.conjuncts.push(...this.conjuncts);
       copy.choices = [...this.choices, index];
       copy.regular = this.regular;
       copy.required = this.required;
       const value = copy.evaluate();
-      const error = isBottom(value) && value.code !== 'incomplete' ? value : firstError(copy);
-      if (error) {
-        errors.push(error);
+      if (copy.branches) {
+        leaves.push(...copy.branches.leaves);
+        errors.push(...copy.branches.errors);
         return;
       }
-      if (copy.tainted) this.tainted = true;
-      const members = copy.disjuncts ?? [{ vertex: copy, isDefault: true }];
-      const nestedDefaults = copy.disjuncts?.some((member) => member.isDefault) ?? false;
-      for (const member of members) {
-        results.push({
-          vertex: member.vertex,
-          value: member.vertex.value,
-          isDefault: (!hasDefaults || disjunct.isDefault) && (!nestedDefaults || member.isDefault),
-          marked: (hasDefaults && disjunct.isDefault) || (nestedDefaults && member.isDefault),
-        });
-      }
+      const error = isBottom(value) && value.code !== 'incomplete' ? value : firstError(copy);
+      if (error) errors.push(error);
+      else leaves.push(copy);
     });
-    const anyMarked = results.some((result) => result.marked);
-    const unique = dedupe(results.map((result) => ({ ...result, isDefault: anyMarked && result.isDefault })));
-    if (unique.length === 0) {
-      const [first] = errors;
-      const message = errors.length === 1 ? first.message : `${errors.length} errors in empty disjunction: ${first?.message ?? ''}`;
-      this.finish(bottom(message, first?.at ?? [], first?.code ?? 'eval'));
+    if (this.choices.length > 0) {
+      this.branches = { leaves, errors };
+      this.state = 'done';
       return;
     }
-    const defaults = unique.filter((result) => result.isDefault);
-    const chosen = unique.length === 1 ? unique[0] : defaults.length === 1 ? defaults[0] : undefined;
+    for (const leaf of leaves) if (leaf.tainted) this.tainted = true;
+    const defaults = defaultsOf(leaves);
+    const unique = dedupe(leaves.map((vertex, index) => ({ vertex, value: vertex.value, isDefault: defaults[index] })));
+    if (unique.length === 0) {
+      const [first] = errors;
+      // CUE counts the errors of a nested empty disjunction with its own (`6 errors in empty disjunction`).
+      const count = errors.reduce((sum, error) => sum + (error.count ?? 1), 0);
+      const message = count === 1 ? first.message : `${count} errors in empty disjunction: ${first?.message ?? ''}`;
+      this.finish({ ...bottom(message, first?.at ?? [], first?.code ?? 'eval'), count: count === 1 ? undefined : count + 1 });
+      return;
+    }
+    const marked = unique.filter((result) => result.isDefault);
+    const chosen = unique.length === 1 ? unique[0] : marked.length === 1 ? marked[0] : undefined;
     if (unique.length === 1 && chosen) return this.adopt(chosen.vertex);
     this.disjuncts = unique.map(({ vertex, isDefault }) => ({ vertex, isDefault }));
     if (chosen) this.borrowArcs(chosen.vertex);
     this.finish(disjunction(unique.map((result) => (result.vertex.value === result.vertex ? result.vertex : result.value)), unique.map((result) => result.isDefault)));
+  }
+
+  /** In a copy that forked: its surviving copies and the errors of the others. */
+  private branches?: { leaves: Vertex[]; errors: Bottom[] };
+
+  /** Whether the disjunct chosen for the disjunction at a level is marked (`*`): undefined when that disjunction has no marks. */
+  markedAt(level: number): boolean | undefined {
+    const { disjuncts } = this.work.disjunctions[level];
+    return disjuncts.some((disjunct) => disjunct.isDefault) ? disjuncts[this.choices[level]].isDefault : undefined;
+  }
+
+  get levels(): number {
+    return this.choices.length;
   }
 
   private adopt(from: Vertex): void {
@@ -713,6 +740,42 @@ export function firstError(vertex: Vertex, depth = 0): Bottom | undefined {
     if (error) return error;
   }
   return undefined;
+}
+
+const MAYBE = 0;
+const IS_DEFAULT = 1;
+const NOT_DEFAULT = 2;
+
+/**
+ * Which surviving copies are defaults, as CUE computes it over the cross product of the
+ * disjunctions, one disjunction after the other (internal/core/adt/disjunct2.go): a copy's mode
+ * unifies the mode so far with its disjunct's (not-default over default over unmarked), and a side
+ * none of whose defaults survive counts as unmarked (spec.md, "Default values": "if all the marked
+ * disjuncts of a marked disjunction are eliminated, then the remaining unmarked disjuncts are
+ * considered as if they originated from an unmarked disjunction").
+ */
+function defaultsOf(leaves: readonly Vertex[]): boolean[] {
+  const modes = leaves.map(() => MAYBE);
+  const previous = leaves.map(() => MAYBE);
+  const levels = Math.max(0, ...leaves.map((leaf) => leaf.levels));
+  for (let level = 0; level < levels; level++) {
+    let leftDrops = true;
+    let rightDrops = true;
+    const here = leaves.map((leaf, index) => {
+      if (level >= leaf.levels) return undefined;
+      const marked = leaf.markedAt(level);
+      const mode = marked === undefined ? MAYBE : marked ? IS_DEFAULT : NOT_DEFAULT;
+      if (modes[index] === IS_DEFAULT || previous[index] === IS_DEFAULT) leftDrops = false;
+      if (mode === IS_DEFAULT) rightDrops = false;
+      return mode;
+    });
+    here.forEach((mode, index) => {
+      if (mode === undefined) return;
+      modes[index] = Math.max(leftDrops ? MAYBE : modes[index], rightDrops ? MAYBE : mode);
+      previous[index] = mode;
+    });
+  }
+  return modes.map((mode) => mode === IS_DEFAULT);
 }
 
 function dedupe<T extends { value: Value; isDefault: boolean }>(results: T[]): T[] {
