@@ -92,14 +92,22 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
     }
     case 'index': {
       const target = resolveReference(expr.target, env, from);
+      // An operand that is a value, not a field, must be a struct or list (`2[0]`).
+      const operand = target instanceof Vertex ? target : defaultOf(target);
+      if (!(operand instanceof Vertex) && isScalar(operand)) return bottom(`invalid operand ${sourceText(expr.target) ?? formatValue(operand)} (found ${typeName(operand)}, want list or struct)`, [startOf(expr.target)]);
       const index = concrete(evalExpr(expr.index, env, from), 'index', expr.index.at);
       if (isBottom(index)) return index;
       if (index.t === 'num') {
         if (!index.int) return bottom(`invalid index ${formatValue(index)} (type float)`, [expr.index.at]);
+        if (index.v < 0) {
+          // A constant is always wrong; a computed index is out of range (CUE's LabelFromValue).
+          const constant = expr.index.type === 'literal' || expr.index.type === 'unary';
+          return bottom(constant ? `invalid index ${formatValue(index)} (index must be non-negative)` : `index ${sourceText(expr.index) ?? formatValue(index)} out of range [${formatValue(index)}]`, [expr.index.at]);
+        }
         return select(target, String(index.v), expr.at, true);
       }
       if (index.t === 'string') return select(target, index.v, expr.at);
-      return bottom(`invalid index ${formatValue(index)}`, [expr.index.at]);
+      return bottom(`invalid index ${sourceText(expr.index) ?? formatValue(index)} (invalid type ${typeName(index)})`, [expr.index.at]);
     }
     case 'paren':
       return resolveReference(expr.expr, env, from);
@@ -114,8 +122,12 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     const value = target.t === 'disj' ? defaultOf(target) : target;
     if (value instanceof Vertex) return select(value, name, at, index);
     if (isBottom(value)) return value;
-    if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') return incomplete(`${index ? 'index' : 'selector'} ${name} of a value that is not known yet`, [at]);
-    return bottom(`invalid ${index ? 'index' : 'selector'} ${name} for value of type ${typeName(value)}`, [at]);
+    if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') {
+      if (index && (kindOf(value) & LIST) === 0) return bottom(`invalid index ${name} (found ${typeName(value)}, want list)`, [at]);
+      return incomplete(`${index ? 'index' : 'selector'} ${name} of a value that is not known yet`, [at]);
+    }
+    if (index) return bottom(`invalid index ${name} (found ${typeName(value)}, want list)`, [at]);
+    return bottom(`invalid selector ${name} for value of type ${typeName(value)}`, [at]);
   }
   // A definition or hidden field beside a scalar (`{"foo", #bar: "bar"}.#bar`).
   if (!index && (name.startsWith('#') || name.startsWith('_')) && target.evaluate() !== target) {
@@ -125,8 +137,8 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   const resolved = target.resolved();
   if (!(resolved instanceof Vertex)) return select(resolved, name, at, index);
   noteRead(resolved);
-  if (index && !resolved.isList) return bottom(`invalid index ${name} (type ${kindName(kindOf(resolved))})`, [at]);
-  if (!index && resolved.isList) return bottom(`invalid selector ${name} for value of type list`, [at]);
+  if (index && !resolved.isList) return bottom(`invalid index ${name} (found ${kindName(kindOf(resolved))}, want list)`, [at]);
+  if (!index && resolved.isList) return bottom(`undefined field: ${selectorText(name)}`, [at]);
   const arc = resolved.arcs.get(name);
   if (!arc || (!arc.regular && !arc.definition && !name.startsWith('_'))) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
@@ -136,6 +148,31 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     return incomplete(`undefined field: ${name}`, [at]);
   }
   return arc;
+}
+
+/** A label as CUE prints it in a selector: quoted unless it is an identifier. */
+function selectorText(name: string): string {
+  return /^[#_]*[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
+}
+
+/** The source text of a simple operand (a name, a selection, a literal), as CUE quotes it in errors. */
+function sourceText(expr: Expr): string | undefined {
+  switch (expr.type) {
+    case 'ident':
+      return expr.name;
+    case 'selector': {
+      const target = sourceText(expr.target);
+      return target === undefined ? undefined : `${target}.${expr.name}`;
+    }
+    case 'literal':
+      return expr.kind === 'string' || expr.kind === 'bytes' ? undefined : String(expr.value);
+    case 'unary': {
+      const operand = sourceText(expr.operand);
+      return operand === undefined ? undefined : `${expr.op}${operand}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** The value of a vertex where an expression needs it: its default when it is a disjunction. */
@@ -280,7 +317,9 @@ function slice(expr: Extract<Expr, { type: 'slice' }>, env: Env, from: Vertex): 
   const bound = (part: Expr | undefined, fallback: number): number | Value => {
     if (!part) return fallback;
     const value = concrete(evalExpr(part, env, from), 'slice', part.at);
-    return value.t === 'num' && value.int ? value.v : isBottom(value) ? value : bottom('invalid slice index', [part.at]);
+    if (isBottom(value)) return value;
+    if (value.t !== 'num' || !value.int) return bottom(`cannot use ${formatValue(value)} (type ${typeName(value)}) as type int in slice index`, [part.at]);
+    return value.v < 0 ? bottom('cannot convert negative number to uint64', [part.at]) : value.v;
   };
   if (target instanceof Vertex && target.isList) {
     const elements = target.elements();
@@ -288,7 +327,8 @@ function slice(expr: Extract<Expr, { type: 'slice' }>, env: Env, from: Vertex): 
     const high = bound(expr.high, elements.length);
     if (typeof low !== 'number') return low;
     if (typeof high !== 'number') return high;
-    if (low < 0 || high > elements.length || low > high) return bottom(`invalid slice index [${low}:${high}] with length ${elements.length}`, [expr.at]);
+    if (high > elements.length) return bottom(`index ${high} out of range`, [expr.at]);
+    if (low > high) return bottom(`invalid slice index: ${low} > ${high}`, [expr.at]);
     const list = new Vertex(from.ctx, from.label, from.parent);
     list.addConjunct({ expr: { type: 'list', elements: [], at: expr.at }, env, closed: false });
     elements.slice(low, high).forEach((element, index) => list.arc(String(index)).addConjunct({ expr: { type: 'value', value: valueOf(element) }, env, closed: false }));
