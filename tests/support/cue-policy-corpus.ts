@@ -129,4 +129,9 @@ export const CORPUS: readonly CorpusPolicy[] = [
     compliant: { tags: ['a'] },
     v04: 'list.MinItems(n) on an open list',
   },
+  {
+    name: 'JSON and YAML texts',
+    script: 'import (\n\t"encoding/json"\n\t"encoding/yaml"\n)\n\nconfig: string & json.Valid()\nsettings?: string & yaml.Validate({replicas?: int & <10})\n_defaults: {replicas: 2, tags: ["a", "b"]}\ndefaults: json.Marshal(_defaults)\n',
+    compliant: { config: '{"a": [1, 2.5]}', settings: 'replicas: 3', defaults: '{"replicas":2,"tags":["a","b"]}' },
+  },
 ];

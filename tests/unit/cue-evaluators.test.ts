@@ -7,7 +7,7 @@ import type { CueCompileCheck, EngineResult, EvaluatorDisagreement } from '../..
 import { entity, PASS, resource, violation } from './cue-fixtures';
 
 const NATIVE = { evaluator: 'native', maxSteps: 1_000_000 } as const;
-const YAML_POLICY = 'import "encoding/yaml"\n\nname: string\ntext: yaml.Marshal({a: 1})\n';
+const UNSUPPORTED_POLICY = 'import "crypto/sha256"\n\nname: string\nsum: sha256.Sum256("a")\n';
 
 /** A WebAssembly engine that answers `answer` to every pair and records what it was asked. */
 function fakeWasm(answer: EngineResult = violation('name: incomplete value string'), check: CueCompileCheck = { ok: true }) {
@@ -51,7 +51,7 @@ describe('the native setting', () => {
   it('sends what the native evaluator does not support, and what was saved for wasm, to the WebAssembly engine', async () => {
     const wasm = fakeWasm(PASS);
     const evaluators = createCueEvaluators(NATIVE, wasm.factory);
-    const [unsupported, savedForWasm, native] = [entity(YAML_POLICY), entity('name: string\n', { evaluator: 'wasm' }), entity('name: string\n', { evaluator: 'native' })];
+    const [unsupported, savedForWasm, native] = [entity(UNSUPPORTED_POLICY), entity('name: string\n', { evaluator: 'wasm' }), entity('name: string\n', { evaluator: 'native' })];
     const results = await evaluators.evaluate([unsupported, savedForWasm, native], [resource('a', {})]);
     expect(results).toEqual([[PASS], [PASS], [violation('name: incomplete value string')]]);
     expect(wasm.engine.evaluated).toEqual([unsupported.id, savedForWasm.id]);
@@ -60,7 +60,7 @@ describe('the native setting', () => {
   it('evaluates a policy the native evaluator does not support with real CUE in WebAssembly', async () => {
     const wasm = createCueEngine({ timeout: 20_000, workers: 1, recycleAfterRuns: 200, maxOutputBytes: 1 << 20 });
     try {
-      const results = await createCueEvaluators(NATIVE, async () => wasm).evaluate([entity(YAML_POLICY)], [resource('a', { name: 'a' }), resource('b', { name: 1 })]);
+      const results = await createCueEvaluators(NATIVE, async () => wasm).evaluate([entity(UNSUPPORTED_POLICY)], [resource('a', { name: 'a' }), resource('b', { name: 1 })]);
       expect(results[0][0]).toEqual(PASS);
       expect(results[0][1]).toMatchObject({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/^name: conflicting values 1 and string/)] });
     } finally {
@@ -100,7 +100,7 @@ describe('the native setting', () => {
 
   it('fails the pairs of the WebAssembly policies when that engine cannot start, and only those', async () => {
     const evaluators = createCueEvaluators(NATIVE, () => Promise.reject(new Error('no worker')));
-    const results = await evaluators.evaluate([entity(YAML_POLICY), entity('name: string\n')], [resource('a', { name: 'a' })]);
+    const results = await evaluators.evaluate([entity(UNSUPPORTED_POLICY), entity('name: string\n')], [resource('a', { name: 'a' })]);
     expect(results).toEqual([[{ satisfiesPolicy: false, isError: true, errors: ['the WebAssembly CUE engine could not start: no worker'] }], [PASS]]);
   });
 
@@ -156,10 +156,10 @@ describe('the check when a policy is saved', () => {
   });
 
   it('leaves a script the native evaluator does not support to the WebAssembly check, naming the reason', async () => {
-    const accepted = await createCueEvaluators(NATIVE, fakeWasm().factory).check(YAML_POLICY);
-    expect(accepted).toEqual({ ok: true, evaluator: 'wasm', evaluatorReason: 'the package "encoding/yaml" is not in the native evaluator' });
+    const accepted = await createCueEvaluators(NATIVE, fakeWasm().factory).check(UNSUPPORTED_POLICY);
+    expect(accepted).toEqual({ ok: true, evaluator: 'wasm', evaluatorReason: 'the package "crypto/sha256" is not in the native evaluator' });
     const refusal = { ok: false, message: 'a: conflicting values 2 and 1', line: 4, column: 1 } as const;
-    expect(await createCueEvaluators(NATIVE, fakeWasm(PASS, refusal).factory).check(YAML_POLICY)).toEqual(refusal);
+    expect(await createCueEvaluators(NATIVE, fakeWasm(PASS, refusal).factory).check(UNSUPPORTED_POLICY)).toEqual(refusal);
   });
 
   it('saves a script only the native evaluator refuses for wasm, and refuses one both refuse with the native message', async () => {

@@ -10,6 +10,7 @@ import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars
 import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindOf, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, type Builtin, type Package, type Value } from './values';
 import { defaultOf, structurallyEqual, valueOf } from './expressions';
 import { firstError, Vertex } from './vertex';
+import { exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments, type Exported } from './encodings';
 
 type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'struct' | 'any' | 'strings' | 'numbers';
 type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[];
@@ -334,8 +335,55 @@ const net = pkg('net', [
   fn('net.FQDN', ['string'], ([text]) => FQDN.test(s(text)), { validator: true }),
 ]);
 
+/** A value exported as text, or the error saying why it is not concrete. */
+function marshal(value: Js, write: (data: Exported) => string): string {
+  try {
+    return write(exportValue(value as Value));
+  } catch (error) {
+    if (error instanceof NotConcrete) throw new ArgumentError(error.error);
+    throw error;
+  }
+}
+
+function marshalStream(items: Js, write: (data: Exported) => string, separator: string): string {
+  return (items as Value[]).map((item) => marshal(item, write)).join(separator);
+}
+
+function unmarshalJson(text: string, from: Vertex): Value {
+  const value = fromJson(text, from);
+  if (!value) throw new CallError('json: invalid JSON');
+  return value;
+}
+
+function unmarshalYaml(text: string, from: Vertex): Value[] {
+  const documents = yamlDocuments(text);
+  if (documents instanceof Error) throw new CallError(documents.message);
+  return documents.map((source) => fromYamlSource(source, from));
+}
+
+function unmarshalYamlOne(text: string, from: Vertex): Value {
+  const documents = unmarshalYaml(text, from);
+  if (documents.length > 1) throw new CallError('yaml: expected a single document');
+  return documents[0] ?? { t: 'null' };
+}
+
+const json = pkg('encoding/json', [
+  fn('json.Marshal', ['any'], ([value]) => marshal(value, toJson)),
+  fn('json.MarshalStream', ['list'], ([items]) => marshalStream(items, (data) => `${toJson(data)}\n`, '')),
+  fn('json.Unmarshal', ['bytes'], ([text], from) => unmarshalJson(s(text), from)),
+  fn('json.Valid', ['bytes'], ([text]) => isJson(s(text)), { validator: true }),
+  fn('json.Validate', ['bytes', 'any'], ([text, schema], from) => unifiesCleanly(unmarshalJson(s(text), from), schema as Value, from), { validator: true }),
+]);
+
+const yaml = pkg('encoding/yaml', [
+  fn('yaml.Marshal', ['any'], ([value]) => marshal(value, toYaml)),
+  fn('yaml.MarshalStream', ['list'], ([items]) => marshalStream(items, toYaml, '---\n')),
+  fn('yaml.Unmarshal', ['bytes'], ([text], from) => unmarshalYamlOne(s(text), from)),
+  fn('yaml.Validate', ['bytes', 'any'], ([text, schema], from) => unifiesCleanly(unmarshalYamlOne(s(text), from), schema as Value, from), { validator: true }),
+]);
+
 /** The packages the native evaluator has. */
-export const PACKAGES: ReadonlyMap<string, Package> = new Map([strings, list, math, regexp, strconv, struct, time, net].map((entry) => [entry.path, entry]));
+export const PACKAGES: ReadonlyMap<string, Package> = new Map([strings, list, math, regexp, strconv, struct, time, net, json, yaml].map((entry) => [entry.path, entry]));
 
 /** CUE's standard library: importing one of these that PACKAGES lacks sends a policy to the WebAssembly path. */
 export const CUE_STANDARD_LIBRARY = new Set([

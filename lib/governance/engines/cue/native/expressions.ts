@@ -375,7 +375,8 @@ export function applyBuiltin(callee: Extract<Value, { t: 'builtin' }>, args: rea
       [at],
     );
   }
-  if (args.length < min || args.length > max) return bottom(`${callee.name}: expected ${min === max ? min : `${min} to ${max}`} arguments, got ${args.length}`, [at]);
+  if (args.length < min) return bottom(`not enough arguments in call to ${callee.name} (have ${args.length}, want ${min})`, [at]);
+  if (args.length > max) return bottom(`too many arguments in call to ${callee.name} (have ${args.length}, want ${max})`, [at]);
   return callee.call(args, at, from);
 }
 

@@ -10,7 +10,7 @@ import type { Comprehension, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
 import { combineDefaults, disjunctsOf } from './disjuncts';
-import { defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
+import { applyBuiltin, defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
 import { disjunction, unifyScalars } from './scalars';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, scalarEquals, STRUCT, TOP, type Bottom, type Value } from './values';
 import type { Context } from './context';
@@ -354,6 +354,8 @@ export class Vertex {
       this.takeChoice();
       return;
     }
+    // A builtin of one argument that validates (`list.UniqueItems`) is that validator, as if called without arguments.
+    if (value.t === 'builtin' && value.validator && value.arity === 1 && at) return this.addValue(applyBuiltin(value, [], at, this), conjunct, at);
     if (value.t === 'package' || value.t === 'builtin') {
       this.fail(bottom(`cannot use ${formatValue(value)} as a value`, [at]));
       return;
