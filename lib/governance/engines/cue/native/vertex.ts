@@ -6,7 +6,7 @@
  * the value it is unified into. Disjunctions of structs are evaluated by forking the vertex, one
  * copy per disjunct, and keeping the copies without errors.
  */
-import type { Comprehension, Expr, ListLit, StructLit } from './ast';
+import type { Comprehension, Decl, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
 import { combineDefaults, disjunctsOf } from './disjuncts';
@@ -102,6 +102,8 @@ interface Work {
   /** Where the structs and lists unified into this vertex were written. */
   readonly shapes: Position[];
   originGroups?: Map<object, CloseGroup>;
+  /** A struct literal of comprehensions only was unified here: a struct unless something else decides (`{if false {a: 1}}` is `{}`). */
+  comprehensionStruct?: boolean;
 }
 
 const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [], shapes: [] });
@@ -120,6 +122,8 @@ function makesStruct(lit: StructLit): boolean {
   }
   return lit.makesStruct;
 }
+
+const isEmbedding = (decl: Decl): boolean => decl.type === 'embed';
 
 /** Neither a struct, a list nor a disjunction: unified as a value. */
 const isPlain = (value: Value): boolean => value.t === 'top' || value.t === 'constraint' || isScalar(value);
@@ -290,6 +294,11 @@ export class Vertex {
         const at = [...(scalar.t === 'constraint' ? scalar.at : []), ...this.work.shapes];
         return bottom(`conflicting values ${formatValue(scalar)} and ${shown} (mismatched types ${kindName(kindOf(scalar))} and ${kindName(kind)})`, at);
       }
+      return this;
+    }
+    // CUE's validateValue: a struct literal makes a struct when no conjunct made this a scalar.
+    if (this.work.comprehensionStruct && this.scalar.t === 'top') {
+      this.isStruct = true;
       return this;
     }
     return this.scalar;
@@ -571,6 +580,7 @@ export class Vertex {
       }
     }
     if (makesStruct(lit)) this.isStruct = true;
+    else if (!lit.decls.some(isEmbedding)) this.work.comprehensionStruct = true;
   }
 
   private addDynamic(dynamic: Work['dynamic'][number]): void {
