@@ -3,7 +3,7 @@
  * per binding, as fields of the enclosing struct or as elements of the enclosing list.
  */
 import type { Clause, Comprehension } from './ast';
-import { evalExpr, resolveReference, valueOf } from './expressions';
+import { evalExpr, resolveReference, sourceText, valueOf } from './expressions';
 import { BOOL, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
 import { Vertex, type CloseGroup, type Env } from './vertex';
 
@@ -36,8 +36,8 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
       const condition = evalExpr(clause.condition, env, into);
       if (isBottom(condition)) return condition;
       if (condition.t !== 'bool') {
-        // Not known yet, unless no value of its kinds is a bool (`if x` with `x: int`).
-        if (condition.t === 'top' || condition.t === 'constraint' || condition.t === 'disj') return bottom(`incomplete condition ${formatValue(condition)}`, [clause.at], kindOf(condition) & BOOL ? 'incomplete' : 'eval');
+        // Not known yet, unless no value of its kinds is a bool (`if x` with `x: int`): CUE's typeError.
+        if ((condition.t === 'top' || condition.t === 'constraint' || condition.t === 'disj') && kindOf(condition) & BOOL) return bottom(`incomplete bool: ${formatValue(condition)}`, [clause.at], 'incomplete');
         return bottom(`cannot use ${formatValue(condition)} (type ${typeName(condition)}) as type bool`, [clause.condition.at]);
       }
       return condition.v ? run(clauses, at + 1, env, into, yieldBody) : undefined;
@@ -51,8 +51,9 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
       const value = source instanceof Vertex ? valueOf(source.resolved()) : valueOf(source);
       if (isBottom(value)) return value;
       if (!(value instanceof Vertex)) {
-        if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') return bottom(`cannot range over ${formatValue(value)} (incomplete)`, [clause.source.at], kindOf(value) & (LIST | STRUCT) ? 'incomplete' : 'eval');
-        return bottom(`cannot range over ${formatValue(value)} (found ${typeName(value)}, want list or struct)`, [clause.source.at]);
+        const source = sourceText(clause.source) ?? formatValue(value);
+        if ((value.t === 'top' || value.t === 'constraint' || value.t === 'disj') && kindOf(value) & (LIST | STRUCT)) return bottom(`cannot range over ${source} (incomplete type ${typeName(value)})`, [clause.source.at], 'incomplete');
+        return bottom(`cannot range over ${source} (found ${typeName(value)}, want list or struct)`, [clause.source.at]);
       }
       const items: [Value, Vertex][] = value.isList
         ? value.elements().map((element, position) => [{ t: 'num', int: true, v: position }, element])

@@ -156,7 +156,7 @@ function selectorText(name: string): string {
 }
 
 /** The source text of a simple operand (a name, a selection, a literal), as CUE quotes it in errors. */
-function sourceText(expr: Expr): string | undefined {
+export function sourceText(expr: Expr): string | undefined {
   switch (expr.type) {
     case 'ident':
       return expr.name;
