@@ -3,7 +3,7 @@
  * per binding, as fields of the enclosing struct or as elements of the enclosing list.
  */
 import type { Clause, Comprehension } from './ast';
-import { evalExpr, resolveReference, sourceText, valueOf } from './expressions';
+import { defaultOf, evalExpr, resolveReference, sourceText, valueOf } from './expressions';
 import { BOOL, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
 import { Vertex, type CloseGroup, type Env } from './vertex';
 
@@ -33,7 +33,8 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
   const clause = clauses[at];
   switch (clause.type) {
     case 'if': {
-      const condition = evalExpr(clause.condition, env, into);
+      // A condition is an operand: a disjunction gives its default (`if enable` with `enable: *true | false`).
+      const condition = defaultOf(evalExpr(clause.condition, env, into));
       if (isBottom(condition)) return condition;
       if (condition.t !== 'bool') {
         // Not known yet, unless no value of its kinds is a bool (`if x` with `x: int`): CUE's typeError.

@@ -11,8 +11,9 @@ import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
 import { combineDefaults, disjunctsOf } from './disjuncts';
 import { applyBuiltin, defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
+import { sameVertex } from './equality';
 import { disjunction, unifyScalars } from './scalars';
-import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, scalarEquals, STRUCT, TOP, type Bottom, type Value } from './values';
+import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Value } from './values';
 import type { Context } from './context';
 
 /** A JSON value from a descriptor, unified as CUE would read it from a .json file. */
@@ -419,6 +420,7 @@ export class Vertex {
     // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking this vertex.
     if (this.choices.length === 0) {
       const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, this));
+      if (values.every(isPlain)) return this.addValue(disjunction(values, disjuncts.map((disjunct) => disjunct.isDefault)), conjunct, atOf(conjunct.expr));
       if (values.every((value) => isPlain(value) || (value.t === 'disj' && value.values.every(isPlain)))) {
         // A term that is a disjunction by value keeps its defaults only when marked or when no term is (as written ones).
         const members = combineDefaults(
@@ -475,7 +477,7 @@ export class Vertex {
     }
     for (const leaf of leaves) if (leaf.tainted) this.tainted = true;
     const defaults = defaultsOf(leaves);
-    const unique = dedupe(leaves.map((vertex, index) => ({ vertex, value: vertex.value, isDefault: defaults[index] })));
+    const unique = dedupe(leaves.map((vertex, index) => ({ vertex, isDefault: defaults[index] })));
     if (unique.length === 0) {
       const [first] = errors;
       // CUE counts the errors of a nested empty disjunction with its own (`6 errors in empty disjunction`).
@@ -489,7 +491,7 @@ export class Vertex {
     if (unique.length === 1 && chosen) return this.adopt(chosen.vertex);
     this.disjuncts = unique.map(({ vertex, isDefault }) => ({ vertex, isDefault }));
     if (chosen) this.borrowArcs(chosen.vertex);
-    this.finish(disjunction(unique.map((result) => (result.vertex.value === result.vertex ? result.vertex : result.value)), unique.map((result) => result.isDefault)));
+    this.finish(disjunction(unique.map((result) => result.vertex.value), unique.map((result) => result.isDefault)));
   }
 
   /** In a copy that forked: its surviving copies and the errors of the others. */
@@ -790,11 +792,11 @@ function defaultsOf(leaves: readonly Vertex[]): boolean[] {
   return modes.map((mode) => mode === IS_DEFAULT);
 }
 
-function dedupe<T extends { value: Value; isDefault: boolean }>(results: T[]): T[] {
-  const out: T[] = [];
+/** Disjuncts that are the same value are one, a default if either was. */
+function dedupe(results: { vertex: Vertex; isDefault: boolean }[]): { vertex: Vertex; isDefault: boolean }[] {
+  const out: { vertex: Vertex; isDefault: boolean }[] = [];
   for (const result of results) {
-    const value = result.value;
-    const same = isScalar(value) ? out.find((other) => isScalar(other.value) && other.value.t === value.t && kindOf(other.value) === kindOf(value) && scalarEquals(other.value, value)) : undefined;
+    const same = out.find((other) => sameVertex(other.vertex, result.vertex));
     if (same) same.isDefault ||= result.isDefault;
     else out.push(result);
   }
