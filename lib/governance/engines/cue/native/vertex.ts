@@ -49,10 +49,21 @@ export class CloseGroup {
   alsoAllows?: CloseGroup;
   open = false;
   active = false;
+  /** The groups of definitions referenced inside this one's struct: what they declare, this one allows too. */
+  inner?: CloseGroup[];
 
   allows(label: string, vertex: Vertex): boolean {
-    return this.open || this.labels.has(label) || this.alsoAllows?.own?.has(label) === true || this.patterns.some((pattern) => labelMatches(pattern, label, vertex));
+    return this.open || this.declares(label, vertex) || this.alsoAllows?.own?.has(label) === true;
   }
+
+  private declares(label: string, vertex: Vertex): boolean {
+    return this.labels.has(label) || this.patterns.some((pattern) => labelMatches(pattern, label, vertex)) || this.inner?.some((group) => group.declares(label, vertex)) === true;
+  }
+}
+
+/** One reference to a definition inside a closed struct: its fields close with it, and what it declares the enclosing struct allows. */
+class Reference {
+  constructor(readonly within: object) {}
 }
 
 export interface Conjunct {
@@ -404,15 +415,20 @@ export class Vertex {
     // A definition (or a close()d struct) closes on its own, unless embedded in a struct, whose
     // fields it then joins (`#D: {#A, c: int}` allows #A's fields and c).
     const ownGroup = (target.definition || target.sealed) && !(conjunct.embedded && !conjunct.viaConjunction);
+    // What an embedding brings closes with the struct it is embedded in: their fields share a group.
+    let origin = conjunct.embedded && !ownGroup ? conjunct.origin : undefined;
     if ((closed && !group) || ownGroup) {
       const outer = conjunct.embedded && conjunct.viaConjunction ? group : undefined;
-      group = new CloseGroup();
+      // A definition referenced inside a closed struct: that struct allows what the definition declares (`#B: #A & {c: 1}` allows #A's fields).
+      if (target.definition && conjunct.closed && conjunct.origin) {
+        origin = new Reference(conjunct.origin);
+        group = this.originGroup(origin);
+      } else group = this.newGroup();
       group.alsoAllows = outer;
-      this.groups.push(group);
     }
     // The group closes when a struct of the definition is added to it (a closed conjunct), not before:
     // a definition that is a conjunction (`#C: #A & #B`) closes each side on its own.
-    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: inner.origin ?? (closed ? target : undefined) });
+    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: origin ?? inner.origin ?? (closed ? target : undefined) });
   }
 
   private addDisjunction(conjunct: Conjunct): void {
@@ -536,14 +552,12 @@ export class Vertex {
     const own = !group;
     if (!group) {
       // The declarations of one definition (and of its fields) share a group: together they say what is allowed.
-      group = conjunct.closed && conjunct.origin ? this.work.originGroups?.get(conjunct.origin) : undefined;
-      if (!group) {
-        group = new CloseGroup();
-        this.groups.push(group);
-        if (conjunct.closed && conjunct.origin) (this.work.originGroups ??= new Map()).set(conjunct.origin, group);
-      }
+      group = conjunct.closed && conjunct.origin ? this.originGroup(conjunct.origin) : this.newGroup();
     }
     if (conjunct.closed) group.active = true;
+    // What closes the fields: what closes this struct, shared by all its declarations; a struct that
+    // embeds is closed on its own as well (`#B: #A & {#E, c: 1}` allows in c only what #E and it declare).
+    const within = conjunct.closed ? (lit.decls.some((decl) => decl.type === 'embed') ? new Reference(conjunct.origin ?? group) : (conjunct.origin ?? group)) : undefined;
     for (const decl of lit.decls) {
       switch (decl.type) {
         case 'field': {
@@ -551,9 +565,7 @@ export class Vertex {
           if (label.kind === 'name') {
             const definition = !label.quoted && isDefinitionLabel(label.name);
             const arc = this.arc(label.name, definition);
-            // What closes the field: its own definition, else what closes this struct (shared by all its declarations).
-            const origin = definition ? arc : conjunct.closed ? (conjunct.origin ?? group) : undefined;
-            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin }, decl.constraint);
+            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin: definition ? arc : within }, decl.constraint);
             group.labels.add(label.name);
             if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
@@ -567,7 +579,7 @@ export class Vertex {
           break;
         }
         case 'embed':
-          this.work.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group, embedded: true });
+          this.work.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group, embedded: true, origin: within });
           break;
         case 'ellipsis':
           group.open = true;
@@ -583,6 +595,23 @@ export class Vertex {
     }
     if (makesStruct(lit)) this.isStruct = true;
     else if (!lit.decls.some(isEmbedding)) this.work.comprehensionStruct = true;
+  }
+
+  private newGroup(): CloseGroup {
+    const group = new CloseGroup();
+    this.groups.push(group);
+    return group;
+  }
+
+  /** The group of one origin here; a reference's group is inside the group of the struct that makes it. */
+  private originGroup(origin: object): CloseGroup {
+    let group = this.work.originGroups?.get(origin);
+    if (!group) {
+      group = this.newGroup();
+      (this.work.originGroups ??= new Map()).set(origin, group);
+      if (origin instanceof Reference) (this.originGroup(origin.within).inner ??= []).push(group);
+    }
+    return group;
   }
 
   private addDynamic(dynamic: Work['dynamic'][number]): void {
@@ -692,7 +721,7 @@ export class Vertex {
     const active = this.groups.filter((group) => group.active && !group.open);
     if (active.length === 0 || !this.isStruct) return;
     for (const [label, arc] of this.arcs) {
-      if (label.startsWith('_') || !arc.regular) continue;
+      if (label.startsWith('_') || arc.definition || !arc.regular) continue;
       const allowed = active.every((group) => group.allows(label, this));
       if (!allowed) arc.notAllowed = bottom('field not allowed', []);
     }
