@@ -40,7 +40,7 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
     if (entry.kind === 'field') {
       const arc = (e.vertex as Vertex).arc(entry.label, isDefinitionLabel(entry.label));
       // An optional field is a constraint, not a value: reading it is incomplete until it is there.
-      if (!arc.regular && !arc.definition && (e.vertex as Vertex).state !== 'evaluating') return incomplete(`cannot reference optional field: ${entry.label}`, [at]);
+      if (!arc.regular && !arc.definition && (e.vertex as Vertex).state !== 'evaluating') return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
       return arc;
     }
     e.lets ??= new Map();
@@ -145,6 +145,7 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     // A closed struct will never have it; an open one may yet.
     if (resolved.isClosed() && !arc) return bottom(`undefined field: ${name}`, [at]);
     if (resolved.ctx.withoutData) resolved.ctx.taint++;
+    if (arc) return incomplete(arc.required ? `required field missing: ${selectorText(name)}` : `cannot reference optional field: ${selectorText(name)}`, [at]);
     return incomplete(`undefined field: ${name}`, [at]);
   }
   return arc;
