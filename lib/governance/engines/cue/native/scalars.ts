@@ -64,7 +64,11 @@ function clash(value: Scalar, other: Value, where: readonly Position[], valueFir
 
 function applyConstraint(value: Scalar, rule: Constraint, at: readonly Position[], valueFirst: boolean): Value {
   const kinds = kindOf(value);
-  if ((kinds & rule.kinds) === 0) return clash(value, rule, [...at, ...rule.at], valueFirst);
+  if ((kinds & rule.kinds) === 0) {
+    // A `!=` bound is a check CUE runs on the value, which it names first (`conflicting values null and !=null`).
+    const checked = rule.bounds.some((bound) => bound.op === '!=' && (boundKinds(bound) & kinds) === 0);
+    return clash(value, rule, [...at, ...rule.at], valueFirst || checked);
+  }
   for (const bound of rule.bounds) {
     if ((boundKinds(bound) & kinds) === 0) return clash(value, constraint(boundKinds(bound), [bound], [], bound.at ? [bound.at] : []), [...at, ...(bound.at ? [bound.at] : [])], valueFirst);
     const problem = checkBound(value, bound);
@@ -90,6 +94,8 @@ function mergeConstraints(a: Constraint, b: Constraint, at: readonly Position[])
   return narrowRange(kinds, bounds, validators, [...a.at, ...b.at]);
 }
 
+const isNumberExcluded = (bound: Bound): boolean => bound.op === '!=' && bound.value.t === 'num';
+
 const LOWER = new Set(['>', '>=']);
 const UPPER = new Set(['<', '<=']);
 
@@ -100,7 +106,7 @@ const UPPER = new Set(['<', '<=']);
  */
 function narrowRange(kinds: number, bounds: readonly Bound[], validators: readonly Validator[], at: readonly Position[]): Value {
   const ordered = bounds.filter((bound) => LOWER.has(bound.op) || UPPER.has(bound.op));
-  if (ordered.length < 2) return constraint(kinds, bounds, validators, at);
+  if (ordered.length === 0 || (ordered.length === 1 && !bounds.some(isNumberExcluded))) return constraint(kinds, bounds, validators, at);
   const tighter = (x: Bound, y: Bound, lower: boolean) => {
     const [p, q] = [x.value as { v: number | string }, y.value as { v: number | string }];
     if (p.v !== q.v) return lower ? p.v > q.v : p.v < q.v;

@@ -155,8 +155,8 @@ export function kindName(kinds: number): string {
 /** The kinds a bound implies. */
 export function boundKinds(bound: Bound): number {
   if (bound.op === '=~' || bound.op === '!~') return STRING;
-  // `!=` keeps to its value's kind (`!="a"` is a string), except `!=null`, which says nothing of it.
-  if (bound.op === '!=') return bound.value.t === 'null' ? TOP_KINDS : bound.value.t === 'num' ? NUMBER : kindOf(bound.value);
+  // `!=` keeps to its value's kind (`!="a"` is a string), except `!=null`: any kind but null (CUE's BoundValue.Kind).
+  if (bound.op === '!=') return bound.value.t === 'null' ? TOP_KINDS & ~NULL : bound.value.t === 'num' ? NUMBER : kindOf(bound.value);
   return bound.value.t === 'num' ? NUMBER : kindOf(bound.value);
 }
 

@@ -13,7 +13,7 @@ import { combineDefaults, disjunctsOf } from './disjuncts';
 import { applyBuiltin, defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
 import { sameVertex } from './equality';
 import { disjunction, unifyScalars } from './scalars';
-import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Value } from './values';
+import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type Value } from './values';
 import type { Context } from './context';
 
 /** A JSON value from a descriptor, unified as CUE would read it from a .json file. */
@@ -134,6 +134,9 @@ function makesStruct(lit: StructLit): boolean {
   }
   return lit.makesStruct;
 }
+
+/** `!=null`, the one bound a struct or list satisfies (it is never null). */
+const excludesOnlyNull = (bound: Bound): boolean => bound.op === '!=' && bound.value.t === 'null';
 
 const isEmbedding = (decl: Decl): boolean => decl.type === 'embed';
 
@@ -290,7 +293,7 @@ export class Vertex {
     if (this.isStruct || this.isList) {
       const kind = this.isList ? LIST : STRUCT;
       const scalar = this.scalar;
-      if (scalar.t === 'constraint' && (scalar.kinds & kind) !== 0 && scalar.bounds.length === 0) {
+      if (scalar.t === 'constraint' && (scalar.kinds & kind) !== 0 && (scalar.bounds.length === 0 || scalar.bounds.every(excludesOnlyNull))) {
         // Without a descriptor an open list or struct may still grow: what a validator says of it now is not final.
         if (scalar.validators.length > 0 && this.ctx.withoutData && (this.isList ? this.listOpen : !this.isClosed())) this.tainted = true;
         for (const validator of scalar.validators) {
