@@ -11,11 +11,11 @@ import { Vertex, type CloseGroup, type Env } from './vertex';
  * Adds what a comprehension yields to `into`. In a list, `index` is the next element's position
  * and the position after the last yielded element is returned.
  */
-export function addComprehension(into: Vertex, comp: Comprehension, env: Env, closed: boolean, group: CloseGroup, index = 0): number {
+export function addComprehension(into: Vertex, comp: Comprehension, env: Env, closed: boolean, group: CloseGroup, index = 0, origin?: object): number {
   let next = index;
   const yieldBody = (scope: Env) => {
     if (into.isList && !into.isStruct) into.addElement(next++, comp.body, scope, closed);
-    else into.add({ expr: comp.body, env: scope, closed, group });
+    else into.add({ expr: comp.body, env: scope, closed, group, origin });
   };
   const failed = run(comp.clauses, 0, env, into, yieldBody);
   if (failed) {

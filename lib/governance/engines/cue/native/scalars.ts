@@ -7,6 +7,7 @@ import {
   bottom,
   boundKinds,
   formatBound,
+  formatConstraint,
   formatValue,
   isScalar,
   kindName,
@@ -139,13 +140,19 @@ function narrowRange(kinds: number, bounds: readonly Bound[], validators: readon
   return constraint(kinds, kept, validators, at);
 }
 
-/** Members equal as scalars are one member, default if either was. */
+/** `string` and `string`, `_` and `_`: one member of a disjunction. */
+function sameConstraint(a: Value, b: Value): boolean {
+  if (a.t === 'top' || b.t === 'top') return a.t === b.t;
+  return a.t === 'constraint' && b.t === 'constraint' && a.kinds === b.kinds && formatConstraint(a) === formatConstraint(b);
+}
+
+/** Members equal as scalars or constraints are one member, default if either was. */
 export function disjunction(values: readonly Value[], defaults: readonly boolean[]): Value {
   const members: Value[] = [];
   const flags: boolean[] = [];
   values.forEach((value, index) => {
     if (value.t === 'bottom') return;
-    const same = isScalar(value) ? members.findIndex((member) => isScalar(member) && member.t === value.t && scalarEquals(member, value)) : -1;
+    const same = isScalar(value) ? members.findIndex((member) => isScalar(member) && member.t === value.t && scalarEquals(member, value)) : value.t === 'constraint' || value.t === 'top' ? members.findIndex((member) => sameConstraint(member, value)) : -1;
     if (same >= 0) flags[same] ||= defaults[index];
     else {
       members.push(value);

@@ -87,6 +87,8 @@ export interface Pattern {
   readonly value: Expr;
   readonly alias?: string;
   readonly closed: boolean;
+  /** What closes the struct that declares it: the fields it applies to are also declared there. */
+  readonly origin?: object;
   matcher?: Value;
 }
 
@@ -103,7 +105,7 @@ interface PendingDisjunction {
 
 interface Work {
   readonly pending: Conjunct[];
-  readonly comprehensions: { comp: Comprehension; env: Env; closed: boolean; group: CloseGroup }[];
+  readonly comprehensions: { comp: Comprehension; env: Env; closed: boolean; group: CloseGroup; origin?: object }[];
   dynamic: { label: Expr; env: Env; field: Expr; constraint?: '?' | '!'; closed: boolean; group: CloseGroup; at: Position }[];
   readonly disjunctions: PendingDisjunction[];
   readonly lists: ListPart[];
@@ -254,8 +256,8 @@ export class Vertex {
     this.settle();
     this.applyPatterns();
     while (this.work.comprehensions.length > 0) {
-      const { comp, env, closed, group } = this.work.comprehensions.shift() as (typeof this.work.comprehensions)[number];
-      addComprehension(this, comp, env, closed, group);
+      const { comp, env, closed, group, origin } = this.work.comprehensions.shift() as (typeof this.work.comprehensions)[number];
+      addComprehension(this, comp, env, closed, group, 0, origin);
       this.settle();
     }
     this.closeLists();
@@ -424,8 +426,11 @@ export class Vertex {
       const outer = conjunct.embedded && conjunct.viaConjunction ? group : undefined;
       // A definition referenced inside a closed struct: that struct allows what the definition declares (`#B: #A & {c: 1}` allows #A's fields).
       if (target.definition && conjunct.closed && conjunct.origin) {
+        const enclosing = group;
         origin = new Reference(conjunct.origin);
         group = this.originGroup(origin);
+        // Reached through a definition's group (`out: #Foo` with `#Foo: #Bar & {...}`): that group allows it too.
+        if (enclosing && !enclosing.inner?.includes(group)) (enclosing.inner ??= []).push(group);
       } else group = this.newGroup();
       group.alsoAllows = outer;
     }
@@ -572,7 +577,7 @@ export class Vertex {
             group.labels.add(label.name);
             if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
-            const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, closed: conjunct.closed };
+            const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, closed: conjunct.closed, origin: within };
             this.patterns.push(pattern);
             group.patterns.push(pattern);
             if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
@@ -592,7 +597,8 @@ export class Vertex {
           }
           break;
         case 'comprehension':
-          this.work.comprehensions.push({ comp: decl, env, closed: conjunct.closed, group });
+          // What it yields is declared by this struct: its fields share what closes this struct's.
+          this.work.comprehensions.push({ comp: decl, env, closed: conjunct.closed, group, origin: within });
           break;
       }
     }
@@ -643,7 +649,7 @@ export class Vertex {
     if ((this.isList && !this.isStruct) || arc.definition || arc.label.startsWith('_')) return;
     if (!labelMatches(pattern, arc.label, this)) return;
     const env: Env = pattern.alias ? { up: pattern.env, vars: new Map([[pattern.alias, { t: 'string', v: arc.label } as Value]]) } : pattern.env;
-    arc.conjuncts.push({ expr: pattern.value, env, closed: pattern.closed });
+    arc.conjuncts.push({ expr: pattern.value, env, closed: pattern.closed, origin: pattern.origin });
     if (arc.state === 'done') arc.reset();
   }
 
