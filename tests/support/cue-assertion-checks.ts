@@ -93,8 +93,11 @@ function checkError(attribute: TestAttribute, target: Inspected, path: Path): Fa
  */
 function mentions({ error, path }: { error: Extract<Inspected, { kind: 'bottom' }>; path: Path }, text: string): boolean {
   const pattern = new RegExp(text.split(/%[svdq]/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?'));
-  return pattern.test(error.message) || pattern.test(`${show(path)}: ${error.message}`);
+  return pattern.test(error.message) || pattern.test(`${cuePath(path)}: ${error.message}`);
 }
+
+/** A path as CUE prints it before a message: labels that are not identifiers quoted (`service."node-exporter".spec`). */
+const cuePath = (path: Path): string => path.map((label) => (typeof label === 'string' && !/^[#_]*[A-Za-z_$][\w$]*$/.test(label) ? JSON.stringify(label) : String(label))).join('.');
 
 /** The errors in a value, with their paths: in all its descendants, or only in those that make it erroneous (regular fields, elements). */
 function bottomsIn(value: Inspected, path: Path, all: boolean): { error: Extract<Inspected, { kind: 'bottom' }>; path: Path }[] {
