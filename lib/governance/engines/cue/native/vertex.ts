@@ -631,7 +631,7 @@ export class Vertex {
       return;
     }
     if (label.t !== 'string') {
-      this.fail(bottom(`invalid label type ${kindName(kindOf(label))}`, [dynamic.at]));
+      this.fail(bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid label type ${kindName(kindOf(label))}`, [dynamic.at]));
       return;
     }
     this.isStruct = true;
