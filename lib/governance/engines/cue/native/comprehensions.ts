@@ -56,12 +56,16 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
         if ((value.t === 'top' || value.t === 'constraint' || value.t === 'disj') && kindOf(value) & (LIST | STRUCT)) return bottom(`cannot range over ${source} (incomplete type ${typeName(value)})`, [clause.source.at], 'incomplete');
         return bottom(`cannot range over ${source} (found ${typeName(value)}, want list or struct)`, [clause.source.at]);
       }
+      // A required field not given yet is not ranged over: the comprehension is incomplete until it is (CUE's ForClause.yield).
+      if (!value.isList) for (const arc of value.arcs.values()) if (arc.required && !arc.regular && !arc.definition && !arc.label.startsWith('_')) return bottom(`missing required field in for comprehension: ${arc.label}`, [clause.at], 'incomplete');
       const items: [Value, Vertex][] = value.isList
         ? value.elements().map((element, position) => [{ t: 'num', int: true, v: position }, element])
         : value.regularArcs().map((arc) => [{ t: 'string', v: arc.label }, arc]);
       for (const [key, element] of items) {
-        const vars = new Map<string, Vertex | Value>([[clause.value, element]]);
-        if (clause.key) vars.set(clause.key, key);
+        // `_` binds nothing: it stays top in the body (`for _ in [1] {a: _}`).
+        const vars = new Map<string, Vertex | Value>();
+        if (clause.value !== '_') vars.set(clause.value, element);
+        if (clause.key && clause.key !== '_') vars.set(clause.key, key);
         const failed = run(clauses, at + 1, { up: env, vars }, into, yieldBody);
         if (failed) return failed;
       }
