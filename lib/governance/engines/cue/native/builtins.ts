@@ -9,7 +9,7 @@ import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindOf, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, type Builtin, type Package, type Value } from './values';
 import { defaultOf, structurallyEqual, valueOf } from './expressions';
-import { firstError, Vertex } from './vertex';
+import { firstError, listOf, Vertex } from './vertex';
 import { exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments, type Exported } from './encodings';
 
 type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'struct' | 'any' | 'strings' | 'numbers';
@@ -57,11 +57,7 @@ function toValue(result: unknown, from: Vertex, kind?: 'int' | 'float'): Value {
   if (typeof result === 'number') return { t: 'num', int: kind ? kind === 'int' : Number.isInteger(result), v: result };
   if (result === null) return { t: 'null' };
   if (Array.isArray(result)) {
-    const list = new Vertex(from.ctx, from.label, from.parent);
-    list.addConjunct({ expr: { type: 'list', elements: [], at: { offset: 0, line: 0, column: 0 } }, env: {}, closed: false });
-    result.forEach((element, index) => list.arc(String(index)).addConjunct({ expr: { type: 'value', value: toValue(element, from) }, env: {}, closed: false }));
-    list.evaluate();
-    return list;
+    return listOf(from, result.map((element) => toValue(element, from)), {});
   }
   return bottom(`unexpected builtin result`);
 }
@@ -88,6 +84,9 @@ function fn(name: string, params: readonly Param[], impl: (args: Js[], from: Ver
 }
 
 class CallError extends Error {}
+
+/** CUE's limit on the elements list.Repeat makes (adt.MaxRepeatCount). */
+const MAX_REPEAT_COUNT = 1_000_000;
 
 const runes = (text: string) => [...text].length;
 const s = (value: Js) => value as string;
@@ -206,6 +205,16 @@ const list = pkg('list', [
   fn('list.Take', ['list', 'int'], ([items, count]) => (items as Value[]).slice(0, Math.max(0, n(count)))),
   fn('list.Drop', ['list', 'int'], ([items, count]) => (items as Value[]).slice(Math.max(0, n(count)))),
   fn('list.Reverse', ['list'], ([items]) => [...(items as Value[])].reverse()),
+  fn('list.Repeat', ['list', 'int'], ([items, count], from) => {
+    if (n(count) < 0) throw new CallError('negative count');
+    if (n(count) > MAX_REPEAT_COUNT) throw new CallError(`count ${n(count)} exceeds limit of ${MAX_REPEAT_COUNT}`);
+    const out: Value[] = [];
+    for (let i = 0; i < n(count); i++) {
+      out.push(...(items as Value[]));
+      from.ctx.step();
+    }
+    return out;
+  }),
   fn('list.SortStrings', ['strings'], ([values]) => [...(values as string[])].sort()),
   fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || all[i - 1] <= value)),
   fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),

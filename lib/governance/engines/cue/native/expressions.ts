@@ -9,7 +9,7 @@ import { compileRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
 import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
-import { isDefinitionLabel, Vertex, type Env, type Pattern } from './vertex';
+import { isDefinitionLabel, listOf, Vertex, type Env, type Pattern } from './vertex';
 
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
 function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {
@@ -330,11 +330,7 @@ function slice(expr: Extract<Expr, { type: 'slice' }>, env: Env, from: Vertex): 
     if (typeof high !== 'number') return high;
     if (high > elements.length) return bottom(`index ${high} out of range`, [expr.at]);
     if (low > high) return bottom(`invalid slice index: ${low} > ${high}`, [expr.at]);
-    const list = new Vertex(from.ctx, from.label, from.parent);
-    list.addConjunct({ expr: { type: 'list', elements: [], at: expr.at }, env, closed: false });
-    elements.slice(low, high).forEach((element, index) => list.arc(String(index)).addConjunct({ expr: { type: 'value', value: valueOf(element) }, env, closed: false }));
-    list.evaluate();
-    return list;
+    return listOf(from, elements.slice(low, high).map(valueOf), env, expr.at);
   }
   if (isBottom(target)) return target;
   return bottom(`cannot slice ${formatValue(target)} (type ${typeName(target)})`, [expr.at]);
@@ -532,20 +528,14 @@ export function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt:
 }
 
 function concatenate(left: Vertex, right: Vertex, env: Env, from: Vertex): Value {
-  const list = new Vertex(from.ctx, from.label, from.parent);
-  list.addConjunct({ expr: { type: 'list', elements: [], at: { offset: 0, line: 0, column: 0 } }, env, closed: false });
-  [...left.elements(), ...right.elements()].forEach((element, index) => list.arc(String(index)).addConjunct({ expr: { type: 'value', value: valueOf(element) }, env, closed: false }));
-  list.evaluate();
-  return list;
+  return listOf(from, [...left.elements(), ...right.elements()].map(valueOf), env);
 }
 
 function repeatList(source: Vertex, times: number, env: Env, from: Vertex): Value {
-  const list = new Vertex(from.ctx, from.label, from.parent);
-  list.addConjunct({ expr: { type: 'list', elements: [], at: { offset: 0, line: 0, column: 0 } }, env, closed: false });
-  const elements = source.elements();
-  for (let round = 0; round < times; round++) elements.forEach((element, index) => list.arc(String(round * elements.length + index)).addConjunct({ expr: { type: 'value', value: valueOf(element) }, env, closed: false }));
-  list.evaluate();
-  return list;
+  const elements = source.elements().map(valueOf);
+  const values: Value[] = [];
+  for (let round = 0; round < times; round++) values.push(...elements);
+  return listOf(from, values, env);
 }
 
 /** Equality of concrete values, structs and lists included; undefined when something is not concrete. */

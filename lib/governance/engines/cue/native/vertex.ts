@@ -780,6 +780,19 @@ export class Vertex {
   }
 }
 
+/**
+ * A list made of values (a builtin's result, a slice, `+` and `*` of lists): its elements are
+ * conjuncts of its own list literal, so a field unified with it gets them too.
+ */
+export function listOf(from: Vertex, values: readonly Value[], env: Env, at: Position = { offset: 0, line: 0, column: 0 }): Vertex {
+  const list = new Vertex(from.ctx, from.label, from.parent);
+  // An element may be a value already evaluated: addList adds each as a conjunct of its arc, which takes a ValueExpr.
+  const elements = values.map((value): ValueExpr => ({ type: 'value', value })) as unknown as Expr[];
+  list.addConjunct({ expr: { type: 'list', elements, at }, env, closed: false });
+  list.evaluate();
+  return list;
+}
+
 /** The first error in a vertex or its regular fields (not incomplete ones): what eliminates a disjunct. */
 export function firstError(vertex: Vertex, depth = 0): Bottom | undefined {
   const value = vertex.evaluate();
