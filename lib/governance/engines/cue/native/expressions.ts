@@ -117,7 +117,8 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
 }
 
 function select(target: Vertex | Value, name: string, at: Position, index = false): Vertex | Value {
-  if (target.t === 'package') return target.members.get(name) ?? bottom(`undefined field: ${name}`, [at]);
+  // A name no package exports (`list.max`) is missing from its struct, which CUE reports as incomplete.
+  if (target.t === 'package') return target.members.get(name) ?? bottom(`undefined field: ${name}`, [at], /^[A-Z]/.test(name) ? 'eval' : 'incomplete');
   if (!(target instanceof Vertex)) {
     const value = target.t === 'disj' ? defaultOf(target) : target;
     if (value instanceof Vertex) return select(value, name, at, index);
