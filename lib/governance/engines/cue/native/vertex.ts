@@ -339,7 +339,8 @@ export class Vertex {
       case 'paren':
         return this.add({ ...conjunct, expr: expr.expr });
       case 'alias':
-        return this.add({ ...conjunct, expr: expr.expr });
+        // A value alias (`x={...}`) names the value it is unified into: in a disjunct, that disjunct's.
+        return this.add({ ...conjunct, expr: expr.expr, env: { up: env, vars: new Map([[expr.name, this]]) } });
       case 'binary':
         if (expr.op === '&') {
           // A definition on either side of a conjunction is closed on its own (`#A & #B` allows what
