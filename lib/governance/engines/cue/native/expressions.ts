@@ -135,6 +135,11 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     const attached = target.arcs.get(name);
     if (attached) return attached;
   }
+  // A field of a struct being evaluated is there already (`local: _zones[local.zone]` beside `local: zone: "zrh1"`).
+  if (target.state === 'evaluating' && !index) {
+    const arc = target.arcs.get(name);
+    if (arc?.regular) return arc;
+  }
   const resolved = target.resolved();
   if (!(resolved instanceof Vertex)) return select(resolved, name, at, index);
   noteRead(resolved);
