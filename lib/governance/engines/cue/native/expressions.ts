@@ -157,6 +157,29 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   return arc;
 }
 
+/**
+ * Whether `x == _|_` holds, as CUE's validate decides it: x is an error, is not concrete (`string`, `_`,
+ * a disjunction without default), or is a struct or list with a field below it that is an error other
+ * than an incomplete one (CUE makes such a struct an error: `({x: 1} & {x: 3}) == _|_`).
+ */
+function comparesToBottom(value: Value): boolean {
+  const chosen = defaultOf(value);
+  if (chosen instanceof Vertex) return hasFinalError(chosen, 0);
+  return chosen.t === 'bottom' || chosen.t === 'top' || chosen.t === 'constraint' || chosen.t === 'disj';
+}
+
+function hasFinalError(vertex: Vertex, depth: number): boolean {
+  for (const arc of vertex.arcs.values()) {
+    if (!arc.regular && !arc.required && !arc.notAllowed) continue;
+    if (arc.notAllowed) return true;
+    const value = arc.evaluate();
+    if (isBottom(value)) {
+      if (value.code !== 'incomplete' && value.code !== 'cycle') return true;
+    } else if (value === arc && depth < arc.ctx.maxDepth && hasFinalError(arc, depth + 1)) return true;
+  }
+  return false;
+}
+
 /** A label as CUE prints it in a selector: quoted unless it is an identifier. */
 function selectorText(name: string): string {
   return /^[#_]*[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
@@ -450,8 +473,7 @@ function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex)
     return valueOf(vertex);
   }
   if ((op === '==' || op === '!=') && (isBottomLiteral(expr.left) || isBottomLiteral(expr.right))) {
-    const other = evalExpr(isBottomLiteral(expr.left) ? expr.right : expr.left, env, from);
-    const failed = isBottom(other) || (other instanceof Vertex && other.value.t === 'bottom');
+    const failed = comparesToBottom(evalExpr(isBottomLiteral(expr.left) ? expr.right : expr.left, env, from));
     return { t: 'bool', v: op === '==' ? failed : !failed };
   }
   if (op === '&&' || op === '||') {
