@@ -561,12 +561,14 @@ export class Vertex {
     const own = !group;
     if (!group) {
       // The declarations of one definition (and of its fields) share a group: together they say what is allowed.
-      group = conjunct.closed && conjunct.origin ? this.originGroup(conjunct.origin) : this.newGroup();
+      group = conjunct.origin ? this.originGroup(conjunct.origin) : this.newGroup();
     }
     if (conjunct.closed) group.active = true;
     // What closes the fields: what closes this struct, shared by all its declarations; a struct that
-    // embeds is closed on its own as well (`#B: #A & {#E, c: 1}` allows in c only what #E and it declare).
-    const within = conjunct.closed ? (lit.decls.some((decl) => decl.type === 'embed') ? new Reference(conjunct.origin ?? group) : (conjunct.origin ?? group)) : undefined;
+    // embeds is closed on its own as well (`#B: #A & {#E, c: 1}` allows in c only what #E and it declare),
+    // and an open one that embeds a definition closes with it (`a: {#A, #B}` allows a.b from both).
+    const outer = conjunct.closed ? (conjunct.origin ?? group) : conjunct.origin;
+    const within = lit.decls.some((decl) => decl.type === 'embed') ? (outer ? new Reference(outer) : group) : outer;
     for (const decl of lit.decls) {
       switch (decl.type) {
         case 'field': {
