@@ -43,7 +43,7 @@ describe('the save check', () => {
 
   it('sends to the WebAssembly path what the native evaluator does not do, saying what', () => {
     expect(compileNative('import "crypto/sha256"\na: 1\n')).toEqual({ ok: false, unsupported: 'the package "crypto/sha256" is not in the native evaluator' });
-    expect(compileNative('import "strings"\na: strings.SliceRunes("abc", 0, 1)\n')).toEqual({ ok: false, unsupported: 'strings.SliceRunes is not in the native evaluator' });
+    expect(compileNative('import "strings"\na: strings.ToValidUTF8("abc", "")\n')).toEqual({ ok: false, unsupported: 'strings.ToValidUTF8 is not in the native evaluator' });
     expect(compileNative('a: =~"[[:alpha:]]+"\n')).toMatchObject({ ok: false, unsupported: expect.stringMatching(/RE2 syntax the native evaluator does not read/) });
     expect(compileNative('@experiment(aliasv2)\na: 1\n')).toEqual({ ok: false, unsupported: 'the script turns on a CUE experiment' });
   });
@@ -85,6 +85,13 @@ describe('the verdict', () => {
     const program = compiled('components: [...]\nvalue: len([for c in components if c.kind == "outputport" {c}])\n');
     expect(evaluateNative(program, { components: [{ kind: 'outputport' }, { kind: 'workload' }] }, { requireConcrete: true, metric: true })).toEqual({ ...PASS, value: 1 });
     expect(evaluateNative(compiled('value: "many"\n'), {}, { requireConcrete: true, metric: true })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^value: conflicting values "many" and number/)] });
+  });
+
+  it('unifies the lists builtins and slices return element by element', () => {
+    const script = 'import "list"\n\ntags: [...string]\nsorted: list.Sort(tags, {x: _, y: _, less: x < y})\nsorted: ["a", "b"]\nfirst: tags[0:1] & ["b"]\n';
+    expect(vet(script, { tags: ['b', 'a'] })).toEqual(PASS);
+    expect(vet(script, { tags: ['a', 'b'] })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^first\.0: conflicting values "a" and "b"/)] });
+    expect(vet('import "list"\n\nn: len(list.Repeat([0], 3)) & 3\n', {})).toEqual(PASS);
   });
 
   it('stops a runaway policy at its budget with a failed result, never a pass', () => {

@@ -85,7 +85,7 @@ function fn(name: string, params: readonly Param[], impl: (args: Js[], from: Ver
 
 class CallError extends Error {}
 
-/** CUE's limit on the elements list.Repeat makes (adt.MaxRepeatCount). */
+/** CUE's limit on the count of list.Repeat and strings.Repeat (adt.MaxRepeatCount). */
 const MAX_REPEAT_COUNT = 1_000_000;
 
 const runes = (text: string) => [...text].length;
@@ -138,12 +138,20 @@ const strings = pkg('strings', [
   fn('strings.TrimRight', ['string', 'string'], ([a, cut]) => trimSet(s(a), s(cut), false)),
   fn('strings.TrimPrefix', ['string', 'string'], ([a, prefix]) => (s(a).startsWith(s(prefix)) ? s(a).slice(s(prefix).length) : s(a))),
   fn('strings.TrimSuffix', ['string', 'string'], ([a, suffix]) => (s(suffix) !== '' && s(a).endsWith(s(suffix)) ? s(a).slice(0, -s(suffix).length) : s(a))),
-  fn('strings.Repeat', ['string', 'int'], ([a, count]) => {
-    if (n(count) < 0) throw new CallError('negative Repeat count');
-    return s(a).repeat(n(count));
+  fn('strings.Repeat', ['string', 'int'], ([a, count]) => s(a).repeat(repeatCount(n(count)))),
+  fn('strings.SliceRunes', ['string', 'int', 'int'], ([a, start, end]) => {
+    const chars = [...s(a)];
+    if (n(start) < 0 || n(start) > n(end) || n(end) > chars.length) throw new CallError('index out of range');
+    return chars.slice(n(start), n(end)).join('');
   }),
   fn('strings.Runes', ['string'], ([a]) => [...s(a)].map((c) => c.codePointAt(0) as number)),
 ]);
+
+function repeatCount(count: number): number {
+  if (count < 0) throw new CallError('negative count');
+  if (count > MAX_REPEAT_COUNT) throw new CallError(`count ${count} exceeds limit of ${MAX_REPEAT_COUNT}`);
+  return count;
+}
 
 function trimSet(text: string, cut: string, left: boolean): string {
   const set = new Set(cut);
@@ -206,19 +214,42 @@ const list = pkg('list', [
   fn('list.Drop', ['list', 'int'], ([items, count]) => (items as Value[]).slice(Math.max(0, n(count)))),
   fn('list.Reverse', ['list'], ([items]) => [...(items as Value[])].reverse()),
   fn('list.Repeat', ['list', 'int'], ([items, count], from) => {
-    if (n(count) < 0) throw new CallError('negative count');
-    if (n(count) > MAX_REPEAT_COUNT) throw new CallError(`count ${n(count)} exceeds limit of ${MAX_REPEAT_COUNT}`);
+    const times = repeatCount(n(count));
     const out: Value[] = [];
-    for (let i = 0; i < n(count); i++) {
+    for (let i = 0; i < times; i++) {
       out.push(...(items as Value[]));
       from.ctx.step();
     }
     return out;
   }),
+  fn('list.Sort', ['list', 'struct'], ([items, comparer], from) => sortValues(items as Value[], comparer as Vertex, from)),
   fn('list.SortStrings', ['strings'], ([values]) => [...(values as string[])].sort()),
   fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || all[i - 1] <= value)),
   fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),
 ]);
+
+/**
+ * list.Sort: a stable sort by the comparer's `less`, evaluated for each pair in a copy of the
+ * comparer with `x` and `y` unified with the two elements (pkg/list/sort.go).
+ */
+function sortValues(items: Value[], comparer: Vertex, from: Vertex): Value[] {
+  if (!comparer.arcs.has('less')) throw new CallError('field not found: less');
+  let failed: Value | undefined;
+  const less = (x: Value, y: Value): boolean => {
+    const copy = new Vertex(from.ctx, comparer.label, comparer.parent);
+    for (const conjunct of comparer.conjuncts) copy.addConjunct(conjunct);
+    copy.arc('x').addConjunct({ expr: { type: 'value', value: x }, env: {}, closed: false });
+    copy.arc('y').addConjunct({ expr: { type: 'value', value: y }, env: {}, closed: false });
+    copy.evaluate();
+    const result = defaultOf(valueOf(copy.arc('less')));
+    if (result.t === 'bool') return result.v;
+    failed ??= isBottom(result) ? result : bottom(`cannot use ${formatValue(result)} (type ${typeName(result)}) as type bool`);
+    return false;
+  };
+  const sorted = [...items].sort((x, y) => (less(x, y) ? -1 : less(y, x) ? 1 : 0));
+  if (failed) throw new ArgumentError(failed);
+  return sorted;
+}
 
 function flatten(values: Value[], depth: number): Value[] {
   return values.flatMap((value) => (depth !== 0 && value instanceof Vertex && value.isList ? flatten(value.elements().map((element) => valueOf(element)), depth - 1) : [value]));

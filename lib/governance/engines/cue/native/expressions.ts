@@ -425,6 +425,7 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
   if (op === '*') return evalExpr(expr.operand, env, from);
   const operand = evalExpr(expr.operand, env, from);
   if (op === '==') return operand;
+  if (op !== '=~' && op !== '!~' && writtenType(expr.operand, operand)) return bottom(`invalid operand ${formatValue(operand)} ('${op}' requires concrete value)`, [startOf(expr.operand)]);
   const value = concrete(operand, op, expr.at, op === '-' || op === '+' ? NUMBER : op === '!' ? BOOL : TOP_KINDS);
   if (isBottom(value)) return value;
   switch (op) {
@@ -447,6 +448,13 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
       return constraint(boundKinds(bound), [bound], [], [expr.at]);
     }
   }
+}
+
+/** An operand that is a type or bound as written (`!int`, `-<4`), never concrete (adt.AssertConcreteIsPossible). */
+function writtenType(expr: Expr, value: Value): boolean {
+  if (expr.type === 'paren') return writtenType(expr.expr, value);
+  if (expr.type === 'unary') return expr.op !== '-' && expr.op !== '+' && expr.op !== '!' && expr.op !== '*';
+  return expr.type === 'ident' && universe.get(expr.name) === value && value.t === 'constraint';
 }
 
 function isBottomLiteral(expr: Expr): boolean {
@@ -491,15 +499,21 @@ function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex)
     if (isBottom(leftValue)) return leftValue;
     if (isBottom(rightValue)) return rightValue;
     const equal = structurallyEqual(leftValue, rightValue);
-    if (equal === undefined) return incomplete(`comparison of values that are not concrete`, [expr.at]);
+    if (equal === undefined) {
+      const side = structurallyEqual(leftValue, leftValue) === undefined ? 'left' : 'right';
+      return incomplete(`invalid ${side}-hand value to '${op}' (type ${typeName(leftValue)})`, [startOf(expr)]);
+    }
     return { t: 'bool', v: op === '==' ? equal : !equal };
   }
-  if (op === '+' && leftValue instanceof Vertex && rightValue instanceof Vertex && leftValue.isList && rightValue.isList) return concatenate(leftValue, rightValue, env, from);
+  // CUE v0.11 took list arithmetic out of the language (https://cuelang.org/e/v0.11-list-arithmetic).
+  if (op === '+' && leftValue instanceof Vertex && rightValue instanceof Vertex && leftValue.isList && rightValue.isList) {
+    return bottom('Addition of lists is superseded by list.Concat; see https://cuelang.org/e/v0.11-list-arithmetic', [expr.at]);
+  }
   if (op === '*' && (leftValue instanceof Vertex || rightValue instanceof Vertex)) {
     const [list, times] = leftValue instanceof Vertex ? [leftValue, rightValue] : [rightValue as Vertex, leftValue];
     const count = concrete(times, '*', expr.at);
     if (isBottom(count)) return count;
-    if (list.isList && count.t === 'num' && count.int) return repeatList(list, count.v, env, from);
+    if (list.isList && count.t === 'num' && count.int) return bottom('Multiplication of lists is superseded by list.Repeat; see https://cuelang.org/e/v0.11-list-arithmetic', [expr.at]);
   }
   const left = concrete(leftValue, op, expr.left.at, operandKinds(op));
   const right = concrete(rightValue, op, expr.right.at, operandKinds(op));
@@ -533,7 +547,8 @@ export function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt:
     }
     case '=~':
     case '!~': {
-      if (left.t !== 'string' || right.t !== 'string') return invalidOperands(op, left, right, at);
+      if (right.t !== 'string' && right.t !== 'bytes') return bottom(`cannot use ${formatValue(right)} (type ${typeName(right)}) as type ${kindName(STRING | BYTES)}`, at);
+      if (left.t !== 'string') return bottom(`cannot use ${formatValue(left)} (type ${typeName(left)}) as type string in ${op}`, at);
       const matches = compileRegexp(right.v).test(left.v);
       return { t: 'bool', v: op === '=~' ? matches : !matches };
     }
@@ -541,10 +556,11 @@ export function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt:
       if (left.t === 'string' && right.t === 'string') return { t: 'string', v: left.v + right.v };
       if (left.t === 'bytes' && right.t === 'bytes') return { t: 'bytes', v: left.v + right.v };
       break;
-    case '*':
-      if (left.t === 'string' && right.t === 'num' && right.int) return { t: 'string', v: left.v.repeat(Math.max(0, right.v)) };
-      if (right.t === 'string' && left.t === 'num' && left.int) return { t: 'string', v: right.v.repeat(Math.max(0, left.v)) };
+    case '*': {
+      const [text, count] = left.t === 'num' ? [right, left] : [left, right];
+      if ((text.t === 'string' || text.t === 'bytes') && count.t === 'num' && count.int) return repeatText(text, count.v, at);
       break;
+    }
   }
   if (left.t !== 'num' || right.t !== 'num' || !['+', '-', '*', '/'].includes(op)) return invalidOperands(op, left, right, at);
   if (op === '/') {
@@ -555,15 +571,13 @@ export function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt:
   return { t: 'num', int: left.int && right.int, v };
 }
 
-function concatenate(left: Vertex, right: Vertex, env: Env, from: Vertex): Value {
-  return listOf(from, [...left.elements(), ...right.elements()].map(valueOf), env);
-}
+/** Largest count of a string or bytes multiplication (adt.MaxRepeatCount). */
+const MAX_REPEAT_COUNT = 1_000_000;
 
-function repeatList(source: Vertex, times: number, env: Env, from: Vertex): Value {
-  const elements = source.elements().map(valueOf);
-  const values: Value[] = [];
-  for (let round = 0; round < times; round++) values.push(...elements);
-  return listOf(from, values, env);
+function repeatText(text: Extract<Scalar, { t: 'string' | 'bytes' }>, count: number, at: Position[]): Value {
+  if (count < 0) return bottom('cannot convert negative number to uint64', at);
+  if (count > MAX_REPEAT_COUNT) return bottom(`${text.t === 'string' ? 'string' : 'bytes'} multiplication count ${count} exceeds limit of ${MAX_REPEAT_COUNT}`, at);
+  return { t: text.t, v: text.v.repeat(count) };
 }
 
 /** Equality of concrete values, structs and lists included; undefined when something is not concrete. */

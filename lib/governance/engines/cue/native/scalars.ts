@@ -100,12 +100,25 @@ const isNumberExcluded = (bound: Bound): boolean => bound.op === '!=' && bound.v
 const LOWER = new Set(['>', '>=']);
 const UPPER = new Set(['<', '<=']);
 
+/** `!="b" & =~"c"` is `=~"c"`: a string `!=` that a `=~` or `!~` already excludes is dropped (adt.SimplifyBounds). */
+function withoutImpliedNotEqual(bounds: readonly Bound[]): readonly Bound[] {
+  let notEqual = false;
+  let pattern = false;
+  for (const bound of bounds) {
+    if (bound.op === '!=') notEqual ||= bound.value.t === 'string';
+    else if (bound.op === '=~' || bound.op === '!~') pattern = true;
+  }
+  if (!notEqual || !pattern) return bounds;
+  return bounds.filter((bound) => bound.op !== '!=' || bound.value.t !== 'string' || !bounds.some((other) => (other.op === '=~' || other.op === '!~') && checkBound(bound.value, other) !== undefined));
+}
+
 /**
  * Ordered bounds of one kind keep their tightest lower and upper limit (`>=3 & >5` is `>5`), an
  * empty range is an error (`>1 & <0`: incompatible number bounds), a single point is that value
  * (`>=3 & <=3` is 3), and `!=` outside the range is dropped.
  */
-function narrowRange(kinds: number, bounds: readonly Bound[], validators: readonly Validator[], at: readonly Position[]): Value {
+function narrowRange(kinds: number, all: readonly Bound[], validators: readonly Validator[], at: readonly Position[]): Value {
+  const bounds = withoutImpliedNotEqual(all);
   const ordered = bounds.filter((bound) => LOWER.has(bound.op) || UPPER.has(bound.op));
   if (ordered.length === 0 || (ordered.length === 1 && !bounds.some(isNumberExcluded))) return constraint(kinds, bounds, validators, at);
   const tighter = (x: Bound, y: Bound, lower: boolean) => {
