@@ -21,6 +21,17 @@ class ArgumentError {
   constructor(readonly value: Value) {}
 }
 
+const PARAM_NAMES: Partial<Record<Param, string>> = { strings: 'list', numbers: 'list' };
+
+/** An element of a list of strings or numbers, with the messages of CUE's CallCtxt.StringList and DecimalList. */
+function listElement(element: Value, kind: 'string' | 'number', index: number, position: number): string | number {
+  if (isBottom(element)) throw new ArgumentError(element);
+  if (kind === 'string' ? element.t === 'string' : element.t === 'num') return (element as { v: string | number }).v;
+  const shown = formatValue(element);
+  if ((kindOf(element) & PARAM_KINDS[kind]) === 0) throw new ArgumentError(bottom(`invalid list element ${index} in argument ${position} to call: cannot use value ${shown} (${typeName(element)}) as ${kind}`));
+  throw new ArgumentError(incomplete(`non-concrete value ${shown} for element ${index} of ${kind} list argument ${position}`));
+}
+
 function argument(value: Value, param: Param, position: number, name: string): Js {
   const picked = defaultOf(value);
   if (isBottom(picked)) throw new ArgumentError(picked);
@@ -29,15 +40,15 @@ function argument(value: Value, param: Param, position: number, name: string): J
     if ((param === 'list' || param === 'strings' || param === 'numbers') && picked.isList) {
       const elements = picked.elements().map((element) => defaultOf(valueOf(element)));
       if (param === 'list') return elements;
-      return elements.map((element, index) => argument(element, param === 'strings' ? 'string' : 'number', index, name) as string | number) as string[] | number[];
+      return elements.map((element, index) => listElement(element, param === 'strings' ? 'string' : 'number', index, position)) as string[] | number[];
     }
     if (param === 'struct' && picked.isStruct) return picked;
   }
   if (!isScalar(picked)) {
     if (picked instanceof Vertex) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
-    // Incomplete while it could still become a value of the kind wanted; else it never will.
-    const message = `non-concrete argument ${position + 1} to ${name}: ${formatValue(picked)}`;
-    throw new ArgumentError(kindOf(picked) & PARAM_KINDS[param] ? incomplete(message) : bottom(message));
+    // Incomplete while it could still become a value of the kind wanted; else it never will (CUE's Builtin.call).
+    if ((kindOf(picked) & PARAM_KINDS[param]) === 0) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${PARAM_NAMES[param] ?? param} in argument ${position + 1} to ${name}`));
+    throw new ArgumentError(incomplete(`non-concrete argument ${position + 1} to ${name}: ${formatValue(picked)}`));
   }
   const ok =
     (param === 'string' && picked.t === 'string') ||
