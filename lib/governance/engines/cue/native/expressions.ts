@@ -125,6 +125,8 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     if (isBottom(value)) return value;
     if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') {
       if (index && (kindOf(value) & LIST) === 0) return bottom(`invalid index ${name} (found ${typeName(value)}, want list)`, [at]);
+      // No single default to read through (CUE's getDefault).
+      if (value.t === 'disj') return incomplete(`unresolved disjunction ${formatValue(value)} (type ${typeName(value)})`, [at]);
       return incomplete(`${index ? 'index' : 'selector'} ${name} of a value that is not known yet`, [at]);
     }
     if (index) return bottom(`invalid index ${name} (found ${typeName(value)}, want list)`, [at]);

@@ -242,7 +242,11 @@ export class Vertex {
   evaluate(): Value {
     if (this.state === 'done') return this.value;
     // A field read while it is evaluated (`name: strings.ToLower(name)`): what it holds so far, if concrete.
-    if (this.state === 'evaluating') return isScalar(this.scalar) ? this.scalar : bottom('cycle detected', [], 'cycle');
+    if (this.state === 'evaluating') {
+      // While a disjunct of it is evaluated, the field stands for that disjunct (CUE's doDisjunct): `c: d: c.e` reads the disjunct's e.
+      if (this.underEvaluation) return this.underEvaluation.evaluate();
+      return isScalar(this.scalar) ? this.scalar : bottom('cycle detected', [], 'cycle');
+    }
     this.state = 'evaluating';
     this.ctx.step();
     if (this.depth > this.ctx.maxDepth) {
@@ -485,6 +489,7 @@ export class Vertex {
       copy.choices = [...this.choices, index];
       copy.regular = this.regular;
       copy.required = this.required;
+      this.underEvaluation = copy;
       const value = copy.evaluate();
       if (copy.branches) {
         leaves.push(...copy.branches.leaves);
@@ -495,6 +500,7 @@ export class Vertex {
       if (error) errors.push(error);
       else leaves.push(copy);
     });
+    this.underEvaluation = undefined;
     if (this.choices.length > 0) {
       this.branches = { leaves, errors };
       this.state = 'done';
@@ -518,6 +524,9 @@ export class Vertex {
     if (chosen) this.borrowArcs(chosen.vertex);
     this.finish(disjunction(unique.map((result) => result.vertex.value), unique.map((result) => result.isDefault)));
   }
+
+  /** While it forks: the copy being evaluated. */
+  private underEvaluation?: Vertex;
 
   /** In a copy that forked: its surviving copies and the errors of the others. */
   private branches?: { leaves: Vertex[]; errors: Bottom[] };
