@@ -109,8 +109,11 @@ interface Work {
   dynamic: { label: Expr; env: Env; field: Expr; constraint?: '?' | '!'; closed: boolean; group: CloseGroup; at: Position }[];
   readonly disjunctions: PendingDisjunction[];
   readonly lists: ListPart[];
-  /** The fields whose conjuncts were unified here (a few: a list is faster than a set). */
-  readonly expanded: Vertex[];
+  /**
+   * The fields whose conjuncts were unified here, each followed by the closedness group it was added
+   * to (a few: a list is faster than a set). One embedded again for another group is added to that one too.
+   */
+  readonly expanded: (Vertex | CloseGroup | undefined)[];
   /** Where the values unified into this vertex were written: CUE lists them with a conflict. */
   readonly positions: Position[];
   /** Where the structs and lists unified into this vertex were written. */
@@ -407,14 +410,16 @@ export class Vertex {
 
   /** A struct or list value reached by reference: its conjuncts are unified here. */
   expand(target: Vertex, conjunct: Conjunct): void {
-    if (target === this || this.work.expanded.includes(target)) return;
+    if (target === this) return;
+    const expanded = this.work.expanded;
+    for (let index = 0; index < expanded.length; index += 2) if (expanded[index] === target && (expanded[index + 1] === conjunct.group || !conjunct.embedded)) return;
     for (let v = this.parent; v; v = v.parent) {
       if (v === target) {
         this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
         return;
       }
     }
-    this.work.expanded.push(target);
+    expanded.push(target, conjunct.group);
     if (target.parent && target.parent.state === 'new') target.parent.evaluate();
     if (this.ctx.withoutData) {
       target.evaluate();
@@ -441,7 +446,10 @@ export class Vertex {
     }
     // The group closes when a struct of the definition is added to it (a closed conjunct), not before:
     // a definition that is a conjunction (`#C: #A & #B`) closes each side on its own.
-    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: origin ?? inner.origin ?? (closed ? target : undefined) });
+    // Embedding a field that is not a definition embeds what it is made of (`{c1}` with `c1: #C1 & {...}` embeds #C1);
+    // one side of an embedded conjunction is checked on its own (`{A & {err: 2}}` with `A: #B` closes to #B).
+    const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !(target.definition || target.sealed);
+    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: origin ?? inner.origin ?? (closed ? target : undefined), embedded });
   }
 
   private addDisjunction(conjunct: Conjunct): void {
