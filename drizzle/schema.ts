@@ -238,7 +238,7 @@ export function defineTables(schemaName: string) {
       sentAt: timestamp('sent_at', { withTimezone: true }),
       /** A worker holds the task until then. */
       leaseUntil: timestamp('lease_until', { withTimezone: true }),
-      /** Where the time went, summed over the pages: resolver calls, engine runs, database writes. */
+      /** Where the worker's time went, summed over the pages: waiting for the resolver (pages read ahead cost none), engine runs, database writes. */
       resolverMs: integer('resolver_ms').notNull().default(0),
       engineMs: integer('engine_ms').notNull().default(0),
       databaseMs: integer('database_ms').notNull().default(0),

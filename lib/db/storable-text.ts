@@ -14,6 +14,15 @@ function unstorable(text: string): string | undefined {
 }
 
 /**
+ * Whether every string (value or key) read from this JSON text is one the database can store: true
+ * when the text holds no unstorable character and no `\u` escape (the only escape that can write
+ * one), so that reading it needs no walk of `unstorableText`.
+ */
+export function storableJsonText(text: string): boolean {
+  return !text.includes('\\u') && unstorable(text) === undefined;
+}
+
+/**
  * The first string (value or key) in `value` that the database cannot store, as a field error
  * with its path under `prefix`. Walks with an explicit stack, so no nesting can exhaust the call stack.
  */

@@ -399,6 +399,49 @@ describe('nothing lost, nothing doubled', () => {
     expect(recovered.progress.waiting).toBeUndefined();
   });
 
+  it('pages read ahead while the ones before are written: a retry of theirs is still shown once those are written, and a failure keeps those', async () => {
+    const type = await freshType(50);
+    // 140 resources in pages of 50: the pages at 0 and 50 make one engine call; the last page, at 100, is read meanwhile, and fails.
+    resources('qa', 140);
+    brokenPages.add('qa:100');
+    const id = await draft(type, { environment: 'qa' });
+    const { evaluationReportId: reportId } = (await publish(id)).body;
+    let release = () => undefined as void;
+    const retried = new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (pagesAsked(type).includes('qa:100:50')) {
+          brokenPages.delete('qa:100');
+          heldPages.set('qa:100', new Promise<void>((answer) => (release = answer)));
+          clearInterval(poll);
+          resolve();
+        }
+      }, 5);
+    });
+    const running = deliverAll();
+    await retried;
+    // The first two pages are written while the retry of the third is held: the report still says what it waits for.
+    await vi.waitFor(async () => expect((await readReport(reportId)).progress.done).toBe(100), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(pagesAsked(type).filter((page) => page === 'qa:100:50')).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    expect((await readReport(reportId)).progress.waiting).toEqual([
+      { environment: 'qa', offset: 100, kind: 'call', reason: `The perimeter resolver of ${type} answered 500`, attempt: 1, attempts: 3, nextTryAt: expect.any(String) },
+    ]);
+    release();
+    await running;
+    expect(await readReport(reportId)).toMatchObject({ status: 'completed', progress: { total: 140, done: 140 } });
+    expect(pagesAsked(type)).toEqual(['qa:0:50', 'qa:50:50', 'qa:100:50', 'qa:100:50']);
+
+    // A page read ahead that keeps failing: the pages before it are written, and the failure names it.
+    brokenPages.add('qa:100');
+    const again = (await publish(id)).body.evaluationReportId;
+    const [{ answer }] = await deliverAll();
+    expect(answer.batchItemFailures).toHaveLength(1);
+    expect(await resultRows(again)).toHaveLength(100);
+    expect((await taskRows(again))[0]).toMatchObject({ status: 'queued', offset: 100, attempts: 1 });
+    expect((await readReport(again)).progress.waiting).toEqual([
+      { environment: 'qa', offset: 100, kind: 'delivery', reason: `Environment qa, page at offset 100 (limit 50): The perimeter resolver of ${type} answered 500`, attempt: 1, attempts: 3, nextTryAt: expect.any(String) },
+    ]);
+  });
+
   it('locally, where no queue redelivers, the sweeper redelivers a failed page and dead-letters it after the receive limit', async () => {
     const type = await freshType();
     resources('qa', 3);

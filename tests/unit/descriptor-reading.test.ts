@@ -64,6 +64,15 @@ describe('a descriptor written in YAML', () => {
     expect(parseDescriptor('name: "\\ud83d\\ude00"\n').value).toEqual({ name: '😀' });
   });
 
+  it('reads JSON strictly, says where JSON text is broken, and counts no bracket or escaped quote inside a string', () => {
+    expect(parseDescriptor('{"id": "dp-1", "tags": ["a", {"b": null}], "size": 1.5}').value).toEqual({ id: 'dp-1', tags: ['a', { b: null }], size: 1.5 });
+    expect(refusal('{"id": "dp-1",\n "owner": }')).toEqual([{ path: 'descriptor', message: 'not valid JSON at line 2, column 11: ValueExpected' }]);
+    expect(refusal('{"id": "dp-1", "x": 1,}')).toEqual([{ path: 'descriptor', message: 'not valid JSON at line 1, column 23: PropertyNameExpected' }]);
+    const nested = `{"note": "${'[{\\"'.repeat(150)}\\\\", "deep": ${'['.repeat(99)}${']'.repeat(99)}}`;
+    expect(parseDescriptor(nested).value).toHaveProperty('deep');
+    expect(refusal(nested.replace('"deep": [', '"deep": [['))).toEqual([{ path: 'descriptor', message: 'nests arrays and objects deeper than 100 levels' }]);
+  });
+
   it('refuses several documents and JSON text nested past the bound', () => {
     expect(refusal('id: a\n---\nid: b\n')).toEqual([{ path: 'descriptor', message: 'must be one YAML document, found another at line 2' }]);
     expect(refusal(`{"a": ${'['.repeat(200_000)}`)).toEqual([{ path: 'descriptor', message: 'nests arrays and objects deeper than 100 levels' }]);

@@ -1,7 +1,7 @@
 import { parse as parseJson, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from '../../http/json-nesting';
 import { Invalid } from '../../http/problems';
-import { unstorableText } from '../../db/storable-text';
+import { storableJsonText, unstorableText } from '../../db/storable-text';
 import { readYaml } from './descriptor-yaml';
 
 /** A descriptor as it travels: its value (what policies see) and its text (what remote engines get). */
@@ -17,18 +17,27 @@ export interface Descriptor {
  */
 export function parseDescriptor(input: string | Record<string, unknown>, path = 'descriptor'): Descriptor {
   if (typeof input !== 'string') return { value: input, text: JSON.stringify(input) };
-  const value = /^\s*[[{]/.test(input) ? readJson(input, path) : readYaml(input, path);
+  const json = /^\s*[[{]/.test(input);
+  const value = json ? readJson(input, path) : readYaml(input, path);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new Invalid([{ path, message: 'must be a YAML or JSON object (a mapping of fields)' }]);
   }
-  const unstorable = unstorableText(value, path);
+  // The walk over every string is needed only when the text could hold an unstorable one.
+  const unstorable = json && storableJsonText(input) ? undefined : unstorableText(value, path);
   if (unstorable) throw new Invalid([unstorable]);
   return { value: value as Record<string, unknown>, text: input };
 }
 
-// Text that opens like JSON is read as strict JSON: YAML would take `{"a": }` as `a: null`.
+// Text that opens like JSON is read as strict JSON: YAML would take `{"a": }` as `a: null`. The
+// runtime's JSON.parse reads it (~5x faster than jsonc-parser: bench (e) reads 5,000 descriptors of
+// ~4.7 KB per publish); jsonc-parser reads only the text JSON.parse refused, to say where and why.
 function readJson(text: string, path: string): unknown {
   if (jsonNestsDeeperThan(text)) throw new Invalid([{ path, message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` }]);
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Refused: jsonc-parser names the place.
+  }
   const errors: ParseError[] = [];
   const value: unknown = parseJson(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const [error] = errors;

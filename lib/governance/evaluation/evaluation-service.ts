@@ -120,24 +120,22 @@ export async function recordPassiveResult(id: string, input: PassiveResultInput)
   }
   await requireKnownEnvironment(input.environment, 'environment');
   const result = { satisfiesPolicy: input.satisfiesPolicy, isError: false, errors: input.errors, ...(input.details ? { details: input.details } : {}) };
-  const [row] = await new ResultRepository(database).append([
-    {
-      reportId: null,
-      recorded: true,
-      entityId: entity.id,
-      entityVersion: entity.version,
-      entityKind: 'policy',
-      entityStatus: entity.status,
-      severity: entity.severity,
-      outcome: outcomeOf(result, entity),
-      resourceId: input.resource.id,
-      resourceDisplayName: input.resource.displayName ?? null,
-      resourceVersion: input.resource.version ?? null,
-      environment: input.environment,
-      resourceType: entity.resourceType,
-      result,
-      value: null,
-    },
-  ]);
+  const row = await new ResultRepository(database).add({
+    reportId: null,
+    recorded: true,
+    entityId: entity.id,
+    entityVersion: entity.version,
+    entityKind: 'policy',
+    entityStatus: entity.status,
+    severity: entity.severity,
+    outcome: outcomeOf(result, entity),
+    resourceId: input.resource.id,
+    resourceDisplayName: input.resource.displayName ?? null,
+    resourceVersion: input.resource.version ?? null,
+    environment: input.environment,
+    resourceType: entity.resourceType,
+    result,
+    value: null,
+  });
   return representResult(row);
 }

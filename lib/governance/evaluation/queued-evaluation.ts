@@ -132,10 +132,11 @@ async function readPages(ctx: RunContext, offset: number): Promise<PageGroup> {
 /**
  * The worker's part: claims the task and evaluates the perimeter of its environment page by page
  * (`limit` = the type's batch size; a few pages per engine call), the results, progress and next
- * offset of those pages written in one transaction. Stops at the short page that ends the
- * perimeter, or hands the rest on in a new message when `remainingMs()` says its invocation is
- * running out of time. A task that is finished or held by another worker is skipped, so a message
- * delivered twice does the work once. A failed page throws PageFailure after recording the failure.
+ * offset of those pages written in one transaction. The next pages are read from the resolver while
+ * the current ones are evaluated and written. Stops at the short page that ends the perimeter, or
+ * hands the rest on in a new message when `remainingMs()` says its invocation is running out of
+ * time. A task that is finished or held by another worker is skipped, so a message delivered twice
+ * does the work once. A failed page throws PageFailure after recording the failure.
  */
 export async function runTask(taskId: string, remainingMs: () => number): Promise<TaskRun> {
   // SQS's visibility timeout (when a failed message is delivered again) runs from about now, when the message was received.
@@ -147,8 +148,17 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
   const task = await tasks.claim(taskId, LEASE_MS);
   if (!task) return 'skipped';
   await reports.begin(task.reportId);
+  // The first page not written yet.
   let offset = task.offset;
   let pageSize: number | undefined;
+  // The pages being read (ahead of those evaluated), and how to stop reading them when the run ends without them.
+  let reading: Promise<PageGroup> | undefined;
+  const ended = new AbortController();
+  const stopReading = async () => {
+    ended.abort();
+    // Once the read has ended, its retries can no longer mark the task as waiting.
+    await reading?.catch(() => undefined);
+  };
   try {
     const report = (await reports.find(task.reportId)) as ReportRow;
     const entities = await entitiesOf(database, report.request as unknown as ReportRequest);
@@ -159,19 +169,20 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     const perimeter = await perimeterOf(database, settings, report.resourceType);
     pageSize = perimeter.batchSize;
     // Resolver calls (with their retries) give up before the invocation's end, so that a page that hangs is recorded as failed rather than cut off.
-    const signal = AbortSignal.timeout(Math.max(30_000, remainingMs() - 15_000));
+    const signal = AbortSignal.any([AbortSignal.timeout(Math.max(30_000, remainingMs() - 15_000)), ended.signal]);
     const onResolverRetry: RunContext['onResolverRetry'] = (at, { nextTryAt, ...retry }) =>
       tasks.waiting(taskId, { kind: 'call', offset: at, ...retry, nextTryAt: nextTryAt.toISOString() });
     const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: callerTargetTimeoutsOf(settings), signal, onResolverRetry };
-    for (let first = true; ; first = false) {
-      if (!first && remainingMs() < MIN_REMAINING_MS) {
-        await tasks.release(taskId);
-        await sendTasks([taskId]);
-        return 'continued';
-      }
+    reading = readPages(ctx, offset);
+    while (reading) {
       const started = performance.now();
-      const { pages, last, unreadable } = await readPages(ctx, offset);
+      const { pages, last, unreadable }: PageGroup = await reading;
       const resources = pages.flatMap((page) => page.resources);
+      const advance: number = pages.length * perimeter.batchSize;
+      // Read ahead, unless these pages end the perimeter or this invocation hands the rest on after them.
+      reading = last || unreadable || remainingMs() < MIN_REMAINING_MS ? undefined : readPages(ctx, offset + advance);
+      // A failure of the pages read ahead is met when they are awaited, after these are written.
+      reading?.catch(() => undefined);
       const fetched = performance.now();
       const rows = await evaluateCandidates(ctx, entities, resources.map(fromResolver));
       const evaluated = performance.now();
@@ -181,7 +192,7 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
         await new ResultRepository(database).append(rows, tx);
         const done = {
           offset,
-          advance: pages.length * perimeter.batchSize,
+          advance,
           resources: resources.length,
           expectedResources: pages.at(-1)?.total,
           last,
@@ -198,10 +209,14 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
       // Another worker took the task over (this one was too slow to renew its lease): it goes on from here.
       if (!moved) return 'skipped';
       if (last) return 'done';
-      offset += pages.length * perimeter.batchSize;
+      offset += advance;
       if (unreadable) throw unreadable.error;
     }
+    await tasks.release(taskId);
+    await sendTasks([taskId]);
+    return 'continued';
   } catch (error) {
+    await stopReading();
     const page = `Environment ${task.environment}, page at offset ${offset}${pageSize ? ` (limit ${pageSize})` : ''}`;
     const reason = `${page}: ${(error as Error).message}`;
     // The running report shows no internal address: the resolver's own account of the failure, else none (the logs have it).
@@ -209,6 +224,8 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     const nextTryAt = getJobQueue().redelivers ? new Date(receivedAt + queueVisibilityMs()) : new Date(Date.now() + LOCAL_RETRY_MS);
     await tasks.attemptFailed(taskId, reason, { offset, reason: shown, attempts: maxReceives(), nextTryAt });
     throw new PageFailure(reason, { cause: error });
+  } finally {
+    await stopReading();
   }
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';
@@ -6,7 +6,9 @@ import { OUTCOMES, type Outcome } from './outcome';
 import type { ResultFilters } from './report';
 
 export type ResultRow = Database['tables']['evaluationResults']['$inferSelect'];
-export type NewResult = Omit<ResultRow, 'id' | 'createdAt'>;
+/** The columns the database fills when a result is written. */
+const WRITTEN_BY_DATABASE = ['id', 'createdAt'] as const;
+export type NewResult = Omit<ResultRow, (typeof WRITTEN_BY_DATABASE)[number]>;
 
 export class ResultRepository {
   constructor(private readonly database: Database) {}
@@ -15,10 +17,30 @@ export class ResultRepository {
     return this.database.tables.evaluationResults;
   }
 
-  /** Appends results; one a re-run of the same report already wrote is skipped. */
-  async append(results: readonly NewResult[], tx: Pick<Transaction, 'insert'> = this.database.db): Promise<ResultRow[]> {
-    if (results.length === 0) return [];
-    return tx.insert(this.table).values([...results]).onConflictDoNothing().returning();
+  /**
+   * Appends results in the order given; one a re-run of the same report already wrote is skipped.
+   * One parameter whatever their number: the rows travel as one JSON array that PostgreSQL reads
+   * as records (a multi-row VALUES built by the query builder cost ~15 ms of the worker's CPU per
+   * 100 results, more than the database spent writing them).
+   */
+  async append(results: readonly NewResult[], tx: Pick<Transaction, 'execute'> = this.database.db): Promise<void> {
+    if (results.length === 0) return;
+    // The columns of a NewResult, under their SQL names and types.
+    const columns = Object.entries(getTableColumns(this.table)).flatMap(([key, column]) =>
+      (WRITTEN_BY_DATABASE as readonly string[]).includes(key) ? [] : [{ key: key as keyof NewResult, column }],
+    );
+    const names = sql.join(columns.map(({ column }) => sql.identifier(column.name)), sql`, `);
+    const types = sql.join(columns.map(({ column }) => sql`${sql.identifier(column.name)} ${sql.raw(column.getSQLType())}`), sql`, `);
+    const records = JSON.stringify(results.map((result) => Object.fromEntries(columns.map(({ key, column }) => [column.name, result[key]]))));
+    await tx.execute(
+      sql`insert into ${this.table} (${names}) select ${names} from rows from (jsonb_to_recordset(${records}::jsonb) as (${types})) with ordinality as given(${names}, position) order by position on conflict do nothing`,
+    );
+  }
+
+  /** Appends one result and answers it as written. */
+  async add(result: NewResult): Promise<ResultRow> {
+    const [row] = await this.database.db.insert(this.table).values(result).returning();
+    return row;
   }
 
   /** Up to `limit` results of a report written after the result `afterId`, in the order they were written. */

@@ -84,7 +84,8 @@ export class TaskRepository {
         status: page.last ? 'done' : 'running',
         attempts: 0,
         lastError: null,
-        waiting: null,
+        // A retry of a page read ahead, past these ones, is still waited on.
+        waiting: sql`case when (${t.waiting}->>'offset')::int >= ${t.offset} + ${page.advance} then ${t.waiting} end`,
         leaseUntil: page.last ? null : sql`now() + make_interval(secs => ${leaseMs / 1000})`,
         resolverMs: sql`${t.resolverMs} + ${ms(page.resolverMs)}`,
         engineMs: sql`${t.engineMs} + ${ms(page.engineMs)}`,
