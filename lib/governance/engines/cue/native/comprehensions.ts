@@ -49,7 +49,8 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
     }
     case 'for': {
       const source = resolveReference(clause.source, env, into);
-      const value = source instanceof Vertex ? valueOf(source.resolved()) : valueOf(source);
+      // Ranging over the struct being evaluated (`x: {for k, _ in x {...}}`): over the fields it has so far.
+      const value = source === into && into.state === 'evaluating' && !into.isList ? into.freezeFields() : source instanceof Vertex ? valueOf(source.resolved()) : valueOf(source);
       if (isBottom(value)) return value;
       if (!(value instanceof Vertex)) {
         const source = sourceText(clause.source) ?? formatValue(value);

@@ -119,6 +119,8 @@ interface Work {
   /** Where the structs and lists unified into this vertex were written. */
   readonly shapes: Position[];
   originGroups?: Map<object, CloseGroup>;
+  /** The fields it had when a comprehension of its own ranged over it: it may have no others. */
+  frozenFields?: Set<string>;
   /** A struct literal of comprehensions only was unified here: a struct unless something else decides (`{if false {a: 1}}` is `{}`). */
   comprehensionStruct?: boolean;
 }
@@ -267,6 +269,7 @@ export class Vertex {
       addComprehension(this, comp, env, closed, group, 0, origin);
       this.settle();
     }
+    if (this.work.frozenFields) this.checkFrozenFields(this.work.frozenFields);
     this.closeLists();
     if (this.ctx.taint !== taintBefore) this.tainted = true;
     if (this.ctx.dataReads !== readsBefore) this.readsData = true;
@@ -783,6 +786,16 @@ export class Vertex {
   }
 
   /** Regular fields, as `for` and export see them. */
+  /** Ranged over while it is evaluated: the fields it has now are all it may have (CUE freezes its field set). */
+  freezeFields(): Vertex {
+    this.work.frozenFields ??= new Set(this.regularArcs().map((arc) => arc.label));
+    return this;
+  }
+
+  private checkFrozenFields(frozen: Set<string>): void {
+    for (const arc of this.regularArcs()) if (!frozen.has(arc.label)) this.fail(bottom(`adding field ${arc.label} not allowed as field set was already referenced`, []));
+  }
+
   regularArcs(): Vertex[] {
     return [...this.arcs.values()].filter((arc) => arc.regular && !arc.definition && !arc.label.startsWith('_'));
   }
