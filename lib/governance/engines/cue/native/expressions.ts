@@ -299,7 +299,7 @@ export function parseNumber(text: string, kind: 'int' | 'float'): Scalar {
   const clean = text.replace(/_/g, '');
   const suffix = /(Ki|Mi|Gi|Ti|Pi|K|M|G|T|P)$/.exec(clean);
   if (suffix) return { t: 'num', int: true, v: Math.round(Number(clean.slice(0, -suffix[1].length)) * MULTIPLIERS[suffix[1]]) };
-  if (kind === 'float') return { t: 'num', int: false, v: Number(clean) };
+  if (kind === 'float') return { t: 'num', int: false, v: Number(clean), literal: clean };
   if (/^0o/i.test(clean)) return { t: 'num', int: true, v: parseInt(clean.slice(2), 8) };
   if (/^0[0-7]+$/.test(clean)) return { t: 'num', int: true, v: parseInt(clean.slice(1), 8) };
   return { t: 'num', int: true, v: Number(clean) };
@@ -337,11 +337,41 @@ function interpolate(expr: Extract<Expr, { type: 'interpolation' }>, env: Env, f
       const message = `invalid interpolation: non-concrete value ${formatValue(value)} (type ${typeName(value)})`;
       return kindOf(value) & (STRING | BYTES | NUMBER | BOOL) ? incomplete(message, [part.at]) : bottom(message, [part.at]);
     }
-    if (value.t === 'string' || value.t === 'bytes') text += value.v;
+    if (value.t === 'string') text += expr.bytes ? Buffer.from(value.v, 'utf8').toString('latin1') : value.v;
+    else if (value.t === 'bytes') text += expr.bytes ? value.v : bytesToString(value.v);
     else if (value.t === 'num') text += formatValue(value);
     else text += String(value.v);
   }
   return { t: expr.bytes ? 'bytes' : 'string', v: text };
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Bytes as a string the way Go's strings.ToValidUTF8 makes it: each run of invalid bytes is one U+FFFD. */
+function bytesToString(bytes: string): string {
+  const buffer = Buffer.from(bytes, 'latin1');
+  let text = '';
+  let invalid = false;
+  for (let i = 0; i < buffer.length; ) {
+    const lead = buffer[i];
+    const size = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
+    let char: string | undefined;
+    try {
+      char = size > 0 && i + size <= buffer.length ? STRICT_UTF8.decode(buffer.subarray(i, i + size)) : undefined;
+    } catch {
+      char = undefined;
+    }
+    if (char === undefined) {
+      if (!invalid) text += '\uFFFD';
+      invalid = true;
+      i++;
+    } else {
+      text += char;
+      invalid = false;
+      i += size;
+    }
+  }
+  return text;
 }
 
 function slice(expr: Extract<Expr, { type: 'slice' }>, env: Env, from: Vertex): Value {
@@ -434,7 +464,8 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
     case '-':
     case '+':
       if (value.t !== 'num') return bottom(`invalid operation ${op}${formatValue(value)} (${op} ${typeName(value)})`, [expr.at]);
-      return op === '-' ? { t: 'num', int: value.int, v: -value.v } : value;
+      if (op === '+') return value;
+      return value.literal === undefined ? { t: 'num', int: value.int, v: -value.v } : { t: 'num', int: value.int, v: -value.v, literal: value.literal.startsWith('-') ? value.literal.slice(1) : `-${value.literal}` };
     case '!':
       if (value.t !== 'bool') return bottom(`invalid operation !${formatValue(value)} (! ${typeName(value)})`, [expr.at]);
       return { t: 'bool', v: !value.v };

@@ -47,7 +47,8 @@ export interface Validator {
 export type Scalar =
   | { readonly t: 'null' }
   | { readonly t: 'bool'; readonly v: boolean }
-  | { readonly t: 'num'; readonly int: boolean; readonly v: number }
+  /** `literal`: a float as written (`2.00`, `1e2`), whose digits CUE keeps (apd.Decimal): shown `2.00`, `1E+2`. */
+  | { readonly t: 'num'; readonly int: boolean; readonly v: number; readonly literal?: string }
   | { readonly t: 'string'; readonly v: string }
   | { readonly t: 'bytes'; readonly v: string };
 
@@ -160,12 +161,34 @@ export function boundKinds(bound: Bound): number {
   return bound.value.t === 'num' ? NUMBER : kindOf(bound.value);
 }
 
-export function formatNumber(value: { int: boolean; v: number }): string {
+export function formatNumber(value: { int: boolean; v: number; literal?: string }): string {
+  if (!value.int && value.literal !== undefined) return decimalText(value.literal);
   if (value.int) return Number.isSafeInteger(value.v) ? String(value.v) : BigInt(Math.trunc(value.v)).toString();
   if (!Number.isFinite(value.v)) return String(value.v);
   if (Number.isInteger(value.v) && Math.abs(value.v) < 1e21) return `${value.v}.0`;
   const text = String(value.v);
   return text.replace(/e([+-])/, 'E$1');
+}
+
+/**
+ * A decimal literal as apd.Decimal prints it (the General Decimal Arithmetic's to-scientific-string):
+ * its digits kept, plain while the exponent is not positive and the adjusted exponent is at least -6
+ * (`2.00`, `0.001`), scientific otherwise (`1E+2`, `1.5E-7`).
+ */
+function decimalText(literal: string): string {
+  const parts = /^([-+]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?$/.exec(literal);
+  if (!parts) return literal;
+  const [, sign, whole, fraction = '', power = '0'] = parts;
+  const digits = `${whole}${fraction}`.replace(/^0+(?=.)/, '') || '0';
+  const exponent = Number(power) - fraction.length;
+  const adjusted = exponent + digits.length - 1;
+  const negative = sign === '-' ? '-' : '';
+  if (exponent <= 0 && adjusted >= -6) {
+    if (exponent === 0) return `${negative}${digits}`;
+    const point = digits.length + exponent;
+    return point > 0 ? `${negative}${digits.slice(0, point)}.${digits.slice(point)}` : `${negative}0.${'0'.repeat(-point)}${digits}`;
+  }
+  return `${negative}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}E${adjusted >= 0 ? '+' : ''}${adjusted}`;
 }
 
 export const quote = (text: string): string => JSON.stringify(text);
