@@ -444,6 +444,10 @@ export class Vertex {
         group = this.originGroup(origin);
         // Reached through a definition's group (`out: #Foo` with `#Foo: #Bar & {...}`): that group allows it too.
         if (enclosing && !enclosing.inner?.includes(group)) (enclosing.inner ??= []).push(group);
+      } else if (!ownGroup && conjunct.closed && conjunct.origin) {
+        // A struct that is not a definition, reached inside a closed one, is declared by it (typo checks start only at definitions).
+        origin = conjunct.origin;
+        group = this.originGroup(origin);
       } else group = this.newGroup();
       group.alsoAllows = outer;
     }
