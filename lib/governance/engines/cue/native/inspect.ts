@@ -64,7 +64,8 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     if (target.notAllowed) value = target.notAllowed;
     const list = (): Inspected => ({ kind: 'list', elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)), open: target.listOpen });
     const attached = [...target.arcs.values()].filter((arc) => arc.definition || arc.label.startsWith('_'));
-    if (value !== target && attached.length > 0 && (target.isList || !isBottom(value))) {
+    // A disjunction's definitions and hidden fields are those of each disjunct (CUE clears the arcs of the field itself).
+    if (value !== target && attached.length > 0 && (target.isList || !isBottom(value)) && value.t !== 'disj') {
       const embedded = target.isList ? list() : inspect(value, depth + 1, maxDepth, file);
       return { kind: 'struct', closed: false, open: false, fields: attached.map((arc) => field(arc, depth, maxDepth, file)), patterns: [], embedded };
     }
