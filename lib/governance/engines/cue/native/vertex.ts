@@ -315,6 +315,8 @@ export class Vertex {
         }
         return this;
       }
+      // A disjunction with `_` in it (`*null | _`) is the struct or list: the other disjuncts fail.
+      if (scalar.t === 'disj' && scalar.values.some((member) => member.t === 'top')) return this;
       if (scalar.t !== 'top') {
         if (isBottom(scalar)) return scalar;
         const shown = this.isList ? '[...]' : '{...}';
