@@ -527,9 +527,10 @@ export class Vertex {
     const defaults = defaultsOf(leaves);
     const unique = dedupe(leaves.map((vertex, index) => ({ vertex, isDefault: defaults[index] })));
     if (unique.length === 0) {
-      const [first] = errors;
+      const selected = selectErrors(errors);
+      const [first] = selected;
       // CUE counts the errors of a nested empty disjunction with its own (`6 errors in empty disjunction`).
-      const count = errors.reduce((sum, error) => sum + (error.count ?? 1), 0);
+      const count = selected.reduce((sum, error) => sum + (error.count ?? 1), 0);
       const message = count === 1 ? first.message : `${count} errors in empty disjunction: ${first?.message ?? ''}`;
       this.finish({ ...bottom(message, first?.at ?? [], first?.code ?? 'eval'), count: count === 1 ? undefined : count + 1 });
       return;
@@ -761,7 +762,7 @@ export class Vertex {
     for (const [label, arc] of this.arcs) {
       if (label.startsWith('_') || arc.definition || !arc.regular) continue;
       const allowed = active.every((group) => group.allows(label, this));
-      if (!allowed) arc.notAllowed = bottom('field not allowed', []);
+      if (!allowed) arc.notAllowed = bottom('field not allowed', declarations(arc));
     }
   }
 
@@ -830,6 +831,32 @@ export function listOf(from: Vertex, values: readonly Value[], env: Env, at: Pos
   list.addConjunct({ expr: { type: 'list', elements, at }, env, closed: false });
   list.evaluate();
   return list;
+}
+
+/**
+ * The errors an empty disjunction reports (CUE's selectErrors): all of two, else one per position,
+ * an error whose positions were all reported already being left out (a field not allowed in
+ * several disjuncts is one error). Errors without a position are all kept.
+ */
+function selectErrors(errors: readonly Bottom[]): readonly Bottom[] {
+  if (errors.length <= 2) return errors;
+  const seen = new Set<string>();
+  return errors.filter((error) => {
+    if (error.at.length === 0) return true;
+    const fresh = error.at.find((at) => !seen.has(`${at.line}:${at.column}`));
+    if (fresh) seen.add(`${fresh.line}:${fresh.column}`);
+    return fresh !== undefined;
+  });
+}
+
+/** Where a field was declared, for an error on it (CUE lists the positions of the field's conjuncts). */
+function declarations(arc: Vertex): Position[] {
+  const at: Position[] = [];
+  for (const conjunct of arc.conjuncts) {
+    const decl = conjunct.env.scope?.decls.find((candidate) => candidate.type === 'field' && candidate.value === conjunct.expr);
+    if (decl && !at.includes(decl.at)) at.push(decl.at);
+  }
+  return at;
 }
 
 /** The first error in a vertex or its regular fields (not incomplete ones): what eliminates a disjunct. */
