@@ -43,8 +43,10 @@ export interface Env {
 export class CloseGroup {
   readonly labels = new Set<string>();
   readonly patterns: Pattern[] = [];
-  /** The labels the struct literal that made this group declares itself (not those it embeds); made when first needed. */
+  /** The labels the struct literal that made this group declares itself, or in a struct it embeds (not in a definition it embeds); made when first needed. */
   own?: Set<string>;
+  /** Its pattern constraints likewise. */
+  ownPatterns?: Pattern[];
   /** A definition in a conjunction embedded in a struct also allows that struct's own fields. */
   alsoAllows?: CloseGroup;
   open = false;
@@ -53,7 +55,11 @@ export class CloseGroup {
   inner?: CloseGroup[];
 
   allows(label: string, vertex: Vertex): boolean {
-    return this.open || this.declares(label, vertex) || this.alsoAllows?.own?.has(label) === true;
+    return this.open || this.declares(label, vertex) || (this.alsoAllows !== undefined && this.alsoAllows.ownAllows(label, vertex));
+  }
+
+  private ownAllows(label: string, vertex: Vertex): boolean {
+    return this.own?.has(label) === true || this.ownPatterns?.some((pattern) => labelMatches(pattern, label, vertex)) === true;
   }
 
   private declares(label: string, vertex: Vertex): boolean {
@@ -585,7 +591,8 @@ export class Vertex {
     if (lit.decls.length > 0) this.work.shapes.push(lit.at);
     const env: Env = { up: conjunct.env, vertex: this, scope: lit };
     let group = conjunct.group;
-    const own = !group;
+    // A struct written as an embedding (`#C: {#A & #B, {[=~"^Q*$"]: int}}`) declares for the struct it is in.
+    const own = !group || (conjunct.embedded === true && !conjunct.viaConjunction);
     if (!group) {
       // The declarations of one definition (and of its fields) share a group: together they say what is allowed.
       group = conjunct.origin ? this.originGroup(conjunct.origin) : this.newGroup();
@@ -610,6 +617,7 @@ export class Vertex {
             const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, closed: conjunct.closed, origin: within };
             this.patterns.push(pattern);
             group.patterns.push(pattern);
+            if (own) (group.ownPatterns ??= []).push(pattern);
             if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
           } else {
             this.work.dynamic.push({ label: label.expr, env, field: decl.value, constraint: decl.constraint, closed: conjunct.closed, group, at: decl.at });
