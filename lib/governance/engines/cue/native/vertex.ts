@@ -13,7 +13,7 @@ import { combineDefaults, disjunctsOf } from './disjuncts';
 import { applyBuiltin, defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
 import { sameVertex } from './equality';
 import { disjunction, unifyScalars } from './scalars';
-import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type Value } from './values';
+import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type ErrorCode, type Value } from './values';
 import type { Context } from './context';
 
 /** A JSON value from a descriptor, unified as CUE would read it from a .json file. */
@@ -519,7 +519,10 @@ export class Vertex {
         errors.push(...copy.branches.errors);
         return;
       }
-      const error = isBottom(value) && value.code !== 'incomplete' ? value : firstError(copy);
+      // Taken or not, what a disjunct read of the descriptor's space counts (the save check).
+      if (copy.tainted) this.tainted = true;
+      // A disjunct that is an error, incomplete included, is eliminated (CUE's doDisjunct: getErrorAll).
+      const error = isBottom(value) ? value : firstError(copy);
       if (error) errors.push(error);
       else leaves.push(copy);
     });
@@ -529,7 +532,6 @@ export class Vertex {
       this.state = 'done';
       return;
     }
-    for (const leaf of leaves) if (leaf.tainted) this.tainted = true;
     const defaults = defaultsOf(leaves);
     const unique = dedupe(leaves.map((vertex, index) => ({ vertex, isDefault: defaults[index] })));
     if (unique.length === 0) {
@@ -538,7 +540,9 @@ export class Vertex {
       // CUE counts the errors of a nested empty disjunction with its own (`6 errors in empty disjunction`).
       const count = selected.reduce((sum, error) => sum + (error.count ?? 1), 0);
       const message = count === 1 ? first.message : `${count} errors in empty disjunction: ${first?.message ?? ''}`;
-      this.finish({ ...bottom(message, first?.at ?? [], first?.code ?? 'eval'), count: count === 1 ? undefined : count + 1 });
+      // Of eval, structural cycle, incomplete and cycle errors, the last says what the disjunction is (CUE's collectErrors).
+      const code = selected.reduce<ErrorCode>((worst, error) => (CODE_ORDER.indexOf(error.code) > CODE_ORDER.indexOf(worst) ? error.code : worst), 'eval');
+      this.finish({ ...bottom(message, first?.at ?? [], count === 1 ? first.code : code), count: count === 1 ? undefined : count + 1 });
       return;
     }
     const marked = unique.filter((result) => result.isDefault);
@@ -840,6 +844,8 @@ export function listOf(from: Vertex, values: readonly Value[], env: Env, at: Pos
   list.evaluate();
   return list;
 }
+
+const CODE_ORDER: readonly ErrorCode[] = ['eval', 'user', 'structural-cycle', 'incomplete', 'cycle'];
 
 /**
  * The errors an empty disjunction reports (CUE's selectErrors): all of two, else one per position,
