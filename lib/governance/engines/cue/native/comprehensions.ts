@@ -9,16 +9,21 @@ import { Vertex, type CloseGroup, type Env } from './vertex';
 
 /**
  * Adds what a comprehension yields to `into`. In a list, `index` is the next element's position
- * and the position after the last yielded element is returned.
+ * and the position after the last yielded element is returned. With `hold`, a comprehension that is
+ * incomplete before it yielded anything adds nothing and returns -1: it is tried again once others
+ * have added their fields (CUE runs comprehensions as tasks that wait for what they read).
  */
-export function addComprehension(into: Vertex, comp: Comprehension, env: Env, closed: boolean, group: CloseGroup, index = 0, origin?: object): number {
+export function addComprehension(into: Vertex, comp: Comprehension, env: Env, closed: boolean, group: CloseGroup, index = 0, origin?: object, hold = false): number {
   let next = index;
+  let yielded = false;
   const yieldBody = (scope: Env) => {
+    yielded = true;
     if (into.isList && !into.isStruct) into.addElement(next++, comp.body, scope, closed);
     else into.add({ expr: comp.body, env: scope, closed, group, origin });
   };
   const failed = run(comp.clauses, 0, env, into, yieldBody);
   if (failed) {
+    if (hold && failed.code === 'incomplete' && !yielded) return -1;
     if (failed.code === 'incomplete') into.tainted = true;
     into.fail(failed);
   }

@@ -270,9 +270,20 @@ export class Vertex {
     for (const conjunct of this.conjuncts) this.add(conjunct);
     this.settle();
     this.applyPatterns();
+    // A comprehension that is incomplete waits until another one has yielded, then is tried again.
+    let waiting: Work['comprehensions'] | undefined;
     while (this.work.comprehensions.length > 0) {
-      const { comp, env, closed, group, origin } = this.work.comprehensions.shift() as (typeof this.work.comprehensions)[number];
-      addComprehension(this, comp, env, closed, group, 0, origin);
+      const entry = this.work.comprehensions.shift() as (typeof this.work.comprehensions)[number];
+      const held = addComprehension(this, entry.comp, entry.env, entry.closed, entry.group, 0, entry.origin, true) < 0;
+      this.settle();
+      if (held) (waiting ??= []).push(entry);
+      else if (waiting) {
+        this.work.comprehensions.push(...waiting);
+        waiting = undefined;
+      }
+    }
+    if (waiting) {
+      for (const { comp, env, closed, group, origin } of waiting) addComprehension(this, comp, env, closed, group, 0, origin);
       this.settle();
     }
     if (this.work.frozenFields) this.checkFrozenFields(this.work.frozenFields);
