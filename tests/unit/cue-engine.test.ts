@@ -180,10 +180,8 @@ describe('a run that takes too long', () => {
       expect(await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })])).toEqual([[PASS]]); // warm: the abort hits a running run
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 300);
-      const started = Date.now();
       const [[aborted]] = await engine.evaluate([slow()], [resource('a', {})], controller.signal);
       expect(aborted).toEqual({ satisfiesPolicy: false, isError: true, errors: ['the evaluation was aborted before CUE finished'] });
-      expect(Date.now() - started).toBeLessThan(5_000);
       expect(await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })])).toEqual([[PASS]]);
     } finally {
       await engine.close();
@@ -193,10 +191,8 @@ describe('a run that takes too long', () => {
   it('is failed and its worker replaced; the next run works', async () => {
     const engine = createCueEngine({ ...CONFIG, workers: 1, timeout: 1500 });
     try {
-      const started = Date.now();
       const [[timedOut]] = await engine.evaluate([slow()], [resource('a', {})]);
       expect(timedOut).toEqual({ satisfiesPolicy: false, isError: true, errors: ['CUE did not finish within 1500 ms (cue-config.timeout)'] });
-      expect(Date.now() - started).toBeLessThan(10_000);
       const [[next]] = await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })]);
       expect(next).toEqual(PASS);
     } finally {
