@@ -8,7 +8,7 @@ import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
-import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
+import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
 import { isDefinitionLabel, listOf, Vertex, type Env, type Pattern } from './vertex';
 
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
@@ -88,14 +88,19 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
       return lookup(expr.name, env, expr.at, from);
     case 'selector': {
       const target = resolveReference(expr.target, env, from);
-      return select(target, expr.name, expr.at);
+      return select(target, expr.name, expr.at, false, expr);
     }
     case 'index': {
       const target = resolveReference(expr.target, env, from);
       // An operand that is a value, not a field, must be a struct or list (`2[0]`).
       const operand = target instanceof Vertex ? target : defaultOf(target);
       if (!(operand instanceof Vertex) && isScalar(operand)) return bottom(`invalid operand ${sourceText(expr.target) ?? formatValue(operand)} (found ${typeName(operand)}, want list or struct)`, [startOf(expr.target)]);
-      const index = concrete(evalExpr(expr.index, env, from), 'index', expr.index.at);
+      const value = evalExpr(expr.index, env, from);
+      // An index that is not known yet must at least be an int or a string (CUE's Label): `[1][top]` never is.
+      if (value.t === 'top' || (value.t === 'constraint' && value.kinds !== INT && value.kinds !== NUMBER && value.kinds !== STRING)) {
+        return bottom(`invalid index ${sourceText(expr.index) ?? formatValue(value)} (invalid type ${typeName(value)})`, [startOf(expr), expr.index.at]);
+      }
+      const index = concrete(value, 'index', expr.index.at);
       if (isBottom(index)) return index;
       if (index.t === 'num') {
         if (!index.int) return bottom(`invalid index ${formatValue(index)} (type float)`, [expr.index.at]);
@@ -104,9 +109,9 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
           const constant = expr.index.type === 'literal' || expr.index.type === 'unary';
           return bottom(constant ? `invalid index ${formatValue(index)} (index must be non-negative)` : `index ${sourceText(expr.index) ?? formatValue(index)} out of range [${formatValue(index)}]`, [expr.index.at]);
         }
-        return select(target, String(index.v), expr.at, true);
+        return select(target, String(index.v), expr.at, true, expr);
       }
-      if (index.t === 'string') return select(target, index.v, expr.at);
+      if (index.t === 'string') return select(target, index.v, expr.at, false, expr);
       return bottom(`invalid index ${sourceText(expr.index) ?? formatValue(index)} (invalid type ${typeName(index)})`, [expr.index.at]);
     }
     case 'paren':
@@ -116,17 +121,21 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
   }
 }
 
-function select(target: Vertex | Value, name: string, at: Position, index = false): Vertex | Value {
+/** `ref`: the selection or index written, for CUE's wording of what is not known yet (`top.foo undefined as top is incomplete`). */
+function select(target: Vertex | Value, name: string, at: Position, index = false, ref?: Expr): Vertex | Value {
   // A name no package exports (`list.max`) is missing from its struct, which CUE reports as incomplete.
   if (target.t === 'package') return target.members.get(name) ?? bottom(`undefined field: ${name}`, [at], /^[A-Z]/.test(name) ? 'eval' : 'incomplete');
   if (!(target instanceof Vertex)) {
     const value = target.t === 'disj' ? defaultOf(target) : target;
-    if (value instanceof Vertex) return select(value, name, at, index);
+    if (value instanceof Vertex) return select(value, name, at, index, ref);
     if (isBottom(value)) return value;
     if (value.t === 'top' || value.t === 'constraint' || value.t === 'disj') {
       if (index && (kindOf(value) & LIST) === 0) return bottom(`invalid index ${name} (found ${typeName(value)}, want list)`, [at]);
       // No single default to read through (CUE's getDefault).
       if (value.t === 'disj') return incomplete(`unresolved disjunction ${formatValue(value)} (type ${typeName(value)})`, [at]);
+      const operand = ref && (ref.type === 'selector' || ref.type === 'index') ? sourceText(ref.target) : undefined;
+      const written = operand === undefined || ref === undefined ? undefined : ref.type === 'selector' ? `${operand}.${ref.name}` : ref.type === 'index' ? `${operand}[${sourceText(ref.index) ?? name}]` : undefined;
+      if (written && (kindOf(value) & STRUCT) !== 0) return incomplete(`${written} undefined as ${operand} is incomplete (type ${typeName(value)})`, [at]);
       return incomplete(`${index ? 'index' : 'selector'} ${name} of a value that is not known yet`, [at]);
     }
     if (index) return bottom(`invalid index ${name} (found ${typeName(value)}, want list)`, [at]);
@@ -143,7 +152,7 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     if (arc?.regular) return arc;
   }
   const resolved = target.resolved();
-  if (!(resolved instanceof Vertex)) return select(resolved, name, at, index);
+  if (!(resolved instanceof Vertex)) return select(resolved, name, at, index, ref);
   noteRead(resolved);
   if (index && !resolved.isList) return bottom(`invalid index ${name} (found ${kindName(kindOf(resolved))}, want list)`, [at]);
   if (!index && resolved.isList) return bottom(`undefined field: ${selectorText(name)}`, [at]);
