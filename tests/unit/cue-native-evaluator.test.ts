@@ -94,6 +94,13 @@ describe('the verdict', () => {
     expect(vet('import "list"\n\nn: len(list.Repeat([0], 3)) & 3\n', {})).toEqual(PASS);
   });
 
+  it('resolves a cycle of fields by the value one of them has, and still checks every conjunct', () => {
+    expect(vet('total: used + free\nused: total - free\nfree: 20\ntotal: 100\n', {})).toEqual(PASS);
+    expect(vet('a: b - 100\nb: a + 100\nb: 200\n', { a: 100 })).toEqual(PASS);
+    expect(vet('a: b - 100\nb: a + 50\nb: 200\n', {})).toMatchObject({ satisfiesPolicy: false });
+    expect(vet('a: a + 1\na: 1\n', {})).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^a: conflicting values 2 and 1/)] });
+  });
+
   it('stops a runaway policy at its budget with a failed result, never a pass', () => {
     const program = compiled('import "list"\nx: [for i in list.Range(0, 100000, 1) {i}]\nn: len(x)\n');
     expect(evaluateNative(program, {}, { requireConcrete: true, metric: false, maxSteps: 10_000 })).toEqual({

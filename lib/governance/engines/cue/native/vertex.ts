@@ -269,6 +269,7 @@ export class Vertex {
     this.work = newWork();
     for (const conjunct of this.conjuncts) this.add(conjunct);
     this.settle();
+    if (this.inherited?.code === 'cycle') this.resolveCycle();
     this.applyPatterns();
     // A comprehension that is incomplete waits until another one has yielded, then is tried again.
     let waiting: Work['comprehensions'] | undefined;
@@ -296,7 +297,26 @@ export class Vertex {
     }
     this.checkClosedness();
     this.finish(this.ownValue());
+    if (this.inherited?.code === 'cycle' || this.error?.code === 'cycle') return this.revisitLater();
     return this.value;
+  }
+
+  /**
+   * A cycle through this field that its own value resolves (`x: y + 100`, `y: x - 100`, `x: 200`):
+   * the conjuncts are added again, now reading the value it holds.
+   */
+  private resolveCycle(): void {
+    if (this.error || !isScalar(this.scalar) || this.isStruct || this.isList || this.work.disjunctions.length > 0) return;
+    this.inherited = undefined;
+    for (const conjunct of this.conjuncts) this.add(conjunct);
+    this.settle();
+  }
+
+  /** A value that went through a cycle not resolved yet (a field still being evaluated): returned now, evaluated again when read next. */
+  private revisitLater(): Value {
+    const value = this.value;
+    this.reset();
+    return value;
   }
 
   private finish(value: Value): void {
@@ -310,6 +330,8 @@ export class Vertex {
     const value = this.shape();
     if (isBottom(value)) return value;
     if (this.inherited && this.inherited.code !== 'incomplete' && this.inherited.code !== 'cycle') return this.inherited;
+    // A cycle through a field still being evaluated leaves a concrete value standing (revisitLater).
+    if (this.inherited?.code === 'cycle' && !this.error && isScalar(value)) return value;
     return this.error ?? this.inherited ?? value;
   }
 
