@@ -5,7 +5,7 @@
 import type { Expr, ScopeEntry, StructLit } from './ast';
 import { universe } from './builtins';
 import { combineDefaults, disjunctsOf } from './disjuncts';
-import { compileRegexp } from './regexps';
+import { compileRegexp, InvalidRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
 import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
@@ -481,7 +481,14 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
     case '=~':
     case '!~': {
       if (value.t !== 'string' && value.t !== 'bytes') return bottom(`cannot use ${formatValue(value)} (type ${typeName(value)}) as string in argument to ${op}`, [expr.at]);
-      const bound: Bound = { op, value, pattern: compileRegexp(value.v), at: expr.at };
+      let pattern: RegExp;
+      try {
+        pattern = compileRegexp(value.v);
+      } catch (error) {
+        if (error instanceof InvalidRegexp) return bottom(error.message, [startOf(expr.operand)]);
+        throw error;
+      }
+      const bound: Bound = { op, value, pattern, at: expr.at };
       return constraint(boundKinds(bound), [bound], [], [expr.at]);
     }
     default: {

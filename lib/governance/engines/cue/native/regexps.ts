@@ -6,6 +6,17 @@
 
 export class UnsupportedRegexp extends Error {}
 
+/** A regular expression RE2 refuses too (an unmatched parenthesis): an error of the value, as CUE reports it. */
+export class InvalidRegexp extends UnsupportedRegexp {}
+
+/** JavaScript's complaints that are RE2's as well, in RE2's words. */
+const INVALID: ReadonlyArray<[RegExp, string]> = [
+  [/Unmatched '\)'/, 'unexpected )'],
+  [/Unterminated group/, 'missing closing )'],
+  [/Nothing to repeat/, 'missing argument to repetition operator'],
+  [/Unterminated character class/, 'missing closing ]'],
+];
+
 const cache = new Map<string, RegExp>();
 
 export function compileRegexp(source: string): RegExp {
@@ -25,6 +36,8 @@ export function compileRegexp(source: string): RegExp {
   try {
     compiled = new RegExp(pattern.replace(/\(\?P</g, '(?<'), flags);
   } catch (error) {
+    const invalid = INVALID.find(([complaint]) => complaint.test((error as Error).message));
+    if (invalid) throw new InvalidRegexp(`invalid regexp: error parsing regexp: ${invalid[1]}: \`${source}\``);
     throw new UnsupportedRegexp(`the regular expression ${JSON.stringify(source)} does not compile here: ${(error as Error).message}`);
   }
   if (cache.size > 10_000) cache.clear();

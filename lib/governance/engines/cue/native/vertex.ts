@@ -10,7 +10,7 @@ import type { Comprehension, Decl, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
 import { combineDefaults, disjunctsOf } from './disjuncts';
-import { applyBuiltin, defaultOf, evalExpr, labelMatches, noteRead, resolveReference, startOf } from './expressions';
+import { applyBuiltin, defaultOf, evalExpr, labelMatches, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
 import { sameVertex } from './equality';
 import { disjunction, unifyScalars } from './scalars';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type ErrorCode, type Value } from './values';
@@ -717,7 +717,12 @@ export class Vertex {
 
   private applyPatterns(): void {
     this.patternsApplied = true;
-    for (const pattern of this.patterns) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
+    for (const pattern of this.patterns) {
+      // A label constraint that is itself wrong (`[=~"BAD)"]: string`) is an error of the struct.
+      const matcher = patternMatcher(pattern, this);
+      if (isBottom(matcher) && matcher.code !== 'incomplete') this.fail({ ...matcher, at: [startOf(pattern.value)] });
+      for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
+    }
   }
 
   private applyPattern(pattern: Pattern, arc: Vertex): void {
