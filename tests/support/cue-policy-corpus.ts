@@ -30,6 +30,12 @@ export const CORPUS: readonly CorpusPolicy[] = [
   { name: 'product (docs, fixtures)', script: PRODUCT, compliant: { name: 'cashflow', version: '1.0.0', owner: { email: 'a@b.c' }, extra: [1, 2] } },
   { name: 'bounded size', script: 'name: string\nsize: int & <10\n', compliant: { name: 'a', size: 3 } },
   { name: 'optional field', script: 'name: string\nowner: email: string\nsize?: <10\n', compliant: { name: 'a', owner: { email: 'e' }, size: 2 } },
+  {
+    name: 'a rule only when an optional field is there',
+    script: 'name: string\nowner?: {email: string}\nif owner != _|_ {\n\towner: email: =~"@"\n}\n',
+    compliant: { name: 'a', owner: { email: 'a@b.c' } },
+  },
+  { name: 'presence read into a hidden field', script: 'name?: string\n_named: name != _|_\nif _named {\n\tname: =~"^[a-z]+$"\n}\n', compliant: { name: 'abc' } },
   { name: 'owner pattern', script: 'owner: string & =~"^[a-z]+$"\n', compliant: { owner: 'alice' } },
   { name: 'enumeration', script: 'owner: string & =~"^[a-z]+$"\ndomain: "finance" | "sales"\n', compliant: { owner: 'bob', domain: 'sales' } },
   { name: 'enumeration with default', script: 'env: *"dev" | "qa" | "prod"\n', compliant: { env: 'qa' } },

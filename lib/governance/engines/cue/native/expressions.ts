@@ -40,7 +40,7 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
     if (entry.kind === 'field') {
       const arc = (e.vertex as Vertex).arc(entry.label, isDefinitionLabel(entry.label));
       // An optional field is a constraint, not a value: reading it is incomplete until it is there.
-      if (!arc.regular && !arc.definition && (e.vertex as Vertex).state !== 'evaluating') return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
+      if (!arc.regular && !arc.definition) return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
       return arc;
     }
     e.lets ??= new Map();
@@ -58,7 +58,6 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
   return universe.get(name) ?? bottom(`reference "${name}" not found`, [at]);
 }
 
-/** Counts a read of a struct or list a descriptor could still extend (the save check). */
 /**
  * Counts a read of a value a descriptor could still change (the save check): a struct or list it
  * could extend, or a field of the descriptor's own space that is not concrete yet.
