@@ -25,17 +25,44 @@ export interface BenchWorld {
   /** SQL on the bench's database (schema `bench`). */
   sql: postgresJs.Sql;
   /**
-   * RSS in MB of the serverless offline process tree (and of its esbuild build service, part of it)
-   * and of the PostgreSQL process tree: summed VmRSS, so pages shared between processes count once per process.
+   * The memory of the serverless offline process tree (and of its esbuild build service, part of it)
+   * and of the PostgreSQL process tree, read from /proc (Linux).
    */
   memory(): Promise<Memory>;
   stop(): Promise<void>;
 }
 
+/**
+ * MB of a process tree, two ways. `pssMb`, the figure the benches compare: the proportional set size
+ * (smaps_rollup), where a page shared by n processes counts 1/n in each, so that PostgreSQL's shared
+ * buffers, mapped by every backend, count once. `rssMb`: summed VmRSS, which counts such a page once
+ * per process that touched it (what the benches printed before; kept to compare with older figures).
+ */
+export interface TreeMemory {
+  readonly pssMb: number;
+  readonly rssMb: number;
+}
+
 export interface Memory {
-  readonly offlineMb: number;
-  readonly esbuildMb: number;
-  readonly postgresMb: number;
+  readonly offline: TreeMemory;
+  /** The esbuild build service, part of `offline`. */
+  readonly esbuild: TreeMemory;
+  readonly postgres: TreeMemory;
+  /** offline + postgres. */
+  readonly total: TreeMemory;
+}
+
+/** `serverless offline 512 MB (of which esbuild 0 MB) + PostgreSQL 90 MB = 602 MB PSS (summed RSS: 700 MB)`. */
+export const describeMemory = (memory: Memory) =>
+  `serverless offline ${memory.offline.pssMb} MB (of which esbuild ${memory.esbuild.pssMb} MB) + PostgreSQL ${memory.postgres.pssMb} MB = ${memory.total.pssMb} MB PSS ` +
+  `(summed RSS: ${memory.offline.rssMb} MB (esbuild ${memory.esbuild.rssMb} MB) + ${memory.postgres.rssMb} MB = ${memory.total.rssMb} MB)`;
+
+/** The evaluators a bench runs: both, or those of BENCH_EVALUATORS (`native`, `wasm`, comma-separated) when set. */
+export function benchEvaluators(): Evaluator[] {
+  const asked = process.env.BENCH_EVALUATORS?.split(',').map((name) => name.trim()).filter(Boolean);
+  if (!asked?.length) return [...EVALUATORS];
+  for (const name of asked) if (!(EVALUATORS as readonly string[]).includes(name)) throw new Error(`BENCH_EVALUATORS: unknown evaluator ${name} (expected ${EVALUATORS.join(', ')})`);
+  return EVALUATORS.filter((evaluator) => asked.includes(evaluator));
 }
 
 /** The evaluators the HTTP benches compare (cue-config.evaluator), and the setting that chooses one. */
@@ -45,8 +72,8 @@ export const evaluatorSetting = (evaluator: Evaluator) => `computational-governa
 /** `native 9 ms, wasm 185 ms (20x)`: `ratio` is how many times better native is. */
 export const sideBySide = (native: number, wasm: number, unit: string, ratio: number) => `native ${native.toFixed(0)} ${unit}, wasm ${wasm.toFixed(0)} ${unit} (${ratio.toFixed(1)}x)`;
 
-/** The summed VmRSS in MB of `root` and all its descendants, and of those among them named `name`, read from /proc (Linux). */
-async function treeRssMb(root: number, name = ''): Promise<{ mb: number; namedMb: number }> {
+/** The memory of `root` and all its descendants, and of those among them named `name`, read from /proc (Linux). */
+async function treeMemory(root: number, name = ''): Promise<{ tree: TreeMemory; named: TreeMemory }> {
   const children = new Map<number, number[]>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -54,16 +81,22 @@ async function treeRssMb(root: number, name = ''): Promise<{ mb: number; namedMb
     const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
   }
-  let [kb, namedKb] = [0, 0];
+  const kb = { rss: 0, pss: 0, namedRss: 0, namedPss: 0 };
   for (const pending = [root]; pending.length; ) {
     const pid = pending.pop() as number;
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
     const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    kb += rss;
-    if (/^Name:\s+(\S+)/.exec(status)?.[1] === name) namedKb += rss;
+    const pss = Number(/^Pss:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => ''))?.[1] ?? 0);
+    kb.rss += rss;
+    kb.pss += pss;
+    if (/^Name:\s+(\S+)/.exec(status)?.[1] === name) {
+      kb.namedRss += rss;
+      kb.namedPss += pss;
+    }
     pending.push(...(children.get(pid) ?? []));
   }
-  return { mb: Math.round(kb / 1024), namedMb: Math.round(namedKb / 1024) };
+  const mb = (value: number) => Math.round(value / 1024);
+  return { tree: { pssMb: mb(kb.pss), rssMb: mb(kb.rss) }, named: { pssMb: mb(kb.namedPss), rssMb: mb(kb.namedRss) } };
 }
 
 export async function startBenchWorld(settings: string): Promise<BenchWorld> {
@@ -119,8 +152,10 @@ ${settings}
   const raw = (route: string, headers: Record<string, string> = {}) => fetch(`${offline.baseUrl}/v1/computational-governance${route}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
   const memory = async () => {
     const postmaster = Number((await readFile(path.join(folder, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    const offlineTree = await treeRssMb(offline.child.pid as number, 'esbuild');
-    return { offlineMb: offlineTree.mb, esbuildMb: offlineTree.namedMb, postgresMb: (await treeRssMb(postmaster)).mb };
+    const { tree: offlineTree, named: esbuild } = await treeMemory(offline.child.pid as number, 'esbuild');
+    const { tree: postgresTree } = await treeMemory(postmaster);
+    const total = { pssMb: offlineTree.pssMb + postgresTree.pssMb, rssMb: offlineTree.rssMb + postgresTree.rssMb };
+    return { offline: offlineTree, esbuild, postgres: postgresTree, total };
   };
   return { call, fetch: raw, sql, memory, stop };
 }

@@ -2,15 +2,16 @@
  * Bench (e): publish of one CUE policy against 5,000 descriptors (~4.7 KB each) served by a fake
  * perimeter resolver in pages of 50, through serverless offline, its local queue and an embedded
  * PostgreSQL, from the publish call to the report `completed`. Prints resources per second and how
- * the workers' time was split between the resolver, the engine and the database, and the RSS of
- * the stack (serverless offline + PostgreSQL process trees), once with cue-config.evaluator = wasm
- * and once with native (each in a fresh world), and their ratios.
- * Run alone with `node --import tsx bench/publish-evaluation.ts`, or through `npm run bench`.
+ * the workers' time was split between the resolver, the engine and the database, and the memory of
+ * the stack (serverless offline + PostgreSQL process trees, PSS: bench-world.ts), once with
+ * cue-config.evaluator = wasm and once with native (each in a fresh world), and their ratios.
+ * Run alone with `node --import tsx bench/publish-evaluation.ts` (BENCH_EVALUATORS=native for one
+ * evaluator only), or through `npm run bench`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { EVALUATORS, evaluatorSetting, sideBySide, startBenchWorld, type Evaluator, type Memory } from './bench-world';
+import { benchEvaluators, describeMemory, evaluatorSetting, sideBySide, startBenchWorld, type Evaluator, type Memory } from './bench-world';
 import { benchDescriptor } from './evaluate-api';
 
 const RESOURCES = 5_000;
@@ -55,10 +56,7 @@ ${evaluatorSetting(evaluator)}`,
   );
   try {
     const policy = await world.call('POST', '/policies', { name: 'owner is a login', resourceType: 'dataproduct', environment: 'production', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"' });
-    const stackMb = async () => {
-      const { offlineMb, postgresMb } = await world.memory();
-      return offlineMb + postgresMb;
-    };
+    const stackMb = async () => (await world.memory()).total.pssMb;
     let peakMb = await stackMb();
     const started = performance.now();
     const { evaluationReportId } = await world.call('POST', `/policies/${policy.id}/publish`);
@@ -77,11 +75,11 @@ ${evaluatorSetting(evaluator)}`,
     const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${((100 * ms) / elapsedMs).toFixed(0)} %)`;
     const rest = elapsedMs - split.resolver - split.engine - split.database;
     const perSecond = RESOURCES / (elapsedMs / 1000);
-    peakMb = Math.max(peakMb, memory.offlineMb + memory.postgresMb);
+    peakMb = Math.max(peakMb, memory.total.pssMb);
     console.log(
       `(e) Publish, cue-config.evaluator = ${evaluator} (policy stored as ${policy.evaluator}), 1 CUE policy x ${RESOURCES} descriptors (${PAGE} per resolver page, ${resolver.pages() - pagesBefore} pages asked): publish answered in ${answeredMs.toFixed(0)} ms, report completed after ${(elapsedMs / 1000).toFixed(1)} s = ${perSecond.toFixed(0)} resources/s; ` +
         `resolver ${share(split.resolver)}, engine ${share(split.engine)}, database ${share(split.database)}, queue + invocations + polling ${share(rest)}\n` +
-        `    RSS of the stack after the publish: serverless offline ${memory.offlineMb} MB (of which esbuild ${memory.esbuildMb} MB) + PostgreSQL ${memory.postgresMb} MB = ${memory.offlineMb + memory.postgresMb} MB (peak sampled during it ${peakMb} MB)`,
+        `    Memory of the stack after the publish: ${describeMemory(memory)}; peak PSS sampled during it ${peakMb} MB`,
     );
     return { perSecond, memory, peakMb };
   } finally {
@@ -92,12 +90,13 @@ ${evaluatorSetting(evaluator)}`,
 export async function benchPublishEvaluation(): Promise<void> {
   const resolver = await startResolver();
   try {
-    const runs = {} as Record<Evaluator, PublishRun>;
-    for (const evaluator of [...EVALUATORS].reverse()) runs[evaluator] = await publishWith(evaluator, resolver);
+    const runs = {} as Partial<Record<Evaluator, PublishRun>>;
+    for (const evaluator of benchEvaluators().reverse()) runs[evaluator] = await publishWith(evaluator, resolver);
     const { native, wasm } = runs;
-    const total = (run: PublishRun) => run.memory.offlineMb + run.memory.postgresMb;
+    if (!native || !wasm) return;
+    const total = (run: PublishRun) => run.memory.total.pssMb;
     console.log(`    Publish: ${sideBySide(native.perSecond, wasm.perSecond, 'resources/s', native.perSecond / wasm.perSecond)} (target native >= 2000/s)`);
-    console.log(`    Stack RSS after the publish: ${sideBySide(total(native), total(wasm), 'MB', total(wasm) / total(native))} (target native < 1024 MB); peak: ${sideBySide(native.peakMb, wasm.peakMb, 'MB', wasm.peakMb / native.peakMb)}`);
+    console.log(`    Stack memory (PSS) after the publish: ${sideBySide(total(native), total(wasm), 'MB', total(wasm) / total(native))} (target native < 1024 MB); peak: ${sideBySide(native.peakMb, wasm.peakMb, 'MB', wasm.peakMb / native.peakMb)}`);
   } finally {
     await resolver.stop();
   }
