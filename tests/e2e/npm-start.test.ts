@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,20 +20,37 @@ afterAll(() => rmSync(path.dirname(checkout), { recursive: true, force: true }))
 
 const running = (pattern: string) => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').some((line) => line.includes(pattern));
 
+/** The commands of the processes started by the serverless offline that serves `port` (esbuild's service, when it runs). */
+function offlineChildren(port: number): string[] {
+  const processes = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null)
+    .map(([, pid, ppid, args]) => ({ pid, ppid, args }));
+  const offline = processes.find(({ args }) => args.includes('offline start') && args.includes(`--httpPort ${port}`));
+  return processes.filter(({ ppid }) => ppid === offline?.pid).map(({ args }) => args);
+}
+
 describe('npm start', () => {
-  it('serves /health on its embedded PostgreSQL, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder', { timeout: 180_000 }, async () => {
+  it('serves /health on its embedded PostgreSQL without esbuild running, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder; a source change is built and served', { timeout: 330_000 }, async () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: String(port) };
     delete env.DATABASE_URL;
     delete env.CGP_CONFIG_FILE;
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: checkout, env, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const health = async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status;
     try {
-      await expect
-        .poll(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status, { timeout: 150_000, interval: 500 })
-        .toBe(200);
+      await expect.poll(health, { timeout: 150_000, interval: 500 }).toBe(200);
       expect(existsSync(path.join(checkout, '.esbuild-offline', String(port)))).toBe(true);
       expect(running(path.join(checkout, '.data', 'postgres'))).toBe(true);
+      // Built once, esbuild's service is stopped: it holds no memory while the server runs.
+      expect(offlineChildren(port).filter((args) => args.includes('esbuild'))).toEqual([]);
+      // A source change is built and served (here /health made to answer 503 whatever the database).
+      const source = path.join(checkout, 'functions', 'service', 'health.ts');
+      writeFileSync(source, readFileSync(source, 'utf8').replace('(await databaseReachable())', '(await databaseReachable()) && false'));
+      await expect.poll(health, { timeout: 120_000, interval: 500 }).toBe(503);
+      await expect.poll(() => offlineChildren(port).filter((args) => args.includes('esbuild')), { timeout: 30_000, interval: 500 }).toEqual([]);
     } finally {
       child.kill('SIGTERM');
     }
