@@ -26,7 +26,11 @@ export interface StructLit {
   makesStruct?: boolean;
 }
 
-export type ScopeEntry = { readonly kind: 'field'; readonly label: string } | { readonly kind: 'let'; readonly expr: Expr };
+export type ScopeEntry =
+  | { readonly kind: 'field'; readonly label: string }
+  /** The alias of a field whose label is computed (`C="foo\(bar)": {...}`). */
+  | { readonly kind: 'computed'; readonly label: Expr }
+  | { readonly kind: 'let'; readonly expr: Expr };
 
 export interface ListLit {
   readonly type: 'list';

@@ -19,6 +19,8 @@ function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {
     if (decl.type === 'field' && decl.label.kind === 'name') {
       if (!entries.has(decl.label.name)) entries.set(decl.label.name, { kind: 'field', label: decl.label.name });
       if (decl.alias) entries.set(decl.alias, { kind: 'field', label: decl.label.name });
+    } else if (decl.type === 'field' && decl.alias && (decl.label.kind === 'interpolated' || decl.label.kind === 'dynamic')) {
+      entries.set(decl.alias, { kind: 'computed', label: decl.label.expr });
     } else if (decl.type === 'let') entries.set(decl.name, { kind: 'let', expr: decl.expr });
   }
   lit.scope = entries;
@@ -42,6 +44,10 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
       // An optional field is a constraint, not a value: reading it is incomplete until it is there.
       if (!arc.regular && !arc.definition) return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
       return arc;
+    }
+    if (entry.kind === 'computed') {
+      const label = defaultOf(evalExpr(entry.label, e, from));
+      return label.t === 'string' ? (e.vertex as Vertex).arc(label.v) : isBottom(label) ? label : bottom(`invalid label type ${typeName(label)}`, [at]);
     }
     e.lets ??= new Map();
     let value = e.lets.get(name);

@@ -92,6 +92,8 @@ export interface Pattern {
   readonly env: Env;
   readonly value: Expr;
   readonly alias?: string;
+  /** `x=[string]: ...`: the name of the field it applies to. */
+  readonly fieldAlias?: string;
   readonly closed: boolean;
   /** What closes the struct that declares it: the fields it applies to are also declared there. */
   readonly origin?: object;
@@ -651,7 +653,7 @@ export class Vertex {
             group.labels.add(label.name);
             if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
-            const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, closed: conjunct.closed, origin: within };
+            const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, fieldAlias: decl.alias, closed: conjunct.closed, origin: within };
             this.patterns.push(pattern);
             group.patterns.push(pattern);
             if (own) (group.ownPatterns ??= []).push(pattern);
@@ -728,7 +730,13 @@ export class Vertex {
   private applyPattern(pattern: Pattern, arc: Vertex): void {
     if ((this.isList && !this.isStruct) || arc.definition || arc.label.startsWith('_')) return;
     if (!labelMatches(pattern, arc.label, this)) return;
-    const env: Env = pattern.alias ? { up: pattern.env, vars: new Map([[pattern.alias, { t: 'string', v: arc.label } as Value]]) } : pattern.env;
+    let env = pattern.env;
+    if (pattern.alias || pattern.fieldAlias) {
+      const vars = new Map<string, Vertex | Value>();
+      if (pattern.alias) vars.set(pattern.alias, { t: 'string', v: arc.label });
+      if (pattern.fieldAlias) vars.set(pattern.fieldAlias, arc);
+      env = { up: pattern.env, vars };
+    }
     arc.conjuncts.push({ expr: pattern.value, env, closed: pattern.closed, origin: pattern.origin });
     if (arc.state === 'done') arc.reset();
   }
