@@ -100,7 +100,9 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
       // An operand that is a value, not a field, must be a struct or list (`2[0]`).
       const operand = target instanceof Vertex ? target : defaultOf(target);
       if (!(operand instanceof Vertex) && isScalar(operand)) return bottom(`invalid operand ${sourceText(expr.target) ?? formatValue(operand)} (found ${typeName(operand)}, want list or struct)`, [startOf(expr.target)]);
-      const value = evalExpr(expr.index, env, from);
+      const value = defaultOf(evalExpr(expr.index, env, from));
+      // CUE's getDefault: a disjunction without one default is no label yet.
+      if (value.t === 'disj') return incomplete(`unresolved disjunction ${formatValue(value)} (type ${typeName(value)})`, [expr.index.at]);
       // An index that is not known yet must at least be an int or a string (CUE's Label): `[1][top]` never is.
       if (value.t === 'top' || (value.t === 'constraint' && value.kinds !== INT && value.kinds !== NUMBER && value.kinds !== STRING)) {
         return bottom(`invalid index ${sourceText(expr.index) ?? formatValue(value)} (invalid type ${typeName(value)})`, [startOf(expr), expr.index.at]);
@@ -164,8 +166,8 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   const arc = resolved.arcs.get(name);
   if (!arc || (!arc.regular && !arc.definition && !name.startsWith('_'))) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
-    // A closed struct will never have it; an open one may yet.
-    if (resolved.isClosed() && !arc) return bottom(`undefined field: ${name}`, [at]);
+    // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
+    if (resolved.isClosed() && !arc && !resolved.patterns.some((pattern) => labelMatches(pattern, name, resolved))) return bottom(`undefined field: ${name}`, [at]);
     if (resolved.ctx.withoutData) resolved.ctx.taint++;
     if (arc) return incomplete(arc.required ? `required field missing: ${selectorText(name)}` : `cannot reference optional field: ${selectorText(name)}`, [at]);
     return incomplete(`undefined field: ${name}`, [at]);
