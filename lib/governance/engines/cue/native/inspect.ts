@@ -65,7 +65,7 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     const list = (): Inspected => ({ kind: 'list', elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)), open: target.listOpen });
     const attached = [...target.arcs.values()].filter((arc) => arc.definition || arc.label.startsWith('_'));
     // A disjunction's definitions and hidden fields are those of each disjunct (CUE clears the arcs of the field itself).
-    if (value !== target && attached.length > 0 && (target.isList || !isBottom(value)) && value.t !== 'disj') {
+    if (value !== target && attached.length > 0 && !isBottom(value) && value.t !== 'disj') {
       const embedded = target.isList ? list() : inspect(value, depth + 1, maxDepth, file);
       return { kind: 'struct', closed: false, open: false, fields: attached.map((arc) => field(arc, depth, maxDepth, file)), patterns: [], embedded };
     }
