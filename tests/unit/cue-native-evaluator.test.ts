@@ -27,6 +27,14 @@ describe('the save check', () => {
     expect(compileNative('let n = 1\na: 2\n')).toEqual({ ok: false, message: 'unreferenced alias or let clause n', line: 1, column: 1 });
   });
 
+  // CUE names only b; natively the added declaration closes on its own too, so a may be named first (stricter, never laxer).
+  it('refuses a field added from outside to a definition nested in a referenced one, as CUE does (x.#foo: field b not allowed)', () => {
+    expect(compileNative('#D: {#foo: {a: int}}\nx: #D\nx: #foo: b: 1\n')).toMatchObject({ ok: false, message: expect.stringMatching(/^x\.#foo\.[ab]: field not allowed$/) });
+    expect(compileNative('#D: {#foo: a: int}\na: #D & {#foo: b: int}\n')).toMatchObject({ ok: false, message: expect.stringMatching(/^a\.#foo\.[ab]: field not allowed$/) });
+    // Declarations of one definition field together say what it allows.
+    expect(compileNative('#D: {#foo: a: int}\n#D: {#foo: b: int}\nx: #D & {#foo: {a: 1, b: 2}}\n')).toMatchObject({ ok: true });
+  });
+
   it('does not refuse what only conflicts while the descriptor is absent', () => {
     // A list built from descriptor data, unified with a list of fixed length: empty without data.
     const fixed = 'components: [...]\nnames: [for c in components {c.name}] & [_, _]\n';

@@ -166,6 +166,21 @@ const DATA_ENV: Env = {};
 
 const atOf = (expr: ConjunctExpr): Position | undefined => (expr.type === 'data' ? undefined : expr.type === 'value' ? expr.at : startOf(expr));
 
+const definitionOrigins = new WeakMap<object, Map<string, object>>();
+
+/**
+ * What closes a definition field declared inside a closed struct: shared by the declarations of that
+ * struct's origin (`#D: {#foo: {a: int}}` written twice), not by those added from outside it, which it
+ * closes (`x: #D & {#foo: b: 1}` is `x.#foo.b: field not allowed`, as in CUE).
+ */
+function definitionOrigin(outer: object, label: string): object {
+  let byLabel = definitionOrigins.get(outer);
+  if (!byLabel) definitionOrigins.set(outer, (byLabel = new Map()));
+  let origin = byLabel.get(label);
+  if (!origin) byLabel.set(label, (origin = {}));
+  return origin;
+}
+
 export class Vertex {
   readonly t = 'vertex' as const;
   /** Shared and empty until the first arc: most vertices of a descriptor are leaves. */
@@ -649,7 +664,8 @@ export class Vertex {
           if (label.kind === 'name') {
             const definition = !label.quoted && isDefinitionLabel(label.name);
             const arc = this.arc(label.name, definition);
-            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin: definition ? arc : within }, decl.constraint);
+            const origin = !definition ? within : conjunct.closed && outer ? definitionOrigin(outer, label.name) : arc;
+            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin }, decl.constraint);
             group.labels.add(label.name);
             if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
