@@ -44,7 +44,7 @@ type Mutation = { op: 'delete' | 'replace' | 'add'; pick: number; key: string; v
 const MUTATION: fc.Arbitrary<Mutation> = fc.record({
   op: fc.constantFrom('delete', 'replace', 'add'),
   pick: fc.nat(),
-  key: fc.constantFrom('extra', 'name', 'kind', 'email', 'version', 'value', 'tags', 'x-a', 'check_b'),
+  key: fc.constantFrom('extra', 'name', 'kind', 'email', 'version', 'value', 'tags', 'x-a', 'check_b', '_links', '#tag'),
   value: VALUES,
 });
 

@@ -67,6 +67,15 @@ describe('the verdict', () => {
     expect(vet(script, { name: 'n', owner: 'o' })).toEqual(PASS);
   });
 
+  it("reads a descriptor's `_x` and `#x` keys as the regular fields they are in CUE, apart from hidden fields and definitions", () => {
+    expect(vet('#C: {name: string}\ncomponents: [...#C]\n', { components: [{ name: 'a', _links: 1 }] })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['components.0."_links": field not allowed'] });
+    expect(vet('close({name: string})\n', { name: 'a', '#meta': 1 }, false)).toEqual({ satisfiesPolicy: false, isError: false, errors: ['"#meta": field not allowed'] });
+    expect(vet('"_id"!: string\n', {}, false)).toEqual({ satisfiesPolicy: false, isError: false, errors: ['"_id": field is required but not present'] });
+    expect(vet('"_id": string\n', { _id: 5 }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^"_id": conflicting values/)] });
+    // The hidden field _secret and the descriptor's "_secret" are two fields.
+    expect(vet('name: string\n_secret: "x"\n', { name: 'a', _secret: 'y' })).toEqual(PASS);
+  });
+
   it('closes definitions, keeps their `...` open, and reports a field not allowed where it is', () => {
     const script = '#Port: {name: string, ...}\n#Product: {name: string, ports: [...#Port]}\n#Product\n';
     expect(vet(script, { name: 'p', ports: [{ name: 'a', extra: 1 }] })).toEqual(PASS);

@@ -27,7 +27,7 @@ export interface StructLit {
 }
 
 export type ScopeEntry =
-  | { readonly kind: 'field'; readonly label: string }
+  | { readonly kind: 'field'; readonly label: string; readonly quoted: boolean }
   /** The alias of a field whose label is computed (`C="foo\(bar)": {...}`). */
   | { readonly kind: 'computed'; readonly label: Expr }
   | { readonly kind: 'let'; readonly expr: Expr };

@@ -63,7 +63,7 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
         return bottom(`cannot range over ${source} (found ${typeName(value)}, want list or struct)`, [clause.source.at]);
       }
       // A required field not given yet is not ranged over: the comprehension is incomplete until it is (CUE's ForClause.yield).
-      if (!value.isList) for (const arc of value.arcs.values()) if (arc.required && !arc.regular && !arc.definition && !arc.label.startsWith('_')) return bottom(`missing required field in for comprehension: ${arc.label}`, [clause.at], 'incomplete');
+      if (!value.isList) for (const arc of value.arcs.values()) if (arc.required && !arc.regular && !arc.definition && !arc.hidden) return bottom(`missing required field in for comprehension: ${arc.label}`, [clause.at], 'incomplete');
       const items: [Value, Vertex][] = value.isList
         ? value.elements().map((element, position) => [{ t: 'num', int: true, v: position }, element])
         : value.regularArcs().map((arc) => [{ t: 'string', v: arc.label }, arc]);

@@ -28,7 +28,7 @@ export function exportValue(value: Value, depth = 0): Exported {
   if (evaluated.isList) return evaluated.elements().map((element) => exportValue(element, depth + 1));
   const fields = new Map<string, Exported>();
   for (const arc of evaluated.arcs.values()) {
-    if (arc.required && !arc.regular && !arc.definition && !arc.label.startsWith('_')) throw new NotConcrete(incomplete(`field is required but not present: ${arc.label}`));
+    if (arc.required && !arc.regular && !arc.definition && !arc.hidden) throw new NotConcrete(incomplete(`field is required but not present: ${arc.label}`));
   }
   for (const arc of evaluated.regularArcs()) fields.set(arc.label, exportValue(arc, depth + 1));
   return fields;

@@ -9,7 +9,7 @@ import { compileRegexp, InvalidRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
 import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
-import { isDefinitionLabel, listOf, Vertex, type Env, type Pattern } from './vertex';
+import { isDefinitionLabel, listOf, regularKey, Vertex, type Env, type Pattern } from './vertex';
 
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
 function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {
@@ -17,8 +17,10 @@ function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {
   const entries = new Map<string, ScopeEntry>();
   for (const decl of lit.decls) {
     if (decl.type === 'field' && decl.label.kind === 'name') {
-      if (!entries.has(decl.label.name)) entries.set(decl.label.name, { kind: 'field', label: decl.label.name });
-      if (decl.alias) entries.set(decl.alias, { kind: 'field', label: decl.label.name });
+      const { name, quoted } = decl.label;
+      // `"_id"` is a regular field: the identifier _id names the hidden field, not it.
+      if (!entries.has(name) && !(quoted && /^[_#]/.test(name))) entries.set(name, { kind: 'field', label: name, quoted });
+      if (decl.alias) entries.set(decl.alias, { kind: 'field', label: name, quoted });
     } else if (decl.type === 'field' && decl.alias && (decl.label.kind === 'interpolated' || decl.label.kind === 'dynamic')) {
       entries.set(decl.alias, { kind: 'computed', label: decl.label.expr });
     } else if (decl.type === 'let') entries.set(decl.name, { kind: 'let', expr: decl.expr });
@@ -40,7 +42,7 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
     const entry = entriesOf(e.scope).get(name);
     if (!entry) continue;
     if (entry.kind === 'field') {
-      const arc = (e.vertex as Vertex).arc(entry.label, isDefinitionLabel(entry.label));
+      const arc = (e.vertex as Vertex).arc(entry.label, !entry.quoted && isDefinitionLabel(entry.label), !entry.quoted && entry.label.startsWith('_'));
       // An optional field is a constraint, not a value: reading it is incomplete until it is there.
       if (!arc.regular && !arc.definition) return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
       return arc;
@@ -163,8 +165,9 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   noteRead(resolved);
   if (index && !resolved.isList) return bottom(`invalid index ${name} (found ${kindName(kindOf(resolved))}, want list)`, [at]);
   if (!index && resolved.isList) return bottom(`undefined field: ${selectorText(name)}`, [at]);
-  const arc = resolved.arcs.get(name);
-  if (!arc || (!arc.regular && !arc.definition && !name.startsWith('_'))) {
+  // An index is a string: `x["_id"]` is the regular field, `x._id` the hidden one.
+  const arc = resolved.arcs.get(index ? regularKey(name) : name);
+  if (!arc || (!arc.regular && !arc.definition && !arc.hidden)) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
     // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
     if (resolved.isClosed() && !arc && !resolved.patterns.some((pattern) => labelMatches(pattern, name, resolved))) return bottom(`undefined field: ${name}`, [at]);
@@ -647,7 +650,7 @@ export function structurallyEqual(a: Value, b: Value): boolean | undefined {
     const rightArcs = right.isList ? right.elements() : right.regularArcs();
     if (leftArcs.length !== rightArcs.length) return false;
     for (const arc of leftArcs) {
-      const other = right.arcs.get(arc.label);
+      const other = right.arcs.get(arc.key);
       if (!other) return false;
       const equal = structurallyEqual(valueOf(arc), valueOf(other));
       if (equal !== true) return equal;

@@ -53,7 +53,7 @@ export function inspectFiles(files: readonly { readonly name: string; readonly t
 }
 
 function field(arc: Vertex, depth: number, maxDepth: number, file: string): InspectedField {
-  return { label: arc.label, constraint: arc.regular ? '' : arc.required ? '!' : '?', definition: arc.definition, hidden: arc.label.startsWith('_'), value: inspect(arc, depth + 1, maxDepth, file) };
+  return { label: arc.label, constraint: arc.regular ? '' : arc.required ? '!' : '?', definition: arc.definition, hidden: arc.hidden, value: inspect(arc, depth + 1, maxDepth, file) };
 }
 
 function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: string): Inspected {
@@ -63,7 +63,7 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     value = target.evaluate();
     if (target.notAllowed) value = target.notAllowed;
     const list = (): Inspected => ({ kind: 'list', elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)), open: target.listOpen });
-    const attached = [...target.arcs.values()].filter((arc) => arc.definition || arc.label.startsWith('_'));
+    const attached = [...target.arcs.values()].filter((arc) => arc.definition || arc.hidden);
     // A disjunction's definitions and hidden fields are those of each disjunct (CUE clears the arcs of the field itself).
     if (value !== target && attached.length > 0 && !isBottom(value) && value.t !== 'disj') {
       const embedded = target.isList ? list() : inspect(value, depth + 1, maxDepth, file);

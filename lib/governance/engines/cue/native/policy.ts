@@ -84,7 +84,7 @@ export function compileNative(script: string, maxSteps = DEFAULT_MAX_STEPS): Nat
     }
     const [conflict] = collectFindings(root).conflicts.filter((finding) => !finding.tainted);
     if (conflict) return refusal(conflict);
-    const settled = new Set([...root.arcs.values()].filter((arc) => (arc.definition || arc.label.startsWith('_')) && isSettled(arc)).map((arc) => arc.label));
+    const settled = new Set([...root.arcs.values()].filter((arc) => (arc.definition || arc.hidden) && isSettled(arc)).map((arc) => arc.key));
     return { ok: true, program: { script, program, settled } };
   } catch (error) {
     if (error instanceof BudgetExceeded) return { ok: false, unsupported: `the native evaluator did not finish checking it: ${error.message}` };

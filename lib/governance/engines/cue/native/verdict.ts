@@ -22,15 +22,16 @@ export interface Findings {
   readonly incomplete: Finding[];
 }
 
-const IDENTIFIER = /^[#_$\p{L}][\p{L}\p{N}_$#]*$/u;
+const IDENTIFIER = /^(?:#|_#)?[_$\p{L}][\p{L}\p{N}_$]*$/u;
 
 function comparePaths(a: readonly string[], b: readonly string[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return formatPath([a[i]]) < formatPath([b[i]]) ? -1 : 1;
   return a.length - b.length;
 }
 
+/** A path of arc keys as CUE prints it: a regular field named like a hidden one or a definition (`"_links"`) is quoted. */
 export function formatPath(path: readonly string[]): string {
-  return path.map((label) => (IDENTIFIER.test(label) || /^\d+$/.test(label) ? label : JSON.stringify(label))).join('.');
+  return path.map((key) => (key.charCodeAt(0) === 0 ? JSON.stringify(key.slice(1)) : IDENTIFIER.test(key) || /^\d+$/.test(key) ? key : JSON.stringify(key))).join('.');
 }
 
 /** A finding as CUE prints it: `path: message` and one line per position in the script. */
@@ -103,8 +104,8 @@ export function collectFindings(root: Vertex, settled: ReadonlySet<string> = new
       // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
       if (!arc.notAllowed && arc.conjuncts.length === 1 && arc.conjuncts[0].expr.type === 'data') continue;
       // Hidden fields and definitions are not data, but their conflicts are errors like any other.
-      const hidden = arc.definition || arc.label.charCodeAt(0) === 95; // '_'
-      if (hidden && vertex === root && settled.has(arc.label)) continue;
+      const hidden = arc.definition || arc.hidden;
+      if (hidden && vertex === root && settled.has(arc.key)) continue;
       if (!arc.regular && !arc.notAllowed) {
         if (arc.required && !hidden && !onlyConflicts) findings.missing.push({ path: arc.path(), message: 'field is required but not present', at: [], tainted: true });
         continue;

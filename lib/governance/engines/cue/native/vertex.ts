@@ -181,6 +181,15 @@ function definitionOrigin(outer: object, label: string): object {
   return origin;
 }
 
+/**
+ * The key of a regular field in a vertex's arcs: one whose name starts as a hidden field's or a
+ * definition's does (a descriptor's `_links`, a quoted `"#x"`) is kept apart from the identifier's.
+ */
+export function regularKey(label: string): string {
+  const first = label.charCodeAt(0);
+  return first === 95 || first === 35 ? `\u0000${label}` : label; // '_', '#'
+}
+
 export class Vertex {
   readonly t = 'vertex' as const;
   /** Shared and empty until the first arc: most vertices of a descriptor are leaves. */
@@ -217,6 +226,8 @@ export class Vertex {
     readonly label: string,
     public parent: Vertex | undefined,
     readonly definition = false,
+    /** A hidden field (`_x`, `_#x`): written as an identifier, never a descriptor's. */
+    readonly hidden = false,
   ) {
     this.level = parent ? parent.level + 1 : 0;
   }
@@ -227,19 +238,26 @@ export class Vertex {
     return this.level;
   }
 
+  /** The keys of the arcs from the root to here (verdict.ts formatPath prints them). */
   path(): string[] {
-    const labels: string[] = [];
-    for (let v: Vertex | undefined = this; v?.parent; v = v.parent) labels.unshift(v.label);
-    return labels;
+    const keys: string[] = [];
+    for (let v: Vertex | undefined = this; v?.parent; v = v.parent) keys.unshift(v.key);
+    return keys;
   }
 
-  /** The arc for a label, created (and given the patterns that match it) when new. */
-  arc(label: string, definition = false): Vertex {
-    let arc = this.arcs.get(label);
+  /** Its key in its parent's arcs. */
+  get key(): string {
+    return this.definition || this.hidden ? this.label : regularKey(this.label);
+  }
+
+  /** The arc for a label, created (and given the patterns that match it) when new; definitions and hidden fields are named by identifiers. */
+  arc(label: string, definition = false, hidden = false): Vertex {
+    const key = definition || hidden ? label : regularKey(label);
+    let arc = this.arcs.get(key);
     if (!arc) {
       if (this.arcs === NO_ARCS) this.arcs = new Map();
-      arc = new Vertex(this.ctx, label, this, definition);
-      this.arcs.set(label, arc);
+      arc = new Vertex(this.ctx, label, this, definition, hidden);
+      this.arcs.set(key, arc);
       if (this.patternsApplied) for (const pattern of this.patterns) this.applyPattern(pattern, arc);
     }
     return arc;
@@ -663,7 +681,7 @@ export class Vertex {
           const { label } = decl;
           if (label.kind === 'name') {
             const definition = !label.quoted && isDefinitionLabel(label.name);
-            const arc = this.arc(label.name, definition);
+            const arc = this.arc(label.name, definition, !label.quoted && label.name.startsWith('_'));
             const origin = !definition ? within : conjunct.closed && outer ? definitionOrigin(outer, label.name) : arc;
             arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin }, decl.constraint);
             group.labels.add(label.name);
@@ -744,7 +762,7 @@ export class Vertex {
   }
 
   private applyPattern(pattern: Pattern, arc: Vertex): void {
-    if ((this.isList && !this.isStruct) || arc.definition || arc.label.startsWith('_')) return;
+    if ((this.isList && !this.isStruct) || arc.definition || arc.hidden) return;
     if (!labelMatches(pattern, arc.label, this)) return;
     let env = pattern.env;
     if (pattern.alias || pattern.fieldAlias) {
@@ -834,7 +852,7 @@ export class Vertex {
     const active = this.groups.filter((group) => group.active && !group.open);
     if (active.length === 0 || !this.isStruct) return;
     for (const [label, arc] of this.arcs) {
-      if (label.startsWith('_') || arc.definition || !arc.regular) continue;
+      if (arc.hidden || arc.definition || !arc.regular) continue;
       const allowed = active.every((group) => group.allows(label, this));
       if (!allowed) arc.notAllowed = bottom('field not allowed', declarations(arc));
     }
@@ -862,7 +880,7 @@ export class Vertex {
 
   /** A regular field of the data the descriptor fills (not inside a definition or hidden field). */
   inDataSpace(): boolean {
-    for (let v: Vertex | undefined = this; v?.parent; v = v.parent) if (!v.regular || v.definition || v.label.startsWith('_')) return false;
+    for (let v: Vertex | undefined = this; v?.parent; v = v.parent) if (!v.regular || v.definition || v.hidden) return false;
     return true;
   }
 
@@ -878,7 +896,7 @@ export class Vertex {
   }
 
   regularArcs(): Vertex[] {
-    return [...this.arcs.values()].filter((arc) => arc.regular && !arc.definition && !arc.label.startsWith('_'));
+    return [...this.arcs.values()].filter((arc) => arc.regular && !arc.definition && !arc.hidden);
   }
 
   isClosed(): boolean {
