@@ -76,6 +76,14 @@ describe('the verdict', () => {
     expect(vet('name: string\n_secret: "x"\n', { name: 'a', _secret: 'y' })).toEqual(PASS);
   });
 
+  it('checks a hidden field that reads an optional field the descriptor gives, and reads numbers from 1e21 up as CUE reads their JSON, floats', () => {
+    const script = '_nameLen: len(name) & <64\nname?: string\n';
+    expect(vet(script, { name: 'x'.repeat(70) }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_nameLen: invalid value 70 \(out of bound <64\)/)] });
+    expect(vet(script, { name: 'x' })).toEqual(PASS);
+    expect(vet('n?: int\n', { n: 1e21 })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^n: conflicting values 1E\+21 and int/)] });
+    expect(vet('n?: int\n', { n: 1e20 })).toEqual(PASS);
+  });
+
   it('closes definitions, keeps their `...` open, and reports a field not allowed where it is', () => {
     const script = '#Port: {name: string, ...}\n#Product: {name: string, ports: [...#Port]}\n#Product\n';
     expect(vet(script, { name: 'p', ports: [{ name: 'a', extra: 1 }] })).toEqual(PASS);

@@ -43,8 +43,12 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
     if (!entry) continue;
     if (entry.kind === 'field') {
       const arc = (e.vertex as Vertex).arc(entry.label, !entry.quoted && isDefinitionLabel(entry.label), !entry.quoted && entry.label.startsWith('_'));
-      // An optional field is a constraint, not a value: reading it is incomplete until it is there.
-      if (!arc.regular && !arc.definition) return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
+      // An optional field is a constraint, not a value: reading it is incomplete until it is there,
+      // which a descriptor may make it (the save check: what reads it is not settled).
+      if (!arc.regular && !arc.definition) {
+        if (arc.ctx.withoutData) (arc.ctx.taint++, arc.ctx.dataReads++);
+        return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
+      }
       return arc;
     }
     if (entry.kind === 'computed') {
@@ -171,7 +175,7 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
     // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
     if (resolved.isClosed() && !arc && !resolved.patterns.some((pattern) => labelMatches(pattern, name, resolved))) return bottom(`undefined field: ${name}`, [at]);
-    if (resolved.ctx.withoutData) resolved.ctx.taint++;
+    if (resolved.ctx.withoutData) (resolved.ctx.taint++, resolved.ctx.dataReads++);
     if (arc) return incomplete(arc.required ? `required field missing: ${selectorText(name)}` : `cannot reference optional field: ${selectorText(name)}`, [at]);
     return incomplete(`undefined field: ${name}`, [at]);
   }

@@ -803,7 +803,8 @@ export class Vertex {
       case 'boolean':
         return this.addScalar({ t: 'bool', v: value });
       case 'number':
-        return this.addScalar({ t: 'num', int: Number.isInteger(value), v: value });
+        // CUE reads the descriptor's JSON: from 1e21 up a number is written with an exponent, a float.
+        return this.addScalar({ t: 'num', int: Number.isInteger(value) && Math.abs(value) < 1e21, v: value });
       case 'object': {
         if (Array.isArray(value)) {
           this.isList = true;
