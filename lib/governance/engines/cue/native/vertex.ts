@@ -161,6 +161,17 @@ const isPlain = (value: Value): boolean => value.t === 'top' || value.t === 'con
 /** `#D` and the hidden `_#D` are definitions: their structs are closed. */
 export const isDefinitionLabel = (name: string) => name.startsWith('#') || name.startsWith('_#');
 const NO_ARCS: Map<string, Vertex> = new Map();
+// Shared and empty until the first element (most vertices of a descriptor never get one); never pushed into.
+const NO_CONJUNCTS: Conjunct[] = [];
+const NO_GROUPS: CloseGroup[] = [];
+const NO_PATTERNS: Pattern[] = [];
+
+/** Appends to an array that may be one of the shared empty ones: a new array then, sized for its one element. */
+function appended<T>(array: T[], empty: T[], item: T): T[] {
+  if (array === empty) return [item];
+  array.push(item);
+  return array;
+}
 /** Data has no scope: nothing in it refers to anything. */
 const DATA_ENV: Env = {};
 
@@ -194,8 +205,7 @@ export class Vertex {
   readonly t = 'vertex' as const;
   /** Shared and empty until the first arc: most vertices of a descriptor are leaves. */
   arcs: Map<string, Vertex> = NO_ARCS;
-  /** Most vertices get one conjunct: an array made for it holds one, where a push into `[]` reserves seventeen. */
-  conjuncts: Conjunct[] = [];
+  conjuncts: Conjunct[] = NO_CONJUNCTS;
   /** `?` / `!` / regular conjuncts seen for this arc. */
   regular = false;
   required = false;
@@ -206,8 +216,8 @@ export class Vertex {
   listOpen = true;
   scalar: Value = TOP;
   error?: Bottom;
-  groups: CloseGroup[] = [];
-  patterns: Pattern[] = [];
+  groups: CloseGroup[] = NO_GROUPS;
+  patterns: Pattern[] = NO_PATTERNS;
   /** Reads of data-dependent values while this vertex was evaluated (the save check ignores its errors). */
   tainted = false;
   /** The save check: evaluating this vertex read something of the descriptor's space. */
@@ -266,8 +276,7 @@ export class Vertex {
   addConjunct(conjunct: Conjunct, constraint?: '?' | '!'): void {
     if (constraint === '!') this.required = true;
     else if (!constraint) this.regular = true;
-    if (this.conjuncts.length === 0) this.conjuncts = [conjunct];
-    else this.conjuncts.push(conjunct);
+    this.conjuncts = appended(this.conjuncts, NO_CONJUNCTS, conjunct);
     if (this.state === 'done') this.reset();
   }
 
@@ -275,7 +284,7 @@ export class Vertex {
   reset(): void {
     Object.assign(this, {
       state: 'new', arcs: NO_ARCS, value: TOP, isStruct: false, isList: false, listOpen: true, scalar: TOP, error: undefined, notAllowed: undefined,
-      groups: [], patterns: [], disjuncts: undefined, inherited: undefined, patternsApplied: false,
+      groups: NO_GROUPS, patterns: NO_PATTERNS, disjuncts: undefined, inherited: undefined, patternsApplied: false,
     });
   }
 
@@ -576,7 +585,7 @@ export class Vertex {
     const errors: Bottom[] = [];
     undecided.disjuncts.forEach((_, index) => {
       const copy = new Vertex(this.ctx, this.label, this.parent, this.definition);
-      copy.conjuncts.push(...this.conjuncts);
+      copy.conjuncts = [...this.conjuncts];
       copy.choices = [...this.choices, index];
       copy.regular = this.regular;
       copy.required = this.required;
@@ -688,7 +697,7 @@ export class Vertex {
             if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
             const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, fieldAlias: decl.alias, closed: conjunct.closed, origin: within };
-            this.patterns.push(pattern);
+            this.patterns = appended(this.patterns, NO_PATTERNS, pattern);
             group.patterns.push(pattern);
             if (own) (group.ownPatterns ??= []).push(pattern);
             if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
@@ -704,7 +713,7 @@ export class Vertex {
           group.open = true;
           if (decl.constraint) {
             const pattern: Pattern = { label: { type: 'ident', name: '_', at: decl.at }, env, value: decl.constraint, closed: conjunct.closed };
-            this.patterns.push(pattern);
+            this.patterns = appended(this.patterns, NO_PATTERNS, pattern);
           }
           break;
         case 'comprehension':
@@ -719,7 +728,7 @@ export class Vertex {
 
   private newGroup(): CloseGroup {
     const group = new CloseGroup();
-    this.groups.push(group);
+    this.groups = appended(this.groups, NO_GROUPS, group);
     return group;
   }
 
@@ -771,7 +780,7 @@ export class Vertex {
       if (pattern.fieldAlias) vars.set(pattern.fieldAlias, arc);
       env = { up: pattern.env, vars };
     }
-    arc.conjuncts.push({ expr: pattern.value, env, closed: pattern.closed, origin: pattern.origin });
+    arc.conjuncts = appended(arc.conjuncts, NO_CONJUNCTS, { expr: pattern.value, env, closed: pattern.closed, origin: pattern.origin });
     if (arc.state === 'done') arc.reset();
   }
 
@@ -844,7 +853,10 @@ export class Vertex {
     const length = closed.length > 0 ? closed[0].length : longest;
     for (const part of this.work.lists) {
       if (!part.rest) continue;
-      for (let index = part.length; index < length; index++) this.arc(String(index)).conjuncts.push({ expr: part.rest.expr, env: part.rest.env, closed: part.rest.closed });
+      for (let index = part.length; index < length; index++) {
+        const arc = this.arc(String(index));
+        arc.conjuncts = appended(arc.conjuncts, NO_CONJUNCTS, { expr: part.rest.expr, env: part.rest.env, closed: part.rest.closed });
+      }
     }
   }
 
