@@ -65,56 +65,70 @@ function constraintPositions(value: Value): readonly Position[] {
  * data, only conflicts count.
  */
 export function collectFindings(root: Vertex, settled: ReadonlySet<string> = new Set()): Findings {
-  const findings: Findings = { conflicts: [], missing: [], incomplete: [] };
-  const seen = new Set<Vertex>();
-  // An error read by another field is the same error there: CUE reports it once.
-  const reported = new Set<Bottom>();
-  const error = (path: readonly string[], bottom: Bottom, tainted: boolean) => {
-    if (reported.has(bottom)) return;
-    reported.add(bottom);
-    const target = bottom.code === 'incomplete' || bottom.code === 'cycle' ? findings.incomplete : findings.conflicts;
-    target.push({ path, message: bottom.message, at: bottom.at, tainted });
-  };
+  const walk = new FindingsWalk(root, settled);
+  walk.walk(root, false);
+  const { findings } = walk;
+  // CUE sorts its messages by path.
+  for (const list of [findings.conflicts, findings.missing, findings.incomplete]) list.sort((a, b) => comparePaths(a.path, b.path));
+  return findings;
+}
+
+/** One walk of an evaluated root (methods, not closures: one object per evaluation). */
+class FindingsWalk {
+  readonly findings: Findings = { conflicts: [], missing: [], incomplete: [] };
+  private readonly seen = new Set<Vertex>();
+  /** An error read by another field is the same error there: CUE reports it once. */
+  private readonly reported = new Set<Bottom>();
+
+  constructor(
+    private readonly root: Vertex,
+    private readonly settled: ReadonlySet<string>,
+  ) {}
+
   // Paths are read off the vertices when something is reported: most of what is walked reports nothing.
-  const walk = (vertex: Vertex, onlyConflicts = false) => {
+  walk(vertex: Vertex, onlyConflicts: boolean): void {
     // Nesting past maxDepth evaluates to a structural cycle error, which ends the walk there.
-    if (seen.has(vertex)) return;
-    seen.add(vertex);
+    if (this.seen.has(vertex)) return;
+    this.seen.add(vertex);
     const value = vertex.evaluate();
     if (vertex.notAllowed) {
-      findings.conflicts.push({ path: vertex.path(), message: vertex.notAllowed.message, at: vertex.notAllowed.at, tainted: vertex.tainted });
+      this.findings.conflicts.push({ path: vertex.path(), message: vertex.notAllowed.message, at: vertex.notAllowed.at, tainted: vertex.tainted });
       return;
     }
     if (isBottom(value)) {
       // A struct made wrong by what it read (a comprehension over a failing field): the fields first,
       // so that an error is reported where it arose.
-      if (vertex.isStruct) walkArcs(vertex, onlyConflicts);
+      if (vertex.isStruct) this.walkArcs(vertex, onlyConflicts);
       if (onlyConflicts && (value.code === 'incomplete' || value.code === 'cycle')) return;
-      return error(vertex.path(), value, vertex.tainted);
+      return this.error(vertex.path(), value, vertex.tainted);
     }
     const chosen = value === vertex ? vertex : defaultOf(value);
     if (chosen instanceof Vertex) {
-      if (chosen !== vertex) return walk(chosen, onlyConflicts);
-      return walkArcs(vertex, onlyConflicts);
+      if (chosen !== vertex) return this.walk(chosen, onlyConflicts);
+      return this.walkArcs(vertex, onlyConflicts);
     }
-    if (!isScalar(chosen) && !onlyConflicts) findings.incomplete.push({ path: vertex.path(), message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
-  };
-  const walkArcs = (vertex: Vertex, onlyConflicts: boolean) => {
+    if (!isScalar(chosen) && !onlyConflicts) this.findings.incomplete.push({ path: vertex.path(), message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
+  }
+
+  private walkArcs(vertex: Vertex, onlyConflicts: boolean): void {
     for (const arc of vertex.arcs.values()) {
       // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
       if (!arc.notAllowed && arc.conjuncts.length === 1 && arc.conjuncts[0].expr.type === 'data') continue;
       // Hidden fields and definitions are not data, but their conflicts are errors like any other.
       const hidden = arc.definition || arc.hidden;
-      if (hidden && vertex === root && settled.has(arc.key)) continue;
+      if (hidden && vertex === this.root && this.settled.has(arc.key)) continue;
       if (!arc.regular && !arc.notAllowed) {
-        if (arc.required && !hidden && !onlyConflicts) findings.missing.push({ path: arc.path(), message: 'field is required but not present', at: [], tainted: true });
+        if (arc.required && !hidden && !onlyConflicts) this.findings.missing.push({ path: arc.path(), message: 'field is required but not present', at: [], tainted: true });
         continue;
       }
-      walk(arc, onlyConflicts || hidden);
+      this.walk(arc, onlyConflicts || hidden);
     }
-  };
-  walk(root);
-  // CUE sorts its messages by path.
-  for (const list of [findings.conflicts, findings.missing, findings.incomplete]) list.sort((a, b) => comparePaths(a.path, b.path));
-  return findings;
+  }
+
+  private error(path: readonly string[], bottom: Bottom, tainted: boolean): void {
+    if (this.reported.has(bottom)) return;
+    this.reported.add(bottom);
+    const target = bottom.code === 'incomplete' || bottom.code === 'cycle' ? this.findings.incomplete : this.findings.conflicts;
+    target.push({ path, message: bottom.message, at: bottom.at, tainted });
+  }
 }
