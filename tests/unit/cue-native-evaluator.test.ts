@@ -84,6 +84,14 @@ describe('the verdict', () => {
     expect(vet('n?: int\n', { n: 1e20 })).toEqual(PASS);
   });
 
+  // CUE prints the list ["a"]; natively it is shown as it stands while the field is evaluated ([_,...]).
+  it('gives a builtin reading its own field the list a descriptor put there, as CUE does, not a cycle that only conflicts could fail', () => {
+    const script = 'import "strings"\nname: strings.ToLower(name)\n';
+    expect(vet(script, { name: ['a'] }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^name: cannot use \[.*\] \(type list\) as string in argument 1 to strings.ToLower/)] });
+    expect(vet(script, { name: 'abc' })).toEqual(PASS);
+    expect(vet(script, { name: 'Abc' })).toMatchObject({ satisfiesPolicy: false });
+  });
+
   it('closes definitions, keeps their `...` open, and reports a field not allowed where it is', () => {
     const script = '#Port: {name: string, ...}\n#Product: {name: string, ports: [...#Port]}\n#Product\n';
     expect(vet(script, { name: 'p', ports: [{ name: 'a', extra: 1 }] })).toEqual(PASS);

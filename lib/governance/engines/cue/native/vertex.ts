@@ -300,7 +300,9 @@ export class Vertex {
     if (this.state === 'evaluating') {
       // While a disjunct of it is evaluated, the field stands for that disjunct (CUE's doDisjunct): `c: d: c.e` reads the disjunct's e.
       if (this.underEvaluation) return this.underEvaluation.evaluate();
-      return isScalar(this.scalar) ? this.scalar : bottom('cycle detected', [], 'cycle');
+      if (isScalar(this.scalar)) return this.scalar;
+      // A list or struct already (a descriptor's): a builtin reading it is given it, and says what it cannot use.
+      return this.isList !== this.isStruct ? this : bottom('cycle detected', [], 'cycle');
     }
     this.state = 'evaluating';
     this.ctx.step();
