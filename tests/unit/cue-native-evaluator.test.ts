@@ -118,6 +118,10 @@ describe('the verdict', () => {
     const program = compiled('components: [...]\nvalue: len([for c in components if c.kind == "outputport" {c}])\n');
     expect(evaluateNative(program, { components: [{ kind: 'outputport' }, { kind: 'workload' }] }, { requireConcrete: true, metric: true })).toEqual({ ...PASS, value: 1 });
     expect(evaluateNative(compiled('value: "many"\n'), {}, { requireConcrete: true, metric: true })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^value: conflicting values "many" and number/)] });
+    // With a default, its default (as CUE exports it).
+    const withDefault = compiled('score?: number\nvalue: *score | 0\n');
+    expect(evaluateNative(withDefault, { score: 0.5 }, { requireConcrete: true, metric: true })).toEqual({ ...PASS, value: 0.5 });
+    expect(evaluateNative(withDefault, {}, { requireConcrete: false, metric: true })).toEqual({ ...PASS, value: 0 });
   });
 
   it('unifies the lists builtins and slices return element by element', () => {

@@ -7,6 +7,7 @@ import type { EngineResult } from '../../engine';
 import type { StructLit } from './ast';
 import { BudgetExceeded, Context } from './context';
 import { parseExpression } from './parser';
+import { defaultOf } from './expressions';
 import { compileFile, ScriptError, Unsupported, type Program } from './program';
 import { UnsupportedRegexp } from './regexps';
 import { formatValue, isBottom, type Value } from './values';
@@ -115,7 +116,9 @@ export function evaluateNative(compiled: NativeProgram, descriptor: unknown, opt
     const violations = findings.conflicts.length > 0 ? [...findings.conflicts, ...findings.missing] : options.requireConcrete ? [...findings.missing, ...findings.incomplete] : findings.missing;
     if (violations.length > 0) return { satisfiesPolicy: false, isError: false, errors: violations.map((finding) => formatFinding(finding, file)) };
     if (!options.metric) return { satisfiesPolicy: true, isError: false, errors: [] };
-    const metric = root.arcs.get('value')?.evaluate();
+    // A metric with a default (`value: *score | 0`) is its default, as CUE exports it.
+    const evaluated = root.arcs.get('value')?.evaluate();
+    const metric = evaluated && defaultOf(evaluated);
     if (metric?.t === 'num' && Number.isFinite(metric.v)) return { satisfiesPolicy: true, isError: false, errors: [], value: metric.v };
     return { satisfiesPolicy: false, isError: false, errors: [`value: incomplete value ${metric ? formatValue(metric) : 'number'}`] };
   } catch (error) {
