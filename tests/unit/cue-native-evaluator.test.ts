@@ -92,6 +92,14 @@ describe('the verdict', () => {
     expect(vet(script, { name: 'Abc' })).toMatchObject({ satisfiesPolicy: false });
   });
 
+  it('computes in decimal, as CUE does: 0.1 + 0.2 is 0.3', () => {
+    const bounded = 'a: number\nb: number\n_s: a + b\n_s: >0.3\n';
+    expect(vet(bounded, { a: 0.1, b: 0.2 })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_s: invalid value 0.3 \(out of bound >0.3\)/)] });
+    expect(vet('a: number\nb: number\n_s: (a + b) & 0.3\n', { a: 0.1, b: 0.2 })).toEqual(PASS);
+    expect(vet('import "list"\nshares: [...number]\n_t: list.Sum(shares) & <=1\n', { shares: [0.7, 0.2, 0.1] })).toEqual(PASS);
+    expect(vet('a: number\nok: a / 0.1 == 3\nok: true\n', { a: 0.3 })).toEqual(PASS);
+  });
+
   it('closes definitions, keeps their `...` open, and reports a field not allowed where it is', () => {
     const script = '#Port: {name: string, ...}\n#Product: {name: string, ports: [...#Port]}\n#Product\n';
     expect(vet(script, { name: 'p', ports: [{ name: 'a', extra: 1 }] })).toEqual(PASS);

@@ -4,6 +4,7 @@
  * of CUE's standard library that is not here sends the policy to the WebAssembly path.
  */
 import { isIP } from 'node:net';
+import { decimalArithmetic } from './decimal';
 import type { Position } from './scanner';
 import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
@@ -191,8 +192,8 @@ const list = pkg('list', [
     }
     return out;
   }),
-  fn('list.Sum', ['numbers'], ([values]) => numbers(values).reduce((a, b) => a + b, 0)),
-  fn('list.Product', ['numbers'], ([values]) => numbers(values).reduce((a, b) => a * b, 1)),
+  fn('list.Sum', ['numbers'], ([values]) => numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0)),
+  fn('list.Product', ['numbers'], ([values]) => numbers(values).reduce((a, b) => decimalArithmetic('*', a, b), 1)),
   fn('list.Max', ['numbers'], ([values]) => {
     if (numbers(values).length === 0) throw new CallError('empty list');
     return Math.max(...numbers(values));
@@ -203,7 +204,7 @@ const list = pkg('list', [
   }),
   fn('list.Avg', ['numbers'], ([values]) => {
     if (numbers(values).length === 0) throw new CallError('empty list');
-    return { t: 'num', int: false, v: numbers(values).reduce((a, b) => a + b, 0) / numbers(values).length };
+    return { t: 'num', int: false, v: decimalArithmetic('/', numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0), numbers(values).length) };
   }),
   fn('list.MinItems', ['list', 'int'], ([items, count]) => (items as Value[]).length >= n(count), { validator: true }),
   fn('list.MaxItems', ['list', 'int'], ([items, count]) => (items as Value[]).length <= n(count), { validator: true }),

@@ -4,6 +4,7 @@
  */
 import type { Expr, ScopeEntry, StructLit } from './ast';
 import { universe } from './builtins';
+import { decimalArithmetic, type DecimalOp } from './decimal';
 import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp, InvalidRegexp } from './regexps';
 import type { Position } from './scanner';
@@ -628,10 +629,9 @@ export function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt:
   if (left.t !== 'num' || right.t !== 'num' || !['+', '-', '*', '/'].includes(op)) return invalidOperands(op, left, right, at);
   if (op === '/') {
     if (right.v === 0) return bottom(left.v === 0 ? 'failed arithmetic: division undefined' : 'failed arithmetic: division by zero', [leftAt]);
-    return { t: 'num', int: false, v: left.v / right.v };
+    return { t: 'num', int: false, v: decimalArithmetic('/', left.v, right.v) };
   }
-  const v = op === '+' ? left.v + right.v : op === '-' ? left.v - right.v : left.v * right.v;
-  return { t: 'num', int: left.int && right.int, v };
+  return { t: 'num', int: left.int && right.int, v: decimalArithmetic(op as DecimalOp, left.v, right.v) };
 }
 
 /** Largest count of a string or bytes multiplication (adt.MaxRepeatCount). */
