@@ -4,7 +4,7 @@
  */
 import type { Clause, Comprehension } from './ast';
 import { defaultOf, evalExpr, resolveReference, sourceText, valueOf } from './expressions';
-import { BOOL, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
+import { BOOL, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Bottom, type Value } from './values';
 import { Vertex, type CloseGroup, type Env } from './vertex';
 
 /**
@@ -30,7 +30,7 @@ export function addComprehension(into: Vertex, comp: Comprehension, env: Env, cl
   return next;
 }
 
-function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yieldBody: (scope: Env) => void): import('./values').Bottom | undefined {
+function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yieldBody: (scope: Env) => void): Bottom | undefined {
   if (at === clauses.length) {
     yieldBody(env);
     return undefined;

@@ -9,7 +9,7 @@ import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp, InvalidRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
-import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bound, type Scalar, type Value } from './values';
+import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bottom, type Bound, type Scalar, type Value } from './values';
 import { isDefinitionLabel, listOf, regularKey, Vertex, type Env, type Pattern } from './vertex';
 
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
@@ -246,12 +246,11 @@ export function defaultOf(value: Value): Value {
   return defaults.length === 1 ? defaults[0] : value;
 }
 
-/** A concrete scalar for an operand, or the error saying why not. */
 /**
  * A concrete scalar for an operand, or the error saying why not: incomplete while a descriptor
  * could still make it concrete, an error when no value of its kinds would do (`!x` with `x: int`).
  */
-function concrete(value: Value, operand: string, at: Position, kinds = TOP_KINDS): Scalar | import('./values').Bottom {
+function concrete(value: Value, operand: string, at: Position, kinds = TOP_KINDS): Scalar | Bottom {
   const picked = defaultOf(value);
   if (isScalar(picked)) return picked;
   if (isBottom(picked)) return picked;
@@ -462,7 +461,7 @@ export function applyBuiltin(callee: Extract<Value, { t: 'builtin' }>, args: rea
   return callee.call(args, at, from);
 }
 
-function asCheck(result: Value): boolean | import('./values').Bottom {
+function asCheck(result: Value): boolean | Bottom {
   if (result.t === 'bool') return result.v;
   if (isBottom(result)) return result;
   return bottom(`validator returned ${formatValue(result)}`);

@@ -21,8 +21,10 @@ export type Inspected =
   | { readonly kind: 'bytes'; readonly value: string }
   /** A value that is not concrete and not a struct or list: `int`, `>=3 & int`, `strings.MinRunes(3)`; `text` as CUE prints it, `kinds` the kinds it allows. */
   | { readonly kind: 'constraint'; readonly text: string; readonly kinds: readonly string[] }
-  /** `closed`: closed by a definition or close(); `open`: has `...`. `patterns`: the pattern constraints' labels as CUE text. */
-  /** `embedded`: a scalar or list with definitions or hidden fields beside it (`{5, #d: 1}`), the fields being those. */
+  /**
+   * `closed`: closed by a definition or close(); `open`: has `...`. `patterns`: the pattern constraints' labels as CUE text.
+   * `embedded`: a scalar or list with definitions or hidden fields beside it (`{5, #d: 1}`), the fields being those.
+   */
   | { readonly kind: 'struct'; readonly closed: boolean; readonly open: boolean; readonly fields: readonly InspectedField[]; readonly patterns: readonly string[]; readonly embedded?: Inspected }
   | { readonly kind: 'list'; readonly elements: readonly Inspected[]; readonly open: boolean }
   | { readonly kind: 'disjunction'; readonly disjuncts: readonly { readonly value: Inspected; readonly isDefault: boolean }[] }

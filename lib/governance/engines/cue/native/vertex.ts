@@ -496,8 +496,6 @@ export class Vertex {
     this.scalar = unified;
   }
 
-
-
   /** A struct or list value reached by reference: its conjuncts are unified here. */
   expand(target: Vertex, conjunct: Conjunct): void {
     if (target === this) return;
@@ -761,7 +759,6 @@ export class Vertex {
     dynamic.group.labels.add(label.v);
   }
 
-
   private applyPatterns(): void {
     this.patternsApplied = true;
     for (const pattern of this.patterns) {
@@ -899,7 +896,6 @@ export class Vertex {
     return true;
   }
 
-  /** Regular fields, as `for` and export see them. */
   /** Ranged over while it is evaluated: the fields it has now are all it may have (CUE freezes its field set). */
   freezeFields(): Vertex {
     this.work.frozenFields ??= new Set(this.regularArcs().map((arc) => arc.label));
@@ -910,6 +906,7 @@ export class Vertex {
     for (const arc of this.regularArcs()) if (!frozen.has(arc.label)) this.fail(bottom(`adding field ${arc.label} not allowed as field set was already referenced`, []));
   }
 
+  /** Regular fields, as `for` and export see them. */
   regularArcs(): Vertex[] {
     return [...this.arcs.values()].filter((arc) => arc.regular && !arc.definition && !arc.hidden);
   }
