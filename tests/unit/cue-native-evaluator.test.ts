@@ -106,6 +106,13 @@ describe('the verdict', () => {
     expect(vet(script, { name: 'p', ports: [], owner: 'x' })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['owner: field not allowed'] });
   });
 
+  it('lets a struct that embeds a struct embedding a definition keep its own fields, and still closes it', () => {
+    // CUE's splitStruct: an embedded struct is no new scope, so {#deps} closes with the file, which declares root.input.
+    const script = 'root: input: string\n{#deps}\n#deps: root: {}\n';
+    expect(vet(script, { root: { input: 'a' } })).toEqual(PASS);
+    expect(vet(script, { root: { input: 'a' }, x: 1 })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['x: field not allowed'] });
+  });
+
   it('reports conflicts alone, as CUE does, and every non-concrete field under requireConcrete', () => {
     const script = 'name: string\nsize: int & <10\nowner: email: =~"@"\n';
     expect(vet(script, { name: 1, size: 30 })).toEqual({

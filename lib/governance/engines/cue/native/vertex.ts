@@ -673,7 +673,8 @@ export class Vertex {
     const env: Env = { up: conjunct.env, vertex: this, scope: lit };
     let group = conjunct.group;
     // A struct written as an embedding (`#C: {#A & #B, {[=~"^Q*$"]: int}}`) declares for the struct it is in.
-    const own = !group || (conjunct.embedded === true && !conjunct.viaConjunction);
+    const embeddedStruct = group !== undefined && conjunct.embedded === true && !conjunct.viaConjunction;
+    const own = !group || embeddedStruct;
     if (!group) {
       // The declarations of one definition (and of its fields) share a group: together they say what is allowed.
       group = conjunct.origin ? this.originGroup(conjunct.origin) : this.newGroup();
@@ -683,7 +684,9 @@ export class Vertex {
     // embeds is closed on its own as well (`#B: #A & {#E, c: 1}` allows in c only what #E and it declare),
     // and an open one that embeds a definition closes with it (`a: {#A, #B}` allows a.b from both).
     const outer = conjunct.closed ? (conjunct.origin ?? group) : conjunct.origin;
-    const within = lit.decls.some((decl) => decl.type === 'embed') ? (outer ? new Reference(outer) : group) : outer;
+    // A struct that is itself embedded is no new scope: what it embeds closes with the struct it is in, whose own
+    // fields it allows (`r: {input: 1, {#deps}}` allows input beside #deps' root, as CUE's splitStruct).
+    const within = lit.decls.some(isEmbedding) && !embeddedStruct ? (outer ? new Reference(outer) : group) : outer;
     for (const decl of lit.decls) {
       switch (decl.type) {
         case 'field': {
