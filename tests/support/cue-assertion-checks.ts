@@ -105,8 +105,10 @@ function bottomsIn(value: Inspected, path: Path, all: boolean): { error: Extract
   switch (value.kind) {
     case 'bottom':
       return [{ error: value, path }];
-    case 'struct':
-      return value.fields.filter((field) => all || (field.constraint === '' && !field.definition)).flatMap((field) => bottomsIn(field.value, [...path, field.label], all));
+    case 'struct': {
+      const fields = value.fields.filter((field) => all || (field.constraint === '' && !field.definition)).flatMap((field) => bottomsIn(field.value, [...path, field.label], all));
+      return value.error ? [{ error: value.error, path }, ...fields] : fields;
+    }
     case 'list':
       return value.elements.flatMap((element, index) => bottomsIn(element, [...path, index], all));
     case 'disjunction':
@@ -176,7 +178,7 @@ function compare(expected: Expr, actual: Inspected, path: Path, shared: Set<stri
 function compareLiteral(expected: Extract<Expr, { type: 'literal' }>, actual: Inspected, path: Path): Failure | undefined {
   switch (expected.kind) {
     case 'bottom':
-      return actual.kind === 'bottom' ? undefined : mismatch(expected, actual, path);
+      return isError(actual) ? undefined : mismatch(expected, actual, path);
     case 'int':
     case 'float':
       return compareNumber(expected.kind, String(expected.value), actual, path);
@@ -239,6 +241,8 @@ function compareStruct(expected: StructLit, actual: Inspected, path: Path, share
   const fields = expected.decls.filter((decl): decl is Field => decl.type === 'field');
   const embeds = expected.decls.filter((decl) => decl.type === 'embed');
   // `{5, #d: 1}`: a scalar embedded beside definitions or hidden fields; the plain tree keeps only the scalar.
+  // `{_|_, a: 1}` asserts an erroneous struct, its fields being informational (CUE's runner: astcmp.go, hasEmbedBottom).
+  if (embeds.some((embed) => embed.type === 'embed' && embed.expr.type === 'literal' && embed.expr.kind === 'bottom')) return isError(actual) ? undefined : mismatch(expected, actual, path);
   const declarative = fields.every((field) => field.label.kind === 'name' && /^[_#]/.test(field.label.name));
   if (embeds.length === 1 && (fields.length === 0 || (declarative && actual.kind !== 'struct'))) return compare(embeds[0].expr, actual, path, shared);
   if (actual.kind !== 'struct') return mismatch(expected, actual, path);
@@ -284,6 +288,9 @@ function compareStruct(expected: StructLit, actual: Inspected, path: Path, share
   if (expected.decls.some((decl) => decl.type === 'ellipsis') && !actual.open) return fail('struct not open', show(path));
   return undefined;
 }
+
+/** An error, or a struct that is one while keeping its fields (CUE's val.Err() is not nil). */
+const isError = (value: Inspected): boolean => value.kind === 'bottom' || (value.kind === 'struct' && value.error !== undefined);
 
 function mismatch(expected: Expr, actual: Inspected, path: Path): Failure {
   const want = expected.type === 'struct' ? 'struct' : expected.type === 'list' ? 'list' : expected.type === 'literal' ? expected.kind : expected.type === 'binary' && expected.op === '|' ? 'disjunction' : 'constraint';
@@ -332,8 +339,10 @@ export function describe(value: Inspected, depth = 0): string {
       return value.disjuncts.map((disjunct) => `${disjunct.isDefault ? '*' : ''}${describe(disjunct.value, depth + 1)}`).join(' | ');
     case 'list':
       return depth > 2 ? '[...]' : `[${[...value.elements.map((element) => describe(element, depth + 1)), ...(value.open ? ['...'] : [])].join(', ')}]`;
-    case 'struct':
-      return depth > 2 ? '{...}' : `{${value.fields.map((field) => `${field.label}${field.constraint}: ${describe(field.value, depth + 1)}`).join(', ')}}`;
+    case 'struct': {
+      const decls = [...(value.error ? [describe(value.error)] : []), ...value.fields.map((field) => `${field.label}${field.constraint}: ${describe(field.value, depth + 1)}`)];
+      return depth > 2 ? '{...}' : `{${decls.join(', ')}}`;
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * the WebAssembly path. Its agreement with CUE is tests/unit/cue-native-differential.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { compileNative, evaluateNative, type NativeProgram } from '../../lib/governance/engines/cue/native';
+import { compileNative, evaluateNative, inspectFiles, type NativeProgram } from '../../lib/governance/engines/cue/native';
 
 function compiled(script: string): NativeProgram {
   const result = compileNative(script);
@@ -164,5 +164,17 @@ describe('the verdict', () => {
 
   it('refuses a structure that nests without end instead of overflowing the stack', () => {
     expect(compileNative('#L: {next: #L}\nl: #L\n')).toMatchObject({ ok: false, message: expect.stringMatching(/structural cycle/) });
+  });
+});
+
+describe('the conformance view (inspectFiles)', () => {
+  const inspected = (text: string) => inspectFiles([{ name: 'in.cue', text }]);
+
+  // CUE's runner looks the fields up in such a struct and reads its error (internal/cuetxtar/astcmp.go).
+  it('keeps the fields of a struct whose comprehension is incomplete, beside its error', () => {
+    const root = inspected('#T: {\n\tkind: "a" | "b"\n\tif kind == "a" {size: 1}\n}\n');
+    expect(root).toMatchObject({ kind: 'struct', fields: [{ label: '#T', value: { kind: 'struct', fields: [{ label: 'kind' }], error: { kind: 'bottom', code: 'incomplete' } } }] });
+    // A conflict is the value alone.
+    expect(inspected('a: {b: 1} & 5\n')).toMatchObject({ fields: [{ label: 'a', value: { kind: 'bottom', code: 'eval' } }] });
   });
 });

@@ -2,7 +2,7 @@ import type { StructLit } from './ast';
 import { Context } from './context';
 import { patternMatcher } from './expressions';
 import { compileFile } from './program';
-import { formatConstraint, formatNumber, formatValue, isBottom, kindName, type Value } from './values';
+import { formatConstraint, formatNumber, formatValue, isBottom, kindName, type Bottom, type Value } from './values';
 import { Vertex } from './vertex';
 
 /**
@@ -11,8 +11,7 @@ import { Vertex } from './vertex';
  */
 
 export type Inspected =
-  /** An error: `eval` (conflict, not allowed, bad operands), `incomplete` (not yet known), `cycle`, `structural-cycle`, `user` (`_|_` / error()). */
-  | { readonly kind: 'bottom'; readonly code: 'eval' | 'incomplete' | 'cycle' | 'structural-cycle' | 'user'; readonly message: string; readonly positions: readonly { readonly file: string; readonly line: number; readonly column: number }[] }
+  | InspectedBottom
   | { readonly kind: 'top' }
   | { readonly kind: 'null' }
   | { readonly kind: 'bool'; readonly value: boolean }
@@ -24,11 +23,28 @@ export type Inspected =
   /**
    * `closed`: closed by a definition or close(); `open`: has `...`. `patterns`: the pattern constraints' labels as CUE text.
    * `embedded`: a scalar or list with definitions or hidden fields beside it (`{5, #d: 1}`), the fields being those.
+   * `error`: the struct is incomplete (a comprehension in it is not known yet) but keeps the fields it has, as in CUE.
    */
-  | { readonly kind: 'struct'; readonly closed: boolean; readonly open: boolean; readonly fields: readonly InspectedField[]; readonly patterns: readonly string[]; readonly embedded?: Inspected }
+  | {
+      readonly kind: 'struct';
+      readonly closed: boolean;
+      readonly open: boolean;
+      readonly fields: readonly InspectedField[];
+      readonly patterns: readonly string[];
+      readonly embedded?: Inspected;
+      readonly error?: InspectedBottom;
+    }
   | { readonly kind: 'list'; readonly elements: readonly Inspected[]; readonly open: boolean }
   | { readonly kind: 'disjunction'; readonly disjuncts: readonly { readonly value: Inspected; readonly isDefault: boolean }[] }
   | { readonly kind: 'function'; readonly name: string };
+
+/** An error: `eval` (conflict, not allowed, bad operands), `incomplete` (not yet known), `cycle`, `structural-cycle`, `user` (`_|_` / error()). */
+export interface InspectedBottom {
+  readonly kind: 'bottom';
+  readonly code: 'eval' | 'incomplete' | 'cycle' | 'structural-cycle' | 'user';
+  readonly message: string;
+  readonly positions: readonly { readonly file: string; readonly line: number; readonly column: number }[];
+}
 
 export interface InspectedField {
   readonly label: string;
@@ -71,15 +87,19 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
       const embedded = target.isList ? list() : inspect(value, depth + 1, maxDepth, file);
       return { kind: 'struct', closed: false, open: false, fields: attached.map((arc) => field(arc, depth, maxDepth, file)), patterns: [], embedded };
     }
-    if (value === target) {
+    // CUE keeps the fields of a struct that is incomplete (its value is the error, its arcs remain).
+    const incompleteStruct = isBottom(value) && value.code === 'incomplete' && target.isStruct && !target.isList && target.arcs.size > 0;
+    if (value === target || incompleteStruct) {
       if (target.isList) return list();
       const fields = [...target.arcs.values()].map((arc) => field(arc, depth, maxDepth, file));
-      return { kind: 'struct', closed: target.groups.some((group) => group.active), open: target.groups.some((group) => group.open), fields, patterns: target.patterns.map((pattern) => formatValue(patternMatcher(pattern, target))) };
+      const patterns = target.patterns.map((pattern) => formatValue(patternMatcher(pattern, target)));
+      const struct = { kind: 'struct' as const, closed: target.groups.some((group) => group.active), open: target.groups.some((group) => group.open), fields, patterns };
+      return isBottom(value) ? { ...struct, error: inspectBottom(value, file) } : struct;
     }
   }
   switch (value.t) {
     case 'bottom':
-      return { kind: 'bottom', code: value.code, message: value.message, positions: value.at.map((at) => ({ file, line: at.line, column: at.column })) };
+      return inspectBottom(value, file);
     case 'top':
       return { kind: 'top' };
     case 'null':
@@ -103,4 +123,8 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     case 'vertex':
       return inspect(value, depth + 1, maxDepth, file);
   }
+}
+
+function inspectBottom(value: Bottom, file: string): InspectedBottom {
+  return { kind: 'bottom', code: value.code, message: value.message, positions: value.at.map((at) => ({ file, line: at.line, column: at.column })) };
 }
