@@ -113,6 +113,13 @@ describe('the verdict', () => {
     expect(vet(script, { root: { input: 'a' }, x: 1 })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['x: field not allowed'] });
   });
 
+  it('closes a close()d struct one level only, as CUE does', () => {
+    const script = 'cfg: close({limits: {cpu: int}})\n';
+    expect(vet(script, { cfg: { limits: { cpu: 1, memory: 2 } } })).toEqual(PASS);
+    expect(vet(script, { cfg: { limits: { cpu: 1 }, other: 1 } })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['cfg.other: field not allowed'] });
+    expect(vet('x: close({a: 1}).b\n', {}, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/undefined field: b/)] });
+  });
+
   it('reports conflicts alone, as CUE does, and every non-concrete field under requireConcrete', () => {
     const script = 'name: string\nsize: int & <10\nowner: email: =~"@"\n';
     expect(vet(script, { name: 1, size: 30 })).toEqual({

@@ -468,8 +468,9 @@ const close: Builtin = {
   call: ([value], _at, from) => {
     const target = defaultOf(value);
     if (!(target instanceof Vertex) || !target.isStruct) return isBottom(target) ? target : bottom(`struct argument must be concrete`);
+    // It closes one level only (`close({a: b: int}) & {a: c: int}` allows a.c): sealed, not a closed conjunct.
     const closed = new Vertex(from.ctx, from.label, from.parent);
-    closed.addConjunct({ expr: { type: 'value', value: target }, env: {}, closed: true });
+    closed.addConjunct({ expr: { type: 'value', value: target }, env: {}, closed: false });
     closed.sealed = true;
     return valueOf(closed);
   },

@@ -341,6 +341,8 @@ export class Vertex {
       this.fork();
       return this.value;
     }
+    // close()'s own struct: closed at its level (its argument's conjunct is not a closed one).
+    if (this.sealed) for (const group of this.groups) group.active = true;
     this.checkClosedness();
     this.finish(this.ownValue());
     if (this.inherited?.code === 'cycle' || this.error?.code === 'cycle') return this.revisitLater();
@@ -513,7 +515,7 @@ export class Vertex {
       target.evaluate();
       noteRead(target);
     }
-    const closed = conjunct.closed || target.definition || target.sealed;
+    const closed = conjunct.closed || target.definition;
     let group = conjunct.group;
     // A definition (or a close()d struct) closes on its own, unless embedded in a struct, whose
     // fields it then joins (`#D: {#A, c: int}` allows #A's fields and c).
@@ -536,6 +538,8 @@ export class Vertex {
       } else group = this.newGroup();
       group.alsoAllows = outer;
     }
+    // A close()d struct closes the group it joins, but not its fields' structs.
+    if (target.sealed && group) group.active = true;
     // The group closes when a struct of the definition is added to it (a closed conjunct), not before:
     // a definition that is a conjunction (`#C: #A & #B`) closes each side on its own.
     // Embedding a field that is not a definition embeds what it is made of (`{c1}` with `c1: #C1 & {...}` embeds #C1);
