@@ -185,3 +185,12 @@ describe('the conformance view (inspectFiles)', () => {
     expect(inspected('a: {b: 1} & 5\n')).toMatchObject({ fields: [{ label: 'a', value: { kind: 'bottom', code: 'eval' } }] });
   });
 });
+
+describe('disjunctions', () => {
+  // CUE's Equal sees a struct as closed when it or a struct it is in has a definition's conjunct (ClosedRecursive).
+  it('keeps once two disjuncts that are the same struct, one reached through a definition and one not', () => {
+    expect(vet('#C: d: _ | {}\nc: #C\nc: d: {} | {}\n', {})).toEqual(PASS);
+    // Open and closed by their own conjuncts, they stay two (CUE: {a: 1} | {a: 1}).
+    expect(vet('c: {a: 1} | #b\n#b: {a: 1}\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['c: incomplete value {a:1} | {a:1}'] });
+  });
+});

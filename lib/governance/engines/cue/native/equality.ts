@@ -14,7 +14,7 @@ export function sameVertex(a: Vertex, b: Vertex, depth = 0): boolean {
   const y = b.notAllowed ?? b.evaluate();
   if ((x === a) !== (y === b)) return false;
   if (x === a) {
-    if (a.isList !== b.isList || a.isStruct !== b.isStruct || a.listOpen !== b.listOpen || a.isClosed() !== b.isClosed()) return false;
+    if (a.isList !== b.isList || a.isStruct !== b.isStruct || a.listOpen !== b.listOpen || closedForEquality(a) !== closedForEquality(b)) return false;
   } else if (!sameValue(x, y, depth)) return false;
   if (a.arcs.size !== b.arcs.size) return false;
   for (const [label, arc] of a.arcs) {
@@ -22,6 +22,17 @@ export function sameVertex(a: Vertex, b: Vertex, depth = 0): boolean {
     if (!other || other.regular !== arc.regular || other.required !== arc.required || !sameVertex(arc, other, depth + 1)) return false;
   }
   return true;
+}
+
+/**
+ * Closed as CUE's Equal sees it (IsClosedStruct: the vertex's ClosedRecursive flag, internal/core/adt/unify.go
+ * initBare and conjunct.go scheduleConjunct): a definition, closed, given a conjunct from a definition, or
+ * inside a struct that is. So `disj: _ | *{}` in a definition and `disj: {} | _` outside it make one `{}`, not
+ * an open and a closed one.
+ */
+function closedForEquality(vertex: Vertex): boolean {
+  for (let at: Vertex | undefined = vertex; at; at = at.parent) if (at.definition || at.isClosed() || at.conjuncts.some((conjunct) => conjunct.closed)) return true;
+  return false;
 }
 
 function sameValue(x: Value, y: Value, depth: number): boolean {
