@@ -120,6 +120,15 @@ describe('the verdict', () => {
     expect(vet('x: close({a: 1}).b\n', {}, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/undefined field: b/)] });
   });
 
+  it('lets a struct embedding a definition keep its own fields, whatever the definition is made of', () => {
+    const closeScript = '#Schema\n#Schema: close({a: {b: int}})\nc: string\n';
+    expect(vet(closeScript, { a: { b: 1 }, c: 'x' })).toEqual(PASS);
+    expect(vet(closeScript, { a: { b: 1 }, c: 'x', d: 1 })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['d: field not allowed'] });
+    const conjunctionScript = '#A: {a: int}\n#C: #A & {b?: int}\n{#C, c: string}\n';
+    expect(vet(conjunctionScript, { a: 1, c: 'x' })).toEqual(PASS);
+    expect(vet(conjunctionScript, { a: 1, c: 'x', d: 1 })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['d: field not allowed'] });
+  });
+
   it('reports conflicts alone, as CUE does, and every non-concrete field under requireConcrete', () => {
     const script = 'name: string\nsize: int & <10\nowner: email: =~"@"\n';
     expect(vet(script, { name: 1, size: 30 })).toEqual({

@@ -542,9 +542,10 @@ export class Vertex {
     if (target.sealed && group) group.active = true;
     // The group closes when a struct of the definition is added to it (a closed conjunct), not before:
     // a definition that is a conjunction (`#C: #A & #B`) closes each side on its own.
-    // Embedding a field that is not a definition embeds what it is made of (`{c1}` with `c1: #C1 & {...}` embeds #C1);
-    // one side of an embedded conjunction is checked on its own (`{A & {err: 2}}` with `A: #B` closes to #B).
-    const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !(target.definition || target.sealed);
+    // Embedding a field embeds what it is made of (`{c1}` with `c1: #C1 & {...}` embeds #C1), a definition too
+    // (`{#S, c: 1}` with `#S: close({a: int})` allows c); one side of an embedded conjunction is checked on its own
+    // (`{A & {err: 2}}` with `A: #B` closes to #B).
+    const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !target.sealed;
     for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: origin ?? inner.origin ?? (closed ? target : undefined), embedded });
   }
 
