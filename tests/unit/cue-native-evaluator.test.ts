@@ -4,7 +4,7 @@
  * the WebAssembly path. Its agreement with CUE is tests/unit/cue-native-differential.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { compileNative, evaluateNative, inspectFiles, type NativeProgram } from '../../lib/governance/engines/cue/native';
+import { compileNative, evaluateNative, inspectFiles, type Inspected, type NativeProgram } from '../../lib/governance/engines/cue/native';
 
 function compiled(script: string): NativeProgram {
   const result = compileNative(script);
@@ -185,6 +185,10 @@ describe('the verdict', () => {
 
 describe('the conformance view (inspectFiles)', () => {
   const inspected = (text: string) => inspectFiles([{ name: 'in.cue', text }]);
+  const fieldOf = (script: string, label: string): Inspected | undefined => {
+    const root = inspected(script);
+    return root.kind === 'struct' ? root.fields.find((field) => field.label === label)?.value : undefined;
+  };
 
   // CUE's runner looks the fields up in such a struct and reads its error (internal/cuetxtar/astcmp.go).
   it('keeps the fields of a struct whose comprehension is incomplete, beside its error', () => {
@@ -192,6 +196,12 @@ describe('the conformance view (inspectFiles)', () => {
     expect(root).toMatchObject({ kind: 'struct', fields: [{ label: '#T', value: { kind: 'struct', fields: [{ label: 'kind' }], error: { kind: 'bottom', code: 'incomplete' } } }] });
     // A conflict is the value alone.
     expect(inspected('a: {b: 1} & 5\n')).toMatchObject({ fields: [{ label: 'a', value: { kind: 'bottom', code: 'eval' } }] });
+  });
+
+  it('prints the schemas of matchN and matchIf as CUE does, not as `_`', () => {
+    expect(fieldOf('x: matchN(1, [>10, {foo!: string, bar?: int, ...}])\n', 'x')).toMatchObject({ kind: 'constraint', text: 'matchN(1, [>10, {foo!: string, bar?: int, ...}])' });
+    expect(fieldOf('import "math"\n\nx: matchN(math.MultipleOf(2), [[{}], "all"])\n', 'x')).toMatchObject({ text: 'matchN(math.MultipleOf(2), [[{}], "all"])' });
+    expect(fieldOf('x: matchIf({a!: _}, {b!: 1}, _)\n', 'x')).toMatchObject({ text: 'matchIf({a!: _}, {b!: 1}, _)' });
   });
 });
 

@@ -565,6 +565,7 @@ const matchN: Builtin = {
   name: 'matchN',
   arity: 3,
   validator: true,
+  schemas: true,
   call: ([value, count, list], at, from) => {
     const schemas = schemasOf(defaultOf(list));
     if (!schemas) return bottom('matchN: the second argument must be a list of schemas', [at]);
@@ -578,6 +579,7 @@ const matchIf: Builtin = {
   name: 'matchIf',
   arity: 4,
   validator: true,
+  schemas: true,
   call: ([value, condition, then, otherwise], _at, from) => ({ t: 'bool', v: unifiesCleanly(value, unifiesCleanly(value, condition, from) ? then : otherwise, from) }),
 };
 

@@ -452,7 +452,7 @@ export function applyBuiltin(callee: Extract<Value, { t: 'builtin' }>, args: rea
     return constraint(
       validatorKinds(callee.name),
       [],
-      [{ text, kinds: validatorKinds(callee.name), at: [at, ...argAt], check: (value) => asCheck(callee.call([value, ...args], at, from)) }],
+      [{ text, ...(callee.schemas ? { call: { name: callee.name, args } } : {}), kinds: validatorKinds(callee.name), at: [at, ...argAt], check: (value) => asCheck(callee.call([value, ...args], at, from)) }],
       [at],
     );
   }

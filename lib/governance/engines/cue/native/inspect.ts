@@ -2,7 +2,7 @@ import type { StructLit } from './ast';
 import { Context } from './context';
 import { patternMatcher } from './expressions';
 import { compileFile } from './program';
-import { formatConstraint, formatNumber, formatValue, isBottom, kindName, type Bottom, type Value } from './values';
+import { formatConstraint, formatNumber, formatValue, isBottom, kindName, type Bottom, type Validator, type Value } from './values';
 import { Vertex } from './vertex';
 
 /**
@@ -113,7 +113,7 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     case 'bytes':
       return { kind: 'bytes', value: value.v };
     case 'constraint':
-      return { kind: 'constraint', text: formatConstraint(value), kinds: kindName(value.kinds).replace(/[()]/g, '').split('|') };
+      return { kind: 'constraint', text: formatConstraint(value, (validator) => validatorText(validator, 0)), kinds: kindName(value.kinds).replace(/[()]/g, '').split('|') };
     case 'disj':
       return { kind: 'disjunction', disjuncts: value.values.map((member, index) => ({ value: inspect(member, depth + 1, maxDepth, file), isDefault: value.defaults[index] })) };
     case 'builtin':
@@ -127,4 +127,28 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
 
 function inspectBottom(value: Bottom, file: string): InspectedBottom {
   return { kind: 'bottom', code: value.code, message: value.message, positions: value.at.map((at) => ({ file, line: at.line, column: at.column })) };
+}
+
+/** A validator as CUE prints it in a value: its arguments as schemas (`matchN(1, [{foo!: string}])`), not as messages show them. */
+function validatorText(validator: Validator, depth: number): string {
+  return validator.call ? `${validator.call.name}(${validator.call.args.map((arg) => schemaText(arg, depth + 1)).join(', ')})` : validator.text;
+}
+
+/**
+ * A validator's argument with its fields' markers and constraints, evaluated first (inspection
+ * comes after evaluation; the message text evaluates nothing, so it shows what is not evaluated yet as `_`).
+ */
+function schemaText(value: Value, depth: number): string {
+  if (depth > 8) return '_';
+  if (value instanceof Vertex) {
+    const evaluated = value.evaluate();
+    if (value.notAllowed || evaluated !== value) return schemaText(value.notAllowed ?? evaluated, depth + 1);
+    const shown = (arc: Vertex) => schemaText(arc, depth + 1);
+    if (value.isList) return `[${[...value.elements().map(shown), ...(value.listOpen ? ['...'] : [])].join(', ')}]`;
+    const fields = [...value.arcs.values()].map((arc) => `${arc.label}${arc.regular ? '' : arc.required ? '!' : '?'}: ${shown(arc)}`);
+    return `{${[...fields, ...(value.groups.some((group) => group.open) ? ['...'] : [])].join(', ')}}`;
+  }
+  if (value.t === 'constraint') return formatConstraint(value, (validator) => validatorText(validator, depth + 1));
+  if (value.t === 'disj') return value.values.map((member, index) => `${value.defaults[index] ? '*' : ''}${schemaText(member, depth + 1)}`).join(' | ');
+  return formatValue(value);
 }

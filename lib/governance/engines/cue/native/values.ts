@@ -38,7 +38,10 @@ export interface Bound {
 
 /** A builtin used as a constraint (`strings.MinRunes(3)`): holds when `check(value)` gives true. */
 export interface Validator {
+  /** As messages print it: arguments as formatValue shows them without evaluating anything. */
   readonly text: string;
+  /** A builtin taking schemas: its name and arguments after the first, for inspection to print them as such (`matchN(1, [{foo!: string}])`). */
+  readonly call?: { readonly name: string; readonly args: readonly Value[] };
   readonly check: (value: Scalar | Vertex) => boolean | Bottom;
   readonly kinds: number;
   readonly at: readonly Position[];
@@ -77,6 +80,8 @@ export interface Builtin {
   /** Arguments after which the builtin is called; with one fewer and `validator`, it is a constraint. */
   readonly arity: number | [number, number];
   readonly validator?: boolean;
+  /** Its arguments are schemas, not values (CUE's NonConcrete: matchN, matchIf). */
+  readonly schemas?: boolean;
   readonly call: (args: readonly Value[], at: Position, from: Vertex) => Value;
 }
 
@@ -228,8 +233,8 @@ export function formatValue(value: Value, depth = 0): string {
   }
 }
 
-export function formatConstraint(value: Constraint): string {
-  const parts = [...value.bounds.map(formatBound), ...value.validators.map((validator) => validator.text)];
+export function formatConstraint(value: Constraint, validatorText: (validator: Validator) => string = (validator) => validator.text): string {
+  const parts = [...value.bounds.map(formatBound), ...value.validators.map(validatorText)];
   const implied = value.bounds.reduce((kinds, bound) => kinds & boundKinds(bound), value.validators.reduce((kinds, validator) => kinds & validator.kinds, TOP_KINDS));
   if (parts.length === 0 || value.kinds !== implied) parts.push(kindName(value.kinds));
   return parts.join(' & ');
