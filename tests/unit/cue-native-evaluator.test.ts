@@ -178,6 +178,19 @@ describe('the verdict', () => {
     });
   });
 
+  it('finds a descriptor that violates a validator non-compliant in both modes: its open structs and lists are final', () => {
+    const violations: [string, unknown][] = [
+      ['import "struct"\n\nx: struct.MinFields(1)\n', { x: {} }],
+      ['import "list"\n\nx: list.MinItems(1)\n', { x: [] }],
+      ['x: matchN(1, [{foo!: string}])\n', { x: { bar: 2 } }],
+      ['x: matchIf({a!: _}, {b!: 5}, _)\n', { x: { a: 1 } }],
+    ];
+    for (const [script, descriptor] of violations) {
+      for (const requireConcrete of [true, false]) expect(vet(script, descriptor, requireConcrete)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^x: invalid value/)] });
+    }
+    expect(vet('x: matchIf({a!: _}, {b!: 5}, _)\n', { x: { a: 1, b: 6 } }, false)).toMatchObject({ errors: [expect.stringMatching(/does not satisfy matchIf\): conflicting values 5 and 6/)] });
+  });
+
   it('refuses a structure that nests without end instead of overflowing the stack', () => {
     expect(compileNative('#L: {next: #L}\nl: #L\n')).toMatchObject({ ok: false, message: expect.stringMatching(/structural cycle/) });
   });
@@ -202,6 +215,24 @@ describe('the conformance view (inspectFiles)', () => {
     expect(fieldOf('x: matchN(1, [>10, {foo!: string, bar?: int, ...}])\n', 'x')).toMatchObject({ kind: 'constraint', text: 'matchN(1, [>10, {foo!: string, bar?: int, ...}])' });
     expect(fieldOf('import "math"\n\nx: matchN(math.MultipleOf(2), [[{}], "all"])\n', 'x')).toMatchObject({ text: 'matchN(math.MultipleOf(2), [[{}], "all"])' });
     expect(fieldOf('x: matchIf({a!: _}, {b!: 1}, _)\n', 'x')).toMatchObject({ text: 'matchIf({a!: _}, {b!: 1}, _)' });
+  });
+
+  it('makes a validator that may still come to hold on an open struct or list incomplete, in a file alone', () => {
+    const incomplete = { kind: 'bottom', code: 'incomplete' };
+    expect(fieldOf('import "struct"\n\nx: struct.MinFields(1)\nx: {}\n', 'x')).toMatchObject({ ...incomplete, message: expect.stringContaining('len(fields) < MinFields(1) (0 < 1)') });
+    expect(fieldOf('import "struct"\n\n#x: struct.MinFields(1)\n#x: {[string]: int}\n', '#x')).toMatchObject(incomplete);
+    expect(fieldOf('import "list"\n\nx: list.MinItems(1)\nx: [...]\n', 'x')).toMatchObject(incomplete);
+    // A struct with fields keeps them beside its incomplete error.
+    expect(fieldOf('x: matchN(1, [{foo!: string}])\nx: bar: 2\n', 'x')).toMatchObject({ kind: 'struct', error: { ...incomplete, message: expect.stringContaining('(does not satisfy matchN): 0 matched, expected 1') } });
+    // Closed, or failing whatever is added: a conflict.
+    expect(fieldOf('import "struct"\n\n#x: struct.MinFields(1)\n#x: {}\n', '#x')).toMatchObject({ kind: 'bottom', code: 'eval' });
+    expect(fieldOf('import "list"\n\nx: list.MinItems(1)\nx: []\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval' });
+    expect(fieldOf('x: matchN(1, [{foo!: string}])\nx: foo: 2\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval' });
+  });
+
+  it('fails matchIf with the error of the schema it chose', () => {
+    expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 10, b: 6}\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval', message: 'invalid value {a:10,b:6} (does not satisfy matchIf): conflicting values 5 and 6' });
+    expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 1, b: 2}\n', 'x')).toMatchObject({ message: expect.stringContaining('conflicting values 1 and 2') });
   });
 });
 

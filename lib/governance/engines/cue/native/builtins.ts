@@ -8,21 +8,22 @@ import { decimalArithmetic } from './decimal';
 import type { Position } from './scanner';
 import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
-import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindOf, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, type Builtin, type Package, type Value } from './values';
+import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindOf, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, validationError, type Bottom, type Builtin, type Package, type Value } from './values';
 import { defaultOf, structurallyEqual, valueOf } from './expressions';
 import { firstError, listOf, Vertex } from './vertex';
 import { exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments, type Exported } from './encodings';
 
-type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'struct' | 'any' | 'strings' | 'numbers';
+/** `list`: its elements' values; `listValue`: the list itself (whether it is open). */
+type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers';
 type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[];
 
-const PARAM_KINDS: Record<Param, number> = { string: STRING, bytes: BYTES | STRING, int: INT, number: NUMBER, bool: BOOL, list: LIST, struct: STRUCT, any: TOP_KINDS, strings: STRING, numbers: NUMBER };
+const PARAM_KINDS: Record<Param, number> = { string: STRING, bytes: BYTES | STRING, int: INT, number: NUMBER, bool: BOOL, list: LIST, listValue: LIST, struct: STRUCT, any: TOP_KINDS, strings: STRING, numbers: NUMBER };
 
 class ArgumentError {
   constructor(readonly value: Value) {}
 }
 
-const PARAM_NAMES: Partial<Record<Param, string>> = { strings: 'list', numbers: 'list' };
+const PARAM_NAMES: Partial<Record<Param, string>> = { strings: 'list', numbers: 'list', listValue: 'list' };
 
 /** An element of a list of strings or numbers, with the messages of CUE's CallCtxt.StringList and DecimalList. */
 function listElement(element: Value, kind: 'string' | 'number', index: number, position: number): string | number {
@@ -43,7 +44,7 @@ function argument(value: Value, param: Param, position: number, name: string): J
       if (param === 'list') return elements;
       return elements.map((element, index) => listElement(element, param === 'strings' ? 'string' : 'number', index, position)) as string[] | number[];
     }
-    if (param === 'struct' && picked.isStruct) return picked;
+    if ((param === 'struct' && picked.isStruct) || (param === 'listValue' && picked.isList)) return picked;
   }
   if (!isScalar(picked)) {
     if (picked instanceof Vertex) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
@@ -206,8 +207,11 @@ const list = pkg('list', [
     if (numbers(values).length === 0) throw new CallError('empty list');
     return { t: 'num', int: false, v: decimalArithmetic('/', numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0), numbers(values).length) };
   }),
-  fn('list.MinItems', ['list', 'int'], ([items, count]) => (items as Value[]).length >= n(count), { validator: true }),
-  fn('list.MaxItems', ['list', 'int'], ([items, count]) => (items as Value[]).length <= n(count), { validator: true }),
+  fn('list.MinItems', ['listValue', 'int'], ([items, count]) => minItems(items as Vertex, n(count)), { validator: true }),
+  fn('list.MaxItems', ['listValue', 'int'], ([items, count]) => {
+    const length = (items as Vertex).elements().length;
+    return length <= n(count) || validationError(`len(list) > MaxItems(${n(count)}) (${length} > ${n(count)})`);
+  }, { validator: true }),
   fn(
     'list.UniqueItems',
     ['list'],
@@ -239,6 +243,13 @@ const list = pkg('list', [
   fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || all[i - 1] <= value)),
   fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),
 ]);
+
+/** list.MinItems (pkg/list): an open list may still get the items it lacks (incomplete), unless a descriptor made it. */
+function minItems(items: Vertex, min: number): boolean | Bottom {
+  const length = items.elements().length;
+  if (length >= min) return true;
+  return validationError(`len(list) < MinItems(${min}) (${length} < ${min})`, items.listOpen && !items.ctx.closedWorld ? 'incomplete' : 'eval');
+}
 
 /**
  * list.Sort: a stable sort by the comparer's `less`, evaluated for each pair in a copy of the
@@ -350,9 +361,23 @@ const strconv = pkg('strconv', [
 
 const fields = (value: Js) => (value as Vertex).regularArcs().length;
 const struct = pkg('struct', [
-  fn('struct.MinFields', ['struct', 'int'], ([value, count]) => fields(value) >= n(count), { validator: true }),
-  fn('struct.MaxFields', ['struct', 'int'], ([value, count]) => fields(value) <= n(count), { validator: true }),
+  fn('struct.MinFields', ['struct', 'int'], ([value, count]) => minFields(value as Vertex, n(count)), { validator: true }),
+  fn('struct.MaxFields', ['struct', 'int'], ([value, count]) => fields(value) <= n(count) || validationError(`len(fields) > MaxFields(${n(count)}) (${fields(value)} > ${n(count)})`), {
+    validator: true,
+  }),
 ]);
+
+/**
+ * struct.MinFields (pkg/struct): a struct that may still get the fields it lacks (open, with patterns, or with
+ * enough optional and required fields) fails incompletely, unless a descriptor made it.
+ */
+function minFields(object: Vertex, min: number): boolean | Bottom {
+  const count = fields(object);
+  if (count >= min) return true;
+  const constraints = [...object.arcs.values()].filter((arc) => !arc.regular && !arc.definition && !arc.hidden).length;
+  const mayGrow = !object.isClosed() || object.patterns.length > 0 || count + constraints >= min;
+  return validationError(`len(fields) < MinFields(${min}) (${count} < ${min})`, mayGrow && !object.ctx.closedWorld ? 'incomplete' : 'eval');
+}
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 function validTime(text: string): boolean {
@@ -534,28 +559,59 @@ function finalized(value: Value, depth = 0): unknown {
 }
 
 /**
- * Whether a value and a schema unify without an error (a required field missing counts): what
- * matchN and matchIf count. The value is taken finalized, as data: unifying the vertex itself would
- * run the validator being checked again.
+ * Why a value and a schema do not unify, or undefined when they do: a conflict first, then a required
+ * field missing, and with `final` (matchN and matchIf, as CUE's Validate with finalCfg) an incomplete
+ * error too. The value is taken finalized, as data: unifying the vertex itself would run the validator
+ * being checked again.
  */
-function unifiesCleanly(value: Value, schema: Value, from: Vertex): boolean {
+function unificationError(value: Value, schema: Value, from: Vertex, final: boolean): Bottom | undefined {
   const picked = defaultOf(value);
-  if (!(picked instanceof Vertex) && !(schema instanceof Vertex)) return !isBottom(unifyScalars(picked, schema));
+  if (!(picked instanceof Vertex) && !(schema instanceof Vertex)) {
+    const unified = unifyScalars(picked, schema);
+    return isBottom(unified) ? unified : undefined;
+  }
   const data = finalized(picked);
   // A value not yet concrete is unified as it is, once: within that, its own validator cannot decide (incomplete).
-  if (data === undefined && unifyingUnfinished) return true;
+  if (data === undefined && unifyingUnfinished) return undefined;
   const both = new Vertex(from.ctx, from.label, from.parent);
   both.addConjunct({ expr: data === undefined ? { type: 'value', value: picked } : { type: 'data', value: data }, env: {}, closed: false });
   both.addConjunct({ expr: { type: 'value', value: schema }, env: {}, closed: false });
   unifyingUnfinished = data === undefined;
   try {
-    if (firstError(both)) return false;
+    return firstError(both) ?? unfinished(both, final, 0);
   } finally {
     unifyingUnfinished = false;
   }
-  const missing = (vertex: Vertex, depth: number): boolean =>
-    depth < vertex.ctx.maxDepth && [...vertex.arcs.values()].some((arc) => (!arc.regular && arc.required) || (arc.regular && arc.evaluate() === arc && missing(arc, depth + 1)));
-  return !(both.evaluate() === both && missing(both, 0));
+}
+
+/** Below a unification without conflicts: a required field missing, or with `final` an incomplete error. */
+function unfinished(vertex: Vertex, final: boolean, depth: number): Bottom | undefined {
+  const value = vertex.evaluate();
+  if (isBottom(value)) return final ? value : undefined;
+  if (value !== vertex || depth >= vertex.ctx.maxDepth) return undefined;
+  for (const arc of vertex.arcs.values()) {
+    if (!arc.regular && arc.required) return incomplete(`${arc.label}: field is required but not present`);
+    const error = arc.regular ? unfinished(arc, final, depth + 1) : undefined;
+    if (error) return error;
+  }
+  return undefined;
+}
+
+const unifiesCleanly = (value: Value, schema: Value, from: Vertex): boolean => unificationError(value, schema, from, false) === undefined;
+
+/**
+ * CUE's checkNum: whether schemas that failed only incompletely could still bring the count to the
+ * bound (a number between the matches and the possible matches, a single bound allowing some of
+ * them; anything else, in doubt, could).
+ */
+function couldStillMatch(bound: Value, matched: number, possible: number): boolean {
+  if (bound.t === 'num') return bound.v > matched && bound.v <= possible;
+  if (bound.t !== 'constraint' || bound.bounds.length !== 1 || bound.validators.length > 0) return true;
+  const range = constraint(INT, [
+    { op: '>=', value: { t: 'num', int: true, v: matched } },
+    { op: '<=', value: { t: 'num', int: true, v: possible } },
+  ]);
+  return !isBottom(unifyScalars(bound, range));
 }
 
 const schemasOf = (list: Value): Value[] | undefined => (list instanceof Vertex && list.isList ? list.elements().map((element) => valueOf(element)) : undefined);
@@ -569,8 +625,13 @@ const matchN: Builtin = {
   call: ([value, count, list], at, from) => {
     const schemas = schemasOf(defaultOf(list));
     if (!schemas) return bottom('matchN: the second argument must be a list of schemas', [at]);
-    const matched = schemas.filter((schema) => unifiesCleanly(value, schema, from)).length;
-    return { t: 'bool', v: !isBottom(unifyScalars({ t: 'num', int: true, v: matched }, defaultOf(count))) };
+    const errors = schemas.map((schema) => unificationError(value, schema, from, true));
+    const matched = errors.filter((error) => !error).length;
+    const bound = defaultOf(count);
+    if (!isBottom(unifyScalars({ t: 'num', int: true, v: matched }, bound))) return { t: 'bool', v: true };
+    const possible = matched + errors.filter((error) => error?.code === 'incomplete').length;
+    const code = couldStillMatch(bound, matched, possible) && !from.ctx.closedWorld ? 'incomplete' : 'eval';
+    return validationError(`${matched} matched, expected ${formatValue(bound)}`, code);
   },
 };
 
@@ -580,7 +641,12 @@ const matchIf: Builtin = {
   arity: 4,
   validator: true,
   schemas: true,
-  call: ([value, condition, then, otherwise], _at, from) => ({ t: 'bool', v: unifiesCleanly(value, unifiesCleanly(value, condition, from) ? then : otherwise, from) }),
+  // It fails with the error of the schema it chose (`conflicting values 5 and 6`), as CUE's does.
+  call: ([value, condition, then, otherwise], _at, from) => {
+    const chosen = unificationError(value, condition, from, true) ? otherwise : then;
+    const error = unificationError(value, chosen, from, true);
+    return error ? validationError(error.message, from.ctx.closedWorld ? 'eval' : error.code) : { t: 'bool', v: true };
+  },
 };
 
 export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([

@@ -20,6 +20,12 @@ export class Context {
     readonly maxDepth = 100,
     /** The save check: no descriptor, so open structs and lists may still receive data. */
     readonly withoutData = false,
+    /**
+     * A descriptor was given: nothing more will be unified in, so an open struct or list is final and a validator's
+     * verdict on it too (a descriptor violating it is a conflict, in both modes). Without one (a file alone, as CUE's
+     * conformance files are), a validator that may still come to hold on an open value fails incompletely.
+     */
+    readonly closedWorld = false,
   ) {}
 
   step(): void {

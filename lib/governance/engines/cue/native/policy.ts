@@ -105,7 +105,7 @@ const failure = (message: string): EngineResult => ({ satisfiesPolicy: false, is
 export function evaluateNative(compiled: NativeProgram, descriptor: unknown, options: NativeOptions): EngineResult {
   const file = options.metric ? 'metric.cue' : 'policy.cue';
   try {
-    const ctx = new Context(options.maxSteps ?? DEFAULT_MAX_STEPS);
+    const ctx = new Context(options.maxSteps ?? DEFAULT_MAX_STEPS, 100, false, true);
     const root = rootOf(compiled.program, ctx, descriptor, options.metric);
     const value = root.evaluate();
     if (value !== root && !(isBottom(value) && root.isStruct)) {

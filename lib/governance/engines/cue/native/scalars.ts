@@ -19,6 +19,7 @@ import {
   type Scalar,
   type Validator,
   type Value,
+  unsatisfied,
 } from './values';
 
 export const constraint = (kinds: number, bounds: readonly Bound[] = [], validators: readonly Validator[] = [], at: readonly Position[] = []): Constraint => ({ t: 'constraint', kinds, bounds, validators, at });
@@ -79,7 +80,7 @@ function applyConstraint(value: Scalar, rule: Constraint, at: readonly Position[
     if ((validator.kinds & kinds) === 0) return clash(value, constraint(validator.kinds, [], [validator], validator.at), [...at, ...validator.at], valueFirst);
     const verdict = validator.check(value);
     if (verdict === true) continue;
-    if (verdict === false) return bottom(`invalid value ${formatValue(value)} (does not satisfy ${validator.text})`, [...validator.at, ...at]);
+    if (verdict === false || verdict.validation) return unsatisfied(formatValue(value), validator, verdict, [...validator.at, ...at]);
     return verdict;
   }
   return value;

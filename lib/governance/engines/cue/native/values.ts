@@ -26,6 +26,8 @@ export interface Bottom {
   readonly at: readonly Position[];
   /** An empty disjunction's error: how many errors CUE counts it as within another (its own and those it lists). */
   readonly count?: number;
+  /** A validator's reason for failing (CUE's pkg.ValidationError): the caller words it as `invalid value X (does not satisfy V): reason`. */
+  readonly validation?: true;
 }
 
 export interface Bound {
@@ -101,6 +103,15 @@ export const bottom = (message: string, at: readonly (Position | undefined)[] = 
   message,
   at: at.filter((position): position is Position => position !== undefined),
 });
+/** A validator's reason for failing; `incomplete` when the value may still change so that it holds. */
+export const validationError = (reason: string, code: ErrorCode = 'eval'): Bottom => ({ ...bottom(reason, [], code), validation: true });
+
+/** A validator's failure as CUE words it (`invalid value 3 (does not satisfy strings.MinRunes(4))`), with the reason it gave; matchN and matchIf by name alone. */
+export function unsatisfied(shown: string, validator: Validator, verdict: false | Bottom, at: readonly Position[]): Bottom {
+  const named = validator.call?.name ?? validator.text;
+  return bottom(`invalid value ${shown} (does not satisfy ${named})${verdict ? `: ${verdict.message}` : ''}`, at, verdict ? verdict.code : 'eval');
+}
+
 export const incomplete = (message: string, at: readonly (Position | undefined)[] = []): Bottom => bottom(message, at, 'incomplete');
 
 export const isBottom = (value: Value): value is Bottom => value.t === 'bottom';

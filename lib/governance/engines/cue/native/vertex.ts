@@ -13,7 +13,7 @@ import { combineDefaults, disjunctsOf } from './disjuncts';
 import { applyBuiltin, defaultOf, evalExpr, labelMatches, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
 import { sameVertex } from './equality';
 import { disjunction, unifyScalars } from './scalars';
-import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type ErrorCode, type Value } from './values';
+import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type ErrorCode, type Value, unsatisfied } from './values';
 import type { Context } from './context';
 
 /** A JSON value from a descriptor, unified as CUE would read it from a .json file. */
@@ -397,7 +397,7 @@ export class Vertex {
         if (scalar.validators.length > 0 && this.ctx.withoutData && (this.isList ? this.listOpen : !this.isClosed())) this.tainted = true;
         for (const validator of scalar.validators) {
           const verdict = validator.check(this);
-          if (verdict === false) return bottom(`invalid value ${this.format(1)} (does not satisfy ${validator.text})`, validator.at);
+          if (verdict === false || (verdict !== true && verdict.validation)) return unsatisfied(this.format(1), validator, verdict, validator.at);
           if (verdict !== true) return verdict;
         }
         return this;
