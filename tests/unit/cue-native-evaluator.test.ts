@@ -76,6 +76,16 @@ describe('the verdict', () => {
     expect(vet('name: string\n_secret: "x"\n', { name: 'a', _secret: 'y' })).toEqual(PASS);
   });
 
+  // The fields of a descriptor's object no rule names become vertices only when reached: each way of reaching them still checks them.
+  it("checks a descriptor's fields no rule names when a reference, a pattern, a closed definition or a comprehension reaches them", () => {
+    const meta = { z: 'last', n: 2, a: 'ok', b: 'NO' };
+    expect(vet('meta: _\ncheck: meta.n & >3\n', { meta })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['check: invalid value 2 (out of bound >3):\n    policy.cue:2:17'] });
+    expect(vet('meta: [=~"^[ab]"]: =~"^[a-z]+$"\n', { meta })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^meta\.b: invalid value "NO"/)] });
+    expect(vet('#N: {n: int}\nmeta: _\nother: #N\n', { meta, other: { n: 1, m: 2 } })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['other.m: field not allowed'] });
+    expect(vet('meta: {n: int}\nnames: [for k, _ in meta {k}] & [_, _, _, _]\n', { meta })).toEqual(PASS);
+    expect(vet('meta: {n: int}\nnames: [for k, _ in meta {k}] & [_, _, _]\n', { meta })).toMatchObject({ satisfiesPolicy: false });
+  });
+
   it('checks a hidden field that reads an optional field the descriptor gives, and reads numbers from 1e21 up as CUE reads their JSON, floats', () => {
     const script = '_nameLen: len(name) & <64\nname?: string\n';
     expect(vet(script, { name: 'x'.repeat(70) }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_nameLen: invalid value 70 \(out of bound <64\)/)] });

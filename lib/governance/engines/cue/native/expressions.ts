@@ -157,12 +157,12 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   }
   // A definition or hidden field beside a scalar (`{"foo", #bar: "bar"}.#bar`).
   if (!index && (name.startsWith('#') || name.startsWith('_')) && target.evaluate() !== target) {
-    const attached = target.arcs.get(name);
+    const attached = target.arcAt(name);
     if (attached) return attached;
   }
   // A field of a struct being evaluated is there already (`local: _zones[local.zone]` beside `local: zone: "zrh1"`).
   if (target.state === 'evaluating' && !index) {
-    const arc = target.arcs.get(name);
+    const arc = target.arcAt(name);
     if (arc?.regular) return arc;
   }
   const resolved = target.resolved();
@@ -171,7 +171,7 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   if (index && !resolved.isList) return bottom(`invalid index ${name} (found ${kindName(kindOf(resolved))}, want list)`, [at]);
   if (!index && resolved.isList) return bottom(`undefined field: ${selectorText(name)}`, [at]);
   // An index is a string: `x["_id"]` is the regular field, `x._id` the hidden one.
-  const arc = resolved.arcs.get(index ? regularKey(name) : name);
+  const arc = resolved.arcAt(index ? regularKey(name) : name);
   if (!arc || (!arc.regular && !arc.definition && !arc.hidden)) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
     // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
@@ -653,7 +653,7 @@ export function structurallyEqual(a: Value, b: Value): boolean | undefined {
     const rightArcs = right.isList ? right.elements() : right.regularArcs();
     if (leftArcs.length !== rightArcs.length) return false;
     for (const arc of leftArcs) {
-      const other = right.arcs.get(arc.key);
+      const other = right.arcAt(arc.key);
       if (!other) return false;
       const equal = structurallyEqual(valueOf(arc), valueOf(other));
       if (equal !== true) return equal;

@@ -111,7 +111,7 @@ class FindingsWalk {
   }
 
   private walkArcs(vertex: Vertex, onlyConflicts: boolean): void {
-    for (const arc of vertex.arcs.values()) {
+    for (const arc of vertex.readArcs()) {
       // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
       if (!arc.notAllowed && arc.conjuncts.length === 1 && arc.conjuncts[0].expr.type === 'data') continue;
       // Hidden fields and definitions are not data, but their conflicts are errors like any other.

@@ -174,6 +174,7 @@ function appended<T>(array: T[], empty: T[], item: T): T[] {
 }
 /** Data has no scope: nothing in it refers to anything. */
 const DATA_ENV: Env = {};
+const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', value }, env: DATA_ENV, closed: false });
 
 const atOf = (expr: ConjunctExpr): Position | undefined => (expr.type === 'data' ? undefined : expr.type === 'value' ? expr.at : startOf(expr));
 
@@ -204,7 +205,13 @@ export function regularKey(label: string): string {
 export class Vertex {
   readonly t = 'vertex' as const;
   /** Shared and empty until the first arc: most vertices of a descriptor are leaves. */
-  arcs: Map<string, Vertex> = NO_ARCS;
+  private arcMap: Map<string, Vertex> = NO_ARCS;
+  /**
+   * A descriptor's object whose fields are not all arcs yet: a field becomes one when a rule or a
+   * reference reaches it, all do when the arcs are listed. Most fields of a descriptor no rule reaches
+   * are never more than data (the verdict skips them), so they are not made into vertices.
+   */
+  private unread?: Record<string, unknown>;
   conjuncts: Conjunct[] = NO_CONJUNCTS;
   /** `?` / `!` / regular conjuncts seen for this arc. */
   regular = false;
@@ -260,17 +267,74 @@ export class Vertex {
     return this.definition || this.hidden ? this.label : regularKey(this.label);
   }
 
+  /** The fields, in CUE's order: a descriptor's first, in its order, then the others as they were added. */
+  get arcs(): Map<string, Vertex> {
+    if (this.unread) this.readAll();
+    return this.arcMap;
+  }
+
+  set arcs(arcs: Map<string, Vertex>) {
+    this.arcMap = arcs;
+    this.unread = undefined;
+  }
+
+  /** The arcs made so far, in the order of `arcs`: a descriptor's fields nothing reached (data alone, nothing to check) are left out. */
+  readArcs(): Iterable<Vertex> {
+    const unread = this.unread;
+    if (!unread) return this.arcMap.values();
+    const out: Vertex[] = [];
+    for (const label in unread) {
+      const arc = this.arcMap.get(regularKey(label));
+      if (arc) out.push(arc);
+    }
+    for (const arc of this.arcMap.values()) if (arc.definition || arc.hidden || !Object.hasOwn(unread, arc.label)) out.push(arc);
+    return out;
+  }
+
+  /** The arc of a key (as in `arcs`), if there is one: a descriptor's field not reached yet becomes one. */
+  arcAt(key: string): Vertex | undefined {
+    const arc = this.arcMap.get(key);
+    if (arc || !this.unread) return arc;
+    // A regular field's key is its label, or the label behind \u0000 when it starts as a hidden field's or a definition's does.
+    const label = key.charCodeAt(0) === 0 ? key.slice(1) : key;
+    if (label === key && regularKey(label) !== key) return undefined;
+    return Object.hasOwn(this.unread, label) ? this.arc(label) : undefined;
+  }
+
   /** The arc for a label, created (and given the patterns that match it) when new; definitions and hidden fields are named by identifiers. */
   arc(label: string, definition = false, hidden = false): Vertex {
     const key = definition || hidden ? label : regularKey(label);
-    let arc = this.arcs.get(key);
+    let arc = this.arcMap.get(key);
     if (!arc) {
-      if (this.arcs === NO_ARCS) this.arcs = new Map();
+      if (this.arcMap === NO_ARCS) this.arcMap = new Map();
       arc = new Vertex(this.ctx, label, this, definition, hidden);
-      this.arcs.set(key, arc);
+      this.arcMap.set(key, arc);
+      // A descriptor's field gets its data first, as when its object was unified.
+      if (this.unread && !definition && !hidden && Object.hasOwn(this.unread, label)) arc.addConjunct(dataConjunct(this.unread[label]));
       if (this.patternsApplied) for (const pattern of this.patterns) this.applyPattern(pattern, arc);
     }
     return arc;
+  }
+
+  /** Makes every field of the descriptor's object an arc, the arcs in the order they would have had, made at once. */
+  private readAll(): void {
+    const unread = this.unread as Record<string, unknown>;
+    const made = this.arcMap;
+    this.arcMap = new Map();
+    for (const label in unread) {
+      const key = regularKey(label);
+      const arc = made.get(key);
+      if (arc) this.arcMap.set(key, arc);
+      else this.arc(label);
+    }
+    this.unread = undefined;
+    for (const [key, arc] of made) if (!this.arcMap.has(key)) this.arcMap.set(key, arc);
+  }
+
+  /** Patterns added once the patterns were applied apply to the arcs there are: the descriptor's fields are all made first. */
+  private addPattern(pattern: Pattern): void {
+    if (this.patternsApplied && this.unread) this.readAll();
+    this.patterns = appended(this.patterns, NO_PATTERNS, pattern);
   }
 
   addConjunct(conjunct: Conjunct, constraint?: '?' | '!'): void {
@@ -705,7 +769,7 @@ export class Vertex {
             if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
             const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, fieldAlias: decl.alias, closed: conjunct.closed, origin: within };
-            this.patterns = appended(this.patterns, NO_PATTERNS, pattern);
+            this.addPattern(pattern);
             group.patterns.push(pattern);
             if (own) (group.ownPatterns ??= []).push(pattern);
             if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
@@ -720,8 +784,7 @@ export class Vertex {
         case 'ellipsis':
           group.open = true;
           if (decl.constraint) {
-            const pattern: Pattern = { label: { type: 'ident', name: '_', at: decl.at }, env, value: decl.constraint, closed: conjunct.closed };
-            this.patterns = appended(this.patterns, NO_PATTERNS, pattern);
+            this.addPattern({ label: { type: 'ident', name: '_', at: decl.at }, env, value: decl.constraint, closed: conjunct.closed });
           }
           break;
         case 'comprehension':
@@ -768,6 +831,7 @@ export class Vertex {
   }
 
   private applyPatterns(): void {
+    if (this.patterns.length > 0 && this.unread) this.readAll();
     this.patternsApplied = true;
     for (const pattern of this.patterns) {
       // A label constraint that is itself wrong (`[=~"BAD)"]: string`) is an error of the struct.
@@ -824,13 +888,19 @@ export class Vertex {
       case 'object': {
         if (Array.isArray(value)) {
           this.isList = true;
-          value.forEach((element, index) => this.arc(String(index)).addConjunct({ expr: { type: 'data', value: element }, env: DATA_ENV, closed: false }));
+          value.forEach((element, index) => this.arc(String(index)).addConjunct(dataConjunct(element)));
           this.work.lists.push({ length: value.length, open: false, at: { offset: 0, line: 0, column: 0 } });
           return;
         }
         this.isStruct = true;
+        // Its fields become arcs when reached, if it is the first thing here (then they come first, as they would).
+        if (this.arcMap === NO_ARCS && !this.unread && !this.patternsApplied) {
+          this.unread = value as Record<string, unknown>;
+          return;
+        }
+        if (this.unread) this.readAll();
         const object = value as Record<string, unknown>;
-        for (const key in object) this.arc(key).addConjunct({ expr: { type: 'data', value: object[key] }, env: DATA_ENV, closed: false });
+        for (const key in object) this.arc(key).addConjunct(dataConjunct(object[key]));
         return;
       }
     }
