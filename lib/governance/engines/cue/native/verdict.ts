@@ -76,7 +76,6 @@ export function collectFindings(root: Vertex, settled: ReadonlySet<string> = new
 /** One walk of an evaluated root (methods, not closures: one object per evaluation). */
 class FindingsWalk {
   readonly findings: Findings = { conflicts: [], missing: [], incomplete: [] };
-  private readonly seen = new Set<Vertex>();
   /** An error read by another field is the same error there: CUE reports it once. */
   private readonly reported = new Set<Bottom>();
 
@@ -88,8 +87,8 @@ class FindingsWalk {
   // Paths are read off the vertices when something is reported: most of what is walked reports nothing.
   walk(vertex: Vertex, onlyConflicts: boolean): void {
     // Nesting past maxDepth evaluates to a structural cycle error, which ends the walk there.
-    if (this.seen.has(vertex)) return;
-    this.seen.add(vertex);
+    if (vertex.walkedBy === this) return;
+    vertex.walkedBy = this;
     const value = vertex.evaluate();
     if (vertex.notAllowed) {
       this.findings.conflicts.push({ path: vertex.path(), message: vertex.notAllowed.message, at: vertex.notAllowed.at, tainted: vertex.tainted });

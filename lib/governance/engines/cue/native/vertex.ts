@@ -176,6 +176,11 @@ function appended<T>(array: T[], empty: T[], item: T): T[] {
 const DATA_ENV: Env = {};
 const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', value }, env: DATA_ENV, closed: false });
 
+/** The conjunct with another expression (or scope), written out: one object shape for all (a spread is slower). */
+function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.env, viaConjunction = conjunct.viaConjunction): Conjunct {
+  return { expr, env, closed: conjunct.closed, group: conjunct.group, embedded: conjunct.embedded, viaConjunction, origin: conjunct.origin };
+}
+
 const atOf = (expr: ConjunctExpr): Position | undefined => (expr.type === 'data' ? undefined : expr.type === 'value' ? expr.at : startOf(expr));
 
 const definitionOrigins = new WeakMap<object, Map<string, object>>();
@@ -231,6 +236,8 @@ export class Vertex {
   readsData = false;
   /** Made by close(): closed by itself wherever it is unified. */
   sealed = false;
+  /** The verdict walk that visited it (verdict.ts): a vertex reached twice (a default's arcs are shared) is walked once. */
+  walkedBy?: object;
   /** After a disjunction of structs with no single default: the candidates. */
   disjuncts?: { vertex: Vertex; isDefault: boolean }[];
   /** What only the evaluation needs (allocated then: most arcs of a descriptor are never evaluated). */
@@ -500,23 +507,23 @@ export class Vertex {
     const { expr, env } = conjunct;
     switch (expr.type) {
       case 'paren':
-        return this.add({ ...conjunct, expr: expr.expr });
+        return this.add(derived(conjunct, expr.expr));
       case 'alias':
         // A value alias (`x={...}`) names the value it is unified into: in a disjunct, that disjunct's.
-        return this.add({ ...conjunct, expr: expr.expr, env: { up: env, vars: new Map([[expr.name, this]]) } });
+        return this.add(derived(conjunct, expr.expr, { up: env, vars: new Map([[expr.name, this]]) }));
       case 'binary':
         if (expr.op === '&') {
           // A definition on either side of a conjunction is closed on its own (`#A & #B` allows what
           // both allow), even when the conjunction is embedded (it then also allows the embedding
           // struct's own fields); the other sides join the group they are in.
-          this.add({ ...conjunct, expr: expr.left, viaConjunction: true });
-          this.add({ ...conjunct, expr: expr.right, viaConjunction: true });
+          this.add(derived(conjunct, expr.left, env, true));
+          this.add(derived(conjunct, expr.right, env, true));
           return;
         }
         if (expr.op === '|') return this.addDisjunction(conjunct);
         break;
       case 'unary':
-        if (expr.op === '*') return this.add({ ...conjunct, expr: expr.operand });
+        if (expr.op === '*') return this.add(derived(conjunct, expr.operand));
         break;
       case 'struct':
         return this.addStruct(conjunct, expr);
@@ -540,7 +547,7 @@ export class Vertex {
   private addValue(value: Value, conjunct: Conjunct, at?: Position): void {
     if (value instanceof Vertex) return this.expand(value, conjunct);
     if (value.t === 'disj' && value.values.some((member) => member instanceof Vertex)) {
-      this.work.disjunctions.push({ disjuncts: value.values.map((member, index) => ({ conjunct: { ...conjunct, expr: { type: 'value', value: member, at } }, isDefault: value.defaults[index] })) });
+      this.work.disjunctions.push({ disjuncts: value.values.map((member, index) => ({ conjunct: derived(conjunct, { type: 'value', value: member, at }), isDefault: value.defaults[index] })) });
       this.takeChoice();
       return;
     }
@@ -614,7 +621,7 @@ export class Vertex {
   }
 
   private addDisjunction(conjunct: Conjunct): void {
-    const disjuncts = disjunctsOf(conjunct.expr as Expr).map((term) => ({ conjunct: { ...conjunct, expr: term.value }, isDefault: term.isDefault }));
+    const disjuncts = disjunctsOf(conjunct.expr as Expr).map((term) => ({ conjunct: derived(conjunct, term.value), isDefault: term.isDefault }));
     // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking this vertex.
     if (this.choices.length === 0) {
       const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, this));
