@@ -253,4 +253,14 @@ describe('disjunctions', () => {
     // Open and closed by their own conjuncts, they stay two (CUE: {a: 1} | {a: 1}).
     expect(vet('c: {a: 1} | #b\n#b: {a: 1}\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['c: incomplete value {a:1} | {a:1}'] });
   });
+
+  // CUE shares #A.type with #T, where the #T inside a disjunct is an ancestor: a structural cycle that eliminates it.
+  it('eliminates the disjuncts of a definition that nest it without end, also where a field is that definition', () => {
+    const types = '#T: ["a", #T] | ["b", #T] | ["c", #T] | ["d", [...#T]]\n#A: type: #T\n';
+    const run = (script: string) => evaluateNative(compiled(types + script), {}, { requireConcrete: true, metric: false, maxSteps: 100_000 });
+    expect(run('a: #A & {type: ["d", []]}\n')).toEqual(PASS);
+    // Nesting that data ends is no cycle.
+    expect(run('a: #A & {type: ["a", ["b", ["d", []]]]}\n')).toEqual(PASS);
+    expect(compileNative(`${types}a: #A & {type: ["a", ["e", []]]}\n`)).toMatchObject({ ok: false, message: expect.stringMatching(/^a\.type: \d+ errors in empty disjunction/) });
+  });
 });

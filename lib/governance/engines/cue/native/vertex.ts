@@ -85,6 +85,24 @@ export interface Conjunct {
   readonly viaConjunction?: boolean;
   /** What closes it (a definition, a closed struct): closed conjuncts of one origin share a closedness group. */
   readonly origin?: object;
+  /** The fields whose expansion it came from, innermost first (CUE's per-conjunct reference history, cycle.go). */
+  readonly via?: Via;
+}
+
+/**
+ * One expansion in a conjunct's history: `shared` when the field it was expanded into had no other
+ * conjunct, so that CUE shares the referenced value instead of evaluating it again (share.go).
+ */
+interface Via {
+  readonly target: Vertex;
+  readonly shared: boolean;
+  readonly up?: Via;
+}
+
+/** Whether a conjunct came from a shared expansion of a field: one it names again is then an ancestor of itself. */
+function sharedExpansionOf(via: Via | undefined, target: Vertex): boolean {
+  for (let at = via; at; at = at.up) if (at.target === target && at.shared) return true;
+  return false;
 }
 
 export interface Pattern {
@@ -571,14 +589,21 @@ export class Vertex {
 
   /** A struct or list value reached by reference: its conjuncts are unified here. */
   expand(target: Vertex, conjunct: Conjunct): void {
-    if (target === this) return;
+    if (target === this || target === this.original) return;
     const expanded = this.work.expanded;
     for (let index = 0; index < expanded.length; index += 2) if (expanded[index] === target && (expanded[index + 1] === conjunct.group || !conjunct.embedded)) return;
     for (let v = this.parent; v; v = v.parent) {
-      if (v === target) {
+      if (v === target || v.original === target) {
         this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
         return;
       }
+    }
+    // A field whose one conjunct names the field it was shared from, within that field's value
+    // (`#A: type: #T` with `#T: ["a", #T] | ...`): CUE evaluates the shared #T once, where #T is an ancestor.
+    const alone = this.conjuncts.length === 1 && this.conjuncts[0] === conjunct;
+    if (alone && sharedExpansionOf(conjunct.via, target)) {
+      this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
+      return;
     }
     expanded.push(target, conjunct.group);
     if (target.parent && target.parent.state === 'new') target.parent.evaluate();
@@ -617,7 +642,18 @@ export class Vertex {
     // (`{#S, c: 1}` with `#S: close({a: int})` allows c); one side of an embedded conjunction is checked on its own
     // (`{A & {err: 2}}` with `A: #B` closes to #B).
     const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !target.sealed;
-    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: origin ?? inner.origin ?? (closed ? target : undefined), embedded });
+    const via: Via = { target, shared: alone && this.mayShare(target, conjunct), up: conjunct.via };
+    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: origin ?? inner.origin ?? (closed ? target : undefined), embedded, via });
+  }
+
+  /**
+   * Whether CUE shares a field it expands here instead of evaluating it again (shareIfPossible, share.go):
+   * a field of the configuration (not a value made by an expression), and not an open one into a closed field.
+   */
+  private mayShare(target: Vertex, conjunct: Conjunct): boolean {
+    if (target.parent?.arcs.get(target.key) !== target) return false;
+    const closedHere = this.definition || conjunct.closed;
+    return !closedHere || target.definition || target.conjuncts.some((inner) => inner.closed);
   }
 
   private addDisjunction(conjunct: Conjunct): void {
@@ -662,6 +698,7 @@ export class Vertex {
     undecided.disjuncts.forEach((_, index) => {
       const copy = new Vertex(this.ctx, this.label, this.parent, this.definition);
       copy.conjuncts = [...this.conjuncts];
+      copy.original = this.original ?? this;
       copy.choices = [...this.choices, index];
       copy.regular = this.regular;
       copy.required = this.required;
@@ -705,6 +742,9 @@ export class Vertex {
     if (chosen) this.borrowArcs(chosen.vertex);
     this.finish(disjunction(unique.map((result) => result.vertex.value), unique.map((result) => result.isDefault)));
   }
+
+  /** A disjunct's copy: the field it is a copy of. */
+  original?: Vertex;
 
   /** While it forks: the copy being evaluated. */
   private underEvaluation?: Vertex;
@@ -771,7 +811,7 @@ export class Vertex {
             const definition = !label.quoted && isDefinitionLabel(label.name);
             const arc = this.arc(label.name, definition, !label.quoted && label.name.startsWith('_'));
             const origin = !definition ? within : conjunct.closed && outer ? definitionOrigin(outer, label.name) : arc;
-            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin }, decl.constraint);
+            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin, via: conjunct.via }, decl.constraint);
             group.labels.add(label.name);
             if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
@@ -872,7 +912,7 @@ export class Vertex {
         index = addComprehension(this, element, env, conjunct.closed, new CloseGroup(), index);
         continue;
       }
-      this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed });
+      this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed, via: conjunct.via });
     }
     this.work.lists.push({ length: index, open: Boolean(lit.rest), rest: lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed } : undefined, at: lit.at });
   }
