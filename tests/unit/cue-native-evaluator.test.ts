@@ -240,6 +240,14 @@ describe('the conformance view (inspectFiles)', () => {
     expect(fieldOf('x: matchN(1, [{foo!: string}])\nx: foo: 2\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval' });
   });
 
+  it('calls a validator written bare as its builtin, and refuses to call one already called', () => {
+    const script = 'import "encoding/json"\n\na: json.Valid\nb: a()\nc: a("[1]")\nd: a("[")\ne: b()\n';
+    expect(fieldOf(script, 'b')).toMatchObject({ kind: 'constraint', text: 'json.Valid()' });
+    expect(fieldOf(script, 'c')).toEqual({ kind: 'bool', value: true });
+    expect(fieldOf(script, 'd')).toEqual({ kind: 'bool', value: false });
+    expect(fieldOf(script, 'e')).toMatchObject({ kind: 'bottom', code: 'eval', message: expect.stringContaining('cannot call previously called validator') });
+  });
+
   it('fails matchIf with the error of the schema it chose', () => {
     expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 10, b: 6}\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval', message: 'invalid value {a:10,b:6} (does not satisfy matchIf): conflicting values 5 and 6' });
     expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 1, b: 2}\n', 'x')).toMatchObject({ message: expect.stringContaining('conflicting values 1 and 2') });

@@ -9,7 +9,7 @@ import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp, InvalidRegexp } from './regexps';
 import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
-import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bottom, type Bound, type Scalar, type Value } from './values';
+import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bottom, type Bound, type Builtin, type Scalar, type Value } from './values';
 import { isDefinitionLabel, listOf, regularKey, Vertex, type Env, type Pattern } from './vertex';
 
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
@@ -437,15 +437,29 @@ export function startOf(expr: Expr): Position {
 }
 
 function call(expr: Extract<Expr, { type: 'call' }>, env: Env, from: Vertex): Value {
-  const callee = evalExpr(expr.callee, env, from);
+  const callee = callable(evalExpr(expr.callee, env, from), expr.at);
   if (isBottom(callee)) return callee;
-  if (callee.t !== 'builtin') return bottom(`cannot call non-function ${formatValue(callee)} (type ${typeName(callee)})`, [expr.at]);
   const args = expr.args.map((arg) => evalExpr(arg, env, from));
   return applyBuiltin(callee, args, startOf(expr), from, expr.args.map(startOf));
 }
 
+/** What a call calls: a builtin, or the builtin a validator stands for while it was written bare (CUE's CallExpr.evaluate). */
+function callable(callee: Value, at: Position): Builtin | Bottom {
+  if (isBottom(callee) || callee.t === 'builtin') return callee;
+  const validator = callee.t === 'constraint' && callee.bounds.length === 0 && callee.validators.length === 1 ? callee.validators[0] : undefined;
+  if (validator?.bare) return validator.bare;
+  if (validator) return bottom(`cannot call previously called validator ${validator.text}`, [at]);
+  return bottom(`cannot call non-function ${formatValue(callee)} (type ${typeName(callee)})`, [at]);
+}
+
+/** A builtin of one argument that validates (`list.UniqueItems`) written bare where a value is wanted: that validator, as if called without arguments. */
+export function bareValidator(callee: Builtin, at: Position, from: Vertex): Value {
+  const value = applyBuiltin(callee, [], at, from);
+  return value.t === 'constraint' ? { ...value, validators: value.validators.map((validator) => ({ ...validator, bare: callee })) } : value;
+}
+
 /** A builtin called with all its arguments, or with one fewer as a validator of the value it is unified with. */
-export function applyBuiltin(callee: Extract<Value, { t: 'builtin' }>, args: readonly Value[], at: Position, from: Vertex, argAt: readonly Position[] = []): Value {
+export function applyBuiltin(callee: Builtin, args: readonly Value[], at: Position, from: Vertex, argAt: readonly Position[] = []): Value {
   const [min, max] = typeof callee.arity === 'number' ? [callee.arity, callee.arity] : callee.arity;
   if (callee.validator && args.length === min - 1) {
     const text = `${callee.name}(${args.map((arg) => formatValue(arg)).join(', ')})`;

@@ -44,6 +44,8 @@ export interface Validator {
   readonly text: string;
   /** A builtin taking schemas: its name and arguments after the first, for inspection to print them as such (`matchN(1, [{foo!: string}])`). */
   readonly call?: { readonly name: string; readonly args: readonly Value[] };
+  /** The builtin written bare (`a: json.Valid`), which may still be called (`a("3")`, `a()`), as CUE's BuiltinValidator without Src. */
+  readonly bare?: Builtin;
   readonly check: (value: Scalar | Vertex) => boolean | Bottom;
   readonly kinds: number;
   readonly at: readonly Position[];

@@ -10,7 +10,7 @@ import type { Comprehension, Decl, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
 import { combineDefaults, disjunctsOf } from './disjuncts';
-import { applyBuiltin, defaultOf, evalExpr, labelMatches, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
+import { bareValidator, defaultOf, evalExpr, labelMatches, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
 import { sameVertex } from './equality';
 import { disjunction, unifyScalars } from './scalars';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type ErrorCode, type Value, unsatisfied } from './values';
@@ -569,8 +569,7 @@ export class Vertex {
       this.takeChoice();
       return;
     }
-    // A builtin of one argument that validates (`list.UniqueItems`) is that validator, as if called without arguments.
-    if (value.t === 'builtin' && value.validator && value.arity === 1 && at) return this.addValue(applyBuiltin(value, [], at, this), conjunct, at);
+    if (value.t === 'builtin' && value.validator && value.arity === 1 && at) return this.addValue(bareValidator(value, at, this), conjunct, at);
     if (value.t === 'package' || value.t === 'builtin') {
       this.fail(bottom(`cannot use ${formatValue(value)} as a value`, [at]));
       return;
