@@ -196,7 +196,7 @@ const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', valu
 
 /** The conjunct with another expression (or scope), written out: one object shape for all (a spread is slower). */
 function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.env, viaConjunction = conjunct.viaConjunction): Conjunct {
-  return { expr, env, closed: conjunct.closed, group: conjunct.group, embedded: conjunct.embedded, viaConjunction, origin: conjunct.origin };
+  return { expr, env, closed: conjunct.closed, group: conjunct.group, embedded: conjunct.embedded, viaConjunction, origin: conjunct.origin, via: conjunct.via };
 }
 
 const atOf = (expr: ConjunctExpr): Position | undefined => (expr.type === 'data' ? undefined : expr.type === 'value' ? expr.at : startOf(expr));
