@@ -90,11 +90,11 @@ function checkError(attribute: TestAttribute, target: Inspected, path: Path): Fa
 
 /**
  * Whether an error's message contains the text of `contains=`. CUE's files quote either the printed message, with
- * its path (`a.b: undefined field: c`), or the message's format (`undefined field: %s`).
+ * its path or the path of the let it arose in (`a.b: undefined field: c`), or the message's format (`undefined field: %s`).
  */
 function mentions({ error, path }: { error: Extract<Inspected, { kind: 'bottom' }>; path: Path }, text: string): boolean {
   const pattern = new RegExp(text.split(/%[svdq]/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?'));
-  return pattern.test(error.message) || pattern.test(`${cuePath(path)}: ${error.message}`);
+  return pattern.test(error.message) || pattern.test(`${cuePath(path)}: ${error.message}`) || (error.origin !== undefined && pattern.test(`${error.origin}: ${error.message}`));
 }
 
 /** A path as CUE prints it before a message: labels that are not identifiers quoted (`service."node-exporter".spec`). */

@@ -179,6 +179,15 @@ describe('the verdict', () => {
     expect(vet('a: a + 1\na: 1\n', {})).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^a: conflicting values 2 and 1/)] });
   });
 
+  // CUE makes an error below a struct its parent's value (AddChildError): selecting from the struct gives that error.
+  it('fails a field selected from a struct written in place that has a conflict, as CUE does', () => {
+    const script = 'n: int\nr: ({x: 1, y: 2} & {x: n}).y\n';
+    expect(vet(script, { n: 3 }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^r: conflicting values 3 and 1/)] });
+    expect(vet(script, { n: 1 })).toEqual(PASS);
+    // An error in a hidden field of it is not the struct's (CUE's issue3688: _in is no #T there, out is still read).
+    expect(vet('#T: string | {foo: int}\nin: _\nr: ({_in: #T & in, out: 2}).out\n', { in: { foo: 5, bar: 'x' } })).toEqual(PASS);
+  });
+
   it('stops a runaway policy at its budget with a failed result, never a pass', () => {
     const program = compiled('import "list"\nx: [for i in list.Range(0, 100000, 1) {i}]\nn: len(x)\n');
     expect(evaluateNative(program, {}, { requireConcrete: true, metric: false, maxSteps: 10_000 })).toEqual({
@@ -251,6 +260,10 @@ describe('the conformance view (inspectFiles)', () => {
   it('fails matchIf with the error of the schema it chose', () => {
     expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 10, b: 6}\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval', message: 'invalid value {a:10,b:6} (does not satisfy matchIf): conflicting values 5 and 6' });
     expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 1, b: 2}\n', 'x')).toMatchObject({ message: expect.stringContaining('conflicting values 1 and 2') });
+  });
+
+  it("names a let's path as where its error arose, wherever it is read (CUE prints a.X: undefined field: u)", () => {
+    expect(inspected('x: {}\na: {\n\tlet X = x.u\n\ts: X + 1\n}\n')).toMatchObject({ fields: [{}, { label: 'a', value: { fields: [{ label: 's', value: { message: 'undefined field: u', origin: 'a.X' } }] } }] });
   });
 });
 

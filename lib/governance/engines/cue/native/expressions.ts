@@ -61,6 +61,7 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
     if (!value) {
       e.lets.set(name, bottom(`cycle in let ${name}`, [at], 'cycle'));
       value = evalExpr(entry.expr, e, from);
+      if (isBottom(value) && !value.origin && e.vertex) value = { ...value, origin: [...e.vertex.path(), name] };
       e.lets.set(name, value);
     }
     return value;
@@ -98,12 +99,10 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
   switch (expr.type) {
     case 'ident':
       return lookup(expr.name, env, expr.at, from);
-    case 'selector': {
-      const target = resolveReference(expr.target, env, from);
-      return select(target, expr.name, expr.at, false, expr);
-    }
+    case 'selector':
+      return select(operandOf(expr.target, env, from), expr.name, expr.at, false, expr);
     case 'index': {
-      const target = resolveReference(expr.target, env, from);
+      const target = operandOf(expr.target, env, from);
       // An operand that is a value, not a field, must be a struct or list (`2[0]`).
       const operand = target instanceof Vertex ? target : defaultOf(target);
       if (!(operand instanceof Vertex) && isScalar(operand)) return bottom(`invalid operand ${sourceText(expr.target) ?? formatValue(operand)} (found ${typeName(operand)}, want list or struct)`, [startOf(expr.target)]);
@@ -190,20 +189,40 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
  */
 function comparesToBottom(value: Value): boolean {
   const chosen = defaultOf(value);
-  if (chosen instanceof Vertex) return hasFinalError(chosen, 0);
+  if (chosen instanceof Vertex) return finalError(chosen, 0) !== undefined;
   return chosen.t === 'bottom' || chosen.t === 'top' || chosen.t === 'constraint' || chosen.t === 'disj';
 }
 
-function hasFinalError(vertex: Vertex, depth: number): boolean {
+/**
+ * The first error below a struct or list that no more data would resolve (not an incomplete one, nor a cycle);
+ * with `dataOnly`, in its regular fields alone, not in its hidden fields and definitions.
+ */
+function finalError(vertex: Vertex, depth: number, dataOnly = false): Bottom | undefined {
   for (const arc of vertex.arcs.values()) {
-    if (!arc.regular && !arc.required && !arc.notAllowed) continue;
-    if (arc.notAllowed) return true;
+    if ((!arc.regular && !arc.required && !arc.notAllowed) || (dataOnly && (arc.hidden || arc.definition))) continue;
+    if (arc.notAllowed) return arc.notAllowed;
     const value = arc.evaluate();
     if (isBottom(value)) {
-      if (value.code !== 'incomplete' && value.code !== 'cycle') return true;
-    } else if (value === arc && depth < arc.ctx.maxDepth && hasFinalError(arc, depth + 1)) return true;
+      if (value.code !== 'incomplete' && value.code !== 'cycle') return value;
+    } else if (value === arc && depth < arc.ctx.maxDepth) {
+      const error = finalError(arc, depth + 1, dataOnly);
+      if (error) return error;
+    }
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * What a selection or index is taken from. A struct written in place (`({x: 1, y: 2} & {x: 3}).y`) with
+ * an error in its regular fields is that error, as in CUE (AddChildError makes a child's error its
+ * parent's value). One in a hidden field is not (`(#fun & {_in: bad}).out` is out, CUE's issue3688).
+ */
+function operandOf(expr: Expr, env: Env, from: Vertex): Vertex | Value {
+  const target = resolveReference(expr, env, from);
+  let written = expr;
+  while (written.type === 'paren') written = written.expr;
+  if (!(target instanceof Vertex) || written.type === 'ident' || written.type === 'selector' || written.type === 'index') return target;
+  return finalError(target, 0, true) ?? target;
 }
 
 /** A label as CUE prints it in a selector: quoted unless it is an identifier. */

@@ -3,6 +3,7 @@ import { Context } from './context';
 import { patternMatcher } from './expressions';
 import { compileFile } from './program';
 import { formatConstraint, formatNumber, formatValue, isBottom, kindName, type Bottom, type Validator, type Value } from './values';
+import { formatPath } from './verdict';
 import { Vertex } from './vertex';
 
 /**
@@ -44,6 +45,8 @@ export interface InspectedBottom {
   readonly code: 'eval' | 'incomplete' | 'cycle' | 'structural-cycle' | 'user';
   readonly message: string;
   readonly positions: readonly { readonly file: string; readonly line: number; readonly column: number }[];
+  /** The path where it arose, as CUE prints it, when that is not where it is (a let's). */
+  readonly origin?: string;
 }
 
 export interface InspectedField {
@@ -126,7 +129,8 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
 }
 
 function inspectBottom(value: Bottom, file: string): InspectedBottom {
-  return { kind: 'bottom', code: value.code, message: value.message, positions: value.at.map((at) => ({ file, line: at.line, column: at.column })) };
+  const inspected: InspectedBottom = { kind: 'bottom', code: value.code, message: value.message, positions: value.at.map((at) => ({ file, line: at.line, column: at.column })) };
+  return value.origin ? { ...inspected, origin: formatPath(value.origin) } : inspected;
 }
 
 /** A validator as CUE prints it in a value: its arguments as schemas (`matchN(1, [{foo!: string}])`), not as messages show them. */

@@ -28,6 +28,8 @@ export interface Bottom {
   readonly count?: number;
   /** A validator's reason for failing (CUE's pkg.ValidationError): the caller words it as `invalid value X (does not satisfy V): reason`. */
   readonly validation?: true;
+  /** Where it arose when no field holds it there: a let's path (CUE prints `a.X: undefined field: b` wherever it is read). */
+  readonly origin?: readonly string[];
 }
 
 export interface Bound {
