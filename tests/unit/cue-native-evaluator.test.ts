@@ -197,6 +197,13 @@ describe('the verdict', () => {
     });
   });
 
+  it('takes a scalar for a struct literal whose only fields beside an embedded `_` are definitions, patterns or `...`', () => {
+    const script = 'x: {[string]: int, #kind: string, ..., _}\nx: string\n';
+    expect(vet(script, { x: 'a' })).toEqual(PASS);
+    expect(vet(script, { x: 5 })).toMatchObject({ satisfiesPolicy: false });
+    expect(vet(script, { x: { a: 1 } })).toMatchObject({ satisfiesPolicy: false });
+  });
+
   it('finds a descriptor that violates a validator non-compliant in both modes: its open structs and lists are final', () => {
     const violations: [string, unknown][] = [
       ['import "struct"\n\nx: struct.MinFields(1)\n', { x: {} }],
@@ -247,6 +254,14 @@ describe('the conformance view (inspectFiles)', () => {
     expect(fieldOf('import "struct"\n\n#x: struct.MinFields(1)\n#x: {}\n', '#x')).toMatchObject({ kind: 'bottom', code: 'eval' });
     expect(fieldOf('import "list"\n\nx: list.MinItems(1)\nx: []\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval' });
     expect(fieldOf('x: matchN(1, [{foo!: string}])\nx: foo: 2\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval' });
+  });
+
+  it('makes no struct of `...` or a pattern constraint beside an embedding, as CUE keeps them beside the scalar', () => {
+    expect(fieldOf('a: {string, #foo: "bar"} & {..., #foo: string, _}\n', 'a')).toMatchObject({ kind: 'struct', embedded: { kind: 'constraint', text: 'string' }, fields: [{ label: '#foo' }] });
+    expect(fieldOf('a: {string, #foo: "bar"} & {[string]: int, #foo: string, _}\n', 'a')).toMatchObject({ kind: 'struct', patterns: ['string'], embedded: { kind: 'constraint' } });
+    expect(fieldOf('a: {_, [string]: _}\n', 'a')).toMatchObject({ kind: 'struct', patterns: ['string'], embedded: { kind: 'top' } });
+    // A regular field still makes one.
+    expect(fieldOf('a: string & {x: 1, _}\n', 'a')).toMatchObject({ kind: 'bottom', code: 'eval', message: expect.stringContaining('mismatched types string and struct') });
   });
 
   it('calls a validator written bare as its builtin, and refuses to call one already called', () => {

@@ -84,19 +84,19 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     value = target.evaluate();
     if (target.notAllowed) value = target.notAllowed;
     const list = (): Inspected => ({ kind: 'list', elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)), open: target.listOpen });
-    const attached = [...target.arcs.values()].filter((arc) => arc.definition || arc.hidden);
+    const attached = [...target.arcs.values()].filter((arc) => arc.definition || arc.hidden || !arc.regular);
+    const patterns = () => target.patterns.map((pattern) => formatValue(patternMatcher(pattern, target)));
     // A disjunction's definitions and hidden fields are those of each disjunct (CUE clears the arcs of the field itself).
-    if (value !== target && attached.length > 0 && !isBottom(value) && value.t !== 'disj') {
+    if (value !== target && (attached.length > 0 || target.patterns.length > 0) && !isBottom(value) && value.t !== 'disj') {
       const embedded = target.isList ? list() : inspect(value, depth + 1, maxDepth, file);
-      return { kind: 'struct', closed: false, open: false, fields: attached.map((arc) => field(arc, depth, maxDepth, file)), patterns: [], embedded };
+      return { kind: 'struct', closed: target.groups.some((group) => group.active), open: false, fields: attached.map((arc) => field(arc, depth, maxDepth, file)), patterns: patterns(), embedded };
     }
     // CUE keeps the fields of a struct that is incomplete (its value is the error, its arcs remain).
     const incompleteStruct = isBottom(value) && value.code === 'incomplete' && target.isStruct && !target.isList && target.arcs.size > 0;
     if (value === target || incompleteStruct) {
       if (target.isList) return list();
       const fields = [...target.arcs.values()].map((arc) => field(arc, depth, maxDepth, file));
-      const patterns = target.patterns.map((pattern) => formatValue(patternMatcher(pattern, target)));
-      const struct = { kind: 'struct' as const, closed: target.groups.some((group) => group.active), open: target.groups.some((group) => group.open), fields, patterns };
+      const struct = { kind: 'struct' as const, closed: target.groups.some((group) => group.active), open: target.groups.some((group) => group.open), fields, patterns: patterns() };
       return isBottom(value) ? { ...struct, error: inspectBottom(value, file) } : struct;
     }
   }

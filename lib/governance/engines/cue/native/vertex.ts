@@ -160,8 +160,10 @@ const NO_CHOICES: readonly number[] = [];
  */
 function makesStruct(lit: StructLit): boolean {
   if (lit.makesStruct === undefined) {
+    // Beside an embedding, `...` and pattern constraints make no struct (CUE's addStruct sets aStruct for regular fields only):
+    // {..., #foo: string, _} & {string, #foo: "bar"} is that string.
     const regular = lit.decls.some(
-      (decl) => (decl.type === 'field' && decl.constraint !== '?' && !(decl.label.kind === 'name' && !decl.label.quoted && /^[#_]/.test(decl.label.name))) || decl.type === 'ellipsis',
+      (decl) => decl.type === 'field' && decl.constraint !== '?' && decl.label.kind !== 'pattern' && !(decl.label.kind === 'name' && !decl.label.quoted && /^[#_]/.test(decl.label.name)),
     );
     lit.makesStruct = regular || !lit.decls.some((decl) => decl.type === 'embed' || decl.type === 'comprehension');
   }
