@@ -139,6 +139,12 @@ describe('the verdict', () => {
     expect(vet(conjunctionScript, { a: 1, c: 'x', d: 1 })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['d: field not allowed'] });
   });
 
+  it('closes the sides of a list element\'s conjunction in a definition together, as a field\'s', () => {
+    const script = '#F: {do: string, as: [...string]}\n#D: {#c: [#F & {as: ["go"]}]}\nd: #D\nout: d.#c[0].do\n';
+    expect(vet(script, { out: 'f1' }, false)).toEqual(PASS);
+    expect(compileNative('#F: {do: string}\n#D: {#c: [#F & {as: ["go"]}]}\n')).toMatchObject({ ok: false, message: expect.stringMatching(/field not allowed/) });
+  });
+
   it('reports conflicts alone, as CUE does, and every non-concrete field under requireConcrete', () => {
     const script = 'name: string\nsize: int & <10\nowner: email: =~"@"\n';
     expect(vet(script, { name: 1, size: 30 })).toEqual({

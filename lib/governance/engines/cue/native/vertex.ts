@@ -913,7 +913,9 @@ export class Vertex {
         index = addComprehension(this, element, env, conjunct.closed, new CloseGroup(), index);
         continue;
       }
-      this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed, via: conjunct.via });
+      // The sides of a conjunction closed by a definition close together, as a field's do (`#c: [#f1 & {as: []}]` allows #f1's fields).
+      const origin = conjunct.closed && element.type === 'binary' && element.op === '&' ? (conjunct.origin ?? {}) : undefined;
+      this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed, via: conjunct.via, origin });
     }
     this.work.lists.push({ length: index, open: Boolean(lit.rest), rest: lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed } : undefined, at: lit.at });
   }
