@@ -145,6 +145,12 @@ describe('the verdict', () => {
     expect(compileNative('#F: {do: string}\n#D: {#c: [#F & {as: ["go"]}]}\n')).toMatchObject({ ok: false, message: expect.stringMatching(/field not allowed/) });
   });
 
+  it('binds no identifier to a quoted label, as CUE does', () => {
+    expect(compileNative('"a": 1\nb: a\n')).toMatchObject({ ok: false, message: 'b: reference "a" not found' });
+    const script = 'import "list"\nas: [1]\nx: {"as": list.Concat([[0], as])}\n';
+    expect(vet(script, { x: { as: [0, 1] } })).toEqual(PASS);
+  });
+
   it('reports conflicts alone, as CUE does, and every non-concrete field under requireConcrete', () => {
     const script = 'name: string\nsize: int & <10\nowner: email: =~"@"\n';
     expect(vet(script, { name: 1, size: 30 })).toEqual({

@@ -19,8 +19,8 @@ function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {
   for (const decl of lit.decls) {
     if (decl.type === 'field' && decl.label.kind === 'name') {
       const { name, quoted } = decl.label;
-      // `"_id"` is a regular field: the identifier _id names the hidden field, not it.
-      if (!entries.has(name) && !(quoted && /^[_#]/.test(name))) entries.set(name, { kind: 'field', label: name, quoted });
+      // A quoted label binds no identifier (CUE's ast.LabelName): in `"as": f(as)`, as is a field further out.
+      if (!entries.has(name) && !quoted) entries.set(name, { kind: 'field', label: name, quoted });
       if (decl.alias) entries.set(decl.alias, { kind: 'field', label: name, quoted });
     } else if (decl.type === 'field' && decl.alias && (decl.label.kind === 'interpolated' || decl.label.kind === 'dynamic')) {
       entries.set(decl.alias, { kind: 'computed', label: decl.label.expr });
