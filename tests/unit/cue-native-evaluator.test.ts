@@ -302,6 +302,17 @@ describe('disjunctions', () => {
     expect(vet('c: {a: 1} | #b\n#b: {a: 1}\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['c: incomplete value {a:1} | {a:1}'] });
   });
 
+  // CUE's crossProduct evaluates a disjunction that is a term of another within each disjunct of the value so far (spec.md, "Default values").
+  it('drops the defaults of a nested disjunction only where none of them survives, one disjunct at a time', () => {
+    // "b" survives the marked term without its inner default: a default too, so there is none to choose.
+    expect(vet('c: ("a" | "b") & (*(*"a" | string) | string)\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['c: incomplete value *"a" | *"b"'] });
+    expect(vet('c: ("a" | "b") & (*(*"a" | string) | string)\nc: "a"\n', {})).toEqual(PASS);
+    // Written first, the nested disjunction keeps its default.
+    expect(vet('d: (*(*"a" | string) | string) & ("a" | "b")\nd: "b"\n', {})).toEqual(PASS);
+    expect(vet('d: (*(*"a" | string) | string) & ("a" | "b")\nok: d == "a"\nok: true\n', {})).toEqual(PASS);
+    expect(vet('x: string & (*(*1 | "s") | "t")\nok: x == "s"\nok: true\n', {})).toEqual(PASS);
+  });
+
   // CUE shares #A.type with #T, where the #T inside a disjunct is an ancestor: a structural cycle that eliminates it.
   it('eliminates the disjuncts of a definition that nest it without end, also where a field is that definition', () => {
     const types = '#T: ["a", #T] | ["b", #T] | ["c", #T] | ["d", [...#T]]\n#A: type: #T\n';

@@ -53,3 +53,21 @@ function flatten(expr: Expr): Term<Expr>[] {
     }),
   );
 }
+
+const outer = new WeakMap<Expr, readonly { readonly marked: boolean; readonly value: Expr }[]>();
+
+/** The terms of a `|` expression as written, a parenthesized disjunction being one term (CUE evaluates it within each disjunct). */
+export function outerTermsOf(expr: Expr): readonly { readonly marked: boolean; readonly value: Expr }[] {
+  let terms = outer.get(expr);
+  if (!terms) {
+    terms = collectOuter(expr);
+    outer.set(expr, terms);
+  }
+  return terms;
+}
+
+function collectOuter(expr: Expr): { readonly marked: boolean; readonly value: Expr }[] {
+  if (expr.type === 'binary' && expr.op === '|') return [...collectOuter(expr.left), ...collectOuter(expr.right)];
+  if (expr.type === 'unary' && expr.op === '*') return [{ marked: true, value: unparen(expr.operand) }];
+  return [{ marked: false, value: unparen(expr) }];
+}

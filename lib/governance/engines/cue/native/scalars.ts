@@ -240,3 +240,78 @@ export function unifyScalars(a: Value, b: Value, at: readonly Position[] = []): 
 
 /** The constraint a kind name stands for (`int`, `string`...). */
 export const kindConstraint = (kinds: number): Constraint => constraint(kinds);
+
+const MAYBE = 0;
+const IS_DEFAULT = 1;
+const NOT_DEFAULT = 2;
+type Mode = typeof MAYBE | typeof IS_DEFAULT | typeof NOT_DEFAULT;
+
+/** CUE's combineDefault2 (internal/core/adt/disjunct2.go): a side that dropped its defaults is unmarked; then not-default over default over unmarked. */
+const combine = (a: Mode, b: Mode, dropsA = false, dropsB = false): Mode => Math.max(dropsA ? MAYBE : a, dropsB ? MAYBE : b) as Mode;
+
+const modesOf = (value: Value): Mode[] => (value.t === 'disj' ? value.defaults.map((isDefault) => (value.defaults.some(Boolean) ? (isDefault ? IS_DEFAULT : NOT_DEFAULT) : MAYBE)) : [MAYBE]);
+
+const membersOf = (value: Value): readonly Value[] => (value.t === 'disj' ? value.values : [value]);
+
+/**
+ * A disjunction unified into a value that has one already, one disjunct of it after the other, as CUE's
+ * crossProduct does (internal/core/adt/disjunct2.go): a term that is itself a disjunction (`*(*"a" | string)`)
+ * is evaluated within each disjunct, so its defaults are dropped there only when none of them survives there.
+ * `("a" | "b") & (*(*"a" | string) | string)` is `*"a" | *"b"` (disjunctions/specdeviation.txtar, staged).
+ * Undefined when nothing survives: the disjunction is then unified as a whole, for its errors.
+ */
+export function crossDisjunction(base: Value, terms: readonly { readonly value: Value; readonly marked: boolean }[], at: readonly Position[]): Value | undefined {
+  const anyMarked = terms.some((term) => term.marked);
+  const baseModes = modesOf(base);
+  const results: { value?: Value; mode: Mode; term: Mode; nested?: { value: Value; mode: Mode }[] }[] = [];
+  let leftDrops = true;
+  let rightDrops = true;
+  membersOf(base).forEach((left, i) => {
+    const mode = baseModes[i];
+    for (const term of terms) {
+      const termMode: Mode = anyMarked ? (term.marked ? IS_DEFAULT : NOT_DEFAULT) : MAYBE;
+      const inner = term.value.t === 'disj' ? nestedResults(left, mode, termMode, term.value, at) : undefined;
+      const value = inner ? undefined : unifyScalars(left, term.value, at);
+      if (inner ? inner.length === 0 : value?.t === 'bottom') continue;
+      if (mode === IS_DEFAULT) leftDrops = false;
+      if (termMode === IS_DEFAULT) rightDrops = false;
+      if (inner?.length === 1) results.push({ value: inner[0].value, mode: mode === MAYBE ? inner[0].mode : mode, term: termMode });
+      else results.push({ value, mode, term: termMode, nested: inner });
+    }
+  });
+  if (results.length === 0) return undefined;
+  const values: Value[] = [];
+  const modes: Mode[] = [];
+  for (const result of results) {
+    if (!result.nested) {
+      values.push(result.value as Value);
+      modes.push(combine(result.mode, result.term, leftDrops, rightDrops));
+      continue;
+    }
+    for (const member of result.nested) {
+      values.push(member.value);
+      modes.push(combine(result.mode, combine(result.term, member.mode), leftDrops, false));
+    }
+  }
+  return disjunction(values, modes.map((mode) => mode === IS_DEFAULT));
+}
+
+/** A disjunction evaluated within one disjunct (`left`, of mode `mode`, chosen with a term of mode `termMode`). */
+function nestedResults(left: Value, mode: Mode, termMode: Mode, nested: Disjunction, at: readonly Position[]): { value: Value; mode: Mode }[] {
+  const leftDrops = !(mode === IS_DEFAULT || termMode === IS_DEFAULT);
+  const innerModes = modesOf(nested);
+  const survivors: { value: Value; inner: Mode }[] = [];
+  nested.values.forEach((member, k) => {
+    const value = unifyScalars(left, member, at);
+    if (value.t !== 'bottom') survivors.push({ value, inner: innerModes[k] });
+  });
+  const rightDrops = !survivors.some((survivor) => survivor.inner === IS_DEFAULT);
+  const out: { value: Value; mode: Mode }[] = [];
+  for (const survivor of survivors) {
+    const result = { value: survivor.value, mode: combine(mode, survivor.inner, leftDrops, rightDrops) };
+    const same = out.find((other) => isScalar(other.value) && isScalar(result.value) && other.value.t === result.value.t && scalarEquals(other.value, result.value));
+    if (!same) out.push(result);
+    else if (result.mode === IS_DEFAULT) same.mode = IS_DEFAULT;
+  }
+  return out;
+}

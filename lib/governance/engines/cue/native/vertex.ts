@@ -9,10 +9,10 @@
 import type { Comprehension, Decl, Expr, ListLit, StructLit } from './ast';
 import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
-import { combineDefaults, disjunctsOf } from './disjuncts';
+import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
 import { bareValidator, defaultOf, evalExpr, labelMatches, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
 import { sameVertex } from './equality';
-import { disjunction, unifyScalars } from './scalars';
+import { crossDisjunction, disjunction, unifyScalars } from './scalars';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type ErrorCode, type Value, unsatisfied } from './values';
 import type { Context } from './context';
 
@@ -661,6 +661,7 @@ export class Vertex {
     const disjuncts = disjunctsOf(conjunct.expr as Expr).map((term) => ({ conjunct: derived(conjunct, term.value), isDefault: term.isDefault }));
     // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking this vertex.
     if (this.choices.length === 0) {
+      if (this.scalar.t !== 'top' && this.addStaged(conjunct)) return;
       const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, this));
       if (values.every(isPlain)) return this.addValue(disjunction(values, disjuncts.map((disjunct) => disjunct.isDefault)), conjunct, atOf(conjunct.expr));
       if (values.every((value) => isPlain(value) || (value.t === 'disj' && value.values.every(isPlain)))) {
@@ -677,6 +678,22 @@ export class Vertex {
     }
     this.work.disjunctions.push({ disjuncts });
     this.takeChoice();
+  }
+
+  /**
+   * A disjunction of scalars with a disjunction as a term (`*(*"a" | string) | string`, `*P | int`) into a
+   * field that has a value already: crossed with it one disjunct at a time, as CUE does (crossDisjunction).
+   */
+  private addStaged(conjunct: Conjunct): boolean {
+    const written = outerTermsOf(conjunct.expr as Expr);
+    // Only a term written as a disjunction or a reference can be one.
+    if (!written.some(({ value }) => (value.type === 'binary' && value.op === '|') || value.type === 'ident' || value.type === 'selector' || value.type === 'index')) return false;
+    const terms = written.map((term) => ({ marked: term.marked, value: evalExpr(term.value, conjunct.env, this) }));
+    if (!terms.some((term) => term.value.t === 'disj') || !terms.every((term) => isPlain(term.value) || (term.value.t === 'disj' && term.value.values.every(isPlain)))) return false;
+    const at = atOf(conjunct.expr);
+    const crossed = crossDisjunction(this.scalar, terms, at ? [at] : []);
+    if (crossed) this.scalar = crossed;
+    return crossed !== undefined;
   }
 
   /** In a fork, the disjunct chosen for the next disjunction is added as any conjunct. */
