@@ -41,10 +41,13 @@ export interface Env {
 
 /** The labels one struct (and what it embeds) allows, when it is closed. */
 export class CloseGroup {
-  readonly labels = new Set<string>();
-  readonly patterns: Pattern[] = [];
-  /** The labels the struct literal that made this group declares itself, or in a struct it embeds (not in a definition it embeds); made when first needed. */
-  own?: Set<string>;
+  /** The struct literals whose named fields it declares, and computed labels: a set of them is made when first asked (most groups never are). */
+  private declared: (StructLit | string)[] = NO_DECLARED;
+  /** Those the struct literal that made this group declares itself, or a struct it embeds (not a definition it embeds). */
+  private ownDeclared: StructLit[] = NO_LITS;
+  private labels?: Set<string>;
+  private own?: Set<string>;
+  patterns: Pattern[] = NO_PATTERNS;
   /** Its pattern constraints likewise. */
   ownPatterns?: Pattern[];
   /** A definition in a conjunction embedded in a struct also allows that struct's own fields. */
@@ -54,17 +57,44 @@ export class CloseGroup {
   /** The groups of definitions referenced inside this one's struct: what they declare, this one allows too. */
   inner?: CloseGroup[];
 
+  /** The named fields of a struct literal unified with this group's struct, declared by that struct itself when own. */
+  declareFields(lit: StructLit, own: boolean): void {
+    this.declared = appended(this.declared, NO_DECLARED, lit);
+    if (own) this.ownDeclared = appended(this.ownDeclared, NO_LITS, lit);
+    this.labels = this.own = undefined;
+  }
+
+  /** A field with a computed label (`(k): v`). */
+  declare(label: string): void {
+    this.declared = appended(this.declared, NO_DECLARED, label);
+    this.labels = undefined;
+  }
+
+  addPattern(pattern: Pattern): void {
+    this.patterns = appended(this.patterns, NO_PATTERNS, pattern);
+  }
+
   allows(label: string, vertex: Vertex): boolean {
     return this.open || this.declares(label, vertex) || (this.alsoAllows !== undefined && this.alsoAllows.ownAllows(label, vertex));
   }
 
   private ownAllows(label: string, vertex: Vertex): boolean {
-    return this.own?.has(label) === true || this.ownPatterns?.some((pattern) => labelMatches(pattern, label, vertex)) === true;
+    return (this.own ??= labelsOf(this.ownDeclared)).has(label) || this.ownPatterns?.some((pattern) => labelMatches(pattern, label, vertex)) === true;
   }
 
   private declares(label: string, vertex: Vertex): boolean {
-    return this.labels.has(label) || this.patterns.some((pattern) => labelMatches(pattern, label, vertex)) || this.inner?.some((group) => group.declares(label, vertex)) === true;
+    return (this.labels ??= labelsOf(this.declared)).has(label) || this.patterns.some((pattern) => labelMatches(pattern, label, vertex)) || this.inner?.some((group) => group.declares(label, vertex)) === true;
   }
+}
+
+/** The labels of the named fields of struct literals, and computed labels. */
+function labelsOf(declared: readonly (StructLit | string)[]): Set<string> {
+  const labels = new Set<string>();
+  for (const item of declared) {
+    if (typeof item === 'string') labels.add(item);
+    else for (const decl of item.decls) if (decl.type === 'field' && decl.label.kind === 'name') labels.add(decl.label.name);
+  }
+  return labels;
 }
 
 /** One reference to a definition inside a closed struct: its fields close with it, and what it declares the enclosing struct allows. */
@@ -185,6 +215,8 @@ const NO_ARCS: Map<string, Vertex> = new Map();
 const NO_CONJUNCTS: Conjunct[] = [];
 const NO_GROUPS: CloseGroup[] = [];
 const NO_PATTERNS: Pattern[] = [];
+const NO_DECLARED: (StructLit | string)[] = [];
+const NO_LITS: StructLit[] = [];
 
 /** Appends to an array that may be one of the shared empty ones: a new array then, sized for its one element. */
 function appended<T>(array: T[], empty: T[], item: T): T[] {
@@ -821,6 +853,7 @@ export class Vertex {
     // A struct that is itself embedded is no new scope: what it embeds closes with the struct it is in, whose own
     // fields it allows (`r: {input: 1, {#deps}}` allows input beside #deps' root, as CUE's splitStruct).
     const within = lit.decls.some(isEmbedding) && !embeddedStruct ? (outer ? new Reference(outer) : group) : outer;
+    group.declareFields(lit, own);
     for (const decl of lit.decls) {
       switch (decl.type) {
         case 'field': {
@@ -830,12 +863,10 @@ export class Vertex {
             const arc = this.arc(label.name, definition, !label.quoted && label.name.startsWith('_'));
             const origin = !definition ? within : conjunct.closed && outer ? definitionOrigin(outer, label.name) : arc;
             arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin, via: conjunct.via }, decl.constraint);
-            group.labels.add(label.name);
-            if (own) (group.own ??= new Set()).add(label.name);
           } else if (label.kind === 'pattern') {
             const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, fieldAlias: decl.alias, closed: conjunct.closed, origin: within };
             this.addPattern(pattern);
-            group.patterns.push(pattern);
+            group.addPattern(pattern);
             if (own) (group.ownPatterns ??= []).push(pattern);
             if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
           } else {
@@ -848,9 +879,7 @@ export class Vertex {
           break;
         case 'ellipsis':
           group.open = true;
-          if (decl.constraint) {
-            this.addPattern({ label: { type: 'ident', name: '_', at: decl.at }, env, value: decl.constraint, closed: conjunct.closed });
-          }
+          if (decl.constraint) this.addPattern({ label: { type: 'ident', name: '_', at: decl.at }, env, value: decl.constraint, closed: conjunct.closed });
           break;
         case 'comprehension':
           // What it yields is declared by this struct: its fields share what closes this struct's.
@@ -892,7 +921,7 @@ export class Vertex {
     }
     this.isStruct = true;
     this.arc(label.v).addConjunct({ expr: dynamic.field, env: dynamic.env, closed: dynamic.closed }, dynamic.constraint);
-    dynamic.group.labels.add(label.v);
+    dynamic.group.declare(label.v);
   }
 
   private applyPatterns(): void {
