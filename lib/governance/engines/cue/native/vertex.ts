@@ -102,6 +102,7 @@ class Reference {
   constructor(readonly within: object) {}
 }
 
+/** derived() copies every field: one added here is added there too. */
 export interface Conjunct {
   readonly expr: ConjunctExpr;
   readonly env: Env;
@@ -228,7 +229,7 @@ function appended<T>(array: T[], empty: T[], item: T): T[] {
 const DATA_ENV: Env = {};
 const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', value }, env: DATA_ENV, closed: false });
 
-/** The conjunct with another expression (or scope), written out: one object shape for all (a spread is slower). */
+/** The conjunct with another expression (or scope), written out: one object shape for all (a spread is slower). It copies every field of Conjunct. */
 function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.env, viaConjunction = conjunct.viaConjunction): Conjunct {
   return { expr, env, closed: conjunct.closed, group: conjunct.group, embedded: conjunct.embedded, viaConjunction, origin: conjunct.origin, via: conjunct.via };
 }
