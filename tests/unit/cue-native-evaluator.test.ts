@@ -145,6 +145,13 @@ describe('the verdict', () => {
     expect(compileNative('#F: {do: string}\n#D: {#c: [#F & {as: ["go"]}]}\n')).toMatchObject({ ok: false, message: expect.stringMatching(/field not allowed/) });
   });
 
+  it('closes a struct element of a list in a definition together with the list\'s `...T`', () => {
+    const script = '#V: {kind: *"d" | string, spec: int}\n#L: [...#V] & [{spec: 1}]\nitems: #L\n';
+    expect(vet(script, { items: [{ spec: 1, kind: 'd' }] })).toEqual(PASS);
+    expect(vet(script, { items: [{ spec: 1, zz: 2 }] })).toMatchObject({ satisfiesPolicy: false, errors: ['items.0.zz: field not allowed'] });
+    expect(compileNative('#V: {spec: int}\n#L: [...null | #V] & [{spec: 1, zz: 2}]\n')).toMatchObject({ ok: false });
+  });
+
   it('binds no identifier to a quoted label, as CUE does', () => {
     expect(compileNative('"a": 1\nb: a\n')).toMatchObject({ ok: false, message: 'b: reference "a" not found' });
     const script = 'import "list"\nas: [1]\nx: {"as": list.Concat([[0], as])}\n';

@@ -152,7 +152,7 @@ export interface Pattern {
 interface ListPart {
   readonly length: number;
   readonly open: boolean;
-  readonly rest?: { expr: Expr; env: Env; closed: boolean };
+  readonly rest?: { expr: Expr; env: Env; closed: boolean; origin?: object };
   readonly at: Position;
 }
 
@@ -225,6 +225,17 @@ function appended<T>(array: T[], empty: T[], item: T): T[] {
   array.push(item);
   return array;
 }
+/**
+ * What closes a list element with the other structs of its definition, as a field's origin does: the sides of
+ * a conjunction (`#c: [#f1 & {as: []}]`) or disjunction, and a struct beside the list's `...T` (`[...#V] & [{spec: 1}]`)
+ * close together. Only those: an element that is a reference keeps its own group (recursive lists such as
+ * `#T: ["a", #T]` were over ten times slower per step with one).
+ */
+function elementOrigin(conjunct: Conjunct, element: Expr): object | undefined {
+  if (!conjunct.closed || !((element.type === 'binary' && (element.op === '&' || element.op === '|')) || element.type === 'struct')) return undefined;
+  return conjunct.origin ?? {};
+}
+
 /** Data has no scope: nothing in it refers to anything. */
 const DATA_ENV: Env = {};
 const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', value }, env: DATA_ENV, closed: false });
@@ -960,11 +971,10 @@ export class Vertex {
         index = addComprehension(this, element, env, conjunct.closed, new CloseGroup(), index);
         continue;
       }
-      // The sides of a conjunction closed by a definition close together, as a field's do (`#c: [#f1 & {as: []}]` allows #f1's fields).
-      const origin = conjunct.closed && element.type === 'binary' && element.op === '&' ? (conjunct.origin ?? {}) : undefined;
-      this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed, via: conjunct.via, origin });
+      this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed, via: conjunct.via, origin: elementOrigin(conjunct, element) });
     }
-    this.work.lists.push({ length: index, open: Boolean(lit.rest), rest: lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed } : undefined, at: lit.at });
+    const rest = lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed, origin: conjunct.closed ? conjunct.origin : undefined } : undefined;
+    this.work.lists.push({ length: index, open: Boolean(lit.rest), rest, at: lit.at });
   }
 
   /** A list element made by a comprehension. */
@@ -1029,7 +1039,7 @@ export class Vertex {
       if (!part.rest) continue;
       for (let index = part.length; index < length; index++) {
         const arc = this.arc(String(index));
-        arc.conjuncts = appended(arc.conjuncts, NO_CONJUNCTS, { expr: part.rest.expr, env: part.rest.env, closed: part.rest.closed });
+        arc.conjuncts = appended(arc.conjuncts, NO_CONJUNCTS, { expr: part.rest.expr, env: part.rest.env, closed: part.rest.closed, origin: part.rest.origin });
       }
     }
   }
