@@ -283,6 +283,15 @@ describe('the conformance view (inspectFiles)', () => {
     expect(fieldOf('a: string & {x: 1, _}\n', 'a')).toMatchObject({ kind: 'bottom', code: 'eval', message: expect.stringContaining('mismatched types string and struct') });
   });
 
+  it('keeps disjuncts of or() apart that differ only in the definitions beside their scalar', () => {
+    expect(fieldOf('a: or([{2, #x: 1}, {2, #x: 2}])\n', 'a')).toMatchObject({
+      kind: 'disjunction',
+      disjuncts: [{ value: { embedded: { value: 2 }, fields: [{ label: '#x', value: { value: 1 } }] } }, { value: { embedded: { value: 2 }, fields: [{ label: '#x', value: { value: 2 } }] } }],
+    });
+    expect(fieldOf('a: or([{2, #x: 1}, {2, #x: 1}])\n', 'a')).toMatchObject({ kind: 'struct', embedded: { value: 2 } });
+    expect(fieldOf('a: or([2, 1, 1, 2])\n', 'a')).toMatchObject({ kind: 'disjunction', disjuncts: [{ value: { value: 2 } }, { value: { value: 1 } }] });
+  });
+
   it('calls a validator written bare as its builtin, and refuses to call one already called', () => {
     const script = 'import "encoding/json"\n\na: json.Valid\nb: a()\nc: a("[1]")\nd: a("[")\ne: b()\n';
     expect(fieldOf(script, 'b')).toMatchObject({ kind: 'constraint', text: 'json.Valid()' });

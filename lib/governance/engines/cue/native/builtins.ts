@@ -9,8 +9,8 @@ import type { Position } from './scanner';
 import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindOf, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, validationError, type Bottom, type Builtin, type Package, type Value } from './values';
-import { defaultOf, structurallyEqual, valueOf } from './expressions';
-import { firstError, listOf, Vertex } from './vertex';
+import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
+import { firstError, listOf, Vertex, withAttached } from './vertex';
 import { exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments, type Exported } from './encodings';
 
 /** `list`: its elements' values; `listValue`: the list itself (whether it is open). */
@@ -536,7 +536,7 @@ const or: Builtin = {
   call: ([value], at) => {
     const target = defaultOf(value);
     if (!(target instanceof Vertex) || !target.isList) return isBottom(target) ? target : bottom('or: argument must be a list', [at]);
-    const elements = target.elements().map((element) => valueOf(element));
+    const elements = target.elements().map((element) => (noteRead(element), withAttached(element)));
     if (elements.length === 0) return bottom('empty list in call to or', [at]);
     return disjunction(elements, elements.map(() => false));
   },

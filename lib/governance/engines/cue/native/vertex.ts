@@ -201,6 +201,15 @@ function makesStruct(lit: StructLit): boolean {
   return lit.makesStruct;
 }
 
+/**
+ * A vertex's value, or the vertex itself when that value is a scalar with definitions or hidden fields beside it
+ * (`{2, #x: 1}`): as a disjunct it is not the same as another 2 (CUE's or.txtar: {2, #x: 1} | {2, #x: 2}).
+ */
+export function withAttached(vertex: Vertex): Value {
+  const value = vertex.evaluate();
+  return isScalar(value) && [...vertex.arcs.values()].some((arc) => arc.definition || arc.hidden) ? vertex : value;
+}
+
 /** `!=null`, the one bound a struct or list satisfies (it is never null). */
 const excludesOnlyNull = (bound: Bound): boolean => bound.op === '!=' && bound.value.t === 'null';
 
@@ -802,7 +811,7 @@ export class Vertex {
     if (unique.length === 1 && chosen) return this.adopt(chosen.vertex);
     this.disjuncts = unique.map(({ vertex, isDefault }) => ({ vertex, isDefault }));
     if (chosen) this.borrowArcs(chosen.vertex);
-    this.finish(disjunction(unique.map((result) => result.vertex.value), unique.map((result) => result.isDefault)));
+    this.finish(disjunction(unique.map((result) => withAttached(result.vertex)), unique.map((result) => result.isDefault)));
   }
 
   /** A disjunct's copy: the field it is a copy of. */
