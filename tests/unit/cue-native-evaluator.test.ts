@@ -329,6 +329,17 @@ describe('disjunctions', () => {
     expect(vet('x: string & (*(*1 | "s") | "t")\nok: x == "s"\nok: true\n', {})).toEqual(PASS);
   });
 
+  // CUE's getErrorAll (disjunct2.go) finds an incomplete field of the disjunct's own, not one deeper.
+  it('eliminates a disjunct with an incomplete field of its own, the default included', () => {
+    expect(vet('m: a: 2\nx: *{v: m.b} | 3\nok: x == 3\nok: true\n', {})).toEqual(PASS);
+    const greeting = 'name?: string\ngreeting: *{text: "hi \\(name)"} | {text: "hello"}\nok: greeting.text == "hello"\nok: true\n';
+    expect(vet(greeting, {})).toEqual(PASS);
+    expect(vet(greeting, { name: 'bob' })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^ok: conflicting values/)] });
+    // One level deeper, or after an optional field (where CUE's walk stops), the default stays, incomplete.
+    expect(vet('m: a: 2\nx: *{a: {v: m.b}} | 3\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/^x\.a\.v: undefined field: b/)] });
+    expect(vet('m: a: 2\nx: *{o?: int, v: m.b} | 3\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/^x\.v: undefined field: b/)] });
+  });
+
   // CUE shares #A.type with #T, where the #T inside a disjunct is an ancestor: a structural cycle that eliminates it.
   it('eliminates the disjuncts of a definition that nest it without end, also where a field is that definition', () => {
     const types = '#T: ["a", #T] | ["b", #T] | ["c", #T] | ["d", [...#T]]\n#A: type: #T\n';

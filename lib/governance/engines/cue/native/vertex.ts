@@ -783,7 +783,7 @@ export class Vertex {
       // Taken or not, what a disjunct read of the descriptor's space counts (the save check).
       if (copy.tainted) this.tainted = true;
       // A disjunct that is an error, incomplete included, is eliminated (CUE's doDisjunct: getErrorAll).
-      const error = isBottom(value) ? value : firstError(copy);
+      const error = isBottom(value) ? value : firstError(copy, 0, true);
       if (error) errors.push(error);
       else leaves.push(copy);
     });
@@ -1159,15 +1159,21 @@ function declarations(arc: Vertex): Position[] {
   return at;
 }
 
-/** The first error in a vertex or its regular fields (not incomplete ones): what eliminates a disjunct. */
-export function firstError(vertex: Vertex, depth = 0): Bottom | undefined {
+/**
+ * The first error in a vertex or its regular fields (not incomplete ones): what eliminates a disjunct. For a
+ * disjunct (`ownIncomplete`), an incomplete field of its own counts too, as CUE's getErrorAll finds it
+ * (disjunct2.go): `*{v: m.b} | 3` is 3 (disjunctions/elimination.txtar issue1924, errors.txtar issue3581); one
+ * deeper does not (nestedNonMonotonic), nor one after an optional field, where CUE's walk stops (kept: stricter).
+ */
+export function firstError(vertex: Vertex, depth = 0, ownIncomplete = false): Bottom | undefined {
   const value = vertex.evaluate();
   if (vertex.notAllowed) return vertex.notAllowed;
-  if (isBottom(value)) return value.code === 'incomplete' ? undefined : value;
+  if (isBottom(value)) return value.code === 'incomplete' && !ownIncomplete ? undefined : value;
   if (value !== vertex || depth > vertex.ctx.maxDepth) return undefined;
+  const incomplete = ownIncomplete && depth === 0 && ![...vertex.arcs.values()].some((arc) => !arc.regular && !arc.required);
   for (const arc of vertex.arcs.values()) {
     if (!arc.regular && !arc.notAllowed) continue;
-    const error = firstError(arc, depth + 1);
+    const error = firstError(arc, depth + 1, incomplete);
     if (error) return error;
   }
   return undefined;
