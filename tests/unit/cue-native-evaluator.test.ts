@@ -207,6 +207,11 @@ describe('the verdict', () => {
     expect(vet('#T: string | {foo: int}\nin: _\nr: ({_in: #T & in, out: 2}).out\n', { in: { foo: 5, bar: 'x' } })).toEqual(PASS);
   });
 
+  it("words a builtin's argument that is not concrete as CUE does", () => {
+    const script = 'import "strings"\nname: string\nupper: strings.ToUpper(name)\n';
+    expect(vet(script, {})).toMatchObject({ satisfiesPolicy: false, errors: ['name: incomplete value string', expect.stringMatching(/^upper: error in call to strings.ToUpper: non-concrete value string/)] });
+  });
+
   it('stops a runaway policy at its budget with a failed result, never a pass', () => {
     const program = compiled('import "list"\nx: [for i in list.Range(0, 100000, 1) {i}]\nn: len(x)\n');
     expect(evaluateNative(program, {}, { requireConcrete: true, metric: false, maxSteps: 10_000 })).toEqual({

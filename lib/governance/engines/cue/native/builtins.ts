@@ -50,7 +50,7 @@ function argument(value: Value, param: Param, position: number, name: string): J
     if (picked instanceof Vertex) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
     // Incomplete while it could still become a value of the kind wanted; else it never will (CUE's Builtin.call).
     if ((kindOf(picked) & PARAM_KINDS[param]) === 0) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${PARAM_NAMES[param] ?? param} in argument ${position + 1} to ${name}`));
-    throw new ArgumentError(incomplete(`non-concrete argument ${position + 1} to ${name}: ${formatValue(picked)}`));
+    throw new ArgumentError(incomplete(`error in call to ${name}: non-concrete value ${formatValue(picked)}`));
   }
   const ok =
     (param === 'string' && picked.t === 'string') ||
