@@ -228,6 +228,14 @@ describe('the verdict', () => {
     expect(vet(script, { x: { a: 1 } })).toMatchObject({ satisfiesPolicy: false });
   });
 
+  it('checks two validators whose struct or list arguments differ, which their message text cannot tell apart', () => {
+    expect(vet('x: matchN(1, [{a!: int}]) & matchN(1, [{b!: int}])\n', { x: { a: 1 } }, false)).toMatchObject({ satisfiesPolicy: false });
+    expect(vet('x: matchN(1, [{a!: int}]) & matchN(1, [{b!: int}])\n', { x: { a: 1, b: 2 } }, false)).toEqual(PASS);
+    const json = 'import "encoding/json"\n\nx: json.Validate({a: int}) & json.Validate({a: >1})\n';
+    expect(vet(json, { x: '{"a": 1}' }, false)).toMatchObject({ satisfiesPolicy: false });
+    expect(vet(json, { x: '{"a": 2}' }, false)).toEqual(PASS);
+  });
+
   it('finds a descriptor that violates a validator non-compliant in both modes: its open structs and lists are final', () => {
     const violations: [string, unknown][] = [
       ['import "struct"\n\nx: struct.MinFields(1)\n', { x: {} }],

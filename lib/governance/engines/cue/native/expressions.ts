@@ -485,7 +485,7 @@ export function applyBuiltin(callee: Builtin, args: readonly Value[], at: Positi
     return constraint(
       validatorKinds(callee.name),
       [],
-      [{ text, ...(callee.schemas ? { call: { name: callee.name, args } } : {}), kinds: validatorKinds(callee.name), at: [at, ...argAt], check: (value) => asCheck(callee.call([value, ...args], at, from)) }],
+      [{ text, name: callee.name, args, schemas: callee.schemas, kinds: validatorKinds(callee.name), at: [at, ...argAt], check: (value) => asCheck(callee.call([value, ...args], at, from)) }],
       [at],
     );
   }

@@ -135,7 +135,7 @@ function inspectBottom(value: Bottom, file: string): InspectedBottom {
 
 /** A validator as CUE prints it in a value: its arguments as schemas (`matchN(1, [{foo!: string}])`), not as messages show them. */
 function validatorText(validator: Validator, depth: number): string {
-  return validator.call ? `${validator.call.name}(${validator.call.args.map((arg) => schemaText(arg, depth + 1)).join(', ')})` : validator.text;
+  return validator.schemas ? `${validator.name}(${validator.args.map((arg) => schemaText(arg, depth + 1)).join(', ')})` : validator.text;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type Scalar,
   type Validator,
   type Value,
+  sameValidator,
   unsatisfied,
 } from './values';
 
@@ -91,8 +92,7 @@ function mergeConstraints(a: Constraint, b: Constraint, at: readonly Position[])
   if (kinds === 0) return conflict(a, b, [...a.at, ...b.at, ...at]);
   const seen = new Set(a.bounds.map(formatBound));
   const bounds = [...a.bounds, ...b.bounds.filter((bound) => !seen.has(formatBound(bound)))];
-  const texts = new Set(a.validators.map((validator) => validator.text));
-  const validators = [...a.validators, ...b.validators.filter((validator) => !texts.has(validator.text))];
+  const validators = [...a.validators, ...b.validators.filter((validator) => !a.validators.some((other) => sameValidator(other, validator)))];
   return narrowRange(kinds, bounds, validators, [...a.at, ...b.at]);
 }
 

@@ -44,8 +44,11 @@ export interface Bound {
 export interface Validator {
   /** As messages print it: arguments as formatValue shows them without evaluating anything. */
   readonly text: string;
-  /** A builtin taking schemas: its name and arguments after the first, for inspection to print them as such (`matchN(1, [{foo!: string}])`). */
-  readonly call?: { readonly name: string; readonly args: readonly Value[] };
+  /** The builtin's name and its arguments after the first. */
+  readonly name: string;
+  readonly args: readonly Value[];
+  /** Its arguments are schemas (matchN, matchIf): inspection prints them as such (`matchN(1, [{foo!: string}])`), messages leave them out. */
+  readonly schemas?: boolean;
   /** The builtin written bare (`a: json.Valid`), which may still be called (`a("3")`, `a()`), as CUE's BuiltinValidator without Src. */
   readonly bare?: Builtin;
   readonly check: (value: Scalar | Vertex) => boolean | Bottom;
@@ -107,12 +110,20 @@ export const bottom = (message: string, at: readonly (Position | undefined)[] = 
   message,
   at: at.filter((position): position is Position => position !== undefined),
 });
+/**
+ * The same validator twice, checked once: the same text and the same struct and list arguments, whose text
+ * cannot tell them apart (`matchN(1, [_])` for both `[{a!: int}]` and `[{b!: int}]` while not evaluated).
+ */
+export function sameValidator(a: Validator, b: Validator): boolean {
+  return a.text === b.text && a.args.every((arg, index) => arg.t !== 'vertex' || arg === b.args[index]);
+}
+
 /** A validator's reason for failing; `incomplete` when the value may still change so that it holds. */
 export const validationError = (reason: string, code: ErrorCode = 'eval'): Bottom => ({ ...bottom(reason, [], code), validation: true });
 
 /** A validator's failure as CUE words it (`invalid value 3 (does not satisfy strings.MinRunes(4))`), with the reason it gave; matchN and matchIf by name alone. */
 export function unsatisfied(shown: string, validator: Validator, verdict: false | Bottom, at: readonly Position[]): Bottom {
-  const named = validator.call?.name ?? validator.text;
+  const named = validator.schemas ? validator.name : validator.text;
   return bottom(`invalid value ${shown} (does not satisfy ${named})${verdict ? `: ${verdict.message}` : ''}`, at, verdict ? verdict.code : 'eval');
 }
 
