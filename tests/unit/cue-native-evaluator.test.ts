@@ -342,6 +342,14 @@ describe('disjunctions', () => {
     expect(vet('x: string & (*(*1 | "s") | "t")\nok: x == "s"\nok: true\n', {})).toEqual(PASS);
   });
 
+  // CUE keeps the members of such a disjunction not-default (HasDefaults, no default), so later defaults do not revive.
+  it('makes no default of a third marked disjunction once two have left none', () => {
+    expect(vet('x: (int | *4) & (int | *1) & (int | *3)\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['x: incomplete value int | 3 | 1 | 4'] });
+    expect(vet('x: (int | *4) & (int | *3)\nx: 3\n', {})).toEqual(PASS);
+    // A side whose defaults were all eliminated still counts as unmarked.
+    expect(vet('x: (*42 | _) & (*43 | bool)\nok: x == 43\nok: true\n', {})).toEqual(PASS);
+  });
+
   // CUE's getErrorAll (disjunct2.go) finds an incomplete field of the disjunct's own, not one deeper.
   it('eliminates a disjunct with an incomplete field of its own, the default included', () => {
     expect(vet('m: a: 2\nx: *{v: m.b} | 3\nok: x == 3\nok: true\n', {})).toEqual(PASS);

@@ -161,7 +161,7 @@ function sameConstraint(a: Value, b: Value): boolean {
 }
 
 /** Members equal as scalars or constraints are one member, default if either was. */
-export function disjunction(values: readonly Value[], defaults: readonly boolean[]): Value {
+export function disjunction(values: readonly Value[], defaults: readonly boolean[], defaultsLost = false): Value {
   const members: Value[] = [];
   const flags: boolean[] = [];
   values.forEach((value, index) => {
@@ -175,7 +175,8 @@ export function disjunction(values: readonly Value[], defaults: readonly boolean
   });
   if (members.length === 0) return values.find((value) => value.t === 'bottom') ?? bottom('empty disjunction');
   if (members.length === 1) return members[0];
-  return { t: 'disj', values: members, defaults: flags.some(Boolean) ? flags : flags.map(() => false) };
+  if (flags.some(Boolean)) return { t: 'disj', values: members, defaults: flags };
+  return defaultsLost ? { t: 'disj', values: members, defaults: flags, defaultsLost } : { t: 'disj', values: members, defaults: flags };
 }
 
 function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[]): Value {
@@ -214,10 +215,12 @@ function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[])
     if (first?.t === 'bottom' && errors.length === 1) return first;
     return { ...bottom(`${errors.length} errors in empty disjunction: ${first?.t === 'bottom' ? first.message : ''}`, first?.t === 'bottom' ? first.at : at), count: errors.length + 1 };
   }
+  // Members that are not defaults stay so: `(int | *4) & (int | *1) & (int | *3)` has no default (issue3958).
+  if (d.defaultsLost || (other.t === 'disj' && other.defaultsLost)) return disjunction(values, values.map(() => false), true);
   const ownMarked = ownHasDefault && ownKept;
   const otherMarked = otherHasDefault && otherKept;
   const defaults = values.map((_, k) => (ownMarked ? d.defaults[pairs[2 * k]] : true) && (otherMarked ? otherDefaults[pairs[2 * k + 1]] : true) && (ownMarked || otherMarked));
-  return disjunction(values, defaults);
+  return disjunction(values, defaults, ownMarked || otherMarked);
 }
 
 /** Unifies two values neither of which is a struct or list. */
@@ -249,7 +252,8 @@ type Mode = typeof MAYBE | typeof IS_DEFAULT | typeof NOT_DEFAULT;
 /** CUE's combineDefault2 (internal/core/adt/disjunct2.go): a side that dropped its defaults is unmarked; then not-default over default over unmarked. */
 const combine = (a: Mode, b: Mode, dropsA = false, dropsB = false): Mode => Math.max(dropsA ? MAYBE : a, dropsB ? MAYBE : b) as Mode;
 
-const modesOf = (value: Value): Mode[] => (value.t === 'disj' ? value.defaults.map((isDefault) => (value.defaults.some(Boolean) ? (isDefault ? IS_DEFAULT : NOT_DEFAULT) : MAYBE)) : [MAYBE]);
+const modesOf = (value: Value): Mode[] =>
+  value.t === 'disj' ? value.defaults.map((isDefault) => (value.defaultsLost || value.defaults.some(Boolean) ? (isDefault ? IS_DEFAULT : NOT_DEFAULT) : MAYBE)) : [MAYBE];
 
 const membersOf = (value: Value): readonly Value[] => (value.t === 'disj' ? value.values : [value]);
 

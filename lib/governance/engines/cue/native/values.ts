@@ -81,6 +81,11 @@ export interface Disjunction {
   readonly t: 'disj';
   readonly values: readonly Value[];
   readonly defaults: readonly boolean[];
+  /**
+   * Made of marked disjunctions whose defaults did not meet (`(int | *4) & (int | *1)`): no member is a default,
+   * and unified further it makes none (CUE's HasDefaults without NumDefaults, its members not-default).
+   */
+  readonly defaultsLost?: boolean;
 }
 
 export interface Builtin {
