@@ -193,36 +193,41 @@ function comparesToBottom(value: Value): boolean {
   return chosen.t === 'bottom' || chosen.t === 'top' || chosen.t === 'constraint' || chosen.t === 'disj';
 }
 
-/**
- * The first error below a struct or list that no more data would resolve (not an incomplete one, nor a cycle);
- * with `dataOnly`, in its regular fields alone, not in its hidden fields and definitions.
- */
-function finalError(vertex: Vertex, depth: number, dataOnly = false): Bottom | undefined {
+/** The first error below a struct or list that no more data would resolve (not an incomplete one, nor a cycle). */
+function finalError(vertex: Vertex, depth: number): Bottom | undefined {
   for (const arc of vertex.arcs.values()) {
-    if ((!arc.regular && !arc.required && !arc.notAllowed) || (dataOnly && (arc.hidden || arc.definition))) continue;
+    if (!arc.regular && !arc.required && !arc.notAllowed) continue;
     if (arc.notAllowed) return arc.notAllowed;
     const value = arc.evaluate();
     if (isBottom(value)) {
-      if (value.code !== 'incomplete' && value.code !== 'cycle') return value;
+      if (!isPending(value)) return value;
     } else if (value === arc && depth < arc.ctx.maxDepth) {
-      const error = finalError(arc, depth + 1, dataOnly);
+      const error = finalError(arc, depth + 1);
       if (error) return error;
     }
   }
   return undefined;
 }
 
+const isPending = (error: Bottom): boolean => error.code === 'incomplete' || error.code === 'cycle';
+
 /**
- * What a selection or index is taken from. A struct written in place (`({x: 1, y: 2} & {x: 3}).y`) with
- * an error in its regular fields is that error, as in CUE (AddChildError makes a child's error its
- * parent's value). One in a hidden field is not (`(#fun & {_in: bad}).out` is out, CUE's issue3688).
+ * What a selection or index is taken from. A struct written in place (`({x: 1, y: 2} & {x: 3}).y`) whose
+ * regular field is an error is that error, as in CUE (AddChildError makes a child's error its parent's
+ * value). Not an error deeper down, in a hidden field or a field not allowed: CUE reads `.out` of
+ * `(#fun & {_in: bad})` (its issue3688) and of a struct with a field not allowed and `out: labstr: bad` (issue837).
  */
 function operandOf(expr: Expr, env: Env, from: Vertex): Vertex | Value {
   const target = resolveReference(expr, env, from);
   let written = expr;
   while (written.type === 'paren') written = written.expr;
   if (!(target instanceof Vertex) || written.type === 'ident' || written.type === 'selector' || written.type === 'index') return target;
-  return finalError(target, 0, true) ?? target;
+  for (const arc of target.arcs.values()) {
+    if (!arc.regular || arc.hidden || arc.definition || arc.notAllowed) continue;
+    const value = arc.evaluate();
+    if (isBottom(value) && !isPending(value)) return value;
+  }
+  return target;
 }
 
 /** A label as CUE prints it in a selector: quoted unless it is an identifier. */
