@@ -369,5 +369,7 @@ describe('disjunctions', () => {
     // Nesting that data ends is no cycle.
     expect(run('a: #A & {type: ["a", ["b", ["d", []]]]}\n')).toEqual(PASS);
     expect(compileNative(`${types}a: #A & {type: ["a", ["e", []]]}\n`)).toMatchObject({ ok: false, message: expect.stringMatching(/^a\.type: \d+ errors in empty disjunction/) });
+    // A field that is the definition is the definition's value: its own disjunct naming it is eliminated there too.
+    expect(vet('#L: {v: *0 | int, next: #L | null}\nl: #L\nok: l.next == null\nok: true\n', {})).toEqual(PASS);
   });
 });

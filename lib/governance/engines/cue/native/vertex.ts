@@ -118,6 +118,8 @@ export interface Conjunct {
   readonly origin?: object;
   /** The fields whose expansion it came from, innermost first (CUE's per-conjunct reference history, cycle.go). */
   readonly via?: Via;
+  /** The field's own conjunct it was derived from (a disjunct, parentheses, a mark), not through a conjunction. */
+  readonly from?: Conjunct;
 }
 
 /**
@@ -251,7 +253,8 @@ const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', valu
 
 /** The conjunct with another expression (or scope), written out: one object shape for all (a spread is slower). It copies every field of Conjunct. */
 function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.env, viaConjunction = conjunct.viaConjunction): Conjunct {
-  return { expr, env, closed: conjunct.closed, group: conjunct.group, embedded: conjunct.embedded, viaConjunction, origin: conjunct.origin, via: conjunct.via };
+  const from = viaConjunction ? undefined : (conjunct.from ?? conjunct);
+  return { expr, env, closed: conjunct.closed, group: conjunct.group, embedded: conjunct.embedded, viaConjunction, origin: conjunct.origin, via: conjunct.via, from };
 }
 
 const atOf = (expr: ConjunctExpr): Position | undefined => (expr.type === 'data' ? undefined : expr.type === 'value' ? expr.at : startOf(expr));
@@ -654,7 +657,7 @@ export class Vertex {
     }
     // A field whose one conjunct names the field it was shared from, within that field's value
     // (`#A: type: #T` with `#T: ["a", #T] | ...`): CUE evaluates the shared #T once, where #T is an ancestor.
-    const alone = this.conjuncts.length === 1 && this.conjuncts[0] === conjunct;
+    const alone = this.conjuncts.length === 1 && (this.conjuncts[0] === conjunct || this.conjuncts[0] === conjunct.from);
     if (alone && sharedExpansionOf(conjunct.via, target)) {
       this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
       return;
