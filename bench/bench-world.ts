@@ -59,9 +59,12 @@ export const describeMemory = (memory: Memory) =>
 
 /** The evaluators a bench runs: both, or those of BENCH_EVALUATORS (`native`, `wasm`, comma-separated) when set. */
 export function benchEvaluators(): Evaluator[] {
-  const asked = process.env.BENCH_EVALUATORS?.split(',').map((name) => name.trim()).filter(Boolean);
+  const asked = process.env.BENCH_EVALUATORS?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (!asked?.length) return [...EVALUATORS];
-  for (const name of asked) if (!(EVALUATORS as readonly string[]).includes(name)) throw new Error(`BENCH_EVALUATORS: unknown evaluator ${name} (expected ${EVALUATORS.join(', ')})`);
+  for (const name of asked)
+    if (!(EVALUATORS as readonly string[]).includes(name)) throw new Error(`BENCH_EVALUATORS: unknown evaluator ${name} (expected ${EVALUATORS.join(', ')})`);
   return EVALUATORS.filter((evaluator) => asked.includes(evaluator));
 }
 
@@ -70,7 +73,8 @@ export const EVALUATORS = ['native', 'wasm'] as const;
 export type Evaluator = (typeof EVALUATORS)[number];
 export const evaluatorSetting = (evaluator: Evaluator) => `computational-governance-platform.cue-config.evaluator = "${evaluator}"`;
 /** `native 9 ms, wasm 185 ms (20x)`: `ratio` is how many times better native is. */
-export const sideBySide = (native: number, wasm: number, unit: string, ratio: number) => `native ${native.toFixed(0)} ${unit}, wasm ${wasm.toFixed(0)} ${unit} (${ratio.toFixed(1)}x)`;
+export const sideBySide = (native: number, wasm: number, unit: string, ratio: number) =>
+  `native ${native.toFixed(0)} ${unit}, wasm ${wasm.toFixed(0)} ${unit} (${ratio.toFixed(1)}x)`;
 
 /** The memory of `root` and all its descendants, and of those among them named `name`, read from /proc (Linux). */
 async function treeMemory(root: number, name = ''): Promise<{ tree: TreeMemory; named: TreeMemory }> {
@@ -138,7 +142,12 @@ ${settings}
     await stop();
     throw error;
   }
-  const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('bench').setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+  const token = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('bench')
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(SECRET));
   const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${offline.baseUrl}/v1/computational-governance${route}`, {
       method,
@@ -149,7 +158,8 @@ ${settings}
     if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer)}`);
     return answer;
   };
-  const raw = (route: string, headers: Record<string, string> = {}) => fetch(`${offline.baseUrl}/v1/computational-governance${route}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+  const raw = (route: string, headers: Record<string, string> = {}) =>
+    fetch(`${offline.baseUrl}/v1/computational-governance${route}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
   const memory = async () => {
     const postmaster = Number((await readFile(path.join(folder, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
     const { tree: offlineTree, named: esbuild } = await treeMemory(offline.child.pid as number, 'esbuild');

@@ -56,7 +56,9 @@ export async function nativeThroughput(wasm?: CueThroughput, log: (line: string)
   }
   const bulkPerSecond = BULK / bestSeconds;
   const vsWasm = wasm ? `, ${(bulkPerSecond / wasm.bulkPerSecond).toFixed(0)}x the WebAssembly path (${wasm.bulkPerSecond.toFixed(0)}/s)` : '';
-  log(`(b) native bulk: 1 policy x ${BULK} descriptors (30% failing), best of ${ROUNDS} rounds ${(bestSeconds * 1000).toFixed(0)} ms: ${bulkPerSecond.toFixed(0)} evaluations/s${vsWasm}`);
+  log(
+    `(b) native bulk: 1 policy x ${BULK} descriptors (30% failing), best of ${ROUNDS} rounds ${(bestSeconds * 1000).toFixed(0)} ms: ${bulkPerSecond.toFixed(0)} evaluations/s${vsWasm}`,
+  );
 
   const policies = SMALL_POLICIES.map(compiled);
   const latencies: number[] = [];
@@ -72,9 +74,13 @@ export async function nativeThroughput(wasm?: CueThroughput, log: (line: string)
   latencies.sort((a, b) => a - b);
   const [p50, p95] = [percentile(latencies, 50), percentile(latencies, 95)];
   const latencyVsWasm = wasm ? ` (WebAssembly: p50 ${wasm.manyPoliciesP50Ms.toFixed(0)} ms, ${(wasm.manyPoliciesP50Ms / p50).toFixed(0)}x)` : '';
-  log(`native, 1 descriptor x ${SMALL_POLICIES.length} policies in process, ${LATENCY_SAMPLES} samples: p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms${latencyVsWasm}`);
+  log(
+    `native, 1 descriptor x ${SMALL_POLICIES.length} policies in process, ${LATENCY_SAMPLES} samples: p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms${latencyVsWasm}`,
+  );
   const addedRssMb = mb(peakRss - rssBefore);
-  log(`(d) native: the evaluations added ${addedRssMb} MB to the process at most (no workers)${wasm ? `; the WebAssembly pool took ${wasm.peakRssMb - wasm.rssBeforeMb} MB` : ''}`);
+  log(
+    `(d) native: the evaluations added ${addedRssMb} MB to the process at most (no workers)${wasm ? `; the WebAssembly pool took ${wasm.peakRssMb - wasm.rssBeforeMb} MB` : ''}`,
+  );
   return { bulkPerSecond, manyPoliciesP50Ms: p50, manyPoliciesP95Ms: p95, addedRssMb };
 }
 

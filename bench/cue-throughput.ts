@@ -76,7 +76,15 @@ export function productDescriptor(i: number): unknown {
           termsAndConditions: 'Internal use only',
           endpoint: null,
         },
-        dataSharingAgreement: { purpose: 'Reporting', billing: 'None', security: 'Role based', intendedUsage: 'Analytics', limitations: 'None', lifeCycle: 'Yearly review', confidentiality: 'Internal' },
+        dataSharingAgreement: {
+          purpose: 'Reporting',
+          billing: 'None',
+          security: 'Role based',
+          intendedUsage: 'Analytics',
+          limitations: 'None',
+          lifeCycle: 'Yearly review',
+          confidentiality: 'Internal',
+        },
         tags: [],
         sampleData: {},
         semanticLinking: [],
@@ -114,7 +122,11 @@ export function productDescriptor(i: number): unknown {
         technology: 'Snowflake',
         StorageType: 'Database',
         tags: [],
-        specific: { database: domain.toUpperCase(), schema: 'PUBLIC', tables: [{ tableName: `${name}_facts`, schema: [0, 1, 2, 3].map((n) => column(name, n)) }] },
+        specific: {
+          database: domain.toUpperCase(),
+          schema: 'PUBLIC',
+          tables: [{ tableName: `${name}_facts`, schema: [0, 1, 2, 3].map((n) => column(name, n)) }],
+        },
       },
     ],
   };
@@ -172,8 +184,21 @@ export const SMALL_POLICIES = [
   'import "list"\ncomponents: list.MaxItems(20)',
 ];
 
-const policyEntity = (id: string, cueScript: string): EngineEntity => ({ id, version: 1, kind: 'policy', engine: 'cue', cueScript, requireConcrete: true, remoteEngineUrl: null });
-const asResource = (descriptor: unknown, i: number): EngineResource => ({ id: `dp-${i}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) });
+const policyEntity = (id: string, cueScript: string): EngineEntity => ({
+  id,
+  version: 1,
+  kind: 'policy',
+  engine: 'cue',
+  cueScript,
+  requireConcrete: true,
+  remoteEngineUrl: null,
+});
+const asResource = (descriptor: unknown, i: number): EngineResource => ({
+  id: `dp-${i}`,
+  resourceType: 'dataproduct',
+  descriptor,
+  content: JSON.stringify(descriptor),
+});
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const mb = (bytes: number) => Math.round(bytes / (1024 * 1024));
 
@@ -203,31 +228,51 @@ export async function cueThroughput(log: (line: string) => void = console.log): 
     const [bulk] = await engine.evaluate([policy], resources);
     const bulkSeconds = (performance.now() - started) / 1000;
     const failing = bulk.filter((result) => !result.satisfiesPolicy).length;
-    if (bulk.some((result) => result.isError) || failing !== BULK * 0.3) throw new Error(`unexpected verdicts: ${failing} failing, ${bulk.filter((result) => result.isError).length} errors`);
+    if (bulk.some((result) => result.isError) || failing !== BULK * 0.3)
+      throw new Error(`unexpected verdicts: ${failing} failing, ${bulk.filter((result) => result.isError).length} errors`);
     const bulkPerSecond = BULK / bulkSeconds;
-    log(`(b) bulk: 1 policy x ${BULK} descriptors (avg ${Math.round(bytes / BULK)} bytes of JSON, 30% failing) in ${bulkSeconds.toFixed(2)} s: ${bulkPerSecond.toFixed(0)} evaluations/s`);
+    log(
+      `(b) bulk: 1 policy x ${BULK} descriptors (avg ${Math.round(bytes / BULK)} bytes of JSON, 30% failing) in ${bulkSeconds.toFixed(2)} s: ${bulkPerSecond.toFixed(0)} evaluations/s`,
+    );
 
     // The naive way: one `cue vet -c` per descriptor, on the same pool (both workers busy).
     started = performance.now();
     await Promise.all(
-      resources.slice(0, NAIVE_SAMPLE).map((resource) => pool.run({ args: ['vet', '-c', 'policy.cue', 'descriptor.json'], files: { 'policy.cue': PRODUCT_POLICY, 'descriptor.json': resource.content } })),
+      resources
+        .slice(0, NAIVE_SAMPLE)
+        .map((resource) =>
+          pool.run({ args: ['vet', '-c', 'policy.cue', 'descriptor.json'], files: { 'policy.cue': PRODUCT_POLICY, 'descriptor.json': resource.content } }),
+        ),
     );
     const naivePerSecond = NAIVE_SAMPLE / ((performance.now() - started) / 1000);
-    log(`(c) naive: one cue vet -c per descriptor (${NAIVE_SAMPLE} of them): ${naivePerSecond.toFixed(0)} evaluations/s; bulk is ${(bulkPerSecond / naivePerSecond).toFixed(1)}x faster`);
+    log(
+      `(c) naive: one cue vet -c per descriptor (${NAIVE_SAMPLE} of them): ${naivePerSecond.toFixed(0)} evaluations/s; bulk is ${(bulkPerSecond / naivePerSecond).toFixed(1)}x faster`,
+    );
 
     const policies = SMALL_POLICIES.map((script, i) => policyEntity(`rule-${i}`, script));
     const latencies: number[] = [];
     for (let sample = 0; sample < LATENCY_SAMPLES + 3; sample++) {
       started = performance.now();
       const results = await engine.evaluate(policies, [resources[sample % 7]]);
-      if (results.some(([result]) => !result.satisfiesPolicy)) throw new Error(`a compliant descriptor failed: ${JSON.stringify(results.find(([result]) => !result.satisfiesPolicy))}`);
+      if (results.some(([result]) => !result.satisfiesPolicy))
+        throw new Error(`a compliant descriptor failed: ${JSON.stringify(results.find(([result]) => !result.satisfiesPolicy))}`);
       if (sample >= 3) latencies.push(performance.now() - started);
     }
     latencies.sort((a, b) => a - b);
     const [p50, p95] = [percentile(latencies, 50), percentile(latencies, 95)];
     log(`1 descriptor x ${SMALL_POLICIES.length} policies, warm, ${LATENCY_SAMPLES} samples: p50 ${p50.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms`);
-    log(`(d) peak RSS of the process: ${mb(peakRss)} MB; ${mb(rssBefore)} MB with the descriptors built, before the pool started, so the pool of ${DEFAULTS.workers} workers (threads of the process) took ${mb(peakRss - rssBefore)} MB at most`);
-    return { bulkPerSecond, naivePerSecond, ratio: bulkPerSecond / naivePerSecond, rssBeforeMb: mb(rssBefore), peakRssMb: mb(peakRss), manyPoliciesP50Ms: p50, manyPoliciesP95Ms: p95 };
+    log(
+      `(d) peak RSS of the process: ${mb(peakRss)} MB; ${mb(rssBefore)} MB with the descriptors built, before the pool started, so the pool of ${DEFAULTS.workers} workers (threads of the process) took ${mb(peakRss - rssBefore)} MB at most`,
+    );
+    return {
+      bulkPerSecond,
+      naivePerSecond,
+      ratio: bulkPerSecond / naivePerSecond,
+      rssBeforeMb: mb(rssBefore),
+      peakRssMb: mb(peakRss),
+      manyPoliciesP50Ms: p50,
+      manyPoliciesP95Ms: p95,
+    };
   } finally {
     clearInterval(sampler);
     await engine.close();

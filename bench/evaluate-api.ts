@@ -90,13 +90,18 @@ ${evaluatorSetting(evaluator)}`);
       const started = performance.now();
       const report = await call('POST', '/evaluate', { environment: 'development', resourceType: 'dataproduct', descriptor }, { prefer: 'wait=25' });
       const elapsed = performance.now() - started;
-      if (report.status !== 'completed' || report.evaluationResults.length !== POLICIES) throw new Error(`unexpected report: ${JSON.stringify(report).slice(0, 500)}`);
+      if (report.status !== 'completed' || report.evaluationResults.length !== POLICIES)
+        throw new Error(`unexpected report: ${JSON.stringify(report).slice(0, 500)}`);
       if (i >= WARM_UP) durations.push(elapsed);
     }
     durations.sort((a, b) => a - b);
     const run = { p50: percentile(durations, 50), p95: percentile(durations, 95), memory: await world.memory() };
     console.log(
-      `(a) Evaluate API, cue-config.evaluator = ${evaluator} (policies stored as ${Object.entries(stored).map(([name, n]) => `${name} ${n}`).join(', ')}), ${Buffer.byteLength(JSON.stringify(benchDescriptor('urn:dp:bench-0')))} B descriptor x ${POLICIES} enabled CUE policies, ${SAMPLES} warm calls: ` +
+      `(a) Evaluate API, cue-config.evaluator = ${evaluator} (policies stored as ${Object.entries(stored)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(
+          ', ',
+        )}), ${Buffer.byteLength(JSON.stringify(benchDescriptor('urn:dp:bench-0')))} B descriptor x ${POLICIES} enabled CUE policies, ${SAMPLES} warm calls: ` +
         `p50 ${run.p50.toFixed(0)} ms, p95 ${run.p95.toFixed(0)} ms; memory after: ${describeMemory(run.memory)}`,
     );
     return run;
@@ -110,7 +115,9 @@ export async function benchEvaluateApi(): Promise<void> {
   for (const evaluator of benchEvaluators().reverse()) runs[evaluator] = await evaluateWith(evaluator);
   const { native, wasm } = runs;
   if (!native || !wasm) return;
-  console.log(`    Evaluate p50: ${sideBySide(native.p50, wasm.p50, 'ms', wasm.p50 / native.p50)} (target native <= 25 ms); p95: ${sideBySide(native.p95, wasm.p95, 'ms', wasm.p95 / native.p95)}`);
+  console.log(
+    `    Evaluate p50: ${sideBySide(native.p50, wasm.p50, 'ms', wasm.p50 / native.p50)} (target native <= 25 ms); p95: ${sideBySide(native.p95, wasm.p95, 'ms', wasm.p95 / native.p95)}`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

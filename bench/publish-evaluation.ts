@@ -55,7 +55,13 @@ async function publishWith(evaluator: Evaluator, resolver: { url: string; pages:
 ${evaluatorSetting(evaluator)}`,
   );
   try {
-    const policy = await world.call('POST', '/policies', { name: 'owner is a login', resourceType: 'dataproduct', environment: 'production', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"' });
+    const policy = await world.call('POST', '/policies', {
+      name: 'owner is a login',
+      resourceType: 'dataproduct',
+      environment: 'production',
+      engine: 'cue',
+      cueScript: 'owner: string & =~"^[a-z]+$"',
+    });
     const stackMb = async () => (await world.memory()).total.pssMb;
     let peakMb = await stackMb();
     const started = performance.now();
@@ -70,8 +76,10 @@ ${evaluatorSetting(evaluator)}`,
     const elapsedMs = performance.now() - started;
     const memory = await world.memory();
     const report = await world.call('GET', `/evaluation-reports/${evaluationReportId}`);
-    if (report.status !== 'completed' || report.counts.total !== RESOURCES) throw new Error(`unexpected report: ${JSON.stringify({ ...report, evaluationResults: report.evaluationResults.length })}`);
-    const [split] = await world.sql`select sum(resolver_ms)::int as resolver, sum(engine_ms)::int as engine, sum(database_ms)::int as database from bench.evaluation_tasks where report_id = ${evaluationReportId}`;
+    if (report.status !== 'completed' || report.counts.total !== RESOURCES)
+      throw new Error(`unexpected report: ${JSON.stringify({ ...report, evaluationResults: report.evaluationResults.length })}`);
+    const [split] =
+      await world.sql`select sum(resolver_ms)::int as resolver, sum(engine_ms)::int as engine, sum(database_ms)::int as database from bench.evaluation_tasks where report_id = ${evaluationReportId}`;
     const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${((100 * ms) / elapsedMs).toFixed(0)} %)`;
     const rest = elapsedMs - split.resolver - split.engine - split.database;
     const perSecond = RESOURCES / (elapsedMs / 1000);
@@ -96,7 +104,9 @@ export async function benchPublishEvaluation(): Promise<void> {
     if (!native || !wasm) return;
     const total = (run: PublishRun) => run.memory.total.pssMb;
     console.log(`    Publish: ${sideBySide(native.perSecond, wasm.perSecond, 'resources/s', native.perSecond / wasm.perSecond)} (target native >= 2000/s)`);
-    console.log(`    Stack memory (PSS) after the publish: ${sideBySide(total(native), total(wasm), 'MB', total(wasm) / total(native))} (target native < 1024 MB); peak: ${sideBySide(native.peakMb, wasm.peakMb, 'MB', wasm.peakMb / native.peakMb)}`);
+    console.log(
+      `    Stack memory (PSS) after the publish: ${sideBySide(total(native), total(wasm), 'MB', total(wasm) / total(native))} (target native < 1024 MB); peak: ${sideBySide(native.peakMb, wasm.peakMb, 'MB', wasm.peakMb / native.peakMb)}`,
+    );
   } finally {
     await resolver.stop();
   }

@@ -65,11 +65,17 @@ export async function benchReportRead(): Promise<void> {
     const first = await response.text();
     const firstMs = performance.now() - started;
     const report = JSON.parse(first) as { counts: { total: number }; evaluationResults: unknown[] };
-    if (report.counts.total !== RESULTS || report.evaluationResults.length !== PAGE) throw new Error(`unexpected report: counts ${JSON.stringify(report.counts)}, ${report.evaluationResults.length} results`);
+    if (report.counts.total !== RESULTS || report.evaluationResults.length !== PAGE)
+      throw new Error(`unexpected report: counts ${JSON.stringify(report.counts)}, ${report.evaluationResults.length} results`);
     const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
     const firstBytes = Buffer.byteLength(first);
-    console.log(`(f) Report of ${RESULTS} results: GET of the report (counts + first ${PAGE} results) ${firstMs.toFixed(0)} ms, ${mb(firstBytes)} MB (${(firstBytes / 1024 / 1024 / (firstMs / 1000)).toFixed(1)} MB/s)`);
-    for (const [label, accept] of [['JSON', 'application/json'], ['NDJSON', 'application/x-ndjson']] as const) {
+    console.log(
+      `(f) Report of ${RESULTS} results: GET of the report (counts + first ${PAGE} results) ${firstMs.toFixed(0)} ms, ${mb(firstBytes)} MB (${(firstBytes / 1024 / 1024 / (firstMs / 1000)).toFixed(1)} MB/s)`,
+    );
+    for (const [label, accept] of [
+      ['JSON', 'application/json'],
+      ['NDJSON', 'application/x-ndjson'],
+    ] as const) {
       const all = await readAll(world, id, accept);
       if (all.results !== RESULTS) throw new Error(`${label}: read ${all.results} results, not ${RESULTS}`);
       console.log(

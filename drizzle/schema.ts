@@ -150,7 +150,9 @@ export function defineTables(schemaName: string) {
     'evaluation_reports',
     {
       id: uuid('id').primaryKey().defaultRandom(),
-      status: text('status', { enum: ['pending', 'running', 'completed', 'failed'] }).notNull().default('pending'),
+      status: text('status', { enum: ['pending', 'running', 'completed', 'failed'] })
+        .notNull()
+        .default('pending'),
       scope: text('scope', { enum: ['resource', 'policy'] }).notNull(),
       /** What started it. A `test` stores its results with the report only, never in the history. */
       cause: text('cause', { enum: ['evaluate', 'test', 'publish', 'schedule'] }).notNull(),
@@ -223,7 +225,9 @@ export function defineTables(schemaName: string) {
         .notNull()
         .references(() => evaluationReports.id, { onDelete: 'cascade' }),
       environment: text('environment').notNull(),
-      status: text('status', { enum: ['queued', 'running', 'done', 'failed'] }).notNull().default('queued'),
+      status: text('status', { enum: ['queued', 'running', 'done', 'failed'] })
+        .notNull()
+        .default('queued'),
       /** The next page to evaluate starts here. */
       offset: integer('offset').notNull().default(0),
       /** Resources evaluated so far, and how many the resolver said there are (its `page.total`), when it says. */
@@ -296,7 +300,20 @@ export function defineTables(schemaName: string) {
     ],
   );
 
-  return { schema, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks, cronSchedules, cueDisagreements };
+  return {
+    schema,
+    startupRuns,
+    modelConfigurations,
+    resourceTypes,
+    environments,
+    outbox,
+    governanceEntities,
+    evaluationReports,
+    evaluationResults,
+    evaluationTasks,
+    cronSchedules,
+    cueDisagreements,
+  };
 }
 
 export type Tables = ReturnType<typeof defineTables>;
@@ -304,5 +321,17 @@ export type Tables = ReturnType<typeof defineTables>;
 /** The name migrations are generated for. */
 export const MIGRATIONS_SCHEMA_NAME = 'cgp';
 
-export const { schema: cgp, startupRuns, modelConfigurations, resourceTypes, environments, outbox, governanceEntities, evaluationReports, evaluationResults, evaluationTasks, cronSchedules, cueDisagreements } =
-  defineTables(MIGRATIONS_SCHEMA_NAME);
+export const {
+  schema: cgp,
+  startupRuns,
+  modelConfigurations,
+  resourceTypes,
+  environments,
+  outbox,
+  governanceEntities,
+  evaluationReports,
+  evaluationResults,
+  evaluationTasks,
+  cronSchedules,
+  cueDisagreements,
+} = defineTables(MIGRATIONS_SCHEMA_NAME);

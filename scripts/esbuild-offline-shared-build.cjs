@@ -100,7 +100,9 @@ class EsbuildOfflineSharedBuild {
           outbase: plugin.serviceDirPath,
           outdir: buildDirPath,
         });
-        plugin.buildCache = Object.fromEntries(entries.map((entry) => [entry, { bundlePath: entry.slice(0, entry.lastIndexOf('.')) + buildOptions.outputFileExtension, entry, result }]));
+        plugin.buildCache = Object.fromEntries(
+          entries.map((entry) => [entry, { bundlePath: entry.slice(0, entry.lastIndexOf('.')) + buildOptions.outputFileExtension, entry, result }]),
+        );
         plugin.buildResults = plugin.functionEntries
           .filter(({ func }) => func !== null)
           .map(({ entry, func, functionAlias }) => ({ bundlePath: plugin.buildCache[entry].bundlePath, func, functionAlias }));

@@ -60,10 +60,17 @@ async function initialiseWhereInitdbReadsItsPassword(server: { initialise(): Pro
  * for the next start; without, the folder is removed on stop (tests). `runtimeDir` is where its
  * binaries are copied when the checkout is closed to the postgres user (scripts/postgres-runtime.ts).
  */
-export async function startLocalPostgres(options: { dataDir: string; persistent: boolean; runtimeDir?: string; log?: (line: string) => void }): Promise<LocalPostgres> {
+export async function startLocalPostgres(options: {
+  dataDir: string;
+  persistent: boolean;
+  runtimeDir?: string;
+  log?: (line: string) => void;
+}): Promise<LocalPostgres> {
   const { dataDir, persistent } = options;
   if (!dataFolderReachableByPostgres(dataDir)) {
-    throw new Error(`PostgreSQL runs as the postgres user when started as root, and that user cannot enter the folders of ${dataDir}: put the data in a folder others can enter, or set DATABASE_URL to a PostgreSQL server`);
+    throw new Error(
+      `PostgreSQL runs as the postgres user when started as root, and that user cannot enter the folders of ${dataDir}: put the data in a folder others can enter, or set DATABASE_URL to a PostgreSQL server`,
+    );
   }
   const port = await freePort();
   const log = options.log ?? (() => undefined);

@@ -17,7 +17,8 @@ const SERVERLESS_BIN = path.join('node_modules', 'serverless', 'bin', 'serverles
 async function waitUntilServing(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`serverless offline exited (${child.exitCode ?? child.signalCode}) before serving`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`serverless offline exited (${child.exitCode ?? child.signalCode}) before serving`);
     try {
       await fetch(url, { signal: AbortSignal.timeout(30_000) });
       return;

@@ -68,7 +68,11 @@ async function main() {
 
   if (stopping) return;
   const report = await runStartupTasks(settings);
-  say(`start-up tasks: ${Object.entries(report.tasks).map(([task, outcome]) => `${task} ${outcome}`).join(', ')}`);
+  say(
+    `start-up tasks: ${Object.entries(report.tasks)
+      .map(([task, outcome]) => `${task} ${outcome}`)
+      .join(', ')}`,
+  );
 
   if (stopping) return;
   const httpPort = settings.local.httpPort;

@@ -1,4 +1,10 @@
-import { evaluateEndpoint, listDisagreementsEndpoint, listResultsEndpoint, readReportEndpoint, readReportResultsEndpoint } from '../../lib/governance/evaluation/endpoints';
+import {
+  evaluateEndpoint,
+  listDisagreementsEndpoint,
+  listResultsEndpoint,
+  readReportEndpoint,
+  readReportResultsEndpoint,
+} from '../../lib/governance/evaluation/endpoints';
 import { evaluateDescriptor, listDisagreements, listResults } from '../../lib/governance/evaluation/evaluation-service';
 import { readReport, readReportResults } from '../../lib/governance/evaluation/report-reading';
 import { httpHandler } from '../../lib/http/handler';

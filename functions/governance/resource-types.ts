@@ -17,7 +17,10 @@ export const list = httpHandler(listResourceTypesEndpoint, async ({ query }) => 
 
 export const read = httpHandler(readResourceTypeEndpoint, async ({ params }) => ({ status: 200, body: await readResourceType(params.name) }));
 
-export const readGovernance = httpHandler(readGovernanceResourceTypeEndpoint, async ({ params }) => ({ status: 200, body: await readResourceType(params.name) }));
+export const readGovernance = httpHandler(readGovernanceResourceTypeEndpoint, async ({ params }) => ({
+  status: 200,
+  body: await readResourceType(params.name),
+}));
 
 export const remove = httpHandler(deleteResourceTypeEndpoint, async ({ params }) => {
   await deleteResourceType(params.name);

@@ -1,10 +1,4 @@
-import {
-  chatEndpoint,
-  readEmbedderConfigEndpoint,
-  readLlmConfigEndpoint,
-  saveEmbedderConfigEndpoint,
-  saveLlmConfigEndpoint,
-} from '../assistant/endpoints';
+import { chatEndpoint, readEmbedderConfigEndpoint, readLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from '../assistant/endpoints';
 import {
   deleteResourceTypeEndpoint,
   listResourceTypesEndpoint,
@@ -13,7 +7,13 @@ import {
   registerResourceTypeEndpoint,
 } from '../governance/resource-types/endpoints';
 import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
-import { evaluateEndpoint, listDisagreementsEndpoint, listResultsEndpoint, readReportEndpoint, readReportResultsEndpoint } from '../governance/evaluation/endpoints';
+import {
+  evaluateEndpoint,
+  listDisagreementsEndpoint,
+  listResultsEndpoint,
+  readReportEndpoint,
+  readReportResultsEndpoint,
+} from '../governance/evaluation/endpoints';
 import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '../governance/policies/endpoints';
 import type { Endpoint } from '../http/endpoint';
 import { healthEndpoint, openApiEndpoint } from '../service/endpoints';

@@ -27,7 +27,10 @@ export function decryptApiKey(ciphertext: string, ring: KeyRing): string {
   const [version, id, iv, tag, data] = ciphertext.split('.');
   if (version !== 'v1' || !data) throw new ApiKeyDecryptionError('stored API key has an unknown format');
   const key = [ring.current, ...ring.previous].find((candidate) => keyId(candidate) === id);
-  if (!key) throw new ApiKeyDecryptionError(`stored API key was encrypted with key ${id}, which is neither assistant.encryption-key nor one of assistant.previous-encryption-keys`);
+  if (!key)
+    throw new ApiKeyDecryptionError(
+      `stored API key was encrypted with key ${id}, which is neither assistant.encryption-key nor one of assistant.previous-encryption-keys`,
+    );
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));

@@ -73,18 +73,24 @@ async function connectionOf(repository: ModelConfigRepository, kind: ModelKind) 
     return await repository.connection(kind);
   } catch (error) {
     if (!(error instanceof ApiKeyDecryptionError)) throw error;
-    throw new Conflict(`The stored ${LABEL[kind]} API key cannot be decrypted with the configured encryption keys: POST /assistant/v1/${kind}/config again`, { unreadable: kind });
+    throw new Conflict(`The stored ${LABEL[kind]} API key cannot be decrypted with the configured encryption keys: POST /assistant/v1/${kind}/config again`, {
+      unreadable: kind,
+    });
   }
 }
 
 /** Forwards a query to the configured LLM; both configurations must exist (seed). */
 export async function answerChat(query: string, signal?: AbortSignal): Promise<ChatAnswer> {
   const { repository, gateway, maxQueryLength } = await assistant();
-  if (query.length > maxQueryLength) throw new Invalid([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
+  if (query.length > maxQueryLength)
+    throw new Invalid([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
   const [llm, embedder] = await Promise.all([connectionOf(repository, 'llm'), connectionOf(repository, 'embedder')]);
   const missing = [...(llm ? [] : ['llm']), ...(embedder ? [] : ['embedder'])];
   if (!llm || missing.length > 0) {
-    throw new Conflict(`The assistant needs an LLM and an embedder configuration before it can chat; missing: ${missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ')}`, { missing });
+    throw new Conflict(
+      `The assistant needs an LLM and an embedder configuration before it can chat; missing: ${missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ')}`,
+      { missing },
+    );
   }
   try {
     return await chat(llm, query, { ...gateway, signal });

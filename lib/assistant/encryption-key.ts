@@ -21,7 +21,10 @@ export async function encryptionKeys(settings: Settings): Promise<KeyRing> {
     );
   }
   const current = await localSecret('assistant-encryption.key', (file) =>
-    logger.warn({ file }, 'assistant.encryption-key is not set: generated a key for local development. Set ASSISTANT_ENCRYPTION_KEY for any shared or deployed environment.'),
+    logger.warn(
+      { file },
+      'assistant.encryption-key is not set: generated a key for local development. Set ASSISTANT_ENCRYPTION_KEY for any shared or deployed environment.',
+    ),
   );
   return { current, previous };
 }

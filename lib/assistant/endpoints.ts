@@ -45,7 +45,7 @@ export const chatEndpoint = endpoint({
   tags: ['assistant'],
   body: chatRequest,
   responses: {
-    200: { description: 'The model\'s answer', schema: chatAnswer },
+    200: { description: "The model's answer", schema: chatAnswer },
     409: { description: 'The LLM or the embedder configuration is missing (named in the body)' },
     502: { description: 'The provider failed; `upstreamStatus` carries its HTTP status' },
     504: { description: 'The provider did not answer within http.client-*-timeout' },

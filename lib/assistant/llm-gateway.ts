@@ -66,16 +66,25 @@ function providerError(error: unknown, connection: ModelConnection, options: Gat
   const clean = (text: string) => scrubSecrets(text.split(connection.apiKey).join('[REDACTED]'));
   if (error instanceof APIError && error.status !== undefined) {
     const reason = (error.error as { message?: string } | undefined)?.message ?? error.message;
-    return new ProviderError(`The model provider at ${host} answered ${error.status}: ${clean(reason ?? 'no reason given')}`, 'rejected', error.status, { cause: error });
+    return new ProviderError(`The model provider at ${host} answered ${error.status}: ${clean(reason ?? 'no reason given')}`, 'rejected', error.status, {
+      cause: error,
+    });
   }
   const transport = outboundErrorOf(transportFailure ?? error, host, options.timeouts);
-  if (transport) return new ProviderError(transport.message, transport instanceof OutboundTimeoutError ? 'timeout' : 'unreachable', undefined, { cause: transport });
-  return new ProviderError(`The model provider at ${host} gave an unusable answer: ${clean((error as Error)?.message ?? String(error))}`, 'malformed', undefined, { cause: error });
+  if (transport)
+    return new ProviderError(transport.message, transport instanceof OutboundTimeoutError ? 'timeout' : 'unreachable', undefined, { cause: transport });
+  return new ProviderError(
+    `The model provider at ${host} gave an unusable answer: ${clean((error as Error)?.message ?? String(error))}`,
+    'malformed',
+    undefined,
+    { cause: error },
+  );
 }
 
 /** Not a connect timeout: it reads as unreachable, but another try would multiply the wait. */
 const retryable = (error: ProviderError) =>
-  (error.kind === 'unreachable' && !(error.cause instanceof OutboundConnectTimeoutError)) || (error.kind === 'rejected' && (error.providerStatus === 429 || (error.providerStatus ?? 0) >= 500));
+  (error.kind === 'unreachable' && !(error.cause instanceof OutboundConnectTimeoutError)) ||
+  (error.kind === 'rejected' && (error.providerStatus === 429 || (error.providerStatus ?? 0) >= 500));
 
 async function call<T>(connection: ModelConnection, options: GatewayOptions, request: (client: AzureOpenAI) => Promise<T>): Promise<T> {
   const transportFailures: Error[] = [];
@@ -132,7 +141,9 @@ export async function chat(connection: ModelConnection, query: string, options: 
  */
 export async function verifyLlm(connection: ModelConnection, options: GatewayOptions): Promise<void> {
   const ping = (limit: { max_tokens: number } | { max_completion_tokens: number }) =>
-    call(connection, options, (api) => api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: 'ping' }], ...limit }, { signal: options.signal }));
+    call(connection, options, (api) =>
+      api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: 'ping' }], ...limit }, { signal: options.signal }),
+    );
   try {
     await ping({ max_tokens: 1 });
   } catch (error) {
@@ -143,5 +154,7 @@ export async function verifyLlm(connection: ModelConnection, options: GatewayOpt
 
 /** The smallest call that proves an embedder configuration works: one embedding of one input. */
 export async function verifyEmbedder(connection: ModelConnection, options: GatewayOptions): Promise<void> {
-  await call(connection, options, (api) => api.embeddings.create({ model: connection.model, input: ['ping'], encoding_format: 'float' }, { signal: options.signal }));
+  await call(connection, options, (api) =>
+    api.embeddings.create({ model: connection.model, input: ['ping'], encoding_format: 'float' }, { signal: options.signal }),
+  );
 }

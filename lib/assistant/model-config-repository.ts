@@ -113,7 +113,10 @@ export class ModelConfigRepository {
         result.unreadable.push(row.kind);
         continue;
       }
-      await this.database.db.update(this.table).set({ apiKeyCiphertext: encryptApiKey(plaintext, this.keys) }).where(eq(this.table.kind, row.kind));
+      await this.database.db
+        .update(this.table)
+        .set({ apiKeyCiphertext: encryptApiKey(plaintext, this.keys) })
+        .where(eq(this.table.kind, row.kind));
       result.reencrypted++;
     }
     return result;

@@ -76,7 +76,8 @@ export class Authenticator {
     } catch {
       throw new AuthenticationError('malformed');
     }
-    if (alg && (ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) return { subject: subjectOf(await this.serviceAccount(token, alg), 'service-account'), method: 'service-account' };
+    if (alg && (ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg))
+      return { subject: subjectOf(await this.serviceAccount(token, alg), 'service-account'), method: 'service-account' };
     if (alg && HMAC_ALGORITHMS.includes(alg)) return { subject: subjectOf(await this.technical(token), 'technical'), method: 'technical' };
     // `none` and anything else
     throw new AuthenticationError('invalid');
@@ -112,12 +113,18 @@ export class Authenticator {
     let failure: AuthenticationFailure = 'invalid';
     for (const secret of this.backendSecrets) {
       try {
-        const { payload } = await jwtVerify(token, secret, { algorithms: HMAC_ALGORITHMS, clockTolerance: CLOCK_TOLERANCE_S, currentDate: new Date(this.now()), requiredClaims: REQUIRED_CLAIMS });
+        const { payload } = await jwtVerify(token, secret, {
+          algorithms: HMAC_ALGORITHMS,
+          clockTolerance: CLOCK_TOLERANCE_S,
+          currentDate: new Date(this.now()),
+          requiredClaims: REQUIRED_CLAIMS,
+        });
         // Technical tokens are signed by hand (npm run token, a CI job): their lifetime is bounded.
         // Counted from `iat`, or from now when it is absent or claims the future.
         const nowS = this.now() / 1000;
         const lifetimeMs = ((payload.exp as number) - Math.min(payload.iat ?? nowS, nowS)) * 1000;
-        if (lifetimeMs > this.settings.platformServices.auth.technicalTokenMaxLifetime + CLOCK_TOLERANCE_S * 1000) throw new AuthenticationError('too long-lived');
+        if (lifetimeMs > this.settings.platformServices.auth.technicalTokenMaxLifetime + CLOCK_TOLERANCE_S * 1000)
+          throw new AuthenticationError('too long-lived');
         return payload;
       } catch (error) {
         if (error instanceof AuthenticationError) throw error;

@@ -12,7 +12,10 @@ export async function holdingConnection<T>(database: Database, holder: string, w
   const timer =
     threshold && threshold > 0
       ? setTimeout(() => {
-          logger.warn({ holder, thresholdMs: threshold, heldMs: Date.now() - startedAt }, `possible connection leak: ${holder} has held a database connection longer than the leak-detection-threshold`);
+          logger.warn(
+            { holder, thresholdMs: threshold, heldMs: Date.now() - startedAt },
+            `possible connection leak: ${holder} has held a database connection longer than the leak-detection-threshold`,
+          );
         }, threshold)
       : undefined;
   timer?.unref();

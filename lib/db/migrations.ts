@@ -20,9 +20,7 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
  * may already exist (the migration journal lives in it), so its creation must tolerate that.
  */
 export function retarget(statement: string, schemaName: string): string {
-  return statement
-    .replaceAll(quote(MIGRATIONS_SCHEMA_NAME), quote(schemaName))
-    .replace(/CREATE SCHEMA (?!IF NOT EXISTS)/g, 'CREATE SCHEMA IF NOT EXISTS ');
+  return statement.replaceAll(quote(MIGRATIONS_SCHEMA_NAME), quote(schemaName)).replace(/CREATE SCHEMA (?!IF NOT EXISTS)/g, 'CREATE SCHEMA IF NOT EXISTS ');
 }
 
 /** Applies the migrations not applied yet to the configured schema. Returns how many it applied. */

@@ -4,9 +4,19 @@ import type { Pagination } from '../http/pagination';
 import type { Database } from './client';
 
 /** One page of a table in the order of `orderBy`, and how many rows there are in all. */
-export async function pageOf<T extends PgTable>(database: Database, table: T, orderBy: AnyColumn, pagination: Pagination): Promise<{ rows: T['$inferSelect'][]; total: number }> {
+export async function pageOf<T extends PgTable>(
+  database: Database,
+  table: T,
+  orderBy: AnyColumn,
+  pagination: Pagination,
+): Promise<{ rows: T['$inferSelect'][]; total: number }> {
   const [rows, [{ total }]] = await Promise.all([
-    database.db.select().from(table as PgTable).orderBy(asc(orderBy)).limit(pagination.limit).offset(pagination.offset),
+    database.db
+      .select()
+      .from(table as PgTable)
+      .orderBy(asc(orderBy))
+      .limit(pagination.limit)
+      .offset(pagination.offset),
     database.db.select({ total: count() }).from(table as PgTable),
   ]);
   return { rows: rows as T['$inferSelect'][], total };

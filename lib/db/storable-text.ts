@@ -53,5 +53,7 @@ export function unstorableText(value: unknown, prefix = ''): FieldError | undefi
  * notification), so that the message is not lost with the request.
  */
 export function storableCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value), (_key, item) => (typeof item === 'string' ? item.replaceAll('\u0000', '').replace(UNPAIRED_SURROGATES, '\ufffd') : item));
+  return JSON.parse(JSON.stringify(value), (_key, item) =>
+    typeof item === 'string' ? item.replaceAll('\u0000', '').replace(UNPAIRED_SURROGATES, '\ufffd') : item,
+  );
 }

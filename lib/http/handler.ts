@@ -67,15 +67,18 @@ export interface HandlerOptions {
  * chain: request id and access log, audit record, problem+json errors, header normalisation,
  * authentication, JSON body parsing, zod validation of path, query and body.
  */
-export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: HttpRequest<E>) => Promise<HttpResult>, options: HandlerOptions = {}): HttpHandler {
+export function httpHandler<E extends Endpoint>(
+  endpoint: E,
+  handle: (request: HttpRequest<E>) => Promise<HttpResult>,
+  options: HandlerOptions = {},
+): HttpHandler {
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>({
     // Answer (and abort the work through `signal`) a second before Lambda would kill the function.
     timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
     timeoutEarlyResponse: () => {
       throw new HttpProblem(504, 'Gateway Timeout', 'The request did not finish within the time limit of the function');
     },
-  })
-    .use(requestContext());
+  }).use(requestContext());
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
   if (!endpoint.public) chain.use(audit((event) => principals.get(event)));
   chain.use(problemErrors()).use(httpHeaderNormalizer());
@@ -103,7 +106,8 @@ export function httpHandler<E extends Endpoint>(endpoint: E, handle: (request: H
       });
       return toResponse(result);
     } catch (error) {
-      if (options.onRejected && error instanceof HttpProblem && error.status >= 400 && error.status < 500) await options.onRejected(error, event.body, principal);
+      if (options.onRejected && error instanceof HttpProblem && error.status >= 400 && error.status < 500)
+        await options.onRejected(error, event.body, principal);
       throw error;
     }
   }) as unknown as HttpHandler;

@@ -4,7 +4,11 @@ import { HttpProblem, type FieldError } from './problems';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** The problem document of an HttpProblem, as the API contract shapes it. */
 export function problemBody(problem: HttpProblem, requestId?: string): Record<string, unknown> {

@@ -27,7 +27,10 @@ export class BadRequest extends HttpProblem {
 }
 
 export class Invalid extends HttpProblem {
-  constructor(errors: FieldError[], detail = `The request has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}: ${errors.map((e) => e.path || '(body)').join(', ')}`) {
+  constructor(
+    errors: FieldError[],
+    detail = `The request has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}: ${errors.map((e) => e.path || '(body)').join(', ')}`,
+  ) {
     super(400, 'Invalid request', detail, { errors });
   }
 }

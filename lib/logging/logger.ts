@@ -3,8 +3,22 @@ import { runtimeEnvironment } from '../settings/environment';
 import { scrubSecrets } from './scrub';
 
 const SECRET_KEYS = [
-  'password', 'secret', 'token', 'jwt', 'apiKey', 'api_key', 'api-key', 'authorization', 'cookie',
-  'httpSecret', 'http-secret', 'backendSecrets', 'accessToken', 'access_token', 'connectionString', 'databaseUrl',
+  'password',
+  'secret',
+  'token',
+  'jwt',
+  'apiKey',
+  'api_key',
+  'api-key',
+  'authorization',
+  'cookie',
+  'httpSecret',
+  'http-secret',
+  'backendSecrets',
+  'accessToken',
+  'access_token',
+  'connectionString',
+  'databaseUrl',
 ];
 
 // pino's wildcards cover one level each; secrets may sit a few levels deep in logged objects.

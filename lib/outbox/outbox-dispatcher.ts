@@ -25,7 +25,12 @@ export function platformSenders(settings: Settings): Senders {
     },
     event: async (payload) => {
       if (!settings.events.eventsBackendBaseUrl) throw new Error('events.events-backend-base-url is not set');
-      await callPlatform(settings, '', { method: 'POST', body: payload, url: settings.events.eventsBackendBaseUrl, secret: settings.platformServices.httpSecret });
+      await callPlatform(settings, '', {
+        method: 'POST',
+        body: payload,
+        url: settings.events.eventsBackendBaseUrl,
+        secret: settings.platformServices.httpSecret,
+      });
     },
   };
 }

@@ -43,11 +43,16 @@ export class OutboxRepository {
   }
 
   async failed(id: number, attempts: number, error: string, retryAt: Date): Promise<void> {
-    await this.database.db.update(this.table).set({ attempts, lastError: error.slice(0, 1000), nextAttemptAt: retryAt }).where(eq(this.table.id, id));
+    await this.database.db
+      .update(this.table)
+      .set({ attempts, lastError: error.slice(0, 1000), nextAttemptAt: retryAt })
+      .where(eq(this.table.id, id));
   }
 
   async pendingCount(): Promise<number> {
-    const [{ count }] = await this.database.sql.unsafe<{ count: number }[]>(`select count(*)::int as count from "${this.database.schemaName}".outbox where delivered_at is null`);
+    const [{ count }] = await this.database.sql.unsafe<{ count: number }[]>(
+      `select count(*)::int as count from "${this.database.schemaName}".outbox where delivered_at is null`,
+    );
     return count;
   }
 }

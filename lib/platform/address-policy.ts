@@ -21,11 +21,37 @@ function blockList(ranges: Array<[string, number, 'ipv4' | 'ipv6']>): BlockList 
 }
 
 const ALWAYS: Array<[BlockList, AddressKind]> = [
-  [blockList([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6'], ['fd00:ec2::254', 128, 'ipv6'], ['100.100.100.200', 32, 'ipv4']]), 'link-local or metadata'],
-  [blockList([['0.0.0.0', 8, 'ipv4'], ['224.0.0.0', 4, 'ipv4'], ['255.255.255.255', 32, 'ipv4'], ['::', 128, 'ipv6'], ['ff00::', 8, 'ipv6']]), 'unspecified, multicast or broadcast'],
+  [
+    blockList([
+      ['169.254.0.0', 16, 'ipv4'],
+      ['fe80::', 10, 'ipv6'],
+      ['fd00:ec2::254', 128, 'ipv6'],
+      ['100.100.100.200', 32, 'ipv4'],
+    ]),
+    'link-local or metadata',
+  ],
+  [
+    blockList([
+      ['0.0.0.0', 8, 'ipv4'],
+      ['224.0.0.0', 4, 'ipv4'],
+      ['255.255.255.255', 32, 'ipv4'],
+      ['::', 128, 'ipv6'],
+      ['ff00::', 8, 'ipv6'],
+    ]),
+    'unspecified, multicast or broadcast',
+  ],
 ];
-const LOOPBACK = blockList([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']]);
-const PRIVATE = blockList([['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['100.64.0.0', 10, 'ipv4'], ['fc00::', 7, 'ipv6']]);
+const LOOPBACK = blockList([
+  ['127.0.0.0', 8, 'ipv4'],
+  ['::1', 128, 'ipv6'],
+]);
+const PRIVATE = blockList([
+  ['10.0.0.0', 8, 'ipv4'],
+  ['172.16.0.0', 12, 'ipv4'],
+  ['192.168.0.0', 16, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'],
+  ['fc00::', 7, 'ipv6'],
+]);
 /** Names that are such addresses wherever they are resolved. */
 const LOOPBACK_NAMES = /^(localhost|localhost\.localdomain|.+\.localhost)\.?$/i;
 const METADATA_NAMES = /^(metadata|metadata\.google\.internal|instance-data(\.ec2\.internal)?)\.?$/i;
@@ -73,7 +99,13 @@ const anAddress = (kind: AddressKind) => `${/^[aeiou]/.test(kind) ? 'an' : 'a'} 
  */
 export function forbiddenUrl(url: string, policy: AddressPolicy): string | undefined {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  const kind = isIP(host) ? forbiddenAddress(host, policy) : METADATA_NAMES.test(host) ? 'link-local or metadata' : LOOPBACK_NAMES.test(host) && !policy.allowLoopback ? 'loopback' : undefined;
+  const kind = isIP(host)
+    ? forbiddenAddress(host, policy)
+    : METADATA_NAMES.test(host)
+      ? 'link-local or metadata'
+      : LOOPBACK_NAMES.test(host) && !policy.allowLoopback
+        ? 'loopback'
+        : undefined;
   return kind && `must not point at ${anAddress(kind)}${SETTING[kind] ?? ''}`;
 }
 

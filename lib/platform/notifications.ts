@@ -14,6 +14,10 @@ export interface Notification extends Record<string, unknown> {
 export function notificationOf(settings: Settings, event: NotificationEvent, entity: Notification['entity'], message: string): Notification | undefined {
   const { notification } = settings;
   if (!notification.enabled) return undefined;
-  const names = { 'new-policy-event': notification.newPolicyEvent, 'new-metric-event': notification.newMetricEvent, 'failure-event': notification.failureEvent };
+  const names = {
+    'new-policy-event': notification.newPolicyEvent,
+    'new-metric-event': notification.newMetricEvent,
+    'failure-event': notification.failureEvent,
+  };
   return { event: names[event]!, entity, message, timestamp: new Date().toISOString() };
 }

@@ -76,7 +76,8 @@ async function fetchOnce(perimeter: Perimeter, timeouts: OutboundTimeouts, query
   } catch {
     parsed = undefined;
   }
-  if (!parsed?.success) throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} answered something that is not { resources: [{ id, content }], page }`);
+  if (!parsed?.success)
+    throw new ResolverError(`The perimeter resolver of ${perimeter.resourceType} answered something that is not { resources: [{ id, content }], page }`);
   return { resources: parsed.data.resources, total: parsed.data.page?.total ?? undefined };
 }
 
@@ -91,7 +92,13 @@ export interface ResolverRetry {
 export type ResolverRetryListener = (retry: ResolverRetry) => Promise<void>;
 
 /** A resolver call, retried `perimeter.retries` times with exponential backoff when it failed in a way worth retrying. */
-function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Record<string, string>, signal?: AbortSignal, onRetry?: ResolverRetryListener): Promise<PerimeterPage> {
+function fetchPage(
+  perimeter: Perimeter,
+  timeouts: OutboundTimeouts,
+  query: Record<string, string>,
+  signal?: AbortSignal,
+  onRetry?: ResolverRetryListener,
+): Promise<PerimeterPage> {
   return pRetry(() => fetchOnce(perimeter, timeouts, query, signal), {
     retries: perimeter.retries,
     minTimeout: 0,
@@ -101,9 +108,12 @@ function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Reco
     onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
       if (!(error instanceof ResolverError && error.retryable) || retriesLeft === 0) return;
       const retryInMs = backoffDelay(attemptNumber, FIRST_RETRY_MS, LONGEST_RETRY_MS);
-      logger.warn({ resourceType: perimeter.resourceType, query, attempt: attemptNumber, retriesLeft, retryInMs, reason: error.message }, 'a perimeter resolver call failed; retrying');
-      await onRetry?.({ reason: error.reason, attempt: attemptNumber, attempts: perimeter.retries + 1, nextTryAt: new Date(Date.now() + retryInMs) }).catch((failure) =>
-        logger.warn({ err: failure }, 'could not record that a perimeter resolver call is being retried'),
+      logger.warn(
+        { resourceType: perimeter.resourceType, query, attempt: attemptNumber, retriesLeft, retryInMs, reason: error.message },
+        'a perimeter resolver call failed; retrying',
+      );
+      await onRetry?.({ reason: error.reason, attempt: attemptNumber, attempts: perimeter.retries + 1, nextTryAt: new Date(Date.now() + retryInMs) }).catch(
+        (failure) => logger.warn({ err: failure }, 'could not record that a perimeter resolver call is being retried'),
       );
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
     },
@@ -111,12 +121,30 @@ function fetchPage(perimeter: Perimeter, timeouts: OutboundTimeouts, query: Reco
 }
 
 /** The page of the perimeter of the environment that starts at `offset` (`limit` = the type's batch size). */
-export function fetchPerimeterPage(perimeter: Perimeter, environment: string, offset: number, timeouts: OutboundTimeouts, signal?: AbortSignal, onRetry?: ResolverRetryListener): Promise<PerimeterPage> {
-  return fetchPage(perimeter, timeouts, { environment, 'resource-types': perimeter.resourceType, offset: String(offset), limit: String(perimeter.batchSize) }, signal, onRetry);
+export function fetchPerimeterPage(
+  perimeter: Perimeter,
+  environment: string,
+  offset: number,
+  timeouts: OutboundTimeouts,
+  signal?: AbortSignal,
+  onRetry?: ResolverRetryListener,
+): Promise<PerimeterPage> {
+  return fetchPage(
+    perimeter,
+    timeouts,
+    { environment, 'resource-types': perimeter.resourceType, offset: String(offset), limit: String(perimeter.batchSize) },
+    signal,
+    onRetry,
+  );
 }
 
 /** Every resource of the type in the environment, a page (`batch-size`) at a time, until a short page. */
-export async function* resolvePerimeter(perimeter: Perimeter, environment: string, timeouts: OutboundTimeouts, signal?: AbortSignal): AsyncGenerator<ResolvedResource[]> {
+export async function* resolvePerimeter(
+  perimeter: Perimeter,
+  environment: string,
+  timeouts: OutboundTimeouts,
+  signal?: AbortSignal,
+): AsyncGenerator<ResolvedResource[]> {
   for (let offset = 0; ; offset += perimeter.batchSize) {
     const { resources } = await fetchPerimeterPage(perimeter, environment, offset, timeouts, signal);
     if (resources.length > 0) yield resources;
@@ -125,7 +153,13 @@ export async function* resolvePerimeter(perimeter: Perimeter, environment: strin
 }
 
 /** The deployed version of one resource, or undefined when none is deployed. */
-export async function resolveDeployed(perimeter: Perimeter, environment: string, id: string, timeouts: OutboundTimeouts, signal?: AbortSignal): Promise<ResolvedResource | undefined> {
+export async function resolveDeployed(
+  perimeter: Perimeter,
+  environment: string,
+  id: string,
+  timeouts: OutboundTimeouts,
+  signal?: AbortSignal,
+): Promise<ResolvedResource | undefined> {
   const { resources } = await fetchPage(perimeter, timeouts, { environment, 'resource-types': perimeter.resourceType, offset: '0', limit: '1', id }, signal);
   return resources.find((resource) => resource.id === id);
 }

@@ -18,7 +18,11 @@ export class PlatformError extends Error {
  * (the contract's table), the configured timeouts, and a PlatformError for a non-2xx answer.
  * Transport failures are OutboundTimeoutError / OutboundConnectionError.
  */
-export async function callPlatform(settings: Settings, path: string, init: { method?: string; body?: unknown; url?: string; secret?: string } = {}): Promise<Response> {
+export async function callPlatform(
+  settings: Settings,
+  path: string,
+  init: { method?: string; body?: unknown; url?: string; secret?: string } = {},
+): Promise<Response> {
   // The events backend and the notification service have URLs of their own (and the latter its own secret).
   const url = init.url ?? `${settings.platformServices.baseUrl.replace(/\/+$/, '')}${path}`;
   const secret = init.url ? init.secret : settings.platformServices.httpSecret;

@@ -40,7 +40,10 @@ export function getJobQueue(env: NodeJS.ProcessEnv = process.env): JobQueue {
   shared =
     env.IS_OFFLINE !== 'true' && /^https?:\/\//.test(queueUrl)
       ? new SqsQueue(queueUrl, env.EVALUATION_QUEUE_ENDPOINT || undefined)
-      : new LocalLambdaQueue(env.LOCAL_LAMBDA_ENDPOINT || 'http://127.0.0.1:3002', env.EVALUATION_WORKER_FUNCTION || 'computational-governance-platform-dev-evaluation-worker');
+      : new LocalLambdaQueue(
+          env.LOCAL_LAMBDA_ENDPOINT || 'http://127.0.0.1:3002',
+          env.EVALUATION_WORKER_FUNCTION || 'computational-governance-platform-dev-evaluation-worker',
+        );
   return shared;
 }
 

@@ -23,10 +23,17 @@ export class SqsQueue implements JobQueue {
       const chunk = ids.slice(start, start + BATCH);
       try {
         const answer = await this.client.send(
-          new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: chunk.map((id, index) => ({ Id: String(index), MessageBody: JSON.stringify({ taskId: id }) })) }),
+          new SendMessageBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: chunk.map((id, index) => ({ Id: String(index), MessageBody: JSON.stringify({ taskId: id }) })),
+          }),
         );
         for (const entry of answer.Successful ?? []) sent.push(chunk[Number(entry.Id)]);
-        for (const entry of answer.Failed ?? []) logger.warn({ taskId: chunk[Number(entry.Id)], code: entry.Code, reason: entry.Message }, 'SQS refused an evaluation message; the sweeper sends it again');
+        for (const entry of answer.Failed ?? [])
+          logger.warn(
+            { taskId: chunk[Number(entry.Id)], code: entry.Code, reason: entry.Message },
+            'SQS refused an evaluation message; the sweeper sends it again',
+          );
       } catch (error) {
         logger.warn({ err: error, count: chunk.length }, 'the evaluation queue could not be reached; the sweeper sends the messages again');
       }

@@ -17,4 +17,3 @@ export function camelCase<T>(value: T): CamelCased<T> {
   }
   return value as CamelCased<T>;
 }
-

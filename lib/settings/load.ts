@@ -97,7 +97,11 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
   }
   applyAlternativeSpellings(root as Record<string, any>);
   const result = settingsSchema.safeParse(root);
-  if (!result.success) throw new SettingsError(file, result.error.issues.map((issue) => describe(issue, root)));
+  if (!result.success)
+    throw new SettingsError(
+      file,
+      result.error.issues.map((issue) => describe(issue, root)),
+    );
   return deepFreeze({
     ...camelCase(result.data),
     source: file,

@@ -37,7 +37,9 @@ export const settingsSchema = z.strictObject({
   'cue-config': block({
     'cue-process-path': text().optional(),
     // Longest one CUE run may take; the worker (or process) running it is then killed and replaced.
-    timeout: duration().refine((ms) => ms > 0, 'expected a duration above zero').default(20_000),
+    timeout: duration()
+      .refine((ms) => ms > 0, 'expected a duration above zero')
+      .default(20_000),
     // Pre-warmed CUE workers per function container.
     workers: int({ min: 1 }).default(2),
     // A worker is replaced after this many runs, which keeps the memory of WebAssembly CUE bounded.
@@ -63,15 +65,18 @@ export const settingsSchema = z.strictObject({
   }),
 
   notification: z
-    .strictObject({
-      mode: z.literal('platform', { error: 'expected "platform"' }).default('platform'),
-      enabled: bool(),
-      url: httpUrl().optional(),
-      'failure-event': text().optional(),
-      'new-policy-event': text().optional(),
-      'new-metric-event': text().optional(),
-      secret: text().optional(),
-    }, { error: 'the notification block is mandatory (set enabled = false to turn notifications off)' })
+    .strictObject(
+      {
+        mode: z.literal('platform', { error: 'expected "platform"' }).default('platform'),
+        enabled: bool(),
+        url: httpUrl().optional(),
+        'failure-event': text().optional(),
+        'new-policy-event': text().optional(),
+        'new-metric-event': text().optional(),
+        secret: text().optional(),
+      },
+      { error: 'the notification block is mandatory (set enabled = false to turn notifications off)' },
+    )
     .superRefine((notification, ctx) => {
       if (!notification.enabled) return;
       for (const key of ['url', 'secret', 'failure-event', 'new-policy-event', 'new-metric-event'] as const) {
@@ -87,42 +92,51 @@ export const settingsSchema = z.strictObject({
     .default([])
     .transform((types) => [...new Map(types.map((type) => [type.name, type])).values()]),
 
-  'platform-services': z.strictObject({
-    'base-url': httpUrl(),
-    'http-secret': text().optional(),
-    environments: block({
-      'environments-path': urlPath().default('/api/environments'),
-      'environments-fetch-retries': int({ min: 0 }).default(3),
-      // When set, these are the environments and the platform is not asked (local runs, tests).
-      'static-environments': z.array(z.strictObject({ name: text() })).min(1, 'expected at least one environment').nullable().optional(),
-    }),
-    auth: block({
-      // Where the platform publishes its JSON Web Key Set; default {base-url}/api/auth/.well-known/jwks.json.
-      'jwks-url': httpUrl().optional(),
-      // When set, service-account JWTs must carry this `iss` / `aud`.
-      issuer: text().optional(),
-      audience: text().optional(),
-      'cache-size': int({ min: 1 }).default(16),
-      'cache-duration': duration().default(600_000),
-      'backend-secrets': z.array(text()).default([]),
-      // Longest lifetime (exp - iat, or exp - now without iat) of a technical JWT; longer ones are refused.
-      'technical-token-max-lifetime': duration().refine((ms) => ms > 0, 'expected a duration above zero').default(86_400_000),
-      'basic-auth': block({
-        enabled: bool().default(false),
-        'short-lived-token-duration-seconds': int({ min: 1 }).optional(),
-        // The `scope` asked for in the token exchange.
-        scope: text().default('computational-governance'),
-      }).superRefine((basic, ctx) => {
-        if (basic.enabled && basic['short-lived-token-duration-seconds'] === undefined) {
-          ctx.addIssue({ code: 'custom', path: ['short-lived-token-duration-seconds'], message: 'required when basic-auth.enabled is true' });
-        }
+  'platform-services': z.strictObject(
+    {
+      'base-url': httpUrl(),
+      'http-secret': text().optional(),
+      environments: block({
+        'environments-path': urlPath().default('/api/environments'),
+        'environments-fetch-retries': int({ min: 0 }).default(3),
+        // When set, these are the environments and the platform is not asked (local runs, tests).
+        'static-environments': z
+          .array(z.strictObject({ name: text() }))
+          .min(1, 'expected at least one environment')
+          .nullable()
+          .optional(),
       }),
-    }),
-    audit: block({
-      enabled: bool().default(false),
-      'audit-path': urlPath().default('/api/audit'),
-    }),
-  }, { error: 'the platform-services block is required' }),
+      auth: block({
+        // Where the platform publishes its JSON Web Key Set; default {base-url}/api/auth/.well-known/jwks.json.
+        'jwks-url': httpUrl().optional(),
+        // When set, service-account JWTs must carry this `iss` / `aud`.
+        issuer: text().optional(),
+        audience: text().optional(),
+        'cache-size': int({ min: 1 }).default(16),
+        'cache-duration': duration().default(600_000),
+        'backend-secrets': z.array(text()).default([]),
+        // Longest lifetime (exp - iat, or exp - now without iat) of a technical JWT; longer ones are refused.
+        'technical-token-max-lifetime': duration()
+          .refine((ms) => ms > 0, 'expected a duration above zero')
+          .default(86_400_000),
+        'basic-auth': block({
+          enabled: bool().default(false),
+          'short-lived-token-duration-seconds': int({ min: 1 }).optional(),
+          // The `scope` asked for in the token exchange.
+          scope: text().default('computational-governance'),
+        }).superRefine((basic, ctx) => {
+          if (basic.enabled && basic['short-lived-token-duration-seconds'] === undefined) {
+            ctx.addIssue({ code: 'custom', path: ['short-lived-token-duration-seconds'], message: 'required when basic-auth.enabled is true' });
+          }
+        }),
+      }),
+      audit: block({
+        enabled: bool().default(false),
+        'audit-path': urlPath().default('/api/audit'),
+      }),
+    },
+    { error: 'the platform-services block is required' },
+  ),
 
   evaluation: block({
     'enable-on-publish': bool().default(true),
@@ -130,22 +144,33 @@ export const settingsSchema = z.strictObject({
     'resolver-retries': int({ min: 0 }).default(3),
   }),
 
-  database: z.strictObject({
-    schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a PostgreSQL schema name (lower-case letters, digits, "_")').default('cgp'),
-    driver: text().default('org.postgresql.Driver'),
-    url: z.string().regex(/^(jdbc:)?postgres(ql)?:\/\/\S+$/, 'expected a URL such as "postgresql://host:5432/db"').optional(),
-    username: text().optional(),
-    password: text().optional(),
-    name: text().default('provisioning_coordinator'),
-    host: text().optional(),
-    port: int({ min: 1 }).refine((port) => port <= 65535, 'expected a port number (1-65535)').default(5432),
-    'migrate-on-start': bool().default(true),
-    'repair-on-start': bool().default(false),
-    'thread-pool-size': int({ min: 1 }).optional(),
-    'connection-timeout': duration().optional(),
-    'max-lifetime': duration().optional(),
-    'leak-detection-threshold': duration().optional(),
-  }, { error: 'the database block is required' }),
+  database: z.strictObject(
+    {
+      schema: z
+        .string()
+        .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a PostgreSQL schema name (lower-case letters, digits, "_")')
+        .default('cgp'),
+      driver: text().default('org.postgresql.Driver'),
+      url: z
+        .string()
+        .regex(/^(jdbc:)?postgres(ql)?:\/\/\S+$/, 'expected a URL such as "postgresql://host:5432/db"')
+        .optional(),
+      username: text().optional(),
+      password: text().optional(),
+      name: text().default('provisioning_coordinator'),
+      host: text().optional(),
+      port: int({ min: 1 })
+        .refine((port) => port <= 65535, 'expected a port number (1-65535)')
+        .default(5432),
+      'migrate-on-start': bool().default(true),
+      'repair-on-start': bool().default(false),
+      'thread-pool-size': int({ min: 1 }).optional(),
+      'connection-timeout': duration().optional(),
+      'max-lifetime': duration().optional(),
+      'leak-detection-threshold': duration().optional(),
+    },
+    { error: 'the database block is required' },
+  ),
 
   http: block({
     'client-connect-timeout': duration().default(10_000),
@@ -177,11 +202,21 @@ export const settingsSchema = z.strictObject({
     'encryption-key': encryptionKey().optional(),
     // Keys being rotated out: still read, never written (docs/assistant.md).
     'previous-encryption-keys': z
-      .union([z.array(encryptionKey()), z.string().transform((text) => text.split(',').map((key) => key.trim()).filter(Boolean))])
+      .union([
+        z.array(encryptionKey()),
+        z.string().transform((text) =>
+          text
+            .split(',')
+            .map((key) => key.trim())
+            .filter(Boolean),
+        ),
+      ])
       .pipe(z.array(encryptionKey()))
       .default([]),
     'max-query-length': int({ min: 1 }).default(8000),
-    'provider-retries': int({ min: 0 }).refine((n) => n <= 10, 'expected at most 10').default(2),
+    'provider-retries': int({ min: 0 })
+      .refine((n) => n <= 10, 'expected at most 10')
+      .default(2),
   }),
 
   local: block({ 'http-port': int({ min: 1 }).default(3000) }),

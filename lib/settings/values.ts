@@ -49,4 +49,9 @@ export const urlPath = () => z.string({ error: 'expected a path' }).regex(/^\/\S
 
 /** A 256-bit key written as base64 (openssl rand -base64 32). */
 export const encryptionKey = () =>
-  z.string().refine((value) => /^[A-Za-z0-9+/]{43}=$/.test(value.trim()) && Buffer.from(value.trim(), 'base64').length === 32, 'expected 32 bytes in base64 (openssl rand -base64 32)');
+  z
+    .string()
+    .refine(
+      (value) => /^[A-Za-z0-9+/]{43}=$/.test(value.trim()) && Buffer.from(value.trim(), 'base64').length === 32,
+      'expected 32 bytes in base64 (openssl rand -base64 32)',
+    );

@@ -86,7 +86,10 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
         tasks.assistantKeys = `${reencrypted} re-encrypted`;
         if (unreadable.length > 0) {
           tasks.assistantKeys += `, ${unreadable.join(' and ')} unreadable`;
-          logger.error({ unreadable }, `the stored API key of the ${unreadable.join(' and ')} configuration cannot be decrypted with assistant.encryption-key or previous-encryption-keys: save that configuration again`);
+          logger.error(
+            { unreadable },
+            `the stored API key of the ${unreadable.join(' and ')} configuration cannot be decrypted with assistant.encryption-key or previous-encryption-keys: save that configuration again`,
+          );
         }
       }
       if (await tableExists(database, 'resource_types')) tasks.resourceTypes = await registerSettingsResourceTypes(database, settings);

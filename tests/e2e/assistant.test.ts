@@ -6,7 +6,11 @@ const baseUrl = inject('baseUrl');
 const fake = new FakeHostedModel();
 
 const post = async (path: string, body: unknown) =>
-  fetch(`${baseUrl}${path}`, { method: 'POST', headers: await authorized({ 'content-type': 'application/json' }), body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: await authorized({ 'content-type': 'application/json' }),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   await fake.start();
@@ -56,6 +60,8 @@ describe('the assistant over HTTP', () => {
 
   it('lists the assistant endpoints in the OpenAPI document', async () => {
     const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as any;
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/assistant/v1/llm/config', '/assistant/v1/embedder/config', '/assistant/v1/llm/chat']));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/assistant/v1/llm/config', '/assistant/v1/embedder/config', '/assistant/v1/llm/chat']),
+    );
   });
 });

@@ -44,7 +44,10 @@ describe('governance foundations over HTTP', () => {
     expect(created.status).toBe(201);
     const read = await fetch(`${baseUrl}/v1/resource-types/e2e-type`, { headers: await authorized() });
     expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({ name: 'e2e-type', descriptorConfiguration: { resourceNameField: 'PLATFORM_no_descriptor_configuration_provided', resourceDisplayNameFields: [], resourceFilterField: null } });
+    expect(await read.json()).toMatchObject({
+      name: 'e2e-type',
+      descriptorConfiguration: { resourceNameField: 'PLATFORM_no_descriptor_configuration_provided', resourceDisplayNameFields: [], resourceFilterField: null },
+    });
   });
 });
 
@@ -65,13 +68,26 @@ describe('the whole flow over HTTP: type, CUE policy, publish, evaluate, report'
     expect(created.status).toBe(201);
     expect((await api('POST', `/policies/${created.body.id}/publish`)).body.status).toBe('enabled');
 
-    const failing = await api('POST', '/evaluate', { environment: 'development', resourceType: 'e2e-dataproduct', descriptor: 'id: urn:dp:e2e\nname: E2E\nversion: 1.0.0\nowner: Alice\ndomain: finance\n' }, { prefer: 'wait=20' });
+    const failing = await api(
+      'POST',
+      '/evaluate',
+      { environment: 'development', resourceType: 'e2e-dataproduct', descriptor: 'id: urn:dp:e2e\nname: E2E\nversion: 1.0.0\nowner: Alice\ndomain: finance\n' },
+      { prefer: 'wait=20' },
+    );
     expect(failing.status).toBe(200);
     expect(failing.body).toMatchObject({ status: 'completed', outcome: 'error', passed: false });
-    expect(failing.body.evaluationResults[0]).toMatchObject({ governanceEntityId: created.body.id, resource: { id: 'urn:dp:e2e', displayName: 'E2E', version: '1.0.0' }, result: { satisfiesPolicy: false } });
+    expect(failing.body.evaluationResults[0]).toMatchObject({
+      governanceEntityId: created.body.id,
+      resource: { id: 'urn:dp:e2e', displayName: 'E2E', version: '1.0.0' },
+      result: { satisfiesPolicy: false },
+    });
     expect(failing.body.evaluationResults[0].result.errors.join('\n')).toMatch(/owner/);
 
-    const passing = await api('POST', '/evaluate', { environment: 'development', resourceType: 'e2e-dataproduct', descriptor: { id: 'urn:dp:e2e', name: 'E2E', version: '1.0.1', owner: 'alice', domain: 'sales' } });
+    const passing = await api('POST', '/evaluate', {
+      environment: 'development',
+      resourceType: 'e2e-dataproduct',
+      descriptor: { id: 'urn:dp:e2e', name: 'E2E', version: '1.0.1', owner: 'alice', domain: 'sales' },
+    });
     expect(passing.status).toBe(202);
     const report = await api('GET', `/evaluation-reports/${passing.body.reportId}`);
     expect(report.body).toMatchObject({ status: 'completed', outcome: 'ok', passed: true });
@@ -86,14 +102,26 @@ describe('publish-time evaluation under serverless offline', () => {
   const resolver = new FakeServer((request) => {
     const all = Array.from({ length: 7 }, (_, i) => ({ id: `dp-${i}`, content: `id: dp-${i}\nowner: ${i === 2 ? 'Nobody' : 'alice'}\n` }));
     const offset = Number(request.query.offset);
-    return { status: 200, body: { resources: all.slice(offset, offset + Number(request.query.limit)), page: { offset, limit: Number(request.query.limit), total: all.length } } };
+    return {
+      status: 200,
+      body: { resources: all.slice(offset, offset + Number(request.query.limit)), page: { offset, limit: Number(request.query.limit), total: all.length } },
+    };
   });
   beforeAll(() => resolver.start());
   afterAll(() => resolver.stop());
 
   it('publishing a CUE policy runs the queue worker over every environment until the report is completed', async () => {
-    await api('POST', '/resource-types', { name: 'e2e-published', configuration: { resourceName: 'id', batchSize: 3 }, resolverConfiguration: { url: resolver.url, path: '/resources' } });
-    const created = await api('POST', '/policies', { name: 'Owner is a login', resourceType: 'e2e-published', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"\n' });
+    await api('POST', '/resource-types', {
+      name: 'e2e-published',
+      configuration: { resourceName: 'id', batchSize: 3 },
+      resolverConfiguration: { url: resolver.url, path: '/resources' },
+    });
+    const created = await api('POST', '/policies', {
+      name: 'Owner is a login',
+      resourceType: 'e2e-published',
+      engine: 'cue',
+      cueScript: 'owner: string & =~"^[a-z]+$"\n',
+    });
     expect(created.status).toBe(201);
     const published = await api('POST', `/policies/${created.body.id}/publish`);
     expect(published.status).toBe(200);
@@ -101,8 +129,17 @@ describe('publish-time evaluation under serverless offline', () => {
     expect(reportId).toEqual(expect.any(String));
 
     const report = await finishedReport(reportId);
-    expect(report).toMatchObject({ status: 'completed', cause: 'publish', evaluationScope: 'policy', outcome: 'error', passed: false, progress: { total: 21, done: 21 } });
-    const failing = report.evaluationResults.filter((result: any) => result.outcome === 'error').map((result: any) => `${result.resource.environment}/${result.resource.id}`);
+    expect(report).toMatchObject({
+      status: 'completed',
+      cause: 'publish',
+      evaluationScope: 'policy',
+      outcome: 'error',
+      passed: false,
+      progress: { total: 21, done: 21 },
+    });
+    const failing = report.evaluationResults
+      .filter((result: any) => result.outcome === 'error')
+      .map((result: any) => `${result.resource.environment}/${result.resource.id}`);
     expect(failing.sort()).toEqual(['development/dp-2', 'production/dp-2', 'qa/dp-2']);
     // Pages of 3 (the type's batch size) from offset 0 until the short page, in each of the 3 environments.
     expect(resolver.requests.map((r) => `${r.query.environment}:${r.query.offset}:${r.query.limit}`).sort()).toEqual(
@@ -120,7 +157,11 @@ describe('cron policies under serverless offline', () => {
   afterAll(() => resolver.stop());
 
   it('the cronDispatcher function starts a due cron policy, whose run completes through the queue', async () => {
-    await api('POST', '/resource-types', { name: 'e2e-cron', configuration: { resourceName: 'id', batchSize: 10 }, resolverConfiguration: { url: resolver.url, path: '/resources' } });
+    await api('POST', '/resource-types', {
+      name: 'e2e-cron',
+      configuration: { resourceName: 'id', batchSize: 10 },
+      resolverConfiguration: { url: resolver.url, path: '/resources' },
+    });
     const created = await api('POST', '/policies', {
       name: 'Owner is a login, every five seconds',
       resourceType: 'e2e-cron',
@@ -140,7 +181,10 @@ describe('cron policies under serverless offline', () => {
     let reportId: string | undefined;
     try {
       for (let attempt = 0; attempt < 80 && !reportId; attempt++) {
-        const invoked = await fetch(`${inject('lambdaUrl')}/2015-03-31/functions/computational-governance-platform-dev-cron-dispatcher/invocations`, { method: 'POST', body: '{}' });
+        const invoked = await fetch(`${inject('lambdaUrl')}/2015-03-31/functions/computational-governance-platform-dev-cron-dispatcher/invocations`, {
+          method: 'POST',
+          body: '{}',
+        });
         expect(invoked.status).toBe(200);
         expect(await invoked.json()).toMatchObject({ started: expect.any(Array), unscheduled: 0 });
         [{ reportId } = { reportId: undefined }] = await sql`select last_report_id as "reportId" from e2e.cron_schedules where entity_id = ${created.body.id}`;

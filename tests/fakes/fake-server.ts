@@ -23,7 +23,9 @@ export class FakeServer {
   private server?: http.Server;
   url = '';
 
-  constructor(private readonly fallback: (request: RecordedRequest) => FakeAnswer | Promise<FakeAnswer> = () => ({ status: 404, body: { error: 'no answer queued' } })) {}
+  constructor(
+    private readonly fallback: (request: RecordedRequest) => FakeAnswer | Promise<FakeAnswer> = () => ({ status: 404, body: { error: 'no answer queued' } }),
+  ) {}
 
   answer(...answers: FakeAnswer[]): this {
     this.queue.push(...answers);

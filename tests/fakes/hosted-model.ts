@@ -14,7 +14,12 @@ export const completion = (content = 'Hello from the fake model', model = 'gpt-4
 
 export const embedding = () => ({
   status: 200,
-  body: { object: 'list', model: 'text-embedding-3-small', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], usage: { prompt_tokens: 1, total_tokens: 1 } },
+  body: {
+    object: 'list',
+    model: 'text-embedding-3-small',
+    data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }],
+    usage: { prompt_tokens: 1, total_tokens: 1 },
+  },
 });
 
 export const providerError = (status: number, message: string, headers?: Record<string, string>) => ({

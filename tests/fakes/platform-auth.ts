@@ -18,7 +18,6 @@ export class FakePlatformAuth extends FakeServer {
     super((request) => this.route(request));
   }
 
-
   async addKey(kid: string, alg = 'RS256', publish = true): Promise<void> {
     this.keys.set(kid, { pair: await generateKeyPair(alg, { extractable: true }), alg });
     if (publish) await this.publish(...this.published, kid);
@@ -26,13 +25,18 @@ export class FakePlatformAuth extends FakeServer {
 
   async publish(...kids: string[]): Promise<void> {
     this.published = kids;
-    this.jwks = await Promise.all(kids.map(async (kid) => ({ ...(await exportJWK(this.keys.get(kid)!.pair.publicKey)), kid, alg: this.keys.get(kid)!.alg, use: 'sig' })));
+    this.jwks = await Promise.all(
+      kids.map(async (kid) => ({ ...(await exportJWK(this.keys.get(kid)!.pair.publicKey)), kid, alg: this.keys.get(kid)!.alg, use: 'sig' })),
+    );
   }
 
   /** `expiresIn: null` signs a token without `exp`. */
   async sign(kid: string, claims: JWTPayload = {}, options: { expiresIn?: string | number | null; notBefore?: string | number } = {}): Promise<string> {
     const { pair, alg } = this.keys.get(kid)!;
-    const jwt = new SignJWT({ ...claims }).setProtectedHeader({ alg, kid, typ: 'JWT' }).setSubject((claims.sub as string) ?? 'service-account-1').setIssuedAt();
+    const jwt = new SignJWT({ ...claims })
+      .setProtectedHeader({ alg, kid, typ: 'JWT' })
+      .setSubject((claims.sub as string) ?? 'service-account-1')
+      .setIssuedAt();
     if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '5m');
     if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
     return jwt.sign(pair.privateKey);

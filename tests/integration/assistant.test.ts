@@ -36,7 +36,8 @@ const config = (overrides: Record<string, unknown> = {}) => ({
 });
 
 const saveLlm = (body: unknown, query?: Record<string, string>) => invoke(handlers.llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body, query });
-const saveEmbedder = (body: unknown, query?: Record<string, string>) => invoke(handlers.embedder.save, { method: 'POST', path: '/assistant/v1/embedder/config', body, query });
+const saveEmbedder = (body: unknown, query?: Record<string, string>) =>
+  invoke(handlers.embedder.save, { method: 'POST', path: '/assistant/v1/embedder/config', body, query });
 const ask = (query: unknown) => invoke(handlers.chat.handler, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query } });
 
 beforeAll(async () => {
@@ -141,7 +142,7 @@ describe('verify on save', () => {
     expect(fake.requests[0].body).toMatchObject({ input: ['ping'] });
   });
 
-  it('answers 422 with the provider\'s reason and stores nothing when the provider refuses', async () => {
+  it("answers 422 with the provider's reason and stores nothing when the provider refuses", async () => {
     fake.answer(providerError(401, 'Access denied due to invalid subscription key'));
     const response = await saveLlm(config(), { verify: 'true' });
     expect(response.status).toBe(422);
@@ -162,7 +163,10 @@ describe('verify on save', () => {
     fake.answer(providerError(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."));
     const response = await saveLlm(config(), { verify: 'true' });
     expect(response.status).toBe(201);
-    expect(fake.requests.map((request) => Object.keys(request.body).filter((key) => key.startsWith('max_')))).toEqual([['max_tokens'], ['max_completion_tokens']]);
+    expect(fake.requests.map((request) => Object.keys(request.body).filter((key) => key.startsWith('max_')))).toEqual([
+      ['max_tokens'],
+      ['max_completion_tokens'],
+    ]);
   });
 
   it('does not call the provider without verify=true', async () => {
@@ -195,7 +199,11 @@ describe('chat', () => {
     fake.answer(completion('Policies are rules.', 'gpt-4o-2024-08-06'));
     const response = await ask('What is a policy?');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ answer: 'Policies are rules.', model: 'gpt-4o-2024-08-06', usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } });
+    expect(response.body).toEqual({
+      answer: 'Policies are rules.',
+      model: 'gpt-4o-2024-08-06',
+      usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+    });
     const [request] = fake.requests;
     expect(request.method).toBe('POST');
     expect(request.path).toBe('/openai/deployments/chat-deployment/chat/completions');
@@ -331,7 +339,9 @@ describe('key rotation', () => {
     const report = await runStartupTasks(await testSettings(SCHEMA, lost));
     expect(report.tasks.assistantKeys).toBe('0 re-encrypted, llm and embedder unreadable');
     // The handlers still run with the original key; simulate the lost key by corrupting the key id.
-    await database.sql.unsafe(`update ${SCHEMA}.model_configurations set api_key_ciphertext = replace(api_key_ciphertext, split_part(api_key_ciphertext, '.', 2), '00000000') where kind = 'llm'`);
+    await database.sql.unsafe(
+      `update ${SCHEMA}.model_configurations set api_key_ciphertext = replace(api_key_ciphertext, split_part(api_key_ciphertext, '.', 2), '00000000') where kind = 'llm'`,
+    );
     const read = await invoke(handlers.llm.read, { method: 'GET', path: '/assistant/v1/llm/config' });
     expect(read.status).toBe(200);
     expect(read.body.api_key).toBe('****cdef');

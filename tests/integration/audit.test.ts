@@ -68,7 +68,8 @@ describe('audit records', () => {
   });
 
   it('credentials are checked before the body: no credentials is a 401 whatever the body, and a bad body of a known caller is audited as that caller', async () => {
-    const register = (body: string, headers: Record<string, string>) => invoke(handlers.register, { method: 'POST', path: '/v1/computational-governance/resource-types', body, headers });
+    const register = (body: string, headers: Record<string, string>) =>
+      invoke(handlers.register, { method: 'POST', path: '/v1/computational-governance/resource-types', body, headers });
     const anonymous = { authorization: '' };
     expect((await register('{"name": ', anonymous)).status).toBe(401);
     expect((await register('x'.repeat(1_100_000), anonymous)).status).toBe(401);
@@ -77,7 +78,11 @@ describe('audit records', () => {
     expect((await register('{"name": ', known)).status).toBe(400);
     await backgroundDispatchSettled();
     // Delivered in the background, in no particular order.
-    expect(auditRecords().map((request) => `${request.body.subject} ${request.body.status}`).sort()).toEqual(['anonymous 401', 'anonymous 401', 'anonymous 401', 'auditor-2 400']);
+    expect(
+      auditRecords()
+        .map((request) => `${request.body.subject} ${request.body.status}`)
+        .sort(),
+    ).toEqual(['anonymous 401', 'anonymous 401', 'anonymous 401', 'auditor-2 400']);
   });
 
   it('never for public endpoints', async () => {
@@ -89,7 +94,11 @@ describe('audit records', () => {
 
   it('receiver down: the call still succeeds, and the record arrives once the receiver is back', async () => {
     receiver.answer({ status: 503 });
-    const response = await invoke(handlers.list, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { 'x-request-id': 'req-while-down' } });
+    const response = await invoke(handlers.list, {
+      method: 'GET',
+      path: '/v1/computational-governance/resource-types',
+      headers: { 'x-request-id': 'req-while-down' },
+    });
     expect(response.status).toBe(200);
     await backgroundDispatchSettled();
     expect(await pending()).toBe(1);

@@ -66,10 +66,15 @@ afterAll(async () => {
 
 describe('accepted credentials', () => {
   it('the token npm run token prints, under the default maximum lifetime and under a shorter one', async () => {
-    for (const [auth, lifetimeS] of [['', 12 * 3600], ['technical-token-max-lifetime = "1 hour"', 3600]] as const) {
+    for (const [auth, lifetimeS] of [
+      ['', 12 * 3600],
+      ['technical-token-max-lifetime = "1 hour"', 3600],
+    ] as const) {
       const settings = await settingsFor(auth);
       const overrides = `computational-governance-platform.platform-services.auth { backend-secrets = ["${FIRST_SECRET}"], ${auth} }`;
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', 'ci-job'], { env: { ...process.env, CGP_CONFIG_FILE: testSettingsFile(overrides) } });
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', 'ci-job'], {
+        env: { ...process.env, CGP_CONFIG_FILE: testSettingsFile(overrides) },
+      });
       const token = stdout.trim();
       const { exp, iat } = decodeJwt(token);
       expect(exp! - iat!).toBe(lifetimeS);
@@ -80,8 +85,14 @@ describe('accepted credentials', () => {
 
   it('a service-account JWT verified with the platform key set', async () => {
     const { authenticator } = authenticatorFor(await settingsFor());
-    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k1', { sub: 'svc-orders' })}`)).toEqual({ subject: 'svc-orders', method: 'service-account' });
-    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k2', { sub: 'svc-es' })}`)).toEqual({ subject: 'svc-es', method: 'service-account' });
+    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k1', { sub: 'svc-orders' })}`)).toEqual({
+      subject: 'svc-orders',
+      method: 'service-account',
+    });
+    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k2', { sub: 'svc-es' })}`)).toEqual({
+      subject: 'svc-es',
+      method: 'service-account',
+    });
   });
 
   it('a technical JWT under the second of two backend secrets', async () => {
@@ -122,7 +133,10 @@ describe('rejected credentials', () => {
 
   it('HS256 signed with the platform public key (algorithm confusion)', async () => {
     const publicPem = await exportSPKI(platform.keys.get('k1')!.pair.publicKey);
-    const forged = await new SignJWT({ sub: 'attacker', ...valid }).setProtectedHeader({ alg: 'HS256', kid: 'k1' }).setExpirationTime('5m').sign(new TextEncoder().encode(publicPem));
+    const forged = await new SignJWT({ sub: 'attacker', ...valid })
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(publicPem));
     expect(await rejection(authenticator, `Bearer ${forged}`)).toBe('invalid');
   });
 
@@ -222,11 +236,22 @@ describe('the key set cache', () => {
     const { authenticator, keySet } = authenticatorFor(unreachable, 10_000);
     const token = `Bearer ${await platform.sign('k1')}`;
     const outcomes = [];
-    for (let call = 0; call < 5; call++) outcomes.push(await authenticator.authenticate(token).then(() => 'in', (error: Error) => error.name));
+    for (let call = 0; call < 5; call++)
+      outcomes.push(
+        await authenticator.authenticate(token).then(
+          () => 'in',
+          (error: Error) => error.name,
+        ),
+      );
     expect(outcomes).toEqual(Array(5).fill('AuthenticationUnavailable'));
     expect(keySet.fetchCount).toBe(1);
     clock += 11_000;
-    expect(await authenticator.authenticate(token).then(() => 'in', (error: Error) => error.name)).toBe('AuthenticationUnavailable');
+    expect(
+      await authenticator.authenticate(token).then(
+        () => 'in',
+        (error: Error) => error.name,
+      ),
+    ).toBe('AuthenticationUnavailable');
     expect(keySet.fetchCount).toBe(2);
   });
 
@@ -276,7 +301,11 @@ describe('every endpoint', () => {
     const { list } = await import('../../functions/governance/resource-types');
     const token = await platform.sign('k1');
     for (let call = 0; call < 3; call++) {
-      const response = await invoke(list, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { authorization: `Bearer ${token}` } });
+      const response = await invoke(list, {
+        method: 'GET',
+        path: '/v1/computational-governance/resource-types',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(response.status).toBe(503);
       expect(response.body.detail).toBe('Credentials cannot be checked right now: the platform that issues them cannot be reached. Try again shortly.');
       expect(JSON.stringify(response.body)).not.toMatch(/localhost|8080|ECONNREFUSED|jwks/i);

@@ -54,7 +54,17 @@ async function cronPolicy(changes: Record<string, unknown> = {}) {
   const created = await invoke(policies.create, {
     method: 'POST',
     path: BASE,
-    body: { name: 'owner set', resourceType: 'dataproduct', environment: 'production', severity: 'error', engine: 'remote', remoteEngineUrl: `${engine.url}/check`, timing: 'runtime', cronExpression: EVERY_FIVE_MINUTES, ...changes },
+    body: {
+      name: 'owner set',
+      resourceType: 'dataproduct',
+      environment: 'production',
+      severity: 'error',
+      engine: 'remote',
+      remoteEngineUrl: `${engine.url}/check`,
+      timing: 'runtime',
+      cronExpression: EVERY_FIVE_MINUTES,
+      ...changes,
+    },
   });
   expect(created.status).toBe(201);
   return created.body as { id: string; version: number };
@@ -63,9 +73,16 @@ const publish = (id: string) => invoke(policies.publish, { method: 'POST', path:
 const move = (id: string, status: string) => invoke(policies.move, { method: 'POST', path: `${BASE}/${id}/status`, params: { id }, body: { status } });
 
 const schedule = async (id: string) =>
-  (await database.sql.unsafe(`select entity_version, cron_expression, next_run_at, last_run_at, last_report_id from "${SCHEMA}".cron_schedules where entity_id = $1`, [id]))[0];
+  (
+    await database.sql.unsafe(
+      `select entity_version, cron_expression, next_run_at, last_run_at, last_report_id from "${SCHEMA}".cron_schedules where entity_id = $1`,
+      [id],
+    )
+  )[0];
 const reportsOf = async (id: string) =>
-  database.sql.unsafe(`select id, status, cause, outcome from "${SCHEMA}".evaluation_reports where request->'entities'->0->>'id' = $1 order by created_at`, [id]);
+  database.sql.unsafe(`select id, status, cause, outcome from "${SCHEMA}".evaluation_reports where request->'entities'->0->>'id' = $1 order by created_at`, [
+    id,
+  ]);
 const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000);
 
 /** Flushes the outbox: what the background delivery and the outbox dispatcher send. */
@@ -187,7 +204,16 @@ describe('the schedule follows the lifecycle', () => {
       method: 'PUT',
       path: `${BASE}/${policy.id}`,
       params: { id: policy.id },
-      body: { name: 'owner set', resourceType: 'dataproduct', environment: 'production', severity: 'error', engine: 'remote', remoteEngineUrl: `${engine.url}/check`, timing: 'runtime', cronExpression: '0 0 6 ? * MON' },
+      body: {
+        name: 'owner set',
+        resourceType: 'dataproduct',
+        environment: 'production',
+        severity: 'error',
+        engine: 'remote',
+        remoteEngineUrl: `${engine.url}/check`,
+        timing: 'runtime',
+        cronExpression: '0 0 6 ? * MON',
+      },
     });
     expect(edited.status).toBe(201);
     expect(await schedule(policy.id)).toEqual(before);
@@ -199,7 +225,10 @@ describe('the schedule follows the lifecycle', () => {
 
     // A schedule left behind (a version enabled before schedules existed, then disabled) goes with the policy.
     await move(policy.id, 'disabled');
-    await database.sql.unsafe(`insert into "${SCHEMA}".cron_schedules (entity_id, entity_version, cron_expression, next_run_at) values ($1, 2, $2, now())`, [policy.id, EVERY_FIVE_MINUTES]);
+    await database.sql.unsafe(`insert into "${SCHEMA}".cron_schedules (entity_id, entity_version, cron_expression, next_run_at) values ($1, 2, $2, now())`, [
+      policy.id,
+      EVERY_FIVE_MINUTES,
+    ]);
     expect((await invoke(policies.remove, { method: 'DELETE', path: `${BASE}/${policy.id}`, params: { id: policy.id } })).status).toBe(204);
     expect(await schedule(policy.id)).toBeUndefined();
   });
@@ -209,7 +238,10 @@ describe('the schedule follows the lifecycle', () => {
     await publish(deployment.id);
     expect(await schedule(deployment.id)).toBeUndefined();
     const stale = await cronPolicy();
-    await database.sql.unsafe(`insert into "${SCHEMA}".cron_schedules (entity_id, entity_version, cron_expression, next_run_at) values ($1, 1, $2, now() - interval '1 minute')`, [stale.id, EVERY_FIVE_MINUTES]);
+    await database.sql.unsafe(
+      `insert into "${SCHEMA}".cron_schedules (entity_id, entity_version, cron_expression, next_run_at) values ($1, 1, $2, now() - interval '1 minute')`,
+      [stale.id, EVERY_FIVE_MINUTES],
+    );
     expect(await dispatchDueCronPolicies()).toEqual({ started: [], unscheduled: 1 });
     expect(await schedule(stale.id)).toBeUndefined();
   });
@@ -218,7 +250,12 @@ describe('the schedule follows the lifecycle', () => {
 describe('cron-policies.reload-on-start', () => {
   /** A restart: the start-up tasks with reload-on-start as given. */
   const restart = async (reload: boolean) =>
-    runStartupTasks(await settingsWith(`computational-governance-platform.database.schema = "${SCHEMA}"\ncomputational-governance-platform.cron-policies.reload-on-start = ${reload}\n${SETTINGS()}`, inject('databaseUrl')));
+    runStartupTasks(
+      await settingsWith(
+        `computational-governance-platform.database.schema = "${SCHEMA}"\ncomputational-governance-platform.cron-policies.reload-on-start = ${reload}\n${SETTINGS()}`,
+        inject('databaseUrl'),
+      ),
+    );
 
   it('false keeps what was scheduled before the start and adds nothing; true schedules every enabled cron policy and drops the rest', async () => {
     // Only this test's policies are enabled.
@@ -232,7 +269,10 @@ describe('cron-policies.reload-on-start', () => {
     await database.sql.unsafe(`delete from "${SCHEMA}".cron_schedules where entity_id = $1`, [unscheduled.id]);
     // Scheduled, but its policy is disabled.
     const disabled = await cronPolicy({ name: 'disabled' });
-    await database.sql.unsafe(`insert into "${SCHEMA}".cron_schedules (entity_id, entity_version, cron_expression, next_run_at) values ($1, 1, $2, now() + interval '1 hour')`, [disabled.id, EVERY_FIVE_MINUTES]);
+    await database.sql.unsafe(
+      `insert into "${SCHEMA}".cron_schedules (entity_id, entity_version, cron_expression, next_run_at) values ($1, 1, $2, now() + interval '1 hour')`,
+      [disabled.id, EVERY_FIVE_MINUTES],
+    );
 
     const off = await restart(false);
     expect(off.tasks.cronPolicies).toBe('2 kept as scheduled before (reload-on-start is false)');
@@ -273,7 +313,11 @@ describe('failures of a scheduled run', () => {
       payload: { policyId: policy.id, version: 1, environment: 'production', reportId: started[0].reportId, failed: 1, total: 3 },
     });
     expect(failureNotifications()).toHaveLength(1);
-    expect(failureNotifications()[0].body).toMatchObject({ event: 'scheduled-policy-failure', entity: { id: policy.id, name: 'owner is set', type: 'policy' }, reportId: started[0].reportId });
+    expect(failureNotifications()[0].body).toMatchObject({
+      event: 'scheduled-policy-failure',
+      entity: { id: policy.id, name: 'owner is set', type: 'policy' },
+      reportId: started[0].reportId,
+    });
     expect(failureNotifications()[0].body.message).toContain('found 1 of 3 evaluations not compliant');
 
     events.reset();
@@ -306,7 +350,14 @@ describe('failures of a scheduled run', () => {
     await database.sql.unsafe(`update "${SCHEMA}".outbox set next_attempt_at = now() where delivered_at is null`);
     await outboxDispatcher.handler();
     expect(sentEvents()).toHaveLength(2);
-    expect(sentEvents()[1].body.payload).toEqual({ policyId: policy.id, version: 1, environment: 'production', reportId: started[0].reportId, failed: 0, total: 0 });
+    expect(sentEvents()[1].body.payload).toEqual({
+      policyId: policy.id,
+      version: 1,
+      environment: 'production',
+      reportId: started[0].reportId,
+      failed: 0,
+      total: 0,
+    });
     expect(failureNotifications()).toHaveLength(1);
     expect(failureNotifications()[0].body.message).toContain('could not be evaluated everywhere');
   });

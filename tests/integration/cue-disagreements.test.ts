@@ -17,7 +17,10 @@ async function enabledCuePolicy(cueScript: string): Promise<{ id: string; evalua
   });
   expect(created.status).toBe(201);
   const { id } = created.body;
-  expect((await invoke(policies.move, { method: 'POST', path: `/v1/computational-governance/policies/${id}/status`, params: { id }, body: { status: 'enabled' } })).status).toBe(200);
+  expect(
+    (await invoke(policies.move, { method: 'POST', path: `/v1/computational-governance/policies/${id}/status`, params: { id }, body: { status: 'enabled' } }))
+      .status,
+  ).toBe(200);
   return created.body;
 }
 
@@ -69,9 +72,20 @@ describe('shadow evaluation (cue-config.evaluator = shadow)', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.meta.pagination).toEqual({ limit: 25, offset: 0, total: 2 });
     const [newest, older] = listed.body.data;
-    expect(newest).toMatchObject({ policyId: required.id, policyVersion: 1, kind: 'policy', resourceId: 'invoices', environment: 'development', reportId: second.body.id });
+    expect(newest).toMatchObject({
+      policyId: required.id,
+      policyVersion: 1,
+      kind: 'policy',
+      resourceId: 'invoices',
+      environment: 'development',
+      reportId: second.body.id,
+    });
     expect(newest.native).toEqual({ satisfiesPolicy: true, isError: false, errors: [] });
-    expect(older).toMatchObject({ resourceId: 'orders', reportId: report.id, native: { satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/^name: field is required but not present/)] } });
+    expect(older).toMatchObject({
+      resourceId: 'orders',
+      reportId: report.id,
+      native: { satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/^name: field is required but not present/)] },
+    });
     expect(older.wasm).toEqual(verdictOf(required.id).result);
     expect(newest.id).toBeGreaterThan(older.id);
     expect(Date.parse(newest.createdAt)).not.toBeNaN();

@@ -17,7 +17,13 @@ computational-governance-platform.platform-services {
 }
 computational-governance-platform.http.client-read-timeout = "300ms"
 `;
-const ENVIRONMENTS = { status: 200, body: [{ name: 'development', region: 'eu' }, { name: 'production', region: 'eu' }] };
+const ENVIRONMENTS = {
+  status: 200,
+  body: [
+    { name: 'development', region: 'eu' },
+    { name: 'production', region: 'eu' },
+  ],
+};
 const busy = { status: 503, body: { error: 'busy' } };
 
 let database: Database;
@@ -45,7 +51,9 @@ describe('environments at start', () => {
     platform.answer(busy, busy, ENVIRONMENTS);
     const warn = vi.spyOn(logger, 'warn');
     const report = await start();
-    const delays = warn.mock.calls.filter((call) => call[1] === 'fetching the environments failed; retrying').map((call) => (call[0] as { retryInMs: number }).retryInMs);
+    const delays = warn.mock.calls
+      .filter((call) => call[1] === 'fetching the environments failed; retrying')
+      .map((call) => (call[0] as { retryInMs: number }).retryInMs);
     warn.mockRestore();
     expect(report.tasks.environments).toBe('2 from the platform');
     expect(platform.requests).toHaveLength(3);
@@ -68,7 +76,9 @@ describe('environments at start', () => {
     platform.answer({ hang: true }, { hang: true }, { hang: true }, { hang: true });
     const report = await start();
     expect(platform.requests).toHaveLength(4);
-    expect(report.tasks.environments).toMatch(/^fetch failed \(Reading from 127\.0\.0\.1:\d+ timed out after 300 ms \(http\.client-read-timeout\)\); 2 kept from an earlier start$/);
+    expect(report.tasks.environments).toMatch(
+      /^fetch failed \(Reading from 127\.0\.0\.1:\d+ timed out after 300 ms \(http\.client-read-timeout\)\); 2 kept from an earlier start$/,
+    );
     const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');
     await expect(requireKnownEnvironment('production')).resolves.toBeUndefined();
   });
@@ -91,7 +101,10 @@ describe('the environment of a request', () => {
   it('must be a known one (400 naming the field)', async () => {
     const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');
     const error = await requireKnownEnvironment('staging', 'resource.environment').catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 400, extra: { errors: [{ path: 'resource.environment', message: 'unknown environment "staging"; known: development, production' }] } });
+    expect(error).toMatchObject({
+      status: 400,
+      extra: { errors: [{ path: 'resource.environment', message: 'unknown environment "staging"; known: development, production' }] },
+    });
   });
 
   it('cannot be judged (503) when no environment was ever stored', async () => {
@@ -104,7 +117,9 @@ describe('the environment of a request', () => {
   });
 
   it('comes from the static list of the settings without asking the platform', async () => {
-    const report = await runStartupTasks(await testSettings(SCHEMA, `${overrides()}\ncomputational-governance-platform.platform-services.environments.static-environments = [{ name = "local" }]`));
+    const report = await runStartupTasks(
+      await testSettings(SCHEMA, `${overrides()}\ncomputational-governance-platform.platform-services.environments.static-environments = [{ name = "local" }]`),
+    );
     expect(report.tasks.environments).toBe('1 from the settings');
     expect(platform.requests).toHaveLength(0);
     const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');

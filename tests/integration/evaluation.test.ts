@@ -48,7 +48,12 @@ async function activePolicy(changes: Record<string, unknown>, status = 'enabled'
   expect(created.status).toBe(201);
   const { id } = created.body;
   if (status !== 'draft') {
-    const moved = await invoke(handlers.move, { method: 'POST', path: `/v1/computational-governance/${collection}/${id}/status`, params: { id }, body: { status } });
+    const moved = await invoke(handlers.move, {
+      method: 'POST',
+      path: `/v1/computational-governance/${collection}/${id}/status`,
+      params: { id },
+      body: { status },
+    });
     expect(moved.status).toBe(200);
   }
   return created.body as { id: string; version: number };
@@ -62,7 +67,8 @@ const evaluate = (body: Record<string, unknown>, wait: number | null = 20) =>
     headers: wait === null ? {} : { prefer: `wait=${wait}` },
   });
 
-const readReport = (id: string) => invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } });
+const readReport = (id: string) =>
+  invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } });
 const results = (query: Record<string, string>) => invoke(evaluation.results, { method: 'GET', path: '/v1/computational-governance/results', query });
 
 /** Each test file evaluates against policies of its own type, so that tests do not see each other's policies. */
@@ -128,12 +134,36 @@ describe('the Evaluate API with remote engines', () => {
     const response = await evaluate({ resourceType: type, descriptor: descriptorYaml('dp-1'), labels: ['ci'] });
     expect(response.status).toBe(200);
     const report = response.body;
-    expect(report).toMatchObject({ status: 'completed', evaluationScope: 'resource', environment: 'development', labels: ['ci'], outcome: 'failed', passed: false, progress: { total: 5, done: 5 } });
+    expect(report).toMatchObject({
+      status: 'completed',
+      evaluationScope: 'resource',
+      environment: 'development',
+      labels: ['ci'],
+      outcome: 'failed',
+      passed: false,
+      progress: { total: 5, done: 5 },
+    });
     const byEntity = Object.fromEntries(report.evaluationResults.map((r: any) => [r.governanceEntityId, r]));
     expect(Object.keys(byEntity).sort()).toEqual([ok.id, notOk.id, crash.id, hang.id, garbage.id].sort());
-    expect(byEntity[ok.id]).toMatchObject({ outcome: 'ok', governanceEntityVersion: 1, governanceEntityType: 'policy', governanceEntityStatus: 'enabled', severity: 'error', result: { satisfiesPolicy: true, isError: false, errors: [] } });
-    expect(byEntity[ok.id].resource).toEqual({ id: 'dp-1', displayName: 'Sales orders finance', version: '1.0.0', environment: 'development', resourceType: type });
-    expect(byEntity[notOk.id]).toMatchObject({ outcome: 'error', result: { satisfiesPolicy: false, isError: false, errors: ['owner is missing'], details: { rule: 'owner' } } });
+    expect(byEntity[ok.id]).toMatchObject({
+      outcome: 'ok',
+      governanceEntityVersion: 1,
+      governanceEntityType: 'policy',
+      governanceEntityStatus: 'enabled',
+      severity: 'error',
+      result: { satisfiesPolicy: true, isError: false, errors: [] },
+    });
+    expect(byEntity[ok.id].resource).toEqual({
+      id: 'dp-1',
+      displayName: 'Sales orders finance',
+      version: '1.0.0',
+      environment: 'development',
+      resourceType: type,
+    });
+    expect(byEntity[notOk.id]).toMatchObject({
+      outcome: 'error',
+      result: { satisfiesPolicy: false, isError: false, errors: ['owner is missing'], details: { rule: 'owner' } },
+    });
     expect(byEntity[crash.id]).toMatchObject({ outcome: 'failed', result: { isError: true, errors: [expect.stringContaining('answered 500')] } });
     expect(byEntity[hang.id]).toMatchObject({ outcome: 'failed', result: { isError: true, errors: [expect.stringMatching(/timed out after 700 ms/)] } });
     expect(byEntity[garbage.id]).toMatchObject({ outcome: 'failed', result: { isError: true, errors: [expect.stringContaining('not JSON')] } });
@@ -149,7 +179,10 @@ describe('the Evaluate API with remote engines', () => {
     await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/not-ok` }, 'grace');
     await activePolicy({ resourceType: type, severity: 'info', remoteEngineUrl: `${engine.url}/not-ok` });
     const { body: report } = await evaluate({ resourceType: type, descriptor: { id: 'dp-2', name: 'x' } });
-    expect(report.evaluationResults.map((r: any) => `${r.governanceEntityStatus}/${r.severity}:${r.outcome}`).sort()).toEqual(['enabled/info:info', 'grace/error:warning']);
+    expect(report.evaluationResults.map((r: any) => `${r.governanceEntityStatus}/${r.severity}:${r.outcome}`).sort()).toEqual([
+      'enabled/info:info',
+      'grace/error:warning',
+    ]);
     expect(report).toMatchObject({ outcome: 'warning', passed: true });
   });
 
@@ -196,7 +229,9 @@ describe('the Evaluate API with remote engines', () => {
     expect(yaml.body.errors).toEqual([{ path: 'descriptor', message: expect.stringMatching(/^not valid YAML at line 3, column 1: /) }]);
     const json = await evaluate({ resourceType: type, descriptor: '{"id": "dp-1",\n "x": }' });
     expect(json.body.errors).toEqual([{ path: 'descriptor', message: 'not valid JSON at line 2, column 7: ValueExpected' }]);
-    expect((await evaluate({ resourceType: 'unknown-type', descriptor: { id: 'x' } })).body.errors).toEqual([{ path: 'resourceType', message: 'no resource type is named "unknown-type"' }]);
+    expect((await evaluate({ resourceType: 'unknown-type', descriptor: { id: 'x' } })).body.errors).toEqual([
+      { path: 'resourceType', message: 'no resource type is named "unknown-type"' },
+    ]);
     expect((await evaluate({ resourceType: type, environment: 'mars', descriptor: { id: 'x' } })).body.errors[0].path).toBe('environment');
     expect((await evaluate({ resourceType: type, descriptor: { id: 'x' }, version: '9.9.9' })).body.errors).toEqual([
       { path: 'version', message: 'version "9.9.9" does not match the descriptor\'s null' },
@@ -211,9 +246,19 @@ describe('the Evaluate API with CUE', () => {
     const type = await freshType();
     const owner = await activePolicy({ resourceType: type, name: 'owner', engine: 'cue', cueScript: 'owner: string & =~"^[a-z]+$"\n' });
     const concrete = await activePolicy({ resourceType: type, name: 'contract required', engine: 'cue', cueScript: 'dataContract: string\n' });
-    const lenient = await activePolicy({ resourceType: type, name: 'contract if given', engine: 'cue', requireConcrete: false, cueScript: 'dataContract: string\n' });
+    const lenient = await activePolicy({
+      resourceType: type,
+      name: 'contract if given',
+      engine: 'cue',
+      requireConcrete: false,
+      cueScript: 'dataContract: string\n',
+    });
     const domain = await activePolicy({ resourceType: type, name: 'domain', engine: 'cue', cueScript: 'domain: "finance" | "sales"\n' });
-    const metric = await activePolicy({ resourceType: type, engine: 'cue', cueScript: 'components: [...]\nvalue: len(components)\n', thresholds: [{ label: 'small', color: 'green', max: 2 }] }, 'enabled', 'metric');
+    const metric = await activePolicy(
+      { resourceType: type, engine: 'cue', cueScript: 'components: [...]\nvalue: len(components)\n', thresholds: [{ label: 'small', color: 'green', max: 2 }] },
+      'enabled',
+      'metric',
+    );
 
     const { body } = await evaluate({ resourceType: type, descriptor: 'id: dp-cue\nowner: Alice\ndomain: finance\ncomponents: [a, b]\n' });
     const byEntity = Object.fromEntries(body.evaluationResults.map((r: any) => [r.governanceEntityId, r]));
@@ -235,7 +280,10 @@ describe('previous_vs_current', () => {
     deployed.push({ id: 'dp-5', displayName: 'Sales', version: '0.9.0', content: 'id: dp-5\nversion: 0.9.0\n' });
 
     const { body: withDeployed } = await evaluate({ resourceType: type, descriptor: { id: 'dp-5', version: '1.0.0' } });
-    expect(withDeployed.evaluationResults[0].result.details.seen).toEqual({ previous: { id: 'dp-5', version: '0.9.0' }, current: { id: 'dp-5', version: '1.0.0' } });
+    expect(withDeployed.evaluationResults[0].result.details.seen).toEqual({
+      previous: { id: 'dp-5', version: '0.9.0' },
+      current: { id: 'dp-5', version: '1.0.0' },
+    });
     const lookup = resolver.requests[0];
     expect(lookup.path).toBe('/resources');
     expect(lookup.query).toEqual({ environment: 'development', 'resource-types': type, offset: '0', limit: '1', id: 'dp-5' });
@@ -249,7 +297,14 @@ describe('metrics', () => {
   it('carry the value and the threshold range it falls in', async () => {
     const type = await freshType();
     const metric = await activePolicy(
-      { resourceType: type, remoteEngineUrl: `${engine.url}/metric`, thresholds: [{ label: 'low', color: 'red', max: 50 }, { label: 'good', color: 'green', min: 50 }] },
+      {
+        resourceType: type,
+        remoteEngineUrl: `${engine.url}/metric`,
+        thresholds: [
+          { label: 'low', color: 'red', max: 50 },
+          { label: 'good', color: 'green', min: 50 },
+        ],
+      },
       'enabled',
       'metric',
     );
@@ -299,11 +354,21 @@ describe('policy tests (dry runs)', () => {
     });
     expect(response.status).toBe(200);
     expect(response.body.progress).toEqual({ total: 5, done: 5 });
-    expect(response.body.evaluationResults.map((r: any) => `${r.resource.id}:${r.outcome}`)).toEqual(['deployed-1:ok', 'deployed-2:ok', 'deployed-3:ok', 'broken:failed', 'nulid:failed']);
-    expect(response.body.evaluationResults[3].result.errors[0]).toMatch(/The descriptor the perimeter resolver gave for broken was refused \(descriptor: not valid YAML/);
+    expect(response.body.evaluationResults.map((r: any) => `${r.resource.id}:${r.outcome}`)).toEqual([
+      'deployed-1:ok',
+      'deployed-2:ok',
+      'deployed-3:ok',
+      'broken:failed',
+      'nulid:failed',
+    ]);
+    expect(response.body.evaluationResults[3].result.errors[0]).toMatch(
+      /The descriptor the perimeter resolver gave for broken was refused \(descriptor: not valid YAML/,
+    );
     // Text the database cannot store is not evaluated, and does not cost the page: its result is kept under a storable identity.
     expect(response.body.evaluationResults[4].resource.displayName).toBe('Lone \ufffd');
-    expect(response.body.evaluationResults[4].result.errors[0]).toBe('The perimeter resolver gave a resource the database cannot store as it is (resource.id: must not hold a NUL character (U+0000))');
+    expect(response.body.evaluationResults[4].result.errors[0]).toBe(
+      'The perimeter resolver gave a resource the database cannot store as it is (resource.id: must not hold a NUL character (U+0000))',
+    );
     // batch-size 2: pages at offsets 0 and 2, and a short page ends the walk.
     expect(resolver.requests.map((request) => `${request.query.offset}/${request.query.limit}`)).toEqual(['0/2', '2/2', '4/2']);
   });
@@ -311,7 +376,8 @@ describe('policy tests (dry runs)', () => {
   it('a resolver call that fails is retried with backoff; one that stays down fails the report with the reason', async () => {
     const type = await freshType();
     const draft = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` }, 'draft');
-    const test = () => invoke(policies.test, { method: 'POST', path: '/x', params: { id: draft.id }, body: { environment: 'development' }, headers: { prefer: 'wait=20' } });
+    const test = () =>
+      invoke(policies.test, { method: 'POST', path: '/x', params: { id: draft.id }, body: { environment: 'development' }, headers: { prefer: 'wait=20' } });
     deployed.push({ id: 'dp-1', displayName: 'one', version: '1', content: 'id: dp-1' });
     resolver.answer({ status: 503, body: { error: 'busy' } });
     expect((await test()).body).toMatchObject({ status: 'completed', progress: { total: 1, done: 1 } });
@@ -358,11 +424,21 @@ describe('passive results', () => {
       body: { environment: 'development', resource: { id: 'dp-10', version: '2' }, satisfiesPolicy: false, errors: ['checked outside'] },
     });
     expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({ governanceEntityId: passive.id, outcome: 'error', resource: { id: 'dp-10', version: '2', displayName: null }, result: { satisfiesPolicy: false, isError: false, errors: ['checked outside'] } });
+    expect(response.body).toMatchObject({
+      governanceEntityId: passive.id,
+      outcome: 'error',
+      resource: { id: 'dp-10', version: '2', displayName: null },
+      result: { satisfiesPolicy: false, isError: false, errors: ['checked outside'] },
+    });
     expect((await results({ resourceId: 'dp-10' })).body.data).toHaveLength(1);
 
     const active = await activePolicy({ resourceType: 'dataproduct', remoteEngineUrl: `${engine.url}/ok` });
-    const refused = await invoke(policies.recordResult, { method: 'POST', path: '/x', params: { id: active.id }, body: { environment: 'development', resource: { id: 'x' }, satisfiesPolicy: true } });
+    const refused = await invoke(policies.recordResult, {
+      method: 'POST',
+      path: '/x',
+      params: { id: active.id },
+      body: { environment: 'development', resource: { id: 'x' }, satisfiesPolicy: true },
+    });
     expect(refused.status).toBe(409);
   });
 });
@@ -373,7 +449,9 @@ describe('runs that were lost', () => {
     await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` });
     const { body } = await evaluate({ resourceType: type, descriptor: { id: 'dp-11' } });
     // Make the finished report look like a run that died half-way.
-    await database.sql.unsafe(`update ${SCHEMA}.evaluation_reports set status = 'running', lease_until = now() - interval '1 second', outcome = null where id = '${body.id}'`);
+    await database.sql.unsafe(
+      `update ${SCHEMA}.evaluation_reports set status = 'running', lease_until = now() - interval '1 second', outcome = null where id = '${body.id}'`,
+    );
     expect(await runAbandonedReports()).toBeGreaterThanOrEqual(1);
     const report = await readReport(body.id);
     expect(report.body).toMatchObject({ status: 'completed', outcome: 'ok' });

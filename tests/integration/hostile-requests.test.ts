@@ -25,7 +25,13 @@ const DEADLINE_MS = 15_000;
 
 const resolver = new FakeServer((request) =>
   request.path === '/resources'
-    ? { status: 200, body: { resources: [{ id: 'dp-1', displayName: 'One', version: '1', content: 'id: dp-1\nowner: alice\ndomain: finance\n' }], page: { offset: 0, limit: 100, total: 1 } } }
+    ? {
+        status: 200,
+        body: {
+          resources: [{ id: 'dp-1', displayName: 'One', version: '1', content: 'id: dp-1\nowner: alice\ndomain: finance\n' }],
+          page: { offset: 0, limit: 100, total: 1 },
+        },
+      }
     : { status: 404 },
 );
 const remoteEngine = new FakeServer(() => ({ status: 200, body: { satisfiesPolicy: true, errors: [], value: 1 } }));
@@ -71,7 +77,10 @@ const HOSTILE_TEXT = [
 ];
 const HOSTILE_YAML = [
   'a: &a [*a]\n',
-  ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdefg'[index]}`).join(', ')}]`)].join('\n'),
+  [
+    'a: &a [x, x, x, x, x, x, x, x, x]',
+    ...'bcdefg'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdefg'[index]}`).join(', ')}]`),
+  ].join('\n'),
   `${'- '.repeat(50_000)}x`,
   `a: ${'['.repeat(50_000)}`,
   `{"a": ${'['.repeat(50_000)}`,
@@ -84,12 +93,44 @@ const HOSTILE_YAML = [
   '- a\n- b\n',
   'id: dp-1\nowner: alice\ndomain: finance\n',
 ];
-const HOSTILE_CUE = ['import "os"\n', 'x: x + 1\n', 'a: int\na: string\n', `${'a: {'.repeat(500)}${'}'.repeat(500)}`, '_|_\n', 'import "list"\nx: [for i in list.Range(0, 100000, 1) for j in list.Range(0, 100000, 1) if i * j < 0 {i}]\n', 'owner: string\n'];
-const HOSTILE_VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 2_147_483_648, 9_007_199_254_740_993, 1e308, -1e308, {}, [], nested(150), Array(5000).fill('x'), JSON.parse('{"__proto__": {"polluted": true}}'), { constructor: { prototype: { x: 1 } } }];
+const HOSTILE_CUE = [
+  'import "os"\n',
+  'x: x + 1\n',
+  'a: int\na: string\n',
+  `${'a: {'.repeat(500)}${'}'.repeat(500)}`,
+  '_|_\n',
+  'import "list"\nx: [for i in list.Range(0, 100000, 1) for j in list.Range(0, 100000, 1) if i * j < 0 {i}]\n',
+  'owner: string\n',
+];
+const HOSTILE_VALUES: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  2_147_483_648,
+  9_007_199_254_740_993,
+  1e308,
+  -1e308,
+  {},
+  [],
+  nested(150),
+  Array(5000).fill('x'),
+  JSON.parse('{"__proto__": {"polluted": true}}'),
+  { constructor: { prototype: { x: 1 } } },
+];
 
 /** Bodies that pass validation, to start mutating from (keyed by the schema's name). */
 function validBodies(ids: Record<string, string>, pick: <T>(items: readonly T[]) => T): Record<string, unknown> {
-  const modelConfig = { provider: 'hosted_llm', api_key: 'fuzz-key-123456789', endpoint: model.url, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'fuzz' };
+  const modelConfig = {
+    provider: 'hosted_llm',
+    api_key: 'fuzz-key-123456789',
+    endpoint: model.url,
+    api_version: '2024-10-21',
+    model: 'gpt-4o',
+    deployment: 'fuzz',
+  };
   const policy = { name: 'Fuzzed', resourceType: 'dataproduct', environment: 'development', engine: 'cue', cueScript: 'owner: string\n', tags: ['a'] };
   return {
     ModelConfigurationInput: modelConfig,
@@ -130,7 +171,12 @@ interface Operation {
 }
 
 function operations(): Operation[] {
-  const document = openApiDocument() as unknown as { paths: Record<string, Record<string, { operationId: string; parameters?: Operation['parameters']; requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>> };
+  const document = openApiDocument() as unknown as {
+    paths: Record<
+      string,
+      Record<string, { operationId: string; parameters?: Operation['parameters']; requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>
+    >;
+  };
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => ({
       operationId: operation.operationId,
@@ -144,7 +190,9 @@ function operations(): Operation[] {
 
 /** Each `METHOD /path` of serverless.yml to its handler, imported as Lambda would load it. */
 async function handlersByRoute(): Promise<Map<string, HttpHandler>> {
-  const template = parseYaml(readFileSync('serverless.yml', 'utf8')) as { functions: Record<string, { handler: string; events?: Array<{ httpApi?: string | { method: string; path: string } }> }> };
+  const template = parseYaml(readFileSync('serverless.yml', 'utf8')) as {
+    functions: Record<string, { handler: string; events?: Array<{ httpApi?: string | { method: string; path: string } }> }>;
+  };
   const routes = new Map<string, HttpHandler>();
   for (const fn of Object.values(template.functions)) {
     for (const event of fn.events ?? []) {
@@ -180,14 +228,24 @@ beforeAll(async () => {
     }`,
   );
   routes = await handlersByRoute();
-  const call = (route: string, request: { path: string; body?: unknown; params?: Record<string, string> }) => invoke(routes.get(route)!, { method: route.split(' ')[0], ...request });
-  const policy = await call('POST /v1/computational-governance/policies', { path: '/p', body: { name: 'Owner', resourceType: 'dataproduct', environment: 'development', engine: 'cue', cueScript: 'owner: string\n' } });
+  const call = (route: string, request: { path: string; body?: unknown; params?: Record<string, string> }) =>
+    invoke(routes.get(route)!, { method: route.split(' ')[0], ...request });
+  const policy = await call('POST /v1/computational-governance/policies', {
+    path: '/p',
+    body: { name: 'Owner', resourceType: 'dataproduct', environment: 'development', engine: 'cue', cueScript: 'owner: string\n' },
+  });
   ids.policy = policy.body.id;
   await call('POST /v1/computational-governance/policies/{id}/publish', { path: '/p', params: { id: ids.policy } });
-  const passive = await call('POST /v1/computational-governance/policies', { path: '/p', body: { name: 'Passive', resourceType: 'dataproduct', environment: 'development', trigger: 'passive' } });
+  const passive = await call('POST /v1/computational-governance/policies', {
+    path: '/p',
+    body: { name: 'Passive', resourceType: 'dataproduct', environment: 'development', trigger: 'passive' },
+  });
   ids.passive = passive.body.id;
   await call('POST /v1/computational-governance/policies/{id}/publish', { path: '/p', params: { id: ids.passive } });
-  const metric = await call('POST /v1/computational-governance/metrics', { path: '/m', body: { name: 'Size', resourceType: 'dataproduct', environment: 'development', engine: 'remote', remoteEngineUrl: remoteEngine.url } });
+  const metric = await call('POST /v1/computational-governance/metrics', {
+    path: '/m',
+    body: { name: 'Size', resourceType: 'dataproduct', environment: 'development', engine: 'remote', remoteEngineUrl: remoteEngine.url },
+  });
   ids.metric = metric.body.id;
   const report = await invoke(routes.get('POST /v1/computational-governance/evaluate')!, {
     method: 'POST',
@@ -212,7 +270,13 @@ afterAll(async () => {
 /** A value each parameter accepts, pointing at the entities made before the run. */
 function validParameter(name: string, operationPath: string): string {
   const values: Record<string, string> = {
-    id: operationPath.includes('metrics') ? ids.metric : operationPath.includes('reports') ? ids.report : operationPath.endsWith('/results') ? ids.passive : ids.policy,
+    id: operationPath.includes('metrics')
+      ? ids.metric
+      : operationPath.includes('reports')
+        ? ids.report
+        : operationPath.endsWith('/results')
+          ? ids.passive
+          : ids.policy,
     name: 'dataproduct',
     limit: '10',
     offset: '0',
@@ -246,11 +310,15 @@ describe('hostile requests', () => {
       for (let variant = 0; variant < VARIANTS_PER_OPERATION; variant++) {
         ids.counter = String(sent);
         // Mostly one hostile value at a time among valid ones, so that it reaches past validation.
-        const hostileParameter = operation.parameters.length > 0 && (!operation.bodySchema || random.next() < 0.3) ? random.pick(operation.parameters).name : undefined;
+        const hostileParameter =
+          operation.parameters.length > 0 && (!operation.bodySchema || random.next() < 0.3) ? random.pick(operation.parameters).name : undefined;
         const params: Record<string, string> = {};
         const query: Record<string, string> = {};
         for (const parameter of operation.parameters) {
-          const value = parameter.name === hostileParameter || random.next() < 0.05 ? random.pick([...HOSTILE_TEXT, String(Math.floor(random.next() * 200))]) : validParameter(parameter.name, operation.path);
+          const value =
+            parameter.name === hostileParameter || random.next() < 0.05
+              ? random.pick([...HOSTILE_TEXT, String(Math.floor(random.next() * 200))])
+              : validParameter(parameter.name, operation.path);
           if (parameter.in === 'path') params[parameter.name] = value;
           else if (parameter.name === hostileParameter || random.next() < 0.5) query[parameter.name] = value;
         }
@@ -258,24 +326,43 @@ describe('hostile requests', () => {
         const headers: Record<string, string> = { authorization: `Bearer ${await technicalToken({ sub: 'fuzzer' })}` };
         let body: string | undefined;
         if (operation.bodySchema) {
-          headers['content-type'] = random.next() < 0.9 ? 'application/json' : random.pick(['text/plain', 'application/xml', '', 'application/json; charset=utf-16']);
+          headers['content-type'] =
+            random.next() < 0.9 ? 'application/json' : random.pick(['text/plain', 'application/xml', '', 'application/json; charset=utf-16']);
           const valid = validBodies(ids, random.pick)[operation.bodySchema] ?? {};
           const roll = random.next();
           if (hostileParameter && roll < 0.9) body = JSON.stringify(valid);
-          else if (roll < 0.08) body = random.pick(['{"a": ', '[]', '"text"', '12', 'null', `{"a": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`, `{"a": "${'x'.repeat(1_100_000)}"}`, '']);
+          else if (roll < 0.08)
+            body = random.pick([
+              '{"a": ',
+              '[]',
+              '"text"',
+              '12',
+              'null',
+              `{"a": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+              `{"a": "${'x'.repeat(1_100_000)}"}`,
+              '',
+            ]);
           else if (roll < 0.15) body = JSON.stringify(valid);
           else body = JSON.stringify(random.next() < 0.3 ? mutate(mutate(valid, random), random) : mutate(valid, random));
         }
         if (random.next() < 0.05) headers.authorization = random.pick(['', 'Bearer', 'Basic Og==', 'Bearer a.b.c', `Bearer ${'x'.repeat(20_000)}`]);
         if (random.next() < 0.1) headers.prefer = random.pick(['wait=99999999999999999999', 'wait=-1', 'wait=2', 'wait=abc']);
         if (random.next() < 0.05) headers['x-request-id'] = random.pick(['\u0000', 'x'.repeat(5000), '\ud800']);
-        const event = apiGatewayEvent({ method: operation.method, path, headers, body, query: Object.keys(query).length ? query : undefined, params: Object.keys(params).length ? params : undefined });
+        const event = apiGatewayEvent({
+          method: operation.method,
+          path,
+          headers,
+          body,
+          query: Object.keys(query).length ? query : undefined,
+          params: Object.keys(params).length ? params : undefined,
+        });
         const context = { ...lambdaContext(`fuzz-${sent}`), getRemainingTimeInMillis: () => DEADLINE_MS };
         const started = performance.now();
         const response = await handler!(event, context);
         const elapsed = performance.now() - started;
         sent++;
-        const described = () => `${operation.method} ${path} ${JSON.stringify(query).slice(0, 200)} ${(body ?? '').slice(0, 300)} -> ${response.statusCode} ${String(response.body).slice(0, 300)}`;
+        const described = () =>
+          `${operation.method} ${path} ${JSON.stringify(query).slice(0, 200)} ${(body ?? '').slice(0, 300)} -> ${response.statusCode} ${String(response.body).slice(0, 300)}`;
         if ((response.statusCode ?? 0) >= 500) failures.push(`${described()}`);
         else if (elapsed > DEADLINE_MS) failures.push(`took ${Math.round(elapsed)} ms: ${described()}`);
       }

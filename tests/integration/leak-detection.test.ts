@@ -20,7 +20,10 @@ describe('leak detection', () => {
     await inTransaction(database, 'slow report writer', async (tx) => {
       await tx.execute('select pg_sleep(0.2)');
     });
-    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ holder: 'slow report writer', thresholdMs: 50 }), expect.stringContaining('possible connection leak'));
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ holder: 'slow report writer', thresholdMs: 50 }),
+      expect.stringContaining('possible connection leak'),
+    );
     warn.mockRestore();
   });
 

@@ -6,11 +6,26 @@ import { testDatabase, testSettings } from '../support/database';
 
 const SCHEMA = 'it_migrations';
 const MIGRATIONS = JSON.parse(readFileSync('drizzle/migrations/meta/_journal.json', 'utf8')).entries.length as number;
-const TABLES = ['__drizzle_migrations', 'cron_schedules', 'cue_disagreements', 'environments', 'evaluation_reports', 'evaluation_results', 'evaluation_tasks', 'governance_entities', 'model_configurations', 'outbox', 'resource_types', 'startup_runs'];
+const TABLES = [
+  '__drizzle_migrations',
+  'cron_schedules',
+  'cue_disagreements',
+  'environments',
+  'evaluation_reports',
+  'evaluation_results',
+  'evaluation_tasks',
+  'governance_entities',
+  'model_configurations',
+  'outbox',
+  'resource_types',
+  'startup_runs',
+];
 let database: Database;
 
 const tablesIn = async (schema: string) =>
-  (await database.sql<{ table_name: string }[]>`select table_name from information_schema.tables where table_schema = ${schema} order by table_name`).map((row) => row.table_name);
+  (await database.sql<{ table_name: string }[]>`select table_name from information_schema.tables where table_schema = ${schema} order by table_name`).map(
+    (row) => row.table_name,
+  );
 
 beforeAll(async () => {
   database = await testDatabase(SCHEMA);

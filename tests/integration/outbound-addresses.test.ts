@@ -14,9 +14,22 @@ const OPEN = { allowLoopback: true, allowPrivateNetworks: true };
 
 describe('the address policy of URLs callers give', () => {
   it('always refuses link-local and instance-metadata addresses, in every spelling', () => {
-    const literals = ['http://169.254.169.254/latest/meta-data/', 'http://169.254.169.254./', 'http://2852039166/', 'http://[fe80::1]/', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/'];
+    const literals = [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://169.254.169.254./',
+      'http://2852039166/',
+      'http://[fe80::1]/',
+      'http://[fd00:ec2::254]/',
+      'http://100.100.100.200/',
+    ];
     // IPv4 inside IPv6: mapped, NAT64 (through a NAT64 gateway) and 6to4.
-    const embedded = ['http://[::ffff:169.254.169.254]/', 'http://[0:0:0:0:0:ffff:a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b::169.254.169.254]/', 'http://[2002:a9fe:a9fe::1]/'];
+    const embedded = [
+      'http://[::ffff:169.254.169.254]/',
+      'http://[0:0:0:0:0:ffff:a9fe:a9fe]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[64:ff9b::169.254.169.254]/',
+      'http://[2002:a9fe:a9fe::1]/',
+    ];
     const names = ['http://metadata.google.internal./', 'http://instance-data/'];
     for (const url of [...literals, ...embedded, ...names]) expect(forbiddenUrl(url, OPEN), url).toBe('must not point at a link-local or metadata address');
     for (const url of ['http://0.0.0.0:3002/', 'http://0/', 'http://[::]/', 'http://224.0.0.1/']) {
@@ -25,11 +38,31 @@ describe('the address policy of URLs callers give', () => {
   });
 
   it('refuses loopback and private networks unless allowed, in every spelling', () => {
-    for (const url of ['http://127.0.0.1:9001/', 'http://2130706433/', 'http://0x7f.1/', 'http://017700000001/', 'http://127.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[64:ff9b::7f00:1]/', 'http://LOCALHOST./', 'http://localhost:3002/', 'http://api.localhost/']) {
+    for (const url of [
+      'http://127.0.0.1:9001/',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://017700000001/',
+      'http://127.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://LOCALHOST./',
+      'http://localhost:3002/',
+      'http://api.localhost/',
+    ]) {
       expect(forbiddenUrl(url, STRICT), url).toBe('must not point at a loopback address (http.allow-loopback)');
       expect(forbiddenUrl(url, OPEN), url).toBeUndefined();
     }
-    for (const url of ['http://10.1.2.3/', 'http://172.20.0.1/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fd12::1]/', 'http://[64:ff9b::10.0.0.1]/', 'http://[2002:c0a8:101::]/']) {
+    for (const url of [
+      'http://10.1.2.3/',
+      'http://172.20.0.1/',
+      'http://192.168.1.1/',
+      'http://100.64.0.1/',
+      'http://[fd12::1]/',
+      'http://[64:ff9b::10.0.0.1]/',
+      'http://[2002:c0a8:101::]/',
+    ]) {
       expect(forbiddenUrl(url, STRICT), url).toBe('must not point at a private network address (http.allow-private-networks)');
       expect(forbiddenUrl(url, OPEN), url).toBeUndefined();
     }
@@ -61,7 +94,9 @@ describe('the address policy of URLs callers give', () => {
     const inside = await new FakeServer(() => ({ status: 200, body: { secret: true } })).start();
     const outside = await new FakeServer(() => ({ status: 302, headers: { location: `http://0.0.0.0:${new URL(inside.url).port}/secret` } })).start();
     try {
-      const failure = await outboundFetch({ connectMs: 2000, readMs: 2000, addressPolicy: { allowLoopback: true, allowPrivateNetworks: false } })(`${outside.url}/x`).catch((error) => error);
+      const failure = await outboundFetch({ connectMs: 2000, readMs: 2000, addressPolicy: { allowLoopback: true, allowPrivateNetworks: false } })(
+        `${outside.url}/x`,
+      ).catch((error) => error);
       expect(failure).toBeInstanceOf(OutboundConnectionError);
       expect(failure.reason).toMatch(/0\.0\.0\.0 is an unspecified, multicast or broadcast address/);
       expect(outside.requests).toHaveLength(1);
@@ -90,11 +125,19 @@ describe('endpoints, with loopback refused (as when deployed)', () => {
     expect(saved.status).toBe(400);
     expect(saved.body.errors).toEqual([{ path: 'endpoint', message: 'endpoint must not point at a loopback address (http.allow-loopback)' }]);
     const { register } = await import('../../functions/governance/resource-types');
-    const type = await invoke(register, { method: 'POST', path: '/v1/computational-governance/resource-types', body: { name: 'ssrf', resolverConfiguration: { url: 'http://169.254.169.254', path: '/latest' } } });
+    const type = await invoke(register, {
+      method: 'POST',
+      path: '/v1/computational-governance/resource-types',
+      body: { name: 'ssrf', resolverConfiguration: { url: 'http://169.254.169.254', path: '/latest' } },
+    });
     expect(type.status).toBe(400);
     expect(type.body.errors).toEqual([{ path: 'resolverConfiguration.url', message: 'url must not point at a link-local or metadata address' }]);
     const embedder = await import('../../functions/assistant/embedder-config');
-    const hex = await invoke(embedder.save, { method: 'POST', path: '/assistant/v1/embedder/config', body: { ...model, model: 'text-embedding-3-small', endpoint: 'http://0x7f.1:9001' } });
+    const hex = await invoke(embedder.save, {
+      method: 'POST',
+      path: '/assistant/v1/embedder/config',
+      body: { ...model, model: 'text-embedding-3-small', endpoint: 'http://0x7f.1:9001' },
+    });
     expect(hex.status).toBe(400);
     expect(hex.body.errors).toEqual([{ path: 'endpoint', message: 'endpoint must not point at a loopback address (http.allow-loopback)' }]);
     const policies = await import('../../functions/governance/policies');
@@ -104,7 +147,10 @@ describe('endpoints, with loopback refused (as when deployed)', () => {
       body: { name: 'ssrf', resourceType: 'dataproduct', environment: null, severity: 'error', engine: 'remote', remoteEngineUrl: 'http://[::1]:3002/' },
     });
     expect(policy.status).toBe(400);
-    expect(policy.body.errors).toContainEqual({ path: 'remoteEngineUrl', message: 'remoteEngineUrl must not point at a loopback address (http.allow-loopback)' });
+    expect(policy.body.errors).toContainEqual({
+      path: 'remoteEngineUrl',
+      message: 'remoteEngineUrl must not point at a loopback address (http.allow-loopback)',
+    });
   });
 });
 
@@ -138,12 +184,21 @@ describe('verify=true, with loopback allowed (npm start)', () => {
     const silent = await listen(() => undefined);
     const details = [];
     for (const port of [closed, garbage, silent]) {
-      const body = { provider: 'hosted_llm', api_key: 'key-0123456789', endpoint: `http://127.0.0.1:${port}`, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'd' };
+      const body = {
+        provider: 'hosted_llm',
+        api_key: 'key-0123456789',
+        endpoint: `http://127.0.0.1:${port}`,
+        api_version: '2024-10-21',
+        model: 'gpt-4o',
+        deployment: 'd',
+      };
       const response = await invoke(llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body, query: { verify: 'true' } });
       expect(response.body).toMatchObject({ status: 422, reason: 'unreachable' });
       details.push(response.body.detail.replace(String(port), 'PORT'));
     }
-    expect(new Set(details)).toEqual(new Set(['The LLM configuration was not stored: the provider check failed. Could not get an HTTP answer from 127.0.0.1:PORT']));
+    expect(new Set(details)).toEqual(
+      new Set(['The LLM configuration was not stored: the provider check failed. Could not get an HTTP answer from 127.0.0.1:PORT']),
+    );
   });
 
   it('chat, remote engines and resolvers say the same for a closed port, a non-HTTP one, a connect timeout and a refused address', async () => {
@@ -175,8 +230,13 @@ describe('verify=true, with loopback allowed (npm start)', () => {
         const failure = await fetchPerimeterPage(perimeter, 'production', 0, timeouts).catch((error) => error);
         seen.resolver.add(anonymous(`${failure.message} / ${failure.reason}`));
         if (timeouts.addressPolicy === STRICT) continue; // the handlers' settings allow loopback
-        for (const [handler, path] of [[llm.save, 'llm'], [embedder.save, 'embedder']] as const) {
-          expect((await invoke(handler, { method: 'POST', path: `/assistant/v1/${path}/config`, body: { ...model, endpoint: base } })).status).toBeOneOf([200, 201]);
+        for (const [handler, path] of [
+          [llm.save, 'llm'],
+          [embedder.save, 'embedder'],
+        ] as const) {
+          expect((await invoke(handler, { method: 'POST', path: `/assistant/v1/${path}/config`, body: { ...model, endpoint: base } })).status).toBeOneOf([
+            200, 201,
+          ]);
         }
         const answer = await invoke(chat.handler, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query: 'hi' } });
         seen.chat.add(anonymous(`${answer.status} ${answer.body.detail}`));
@@ -186,6 +246,8 @@ describe('verify=true, with loopback allowed (npm start)', () => {
     }
     expect(seen.chat).toEqual(new Set(['502 Could not get an HTTP answer from HOST']));
     expect(seen.engine).toEqual(new Set(['The remote engine at http://HOST/v1/evaluate failed: Could not get an HTTP answer from HOST']));
-    expect(seen.resolver).toEqual(new Set(['The perimeter resolver of t failed: Could not get an HTTP answer from HOST / The perimeter resolver of t could not be reached']));
+    expect(seen.resolver).toEqual(
+      new Set(['The perimeter resolver of t failed: Could not get an HTTP answer from HOST / The perimeter resolver of t could not be reached']),
+    );
   });
 });

@@ -31,10 +31,13 @@ const remotePolicy = (changes: Record<string, unknown> = {}) => ({
 });
 
 const create = async (body: unknown, subject = 'alice') => invoke(policies.create, { method: 'POST', path: BASE, body, headers: await as(subject) });
-const read = (id: string, version?: number) => invoke(policies.read, { method: 'GET', path: `${BASE}/${id}`, params: { id }, query: version ? { version: String(version) } : undefined });
-const move = (id: string, status: string, version?: number) => invoke(policies.move, { method: 'POST', path: `${BASE}/${id}/status`, params: { id }, body: { status, ...(version ? { version } : {}) } });
+const read = (id: string, version?: number) =>
+  invoke(policies.read, { method: 'GET', path: `${BASE}/${id}`, params: { id }, query: version ? { version: String(version) } : undefined });
+const move = (id: string, status: string, version?: number) =>
+  invoke(policies.move, { method: 'POST', path: `${BASE}/${id}/status`, params: { id }, body: { status, ...(version ? { version } : {}) } });
 const publish = (id: string) => invoke(policies.publish, { method: 'POST', path: `${BASE}/${id}/publish`, params: { id } });
-const update = async (id: string, body: unknown, subject = 'bob') => invoke(policies.update, { method: 'PUT', path: `${BASE}/${id}`, params: { id }, body, headers: await as(subject) });
+const update = async (id: string, body: unknown, subject = 'bob') =>
+  invoke(policies.update, { method: 'PUT', path: `${BASE}/${id}`, params: { id }, body, headers: await as(subject) });
 const remove = (id: string) => invoke(policies.remove, { method: 'DELETE', path: `${BASE}/${id}`, params: { id } });
 const list = (query: Record<string, string> = {}) => invoke(policies.list, { method: 'GET', path: BASE, query });
 
@@ -124,7 +127,7 @@ describe('creating policies', () => {
     expect((await create(remotePolicy({ timing: 'runtime', cronExpression: '0 0/15 * * * ?' }))).status).toBe(201);
   });
 
-  it('a CUE script that does not compile is a 400 carrying CUE\'s message and line', async () => {
+  it("a CUE script that does not compile is a 400 carrying CUE's message and line", async () => {
     const response = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\nname: "unclosed\nother: 1\n' }));
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([{ path: 'cueScript', message: expect.stringMatching(/^CUE does not compile \(line 2[,)].*/) }]);
@@ -152,7 +155,11 @@ describe('the evaluator of a CUE policy, chosen when it is saved', () => {
   });
 
   it('is shown on metrics too, and is null for remote entities', async () => {
-    const metric = await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body: cuePolicy('components: [...]\nvalue: len(components)\n') });
+    const metric = await invoke(metrics.create, {
+      method: 'POST',
+      path: '/v1/computational-governance/metrics',
+      body: cuePolicy('components: [...]\nvalue: len(components)\n'),
+    });
     expect(metric.body).toMatchObject({ evaluator: 'native', evaluatorReason: null });
     expect((await create(remotePolicy())).body).toMatchObject({ evaluator: null, evaluatorReason: null });
   });
@@ -257,15 +264,27 @@ describe('listing', () => {
 
 describe('metrics', () => {
   it('have thresholds and their own endpoints', async () => {
-    const body = { ...remotePolicy({ name: 'Test coverage' }), thresholds: [{ label: 'low', color: 'red', max: 50 }, { label: 'ok', color: 'green', min: 50 }] };
+    const body = {
+      ...remotePolicy({ name: 'Test coverage' }),
+      thresholds: [
+        { label: 'low', color: 'red', max: 50 },
+        { label: 'ok', color: 'green', min: 50 },
+      ],
+    };
     const response = await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body });
     expect(response.status).toBe(201);
     expect(response.body.thresholds).toEqual(body.thresholds);
-    const bad = await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body: { ...body, thresholds: [{ label: 'x', color: 'red', min: 5, max: 1 }] } });
+    const bad = await invoke(metrics.create, {
+      method: 'POST',
+      path: '/v1/computational-governance/metrics',
+      body: { ...body, thresholds: [{ label: 'x', color: 'red', min: 5, max: 1 }] },
+    });
     expect(bad.body.errors).toEqual([{ path: 'thresholds.0.min', message: 'min must not be above max' }]);
     // A policy id is not a metric.
     const { body: policy } = await create(remotePolicy());
-    expect((await invoke(metrics.read, { method: 'GET', path: `/v1/computational-governance/metrics/${policy.id}`, params: { id: policy.id } })).status).toBe(404);
+    expect((await invoke(metrics.read, { method: 'GET', path: `/v1/computational-governance/metrics/${policy.id}`, params: { id: policy.id } })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -279,7 +298,12 @@ describe('notifications', () => {
     await backgroundDispatchSettled();
     expect(sent().map((request) => request.body.event)).toEqual(['new-policy', 'new-metric', 'scheduled-policy-failure']);
     expect(sent()[0].headers.authorization).toBe('Bearer notification-secret-1');
-    expect(sent()[0].body).toEqual({ event: 'new-policy', entity: { id: policy.id, name: 'Notified policy', type: 'policy' }, message: 'alice created the policy "Notified policy"', timestamp: expect.any(String) });
+    expect(sent()[0].body).toEqual({
+      event: 'new-policy',
+      entity: { id: policy.id, name: 'Notified policy', type: 'policy' },
+      message: 'alice created the policy "Notified policy"',
+      timestamp: expect.any(String),
+    });
     expect(sent()[2].body.entity).toEqual({ id: null, name: 'Broken policy', type: 'policy' });
     expect(sent()[2].body.message).toContain('resourceType: no resource type is named "nope"');
   });
@@ -291,7 +315,11 @@ describe('notifications', () => {
     const inTags = await create(remotePolicy({ tags: ['ok', 'nul\u0000'] }));
     expect(inTags.body.errors).toEqual([{ path: 'tags.1', message: 'must not hold a NUL character (U+0000)' }]);
     await backgroundDispatchSettled();
-    expect(sent().map((request) => `${request.body.event}: ${request.body.entity.name}`).sort()).toEqual(['scheduled-policy-failure: Bad \ufffd name', 'scheduled-policy-failure: Owner is set']);
+    expect(
+      sent()
+        .map((request) => `${request.body.event}: ${request.body.entity.name}`)
+        .sort(),
+    ).toEqual(['scheduled-policy-failure: Bad \ufffd name', 'scheduled-policy-failure: Owner is set']);
   });
 
   it('a notification service that is down fails nothing, and the message is retried until delivered', async () => {
@@ -300,7 +328,8 @@ describe('notifications', () => {
     expect(response.status).toBe(201);
     await backgroundDispatchSettled();
     expect(sent()).toHaveLength(1);
-    const pending = async () => (await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.outbox where topic = 'notification' and delivered_at is null`))[0].count;
+    const pending = async () =>
+      (await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.outbox where topic = 'notification' and delivered_at is null`))[0].count;
     expect(await pending()).toBe(1);
     await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
     const settings = await testSettings(SCHEMA, overrides);
@@ -315,8 +344,13 @@ describe('notifications', () => {
 describe('resource types in use', () => {
   it('cannot be deleted while a policy or metric is written for them', async () => {
     const register = (name: string) =>
-      invoke(resourceTypes.register, { method: 'POST', path: '/v1/computational-governance/resource-types', body: { name, resolverConfiguration: { url: 'http://127.0.0.1:9', path: '/r' } } });
-    const removeType = (name: string) => invoke(resourceTypes.remove, { method: 'DELETE', path: `/v1/computational-governance/resource-types/${name}`, params: { name } });
+      invoke(resourceTypes.register, {
+        method: 'POST',
+        path: '/v1/computational-governance/resource-types',
+        body: { name, resolverConfiguration: { url: 'http://127.0.0.1:9', path: '/r' } },
+      });
+    const removeType = (name: string) =>
+      invoke(resourceTypes.remove, { method: 'DELETE', path: `/v1/computational-governance/resource-types/${name}`, params: { name } });
     await register('pipeline');
     const { body: policy } = await create(remotePolicy({ resourceType: 'pipeline', name: 'Pipeline policy' }));
     const refused = await removeType('pipeline');

@@ -32,7 +32,10 @@ const resolver = new FakeServer(async (request) => {
     await held;
   }
   const all = perimeter[environment] ?? [];
-  return { status: 200, body: { resources: all.slice(Number(offset), Number(offset) + Number(limit)), page: { offset: Number(offset), limit: Number(limit), total: all.length } } };
+  return {
+    status: 200,
+    body: { resources: all.slice(Number(offset), Number(offset) + Number(limit)), page: { offset: Number(offset), limit: Number(limit), total: all.length } },
+  };
 });
 
 /** serverless offline's Lambda endpoint, as the local queue uses it: it records each asynchronous invocation of the worker. */
@@ -76,13 +79,19 @@ async function draft(resourceType: string, changes: Record<string, unknown> = {}
 }
 
 const publish = (id: string, kind: 'policy' | 'metric' = 'policy') =>
-  invoke((kind === 'policy' ? policies : metrics).publish, { method: 'POST', path: `/v1/computational-governance/${kind === 'policy' ? 'policies' : 'metrics'}/${id}/publish`, params: { id } });
-const readReport = async (id: string) => (await invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } })).body;
+  invoke((kind === 'policy' ? policies : metrics).publish, {
+    method: 'POST',
+    path: `/v1/computational-governance/${kind === 'policy' ? 'policies' : 'metrics'}/${id}/publish`,
+    params: { id },
+  });
+const readReport = async (id: string) =>
+  (await invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } })).body;
 
 const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
 
 /** The SQS-shaped events the local queue sent to the worker, oldest first. */
-const invocations = () => lambda.requests.map((request) => ({ path: request.path, type: request.headers['x-amz-invocation-type'], event: request.body as SQSEvent }));
+const invocations = () =>
+  lambda.requests.map((request) => ({ path: request.path, type: request.headers['x-amz-invocation-type'], event: request.body as SQSEvent }));
 let delivered = 0;
 
 /** Delivers the messages sent so far (and those their runs send) to the worker, as the queue would; the worker's answers, in order. */
@@ -96,11 +105,17 @@ async function deliverAll(remainingMs = 900_000) {
 }
 
 const taskRows = (reportId: string) =>
-  database.sql.unsafe(`select environment, status, "offset", attempts, last_error, sent_at from "${SCHEMA}".evaluation_tasks where report_id = $1 order by environment`, [reportId]);
+  database.sql.unsafe(
+    `select environment, status, "offset", attempts, last_error, sent_at from "${SCHEMA}".evaluation_tasks where report_id = $1 order by environment`,
+    [reportId],
+  );
 const resultRows = (reportId: string) =>
-  database.sql.unsafe(`select environment, resource_id, outcome from "${SCHEMA}".evaluation_results where report_id = $1 order by environment, resource_id`, [reportId]);
+  database.sql.unsafe(`select environment, resource_id, outcome from "${SCHEMA}".evaluation_results where report_id = $1 order by environment, resource_id`, [
+    reportId,
+  ]);
 /** The page requests (environment:offset:limit) the resolver received for a resource type. */
-const pagesAsked = (type: string) => resolver.requests.filter((r) => r.query['resource-types'] === type).map((r) => `${r.query.environment}:${r.query.offset}:${r.query.limit}`);
+const pagesAsked = (type: string) =>
+  resolver.requests.filter((r) => r.query['resource-types'] === type).map((r) => `${r.query.environment}:${r.query.offset}:${r.query.limit}`);
 
 beforeAll(async () => {
   await engine.start();
@@ -154,7 +169,14 @@ describe('publishing evaluates against every resource of every environment, thro
     // Nothing was evaluated yet: the work is in the queue.
     expect(engine.requests).toHaveLength(0);
     const pending = await readReport(reportId);
-    expect(pending).toMatchObject({ status: 'pending', evaluationScope: 'policy', cause: 'publish', environment: null, resourceType: type, evaluationResults: [] });
+    expect(pending).toMatchObject({
+      status: 'pending',
+      evaluationScope: 'policy',
+      cause: 'publish',
+      environment: null,
+      resourceType: type,
+      evaluationResults: [],
+    });
 
     // One SQS-shaped message per environment, as asynchronous invocations of the worker.
     const sent = invocations();
@@ -173,7 +195,9 @@ describe('publishing evaluates against every resource of every environment, thro
     expect(answers.map(({ answer }) => answer)).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }, { batchItemFailures: [] }]);
 
     // Every page asked with limit = batch size, from offset 0 until a short page, in each environment.
-    expect(pagesAsked(type).sort()).toEqual(['development:0:2', 'development:2:2', 'development:4:2', 'production:0:2', 'production:2:2', 'production:4:2', 'qa:0:2'].sort());
+    expect(pagesAsked(type).sort()).toEqual(
+      ['development:0:2', 'development:2:2', 'development:4:2', 'production:0:2', 'production:2:2', 'production:4:2', 'qa:0:2'].sort(),
+    );
     // Every resource evaluated once, in each environment it lives in.
     expect(engine.requests).toHaveLength(9);
     const rows = await resultRows(reportId);
@@ -193,7 +217,11 @@ describe('publishing evaluates against every resource of every environment, thro
     expect(report.evaluationResults).toHaveLength(9);
     expect(report.completedAt).not.toBeNull();
     // The results entered the history, as the policy's latest results.
-    const latest = await invoke(evaluation.results, { method: 'GET', path: '/v1/computational-governance/results', query: { policyId: id, latest: 'true', limit: '50' } });
+    const latest = await invoke(evaluation.results, {
+      method: 'GET',
+      path: '/v1/computational-governance/results',
+      query: { policyId: id, latest: 'true', limit: '50' },
+    });
     expect(latest.body.data).toHaveLength(9);
   });
 
@@ -228,7 +256,11 @@ describe('publishing evaluates against every resource of every environment, thro
     const metricEngine = new FakeServer(() => ({ status: 200, body: { value: 42 } }));
     await metricEngine.start();
     try {
-      const metric = await draft(type, { environment: 'qa', remoteEngineUrl: `${metricEngine.url}/m`, thresholds: [{ label: 'fine', color: 'green', min: 0 }] }, 'metric');
+      const metric = await draft(
+        type,
+        { environment: 'qa', remoteEngineUrl: `${metricEngine.url}/m`, thresholds: [{ label: 'fine', color: 'green', min: 0 }] },
+        'metric',
+      );
       const { evaluationReportId } = (await publish(metric, 'metric')).body;
       await deliverAll();
       const report = await readReport(evaluationReportId);
@@ -370,7 +402,15 @@ describe('nothing lost, nothing doubled', () => {
     const waiting = await readReport(reportId);
     expect(waiting.status).toBe('running');
     expect(waiting.progress.waiting).toEqual([
-      { environment: 'qa', offset: 2, kind: 'call', reason: `The perimeter resolver of ${type} answered 500`, attempt: 1, attempts: 3, nextTryAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+      {
+        environment: 'qa',
+        offset: 2,
+        kind: 'call',
+        reason: `The perimeter resolver of ${type} answered 500`,
+        attempt: 1,
+        attempts: 3,
+        nextTryAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
     ]);
     release();
     await running;
@@ -385,7 +425,15 @@ describe('nothing lost, nothing doubled', () => {
     await deliverAll();
     const redelivery = (await readReport(again)).progress.waiting;
     expect(redelivery).toEqual([
-      { environment: 'qa', offset: 2, kind: 'delivery', reason: `Environment qa, page at offset 2 (limit 2): The perimeter resolver of ${type} answered 500`, attempt: 1, attempts: 3, nextTryAt: expect.any(String) },
+      {
+        environment: 'qa',
+        offset: 2,
+        kind: 'delivery',
+        reason: `Environment qa, page at offset 2 (limit 2): The perimeter resolver of ${type} answered 500`,
+        attempt: 1,
+        attempts: 3,
+        nextTryAt: expect.any(String),
+      },
     ]);
     expect(Date.parse(redelivery[0].nextTryAt) - before).toBeGreaterThanOrEqual(29_000);
     // The task keeps the whole account for the logs and a failed report.
@@ -423,7 +471,15 @@ describe('nothing lost, nothing doubled', () => {
     await vi.waitFor(async () => expect((await readReport(reportId)).progress.done).toBe(100), { timeout: 10_000, interval: 20 });
     await vi.waitFor(() => expect(pagesAsked(type).filter((page) => page === 'qa:100:50')).toHaveLength(2), { timeout: 10_000, interval: 20 });
     expect((await readReport(reportId)).progress.waiting).toEqual([
-      { environment: 'qa', offset: 100, kind: 'call', reason: `The perimeter resolver of ${type} answered 500`, attempt: 1, attempts: 3, nextTryAt: expect.any(String) },
+      {
+        environment: 'qa',
+        offset: 100,
+        kind: 'call',
+        reason: `The perimeter resolver of ${type} answered 500`,
+        attempt: 1,
+        attempts: 3,
+        nextTryAt: expect.any(String),
+      },
     ]);
     release();
     await running;
@@ -438,7 +494,15 @@ describe('nothing lost, nothing doubled', () => {
     expect(await resultRows(again)).toHaveLength(100);
     expect((await taskRows(again))[0]).toMatchObject({ status: 'queued', offset: 100, attempts: 1 });
     expect((await readReport(again)).progress.waiting).toEqual([
-      { environment: 'qa', offset: 100, kind: 'delivery', reason: `Environment qa, page at offset 100 (limit 50): The perimeter resolver of ${type} answered 500`, attempt: 1, attempts: 3, nextTryAt: expect.any(String) },
+      {
+        environment: 'qa',
+        offset: 100,
+        kind: 'delivery',
+        reason: `Environment qa, page at offset 100 (limit 50): The perimeter resolver of ${type} answered 500`,
+        attempt: 1,
+        attempts: 3,
+        nextTryAt: expect.any(String),
+      },
     ]);
   });
 
@@ -461,7 +525,8 @@ describe('nothing lost, nothing doubled', () => {
     // Now a page that never comes back: EVALUATION_QUEUE_MAX_RECEIVES = 3 attempts, then the dead-letter path.
     brokenPages.add('qa:0');
     const again = (await publish(id)).body.evaluationReportId;
-    const ageAgain = () => database.sql.unsafe(`update "${SCHEMA}".evaluation_tasks set updated_at = now() - interval '1 minute' where report_id = $1`, [again]);
+    const ageAgain = () =>
+      database.sql.unsafe(`update "${SCHEMA}".evaluation_tasks set updated_at = now() - interval '1 minute' where report_id = $1`, [again]);
     await deliverAll();
     for (let attempt = 2; attempt <= 3; attempt++) {
       await ageAgain();

@@ -15,7 +15,15 @@ let evaluation: typeof import('../../functions/governance/evaluation');
 
 /** A finished report holding `count` results, every seventh failing with `message`, written as the runner writes them. */
 async function reportWith(count: number, message = 'owner: incomplete value string'): Promise<string> {
-  const report = await new ReportRepository(database).create({ scope: 'policy', cause: 'publish', environment: 'development', resourceType: 'dataproduct', labels: [], request: {}, createdBy: 'test' });
+  const report = await new ReportRepository(database).create({
+    scope: 'policy',
+    cause: 'publish',
+    environment: 'development',
+    resourceType: 'dataproduct',
+    labels: [],
+    request: {},
+    createdBy: 'test',
+  });
   const entityId = randomUUID();
   const results: NewResult[] = Array.from({ length: count }, (_, index) => ({
     reportId: report.id,
@@ -38,9 +46,15 @@ async function reportWith(count: number, message = 'owner: incomplete value stri
   return report.id;
 }
 
-const read = (id: string, query?: Record<string, string>) => invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id }, query });
+const read = (id: string, query?: Record<string, string>) =>
+  invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id }, query });
 const results = (id: string, query?: Record<string, string>) =>
-  invoke(evaluation.readEvaluationReportResults, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}/results`, params: { id }, query });
+  invoke(evaluation.readEvaluationReportResults, {
+    method: 'GET',
+    path: `/v1/computational-governance/evaluation-reports/${id}/results`,
+    params: { id },
+    query,
+  });
 
 beforeAll(async () => {
   await useHandlersOn(SCHEMA);
@@ -62,7 +76,9 @@ describe('a report of many results', () => {
     expect(response.body.evaluationResults).toHaveLength(1000);
     expect(response.body.evaluationResults[0].resource.id).toBe('dp-000000');
     expect(response.body.resultsPage).toEqual({ limit: 1000, next: expect.stringMatching(/^\d+$/) });
-    expect(response.headers.link).toBe(`</v1/computational-governance/evaluation-reports/${id}/results?limit=1000&after=${response.body.resultsPage.next}>; rel="next"`);
+    expect(response.headers.link).toBe(
+      `</v1/computational-governance/evaluation-reports/${id}/results?limit=1000&after=${response.body.resultsPage.next}>; rel="next"`,
+    );
   });
 
   it('reads every result once, page by page, in the order they were written', async () => {
@@ -84,14 +100,22 @@ describe('a report of many results', () => {
   it('answers NDJSON, one result per line, when asked', async () => {
     const id = await reportWith(30);
     const response = await evaluation.readEvaluationReportResults(
-      apiGatewayEvent({ method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}/results`, params: { id }, query: { limit: '20' }, headers: await authorized({ accept: 'application/x-ndjson' }) }),
+      apiGatewayEvent({
+        method: 'GET',
+        path: `/v1/computational-governance/evaluation-reports/${id}/results`,
+        params: { id },
+        query: { limit: '20' },
+        headers: await authorized({ accept: 'application/x-ndjson' }),
+      }),
       lambdaContext(),
     );
     expect(response.statusCode).toBe(200);
     expect(response.headers?.['content-type']).toBe('application/x-ndjson');
     const lines = String(response.body).split('\n');
     expect(lines.at(-1)).toBe('');
-    expect(lines.slice(0, -1).map((line) => JSON.parse(line).resource.id)).toEqual(Array.from({ length: 20 }, (_, index) => `dp-${String(index).padStart(6, '0')}`));
+    expect(lines.slice(0, -1).map((line) => JSON.parse(line).resource.id)).toEqual(
+      Array.from({ length: 20 }, (_, index) => `dp-${String(index).padStart(6, '0')}`),
+    );
     expect(response.headers?.link).toMatch(/rel="next"$/);
   });
 
@@ -102,7 +126,13 @@ describe('a report of many results', () => {
     let after: string | undefined;
     do {
       const response = await evaluation.readEvaluationReportResults(
-        apiGatewayEvent({ method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}/results`, params: { id }, query: after ? { after } : {}, headers: await authorized() }),
+        apiGatewayEvent({
+          method: 'GET',
+          path: `/v1/computational-governance/evaluation-reports/${id}/results`,
+          params: { id },
+          query: after ? { after } : {},
+          headers: await authorized(),
+        }),
         lambdaContext(),
       );
       expect(response.statusCode).toBe(200);
@@ -128,7 +158,9 @@ describe('a report of many results', () => {
     expect((await results(id, { limit: '1001' })).body.errors).toEqual([{ path: 'query.limit', message: 'limit must be at most 1000' }]);
     expect((await results(id, { after: 'abc' })).body.errors).toEqual([{ path: 'query.after', message: 'after must be a whole number' }]);
     expect((await results(id, { after: '-1' })).body.errors).toEqual([{ path: 'query.after', message: 'after must be a whole number' }]);
-    expect((await results(id, { after: '99999999999999999999' })).body.errors).toEqual([{ path: 'query.after', message: `after must be at most ${Number.MAX_SAFE_INTEGER}` }]);
+    expect((await results(id, { after: '99999999999999999999' })).body.errors).toEqual([
+      { path: 'query.after', message: `after must be at most ${Number.MAX_SAFE_INTEGER}` },
+    ]);
     expect((await read(id, { limit: '2.5' })).body.errors).toEqual([{ path: 'query.limit', message: 'limit must be a whole number' }]);
     expect((await results(randomUUID())).status).toBe(404);
   });

@@ -29,7 +29,12 @@ afterAll(async () => {
   await database.close();
 });
 
-const api = { name: 'dataset', displayName: 'Dataset', configuration: { resourceName: 'id', resourceDisplayName: ['title', 'domain'], resourceFilter: 'version', batchSize: 20 }, resolverConfiguration: { url: 'http://resolver.test', path: '/v1/datasets' } };
+const api = {
+  name: 'dataset',
+  displayName: 'Dataset',
+  configuration: { resourceName: 'id', resourceDisplayName: ['title', 'domain'], resourceFilter: 'version', batchSize: 20 },
+  resolverConfiguration: { url: 'http://resolver.test', path: '/v1/datasets' },
+};
 
 describe('resource types from the settings', () => {
   it('are registered at start, with their configuration', async () => {
@@ -102,7 +107,11 @@ describe('the resource types API', () => {
   it('answers 404 for an unknown name and deletes (204) a known one', async () => {
     expect((await read('nope')).status).toBe(404);
     await register(api);
-    const removed = await invoke(handlers.remove, { method: 'DELETE', path: '/v1/computational-governance/resource-types/dataset', params: { name: 'dataset' } });
+    const removed = await invoke(handlers.remove, {
+      method: 'DELETE',
+      path: '/v1/computational-governance/resource-types/dataset',
+      params: { name: 'dataset' },
+    });
     expect(removed.status).toBe(204);
     expect((await read('dataset')).status).toBe(404);
     const again = await invoke(handlers.remove, { method: 'DELETE', path: '/v1/computational-governance/resource-types/dataset', params: { name: 'dataset' } });

@@ -45,10 +45,15 @@ describe('the attribution loop', () => {
     const results = await evaluate(runner, 2, 6);
     expect(results.size).toBe(12);
     for (const [pair, result] of results) {
-      expect(result, pair).toEqual(pair.endsWith('/3') ? { satisfiesPolicy: false, isError: true, errors: ['something odd'] } : { satisfiesPolicy: true, isError: false, errors: [] });
+      expect(result, pair).toEqual(
+        pair.endsWith('/3') ? { satisfiesPolicy: false, isError: true, errors: ['something odd'] } : { satisfiesPolicy: true, isError: false, errors: [] },
+      );
     }
     // The run of both policies, then each policy alone: halves until resource 3 is alone.
-    expect(runner.runs.slice(0, 2)).toEqual([['r0', 'r1', 'r2', 'r3', 'r4', 'r5'], ['r0', 'r1', 'r2', 'r3', 'r4', 'r5']]);
+    expect(runner.runs.slice(0, 2)).toEqual([
+      ['r0', 'r1', 'r2', 'r3', 'r4', 'r5'],
+      ['r0', 'r1', 'r2', 'r3', 'r4', 'r5'],
+    ]);
     expect(runner.runs.filter((run) => run.length === 1 && run[0] === 'r3')).toHaveLength(2);
   });
 
@@ -57,7 +62,10 @@ describe('the attribution loop', () => {
       /^r1: /m.test(batch) ? `P${tag}_0.r1.a: conflicting values "x" and int\n` : `P${tag}_0.r2.a: incomplete value int\nS${tag}: incomplete value int\n`,
     );
     const results = await evaluate(runner, 1, 3);
-    expect(runner.runs).toEqual([['r0', 'r1', 'r2'], ['r0', 'r2']]);
+    expect(runner.runs).toEqual([
+      ['r0', 'r1', 'r2'],
+      ['r0', 'r2'],
+    ]);
     expect([...results.entries()].sort()).toEqual([
       ['0/0', { satisfiesPolicy: true, isError: false, errors: [] }],
       ['0/1', { satisfiesPolicy: false, isError: false, errors: ['a: conflicting values "x" and int'] }],

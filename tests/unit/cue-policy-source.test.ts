@@ -59,7 +59,13 @@ describe('parseCueMessages', () => {
   it('reads headers and positions, and drops the colon that announces positions', () => {
     const stderr = 'a.b: conflicting values 1 and 2:\n    ../../tmp/cgp-cue-x/policy-0.cue:3:4\n    ./batch.cue:7:1\nc: incomplete value string\n';
     expect(parseCueMessages(stderr)).toEqual([
-      { text: 'a.b: conflicting values 1 and 2', positions: [{ file: 'policy-0.cue', line: 3, column: 4 }, { file: 'batch.cue', line: 7, column: 1 }] },
+      {
+        text: 'a.b: conflicting values 1 and 2',
+        positions: [
+          { file: 'policy-0.cue', line: 3, column: 4 },
+          { file: 'batch.cue', line: 7, column: 1 },
+        ],
+      },
       { text: 'c: incomplete value string', positions: [] },
     ]);
   });

@@ -25,7 +25,10 @@ describe('the pool of CUE workers', () => {
     const oneLine = `x: {${Array.from({ length: 60_000 }, (_, i) => `f${i}: ${i}`).join(', ')}}\n`;
     const failure = await pool.run({ args: ['fmt', 'big.cue'], files: { 'big.cue': oneLine } }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CueRunFailure);
-    expect(failure).toMatchObject({ overLimit: true, message: expect.stringMatching(/^CUE ran out of stack \(the input nests or chains expressions too deeply\): Maximum call stack size exceeded/) });
+    expect(failure).toMatchObject({
+      overLimit: true,
+      message: expect.stringMatching(/^CUE ran out of stack \(the input nests or chains expressions too deeply\): Maximum call stack size exceeded/),
+    });
     expect(await evalA()).toEqual({ code: 0, stdout: 'a: 2\n', stderr: '' });
   });
 });

@@ -41,7 +41,9 @@ describe('pool options', () => {
 
 describe('database.url with separate credentials', () => {
   it('takes username and password from their own keys when the URL has none', async () => {
-    expect(connectionUrl(await settings('url = "jdbc:postgresql://db.test:5432/gov", username = "svc", password = "p#ss"'))).toBe('postgresql://svc:p%23ss@db.test:5432/gov');
+    expect(connectionUrl(await settings('url = "jdbc:postgresql://db.test:5432/gov", username = "svc", password = "p#ss"'))).toBe(
+      'postgresql://svc:p%23ss@db.test:5432/gov',
+    );
   });
 
   it('keeps the credentials the URL carries', async () => {

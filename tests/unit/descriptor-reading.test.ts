@@ -18,8 +18,14 @@ const manyKeys = (count: number) => Array.from({ length: count }, (_, index) => 
 
 describe('a descriptor written in YAML', () => {
   it('accepts a key repeated with an equal value, as CUE unifies repeated fields', () => {
-    expect(parseDescriptor('id: dp-1\nownerGroup: finance\nname: Sales\nownerGroup: finance\n').value).toEqual({ id: 'dp-1', ownerGroup: 'finance', name: 'Sales' });
-    expect(parseDescriptor('owner: { name: a, team: [x, y] }\nowner:\n  name: a\n  team:\n    - x\n    - y\n').value).toEqual({ owner: { name: 'a', team: ['x', 'y'] } });
+    expect(parseDescriptor('id: dp-1\nownerGroup: finance\nname: Sales\nownerGroup: finance\n').value).toEqual({
+      id: 'dp-1',
+      ownerGroup: 'finance',
+      name: 'Sales',
+    });
+    expect(parseDescriptor('owner: { name: a, team: [x, y] }\nowner:\n  name: a\n  team:\n    - x\n    - y\n').value).toEqual({
+      owner: { name: 'a', team: ['x', 'y'] },
+    });
   });
 
   it('refuses a key repeated with a different value, naming the key and both lines', () => {
@@ -39,7 +45,9 @@ describe('a descriptor written in YAML', () => {
 
   it('refuses nesting past the bound, block or flow, before composing it', () => {
     expect(refusal(`${'- '.repeat(400_000)}x`)).toEqual([{ path: 'descriptor', message: `nests deeper than ${YAML_LIMITS.depth} levels` }]);
-    expect(refusal(`a: ${'['.repeat(300_000)}${']'.repeat(300_000)}`)).toEqual([{ path: 'descriptor', message: `nests deeper than ${YAML_LIMITS.depth} levels` }]);
+    expect(refusal(`a: ${'['.repeat(300_000)}${']'.repeat(300_000)}`)).toEqual([
+      { path: 'descriptor', message: `nests deeper than ${YAML_LIMITS.depth} levels` },
+    ]);
     expect(refusal(Array.from({ length: YAML_LIMITS.depth + 2 }, (_, level) => `${' '.repeat(level)}k:`).join('\n'))).toEqual([
       { path: 'descriptor', message: `nests deeper than ${YAML_LIMITS.depth} levels` },
     ]);
@@ -49,17 +57,26 @@ describe('a descriptor written in YAML', () => {
   it('refuses circular aliases and alias bombs, naming the bound', () => {
     expect(refusal('a: &a [*a]\n')).toEqual([{ path: 'descriptor', message: 'the alias *a at line 1 is inside the node it refers to (a circular alias)' }]);
     expect(refusal('a: &a\n  b: *a\n')).toEqual([{ path: 'descriptor', message: 'the alias *a at line 2 is inside the node it refers to (a circular alias)' }]);
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdefg'[index]}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      ...'bcdefg'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdefg'[index]}`).join(', ')}]`),
+    ].join('\n');
     expect(refusal(bomb)).toEqual([{ path: 'descriptor', message: `its YAML aliases expand to more than ${YAML_LIMITS.aliases} times the aliased content` }]);
-    expect(refusal(Array.from({ length: YAML_LIMITS.aliases + 1 }, (_, index) => `k${index}: *a`).join('\n').replace(/^/, 'base: &a 1\n'))).toEqual([
-      { path: 'descriptor', message: `has more than ${YAML_LIMITS.aliases} YAML aliases` },
-    ]);
+    expect(
+      refusal(
+        Array.from({ length: YAML_LIMITS.aliases + 1 }, (_, index) => `k${index}: *a`)
+          .join('\n')
+          .replace(/^/, 'base: &a 1\n'),
+      ),
+    ).toEqual([{ path: 'descriptor', message: `has more than ${YAML_LIMITS.aliases} YAML aliases` }]);
     expect(parseDescriptor('base: &b { x: 1 }\ncopy: *b\n').value).toEqual({ base: { x: 1 }, copy: { x: 1 } });
   });
 
   it('refuses text the database cannot store, decoded from escapes, naming the field', () => {
     expect(refusal('id: dp-1\nname: "a\\0b"\n')).toEqual([{ path: 'descriptor.name', message: 'must not hold a NUL character (U+0000)' }]);
-    expect(refusal('id: dp-1\nowner:\n  name: "\\ud800"\n')).toEqual([{ path: 'descriptor.owner.name', message: 'must not hold an unpaired UTF-16 surrogate (not valid Unicode)' }]);
+    expect(refusal('id: dp-1\nowner:\n  name: "\\ud800"\n')).toEqual([
+      { path: 'descriptor.owner.name', message: 'must not hold an unpaired UTF-16 surrogate (not valid Unicode)' },
+    ]);
     expect(refusal('{"id": "dp-1", "tags": ["ok", "\\u0000"]}')).toEqual([{ path: 'descriptor.tags.1', message: 'must not hold a NUL character (U+0000)' }]);
     expect(parseDescriptor('name: "\\ud83d\\ude00"\n').value).toEqual({ name: '😀' });
   });

@@ -83,7 +83,10 @@ describe('the shared HTTP stack', () => {
     const failing = httpHandler(thingEndpoint, async () => {
       throw new Conflict('already exists', { existingId: '7' });
     });
-    const response = await failing(apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }), lambdaContext());
+    const response = await failing(
+      apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }),
+      lambdaContext(),
+    );
     expect(response.statusCode).toBe(409);
     expect(json(response)).toMatchObject({ type: 'urn:problem-type:conflict', title: 'Conflict', status: 409, detail: 'already exists', existingId: '7' });
   });
@@ -94,7 +97,10 @@ describe('the shared HTTP stack', () => {
     const failing = httpHandler(thingEndpoint, async () => {
       throw new Error('connection to 10.0.0.7 refused; password=hunter2');
     });
-    const response = await failing(apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }), lambdaContext('invocation-7'));
+    const response = await failing(
+      apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }),
+      lambdaContext('invocation-7'),
+    );
     expect(response.statusCode).toBe(500);
     expect(response.body).not.toContain('10.0.0.7');
     expect(response.body).not.toContain('hunter2');
@@ -106,16 +112,21 @@ describe('the shared HTTP stack', () => {
 
   it('answers 504 and aborts the work a second before the function would time out', async () => {
     let aborted = false;
-    const slow = httpHandler(thingEndpoint, ({ signal }) =>
-      new Promise((resolve) => {
-        signal.addEventListener('abort', () => {
-          aborted = true;
-          resolve({ status: 201 });
-        });
-      }),
+    const slow = httpHandler(
+      thingEndpoint,
+      ({ signal }) =>
+        new Promise((resolve) => {
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve({ status: 201 });
+          });
+        }),
     );
     const context = { ...lambdaContext(), getRemainingTimeInMillis: () => 1050 };
-    const response = await slow(apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }), context);
+    const response = await slow(
+      apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }),
+      context,
+    );
     expect(response.statusCode).toBe(504);
     expect(json(response)).toMatchObject({ status: 504, detail: expect.stringContaining('time limit') });
     expect(aborted).toBe(true);
@@ -132,7 +143,9 @@ describe('the shared HTTP stack', () => {
     const calls = handle.mock.calls.length;
     const sent = async (event: Parameters<typeof apiGatewayEvent>[0]) => json(await handler(apiGatewayEvent(event), lambdaContext()));
     const base = { method: 'POST', path: '/things/42', headers: { 'content-type': 'application/json' }, body: valid, params: { id: '42' } };
-    expect((await sent({ ...base, query: { dryRun: 'tr\u0000ue' } })).errors).toEqual([{ path: 'query.dryRun', message: 'must not hold a NUL character (U+0000)' }]);
+    expect((await sent({ ...base, query: { dryRun: 'tr\u0000ue' } })).errors).toEqual([
+      { path: 'query.dryRun', message: 'must not hold a NUL character (U+0000)' },
+    ]);
     expect((await sent({ ...base, params: { id: '4\u00002' } })).errors).toEqual([{ path: 'path.id', message: 'must not hold a NUL character (U+0000)' }]);
     // JSON.stringify writes a lone surrogate as the escape "\ud800", as a client would send it.
     expect((await sent({ ...base, body: JSON.stringify({ name: 'a\ud800', size: 1, owner: { email: 'a@b.test' } }) })).errors).toEqual([
@@ -153,7 +166,7 @@ describe('the shared HTTP stack', () => {
     expect(json(shallow).errors).toEqual([{ path: 'name', message: expect.any(String) }]);
   });
 
-  it('echoes the request id: the caller\'s when sane, else the invocation\'s', async () => {
+  it("echoes the request id: the caller's when sane, else the invocation's", async () => {
     const own = await post(valid, { 'content-type': 'application/json', 'x-request-id': 'abc-123' });
     expect(own.headers?.['x-request-id']).toBe('abc-123');
     const generated = await post(valid, { 'content-type': 'application/json', 'x-request-id': 'bad id with spaces' });

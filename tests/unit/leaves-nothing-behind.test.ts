@@ -61,7 +61,11 @@ describe('a test run', () => {
       process.kill(process.pid, 'SIGINT');
       setInterval(() => undefined, 1000);
     `;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: folder }, encoding: 'utf8', timeout: 180_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, TMPDIR: folder },
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
     expect(run.status).toBe(130);
     await expect.poll(() => processesUsing(folder), { timeout: 10_000 }).toEqual([]);
     // tsx keeps its compile cache there (tsx-<uid>), shared by every run: no leftover of this one.

@@ -20,7 +20,9 @@ describe('the OpenAPI document', () => {
   it('has every endpoint of the catalogue, with its operation id', () => {
     const document = openApiDocument();
     for (const endpoint of catalogue) {
-      expect(document.paths[endpoint.path]?.[endpoint.method.toLowerCase() as 'get']?.operationId, `${endpoint.method} ${endpoint.path}`).toBe(endpoint.operationId);
+      expect(document.paths[endpoint.path]?.[endpoint.method.toLowerCase() as 'get']?.operationId, `${endpoint.method} ${endpoint.path}`).toBe(
+        endpoint.operationId,
+      );
     }
   });
 

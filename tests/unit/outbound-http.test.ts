@@ -49,7 +49,10 @@ describe('the outbound HTTP client', () => {
   });
 
   it('recognises a connect timeout deep in a cause chain', () => {
-    const error = outboundErrorOf(new Error('wrapped', { cause: Object.assign(new Error('connect'), { code: 'UND_ERR_CONNECT_TIMEOUT' }) }), 'h:1', { connectMs: 10_000, readMs: 45_000 });
+    const error = outboundErrorOf(new Error('wrapped', { cause: Object.assign(new Error('connect'), { code: 'UND_ERR_CONNECT_TIMEOUT' }) }), 'h:1', {
+      connectMs: 10_000,
+      readMs: 45_000,
+    });
     expect(error).toBeInstanceOf(OutboundTimeoutError);
     expect(error?.message).toBe('Connecting to h:1 timed out after 10000 ms (http.client-connect-timeout)');
   });
@@ -87,7 +90,10 @@ describe('a connect timeout', () => {
     try {
       const error = await outboundFetch(callerTarget)(`http://127.0.0.1:${port}/`).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OutboundConnectionError);
-      expect(error).toMatchObject({ message: `Could not get an HTTP answer from 127.0.0.1:${port}`, reason: 'connect timeout after 300 ms (http.client-connect-timeout)' });
+      expect(error).toMatchObject({
+        message: `Could not get an HTTP answer from 127.0.0.1:${port}`,
+        reason: 'connect timeout after 300 ms (http.client-connect-timeout)',
+      });
     } finally {
       close();
     }

@@ -90,7 +90,9 @@ describe.skipIf(!asRoot)('a checkout in a private folder, as root', () => {
     expect(folders.dataDir).toBe(path.join(folders.runtimeDir, 'postgres'));
     expect(answers[1]).toEqual([{ v: 42 }]);
     expect(existsSync(folders.runtimeDir)).toBe(false);
-    expect(refusal).toMatch(/^PostgreSQL runs as the postgres user when started as root, and that user cannot enter the folders of \.data\/postgres: .*DATABASE_URL/);
+    expect(refusal).toMatch(
+      /^PostgreSQL runs as the postgres user when started as root, and that user cannot enter the folders of \.data\/postgres: .*DATABASE_URL/,
+    );
   });
 
   it('a checkout others can enter keeps its data in .data/postgres, also once PostgreSQL made it its own (0700)', () => {

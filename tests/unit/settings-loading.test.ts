@@ -82,7 +82,11 @@ describe('the settings file', () => {
   it('reads booleans and numbers that arrive as strings from the environment', async () => {
     vi.stubEnv('CGP_TEST_PORT', '3100');
     vi.stubEnv('CGP_TEST_FLAG', 'true');
-    const settings = await load(`${ROOT}.local.http-port = \${?CGP_TEST_PORT}`, `${ROOT}.audit-flag-holder = 1`.replace(/.*/, ''), `${ROOT}.platform-services.audit.enabled = \${?CGP_TEST_FLAG}`);
+    const settings = await load(
+      `${ROOT}.local.http-port = \${?CGP_TEST_PORT}`,
+      `${ROOT}.audit-flag-holder = 1`.replace(/.*/, ''),
+      `${ROOT}.platform-services.audit.enabled = \${?CGP_TEST_FLAG}`,
+    );
     expect(settings.local.httpPort).toBe(3100);
     expect(settings.platformServices.audit.enabled).toBe(true);
   });
@@ -147,7 +151,9 @@ describe('rejected settings', () => {
       'notification.failure-event',
       'platform-services.auth.basic-auth.short-lived-token-duration-seconds',
     ]) {
-      expect(problems, key).toContain(`${ROOT}.${key}: required when ${key.startsWith('events') ? 'events' : key.startsWith('notification') ? 'notification' : 'basic-auth'}.enabled is true`);
+      expect(problems, key).toContain(
+        `${ROOT}.${key}: required when ${key.startsWith('events') ? 'events' : key.startsWith('notification') ? 'notification' : 'basic-auth'}.enabled is true`,
+      );
     }
   });
 
@@ -163,7 +169,9 @@ describe('resource types in settings', () => {
 
   it('reads an entry with its configuration; batch-size is a string holding a positive integer', async () => {
     const settings = await load(
-      entry(`{ name = "dataproduct", display-name = "Data product", configuration { resource-name = "id", resource-display-name = ["name", "domain"], resource-filter = "version", batch-size = "50" }, ${resolver} }`),
+      entry(
+        `{ name = "dataproduct", display-name = "Data product", configuration { resource-name = "id", resource-display-name = ["name", "domain"], resource-filter = "version", batch-size = "50" }, ${resolver} }`,
+      ),
     );
     expect(settings.resourceTypes).toEqual([
       {

@@ -17,7 +17,9 @@ const sqs = new FakeServer((request: RecordedRequest) => {
     headers: { 'content-type': 'application/x-amz-json-1.0' },
     body: {
       Successful: taken.map((entry) => ({ Id: entry.Id, MessageId: `m-${entry.Id}`, MD5OfMessageBody: md5(entry.MessageBody) })),
-      Failed: entries.filter((entry) => !taken.includes(entry)).map((entry) => ({ Id: entry.Id, SenderFault: false, Code: 'InternalError', Message: 'try again' })),
+      Failed: entries
+        .filter((entry) => !taken.includes(entry))
+        .map((entry) => ({ Id: entry.Id, SenderFault: false, Code: 'InternalError', Message: 'try again' })),
     },
   };
 });

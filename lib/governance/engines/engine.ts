@@ -74,5 +74,10 @@ export type DisagreementSink = (disagreement: EvaluatorDisagreement) => void;
  * pair (or all of them) gets an `isError` result.
  */
 export interface PolicyEngine {
-  evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal, onDisagreement?: DisagreementSink): Promise<EngineResult[][]>;
+  evaluate(
+    entities: readonly EngineEntity[],
+    resources: readonly EngineResource[],
+    signal?: AbortSignal,
+    onDisagreement?: DisagreementSink,
+  ): Promise<EngineResult[][]>;
 }

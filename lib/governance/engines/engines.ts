@@ -50,7 +50,12 @@ export async function evaluateEntities(
         for (const index of indexes) results[index] = [];
         return;
       }
-      const answers = await (await engineOf(kind)).evaluate(indexes.map((index) => entities[index]), resources, signal, onDisagreement);
+      const answers = await (await engineOf(kind)).evaluate(
+        indexes.map((index) => entities[index]),
+        resources,
+        signal,
+        onDisagreement,
+      );
       indexes.forEach((index, i) => (results[index] = answers[i]));
     }),
   );

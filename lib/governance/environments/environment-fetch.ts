@@ -22,7 +22,9 @@ const LONGEST_RETRY_MS = 10_000;
  * of names or of objects with a `name`.
  */
 export function readEnvironmentList(body: unknown): PulledEnvironment[] {
-  const list = Array.isArray(body) ? body : (body as { data?: unknown; environments?: unknown } | null)?.data ?? (body as { environments?: unknown } | null)?.environments;
+  const list = Array.isArray(body)
+    ? body
+    : ((body as { data?: unknown; environments?: unknown } | null)?.data ?? (body as { environments?: unknown } | null)?.environments);
   if (!Array.isArray(list)) throw new EnvironmentListError('expected a list of environments (or { "data": [...] })');
   return list.map((item, index) => {
     if (typeof item === 'string' && item.trim()) return { name: item.trim(), details: {} };

@@ -12,7 +12,10 @@ export async function refreshEnvironments(database: Database, settings: Settings
   const repository = new EnvironmentRepository(database);
   const fixed = settings.platformServices.environments.staticEnvironments;
   if (fixed) {
-    await repository.replaceAll(fixed.map(({ name }) => ({ name, details: {} })), 'settings');
+    await repository.replaceAll(
+      fixed.map(({ name }) => ({ name, details: {} })),
+      'settings',
+    );
     return `${fixed.length} from the settings`;
   }
   try {

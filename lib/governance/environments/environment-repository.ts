@@ -31,7 +31,6 @@ export class EnvironmentRepository {
     return pageOf(this.database, this.table, this.table.name, pagination);
   }
 
-
   async names(): Promise<string[]> {
     return (await this.database.db.select({ name: this.table.name }).from(this.table).orderBy(asc(this.table.name))).map((row) => row.name);
   }

@@ -66,7 +66,9 @@ export function readYaml(text: string, path: string): unknown {
 }
 
 const valueOf = (document: Document, node: unknown): string =>
-  isScalar(node) ? JSON.stringify(node.value) : JSON.stringify((node as { toJS?: (doc: Document, options: object) => unknown })?.toJS?.(document, { maxAliasCount: YAML_LIMITS.aliases }) ?? null);
+  isScalar(node)
+    ? JSON.stringify(node.value)
+    : JSON.stringify((node as { toJS?: (doc: Document, options: object) => unknown })?.toJS?.(document, { maxAliasCount: YAML_LIMITS.aliases }) ?? null);
 
 /** Circular aliases and keys repeated with different values, walking without recursion. */
 function checkNodes(document: Document, path: string, lineOf: (offset: number) => number): void {

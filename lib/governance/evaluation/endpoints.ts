@@ -24,14 +24,17 @@ export const readReportEndpoint = endpoint({
   tags: ['evaluation'],
   params: reportId,
   query: reportResultsQuery,
-  responses: { 200: { description: 'The report; a Link header (rel="next") names the next page of results when there is one', schema: evaluationReport }, 404: { description: 'No report has this id' } },
+  responses: {
+    200: { description: 'The report; a Link header (rel="next") names the next page of results when there is one', schema: evaluationReport },
+    404: { description: 'No report has this id' },
+  },
 });
 
 export const readReportResultsEndpoint = endpoint({
   operationId: 'getEvaluationReportResults',
   method: 'GET',
   path: '/v1/computational-governance/evaluation-reports/{id}/results',
-  summary: 'A page of a report\'s results, in the order they were written; `Accept: application/x-ndjson` answers one result per line',
+  summary: "A page of a report's results, in the order they were written; `Accept: application/x-ndjson` answers one result per line",
   tags: ['evaluation'],
   params: reportId,
   query: reportResultsQuery,
@@ -55,7 +58,8 @@ export const listDisagreementsEndpoint = endpoint({
   operationId: 'listCueDisagreements',
   method: 'GET',
   path: '/v1/computational-governance/cue-disagreements',
-  summary: 'Pairs (policy version, resource) the native and WebAssembly CUE evaluators judged differently while cue-config.evaluator was shadow, newest first, with both verdicts',
+  summary:
+    'Pairs (policy version, resource) the native and WebAssembly CUE evaluators judged differently while cue-config.evaluator was shadow, newest first, with both verdicts',
   tags: ['evaluation'],
   query: paginationQuery.extend(disagreementFilters.shape),
   responses: { 200: { description: 'A page of disagreements', schema: listOf(cueDisagreement, 'CueDisagreementList') } },

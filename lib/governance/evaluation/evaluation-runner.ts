@@ -197,7 +197,13 @@ export async function entitiesOf(database: Database, request: ReportRequest): Pr
 export async function perimeterOf(database: Database, settings: Settings, resourceType: string): Promise<Perimeter> {
   const type = await new ResourceTypeRepository(database).find(resourceType);
   if (!type) throw new Error(`The resource type ${resourceType} no longer exists`);
-  return { resourceType: type.name, url: type.resolverUrl, path: type.resolverPath, batchSize: type.batchSize ?? DEFAULT_BATCH_SIZE, retries: settings.evaluation.resolverRetries };
+  return {
+    resourceType: type.name,
+    url: type.resolverUrl,
+    path: type.resolverPath,
+    batchSize: type.batchSize ?? DEFAULT_BATCH_SIZE,
+    retries: settings.evaluation.resolverRetries,
+  };
 }
 
 async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
@@ -239,7 +245,10 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
   if (!report) return;
   try {
     const perimeter = await perimeterOf(database, settings, report.resourceType);
-    await run({ database, settings, report, environment: report.environment ?? '', perimeter, timeouts: callerTargetTimeoutsOf(settings), signal }, report.request as unknown as ReportRequest);
+    await run(
+      { database, settings, report, environment: report.environment ?? '', perimeter, timeouts: callerTargetTimeoutsOf(settings), signal },
+      report.request as unknown as ReportRequest,
+    );
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
     await reports.finish(reportId, 'completed', outcome, passed);
   } catch (error) {

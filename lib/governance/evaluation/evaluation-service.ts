@@ -52,7 +52,15 @@ export async function evaluateDescriptor(input: EvaluateInput, subject: string, 
   const entities = await new EntityRepository(await getDatabase()).active(type.name, input.environment, 'active', 'deployment');
   const request: ReportRequest = { mode: 'descriptor', entities: entities.map(({ id, version }) => ({ id, version })), resource, descriptor };
   return start(
-    { scope: 'resource', cause: 'evaluate', environment: input.environment, resourceType: type.name, labels: input.labels, request: request as unknown as Record<string, unknown>, createdBy: subject },
+    {
+      scope: 'resource',
+      cause: 'evaluate',
+      environment: input.environment,
+      resourceType: type.name,
+      labels: input.labels,
+      request: request as unknown as Record<string, unknown>,
+      createdBy: subject,
+    },
     waitMs,
   );
 }
@@ -73,10 +81,23 @@ export async function testEntity(kind: EntityKind, id: string, input: PolicyTest
     request = { mode: 'perimeter', entities };
   } else {
     const descriptor = parseDescriptor(input.descriptor);
-    request = { mode: 'descriptor', entities, descriptor, resource: resourceIdentity(type, descriptor.value, { id: input.id, displayName: input.displayName, version: input.version }) };
+    request = {
+      mode: 'descriptor',
+      entities,
+      descriptor,
+      resource: resourceIdentity(type, descriptor.value, { id: input.id, displayName: input.displayName, version: input.version }),
+    };
   }
   return start(
-    { scope: 'policy', cause: 'test', environment: input.environment, resourceType: type.name, labels: [], request: request as unknown as Record<string, unknown>, createdBy: subject },
+    {
+      scope: 'policy',
+      cause: 'test',
+      environment: input.environment,
+      resourceType: type.name,
+      labels: [],
+      request: request as unknown as Record<string, unknown>,
+      createdBy: subject,
+    },
     waitMs,
   );
 }
@@ -113,7 +134,8 @@ export async function recordPassiveResult(id: string, input: PassiveResultInput)
   const versions = await new EntityRepository(database).versions('policy', id);
   if (versions.length === 0) throw new NotFound(`No policy has the id ${id}`);
   const entity = versions.find((row) => row.status === 'enabled' || row.status === 'grace');
-  if ((entity ?? versions.at(-1)!).trigger !== 'passive') throw new Conflict('Results can be pushed only for passive policies; this one is evaluated by its engine');
+  if ((entity ?? versions.at(-1)!).trigger !== 'passive')
+    throw new Conflict('Results can be pushed only for passive policies; this one is evaluated by its engine');
   if (!entity) throw new Conflict('The policy has no enabled or grace version to record a result for; publish it first');
   if (entity.environment !== null && entity.environment !== input.environment) {
     throw new Invalid([{ path: 'environment', message: `the policy applies to the environment "${entity.environment}" only` }]);

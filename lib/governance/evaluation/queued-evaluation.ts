@@ -56,7 +56,15 @@ export async function recordQueuedEvaluation(
   const request: ReportRequest = { mode: 'queued', entities: [{ id: entity.id, version: entity.version }] };
   const reports = new ReportRepository(database);
   const report = await reports.create(
-    { scope: 'policy', cause, environment: entity.environment, resourceType: entity.resourceType, labels: [], request: request as unknown as Record<string, unknown>, createdBy: subject },
+    {
+      scope: 'policy',
+      cause,
+      environment: entity.environment,
+      resourceType: entity.resourceType,
+      labels: [],
+      request: request as unknown as Record<string, unknown>,
+      createdBy: subject,
+    },
     tx,
   );
   const tasks = await new TaskRepository(database).createAll(report.id, environments, tx);
@@ -172,7 +180,16 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     const signal = AbortSignal.any([AbortSignal.timeout(Math.max(30_000, remainingMs() - 15_000)), ended.signal]);
     const onResolverRetry: RunContext['onResolverRetry'] = (at, { nextTryAt, ...retry }) =>
       tasks.waiting(taskId, { kind: 'call', offset: at, ...retry, nextTryAt: nextTryAt.toISOString() });
-    const ctx: RunContext = { database, settings, report, environment: task.environment, perimeter, timeouts: callerTargetTimeoutsOf(settings), signal, onResolverRetry };
+    const ctx: RunContext = {
+      database,
+      settings,
+      report,
+      environment: task.environment,
+      perimeter,
+      timeouts: callerTargetTimeoutsOf(settings),
+      signal,
+      onResolverRetry,
+    };
     reading = readPages(ctx, offset);
     while (reading) {
       const started = performance.now();
@@ -220,7 +237,7 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     const page = `Environment ${task.environment}, page at offset ${offset}${pageSize ? ` (limit ${pageSize})` : ''}`;
     const reason = `${page}: ${(error as Error).message}`;
     // The running report shows no internal address: the resolver's own account of the failure, else none (the logs have it).
-    const shown = `${page}: ${error instanceof ResolverError ? error.reason : 'the page could not be evaluated (the evaluation worker\'s log says why)'}`;
+    const shown = `${page}: ${error instanceof ResolverError ? error.reason : "the page could not be evaluated (the evaluation worker's log says why)"}`;
     const nextTryAt = getJobQueue().redelivers ? new Date(receivedAt + queueVisibilityMs()) : new Date(Date.now() + LOCAL_RETRY_MS);
     await tasks.attemptFailed(taskId, reason, { offset, reason: shown, attempts: maxReceives(), nextTryAt });
     throw new PageFailure(reason, { cause: error });
@@ -242,10 +259,12 @@ export async function deadLetterTask(taskId: string, reason?: string): Promise<v
   const reports = new ReportRepository(database);
   const report = await reports.find(task.reportId);
   const entities = (report?.request as unknown as ReportRequest | undefined)?.entities.length ?? 1;
-  const pageSize = report ? (await perimeterOf(database, await getSettings(), report.resourceType).catch(() => undefined))?.batchSize ?? 0 : 0;
+  const pageSize = report ? ((await perimeterOf(database, await getSettings(), report.resourceType).catch(() => undefined))?.batchSize ?? 0) : 0;
   const announced = await inTransaction(database, 'evaluation dead letter', async (tx) => {
     const locked = await reports.lock(task.reportId, tx);
-    const why = reason ?? `${task.lastError ?? `Environment ${task.environment}, page at offset ${task.offset}: its message was not processed`} (gave up after ${Math.max(task.attempts, 1)} attempts)`;
+    const why =
+      reason ??
+      `${task.lastError ?? `Environment ${task.environment}, page at offset ${task.offset}: its message was not processed`} (gave up after ${Math.max(task.attempts, 1)} attempts)`;
     if (!locked || !(await tasks.fail(taskId, why, tx))) return false;
     await reports.progressFromTasks(task.reportId, entities, pageSize, tx);
     return finishIfEnded(database, locked, tx);

@@ -18,7 +18,13 @@ export function representResult(row: ResultRow): EvaluationResult {
     governanceEntityStatus: row.entityStatus,
     severity: row.severity,
     outcome: row.outcome,
-    resource: { id: row.resourceId, displayName: row.resourceDisplayName, version: row.resourceVersion, environment: row.environment, resourceType: row.resourceType },
+    resource: {
+      id: row.resourceId,
+      displayName: row.resourceDisplayName,
+      version: row.resourceVersion,
+      environment: row.environment,
+      resourceType: row.resourceType,
+    },
     result: row.result as EvaluationResult['result'],
     creationTime: row.createdAt.toISOString(),
   };
@@ -56,7 +62,9 @@ async function resultsPage(database: Database, reportId: string, query: ReportRe
 
 /** The pages of a running report that wait on a retry, and why. */
 function waitingOf(tasks: TaskRow[]): NonNullable<EvaluationReport['progress']['waiting']> {
-  return tasks.flatMap((task) => (task.waiting && (task.status === 'queued' || task.status === 'running') ? [{ environment: task.environment, ...task.waiting }] : []));
+  return tasks.flatMap((task) =>
+    task.waiting && (task.status === 'queued' || task.status === 'running') ? [{ environment: task.environment, ...task.waiting }] : [],
+  );
 }
 
 function representReport(report: ReportRow, counts: Record<Outcome, number>, page: ResultsPage, tasks: TaskRow[]): EvaluationReport {

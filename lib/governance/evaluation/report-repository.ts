@@ -40,7 +40,10 @@ export class ReportRepository {
   /** A queued evaluation has begun: the first of its tasks was claimed. */
   async begin(id: string): Promise<void> {
     const t = this.table;
-    await this.database.db.update(t).set({ status: 'running' }).where(and(eq(t.id, id), eq(t.status, 'pending')));
+    await this.database.db
+      .update(t)
+      .set({ status: 'running' })
+      .where(and(eq(t.id, id), eq(t.status, 'pending')));
   }
 
   /** Holds the report row until the transaction ends: its tasks finish one at a time, so exactly one of them finishes the report. */

@@ -6,7 +6,11 @@ import { STATUSES } from '../policies/lifecycle';
 import { OUTCOMES } from './outcome';
 
 const text = (name: string, max: number) =>
-  z.string({ error: `${name} must be a string` }).trim().min(1, `${name} must not be empty`).max(max, `${name} is longer than ${max} characters`);
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(max, `${name} is longer than ${max} characters`);
 
 const scalarText = (name: string) => z.union([text(name, 512), z.number().transform(String)], { error: `${name} must be a string` });
 
@@ -76,7 +80,9 @@ export const evaluationReport = z
     id: z.string(),
     status: z.enum(['pending', 'running', 'completed', 'failed']),
     evaluationScope: z.enum(['resource', 'policy']),
-    cause: z.enum(['evaluate', 'test', 'publish', 'schedule']).meta({ description: 'What started it: an Evaluate call, a policy test, a publish, or a cron schedule' }),
+    cause: z
+      .enum(['evaluate', 'test', 'publish', 'schedule'])
+      .meta({ description: 'What started it: an Evaluate call, a policy test, a publish, or a cron schedule' }),
     environment: z.string().nullable().meta({ description: 'Null when it covers every environment (publish or schedule of an entity of every environment)' }),
     resourceType: z.string(),
     labels: z.array(z.string()),
@@ -90,18 +96,29 @@ export const evaluationReport = z
           z.object({
             environment: z.string(),
             offset: z.number().int().meta({ description: 'Where the page that waits starts' }),
-            kind: z.enum(['call', 'delivery']).meta({ description: 'call: the worker retries the resolver call; delivery: the page\'s message is delivered again' }),
+            kind: z
+              .enum(['call', 'delivery'])
+              .meta({ description: "call: the worker retries the resolver call; delivery: the page's message is delivered again" }),
             reason: z.string().meta({ description: 'What failed, naming no internal address' }),
             attempt: z.number().int().meta({ description: 'The attempt that failed' }),
             attempts: z.number().int().meta({ description: 'How many attempts there are in all' }),
-            nextTryAt: z.string().meta({ description: 'The next attempt starts then, or soon after; after the last attempt (attempt = attempts), the page is given up then' }),
+            nextTryAt: z
+              .string()
+              .meta({ description: 'The next attempt starts then, or soon after; after the last attempt (attempt = attempts), the page is given up then' }),
           }),
         )
         .optional()
         .meta({ description: 'While a running report waits on a retry: each page that waits, and why' }),
     }),
     counts: z
-      .object({ total: z.number().int(), ok: z.number().int(), info: z.number().int(), warning: z.number().int(), error: z.number().int(), failed: z.number().int() })
+      .object({
+        total: z.number().int(),
+        ok: z.number().int(),
+        info: z.number().int(),
+        warning: z.number().int(),
+        error: z.number().int(),
+        failed: z.number().int(),
+      })
       .meta({ description: 'How many results the report holds, by outcome: always whole, however the results are paged' }),
     error: z.string().nullable(),
     evaluationResults: z.array(evaluationResult).meta({ description: 'The first page of results (resultsPage): every result of a report of up to 1000' }),
@@ -122,7 +139,11 @@ export const reportAccepted = z.object({ reportId: z.string() }).meta({ id: 'Rep
 export const passiveResultInput = z
   .strictObject({
     environment: text('environment', 128),
-    resource: z.strictObject({ id: scalarText('resource.id'), displayName: text('resource.displayName', 512).optional(), version: scalarText('resource.version').optional() }),
+    resource: z.strictObject({
+      id: scalarText('resource.id'),
+      displayName: text('resource.displayName', 512).optional(),
+      version: scalarText('resource.version').optional(),
+    }),
     satisfiesPolicy: z.boolean({ error: 'satisfiesPolicy must be true or false' }),
     errors: z.array(z.string()).max(1000).default([]),
     details: z.record(z.string(), z.unknown()).optional(),
@@ -136,7 +157,10 @@ export const resultFilters = z.object({
   policyId: z.uuid({ error: 'policyId must be a UUID' }).optional(),
   environment: z.string().optional(),
   outcome: z.enum(OUTCOMES, { error: `outcome must be one of ${OUTCOMES.join(', ')}` }).optional(),
-  latest: z.enum(['true', 'false'], { error: 'latest must be true or false' }).transform((value) => value === 'true').optional(),
+  latest: z
+    .enum(['true', 'false'], { error: 'latest must be true or false' })
+    .transform((value) => value === 'true')
+    .optional(),
 });
 
 export type ResultFilters = z.output<typeof resultFilters>;

@@ -21,7 +21,8 @@ export function resourceIdentity(config: DescriptorConfiguration, descriptor: Re
   }
   const errors: FieldError[] = [];
   const id = scalarFieldOf(descriptor, config.resourceNameField);
-  if (id === undefined) errors.push({ path: 'descriptor', message: `the descriptor has no "${config.resourceNameField}" field (the resource id of this type)` });
+  if (id === undefined)
+    errors.push({ path: 'descriptor', message: `the descriptor has no "${config.resourceNameField}" field (the resource id of this type)` });
   const parts = config.resourceDisplayNameFields.map((field) => scalarFieldOf(descriptor, field)).filter((part) => part !== undefined);
   const displayName = parts.length > 0 ? parts.join(' ') : null;
   const version = config.resourceFilterField === null ? null : (scalarFieldOf(descriptor, config.resourceFilterField) ?? null);

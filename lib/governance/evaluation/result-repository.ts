@@ -29,8 +29,14 @@ export class ResultRepository {
     const columns = Object.entries(getTableColumns(this.table)).flatMap(([key, column]) =>
       (WRITTEN_BY_DATABASE as readonly string[]).includes(key) ? [] : [{ key: key as keyof NewResult, column }],
     );
-    const names = sql.join(columns.map(({ column }) => sql.identifier(column.name)), sql`, `);
-    const types = sql.join(columns.map(({ column }) => sql`${sql.identifier(column.name)} ${sql.raw(column.getSQLType())}`), sql`, `);
+    const names = sql.join(
+      columns.map(({ column }) => sql.identifier(column.name)),
+      sql`, `,
+    );
+    const types = sql.join(
+      columns.map(({ column }) => sql`${sql.identifier(column.name)} ${sql.raw(column.getSQLType())}`),
+      sql`, `,
+    );
     const records = JSON.stringify(results.map((result) => Object.fromEntries(columns.map(({ key, column }) => [column.name, result[key]]))));
     await tx.execute(
       sql`insert into ${this.table} (${names}) select ${names} from rows from (jsonb_to_recordset(${records}::jsonb) as (${types})) with ordinality as given(${names}, position) order by position on conflict do nothing`,
@@ -46,7 +52,12 @@ export class ResultRepository {
   /** Up to `limit` results of a report written after the result `afterId`, in the order they were written. */
   async pageOfReport(reportId: string, afterId: number, limit: number): Promise<ResultRow[]> {
     const t = this.table;
-    return this.database.db.select().from(t).where(and(eq(t.reportId, reportId), gt(t.id, afterId))).orderBy(asc(t.id)).limit(limit);
+    return this.database.db
+      .select()
+      .from(t)
+      .where(and(eq(t.reportId, reportId), gt(t.id, afterId)))
+      .orderBy(asc(t.id))
+      .limit(limit);
   }
 
   /** How many results of the report have each outcome. */

@@ -109,7 +109,10 @@ export class TaskRepository {
   /** The current page is waiting for a retry (shown on the running report until a page succeeds). */
   async waiting(id: string, waiting: TaskWaiting): Promise<void> {
     const t = this.table;
-    await this.database.db.update(t).set({ waiting }).where(and(eq(t.id, id), inArray(t.status, ['queued', 'running'])));
+    await this.database.db
+      .update(t)
+      .set({ waiting })
+      .where(and(eq(t.id, id), inArray(t.status, ['queued', 'running'])));
   }
 
   /**
@@ -117,7 +120,11 @@ export class TaskRepository {
    * logs and a failed report) and what the running report shows while it waits (`redelivery`:
    * attempt n of `attempts` deliveries in all).
    */
-  async attemptFailed(id: string, reason: string, redelivery: { offset: number; reason: string; attempts: number; nextTryAt: Date }): Promise<TaskRow | undefined> {
+  async attemptFailed(
+    id: string,
+    reason: string,
+    redelivery: { offset: number; reason: string; attempts: number; nextTryAt: Date },
+  ): Promise<TaskRow | undefined> {
     const t = this.table;
     const waiting = sql`jsonb_build_object('kind', 'delivery', 'offset', ${redelivery.offset}::int, 'reason', ${redelivery.reason.slice(0, 2000)}::text,
       'attempt', ${t.attempts} + 1, 'attempts', ${redelivery.attempts}::int, 'nextTryAt', ${redelivery.nextTryAt.toISOString()}::text)`;

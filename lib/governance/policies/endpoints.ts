@@ -95,7 +95,13 @@ function entityEndpoints(kind: EntityKind) {
       summary: `Publish a ${kind}: its newest version becomes enabled, from any status, and is evaluated against every resource (evaluation.enable-on-publish)`,
       tags,
       params: entityId,
-      responses: { 200: { description: `The ${kind}, enabled, with the report id of the evaluation it started`, schema: kind === 'policy' ? publishedPolicy : publishedMetric }, ...missing },
+      responses: {
+        200: {
+          description: `The ${kind}, enabled, with the report id of the evaluation it started`,
+          schema: kind === 'policy' ? publishedPolicy : publishedMetric,
+        },
+        ...missing,
+      },
     }),
     move: endpoint({
       operationId: op('changeStatusOf'),

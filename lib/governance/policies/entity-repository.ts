@@ -59,7 +59,11 @@ export class EntityRepository {
 
   async versions(kind: EntityKind, id: string): Promise<EntityRow[]> {
     const t = this.table;
-    return this.database.db.select().from(t).where(and(eq(t.kind, kind), eq(t.id, id))).orderBy(asc(t.version));
+    return this.database.db
+      .select()
+      .from(t)
+      .where(and(eq(t.kind, kind), eq(t.id, id)))
+      .orderBy(asc(t.version));
   }
 
   async list(kind: EntityKind, filters: EntityFilters, pagination: Pagination): Promise<{ rows: EntityRow[]; total: number }> {
@@ -147,7 +151,11 @@ export class EntityRepository {
   async delete(kind: EntityKind, id: string, alongside?: (tx: Transaction) => Promise<void>): Promise<'deleted' | 'active' | 'missing'> {
     const t = this.table;
     return inTransaction(this.database, 'entity delete', async (tx) => {
-      const versions = await tx.select({ status: t.status }).from(t).where(and(eq(t.kind, kind), eq(t.id, id))).for('update');
+      const versions = await tx
+        .select({ status: t.status })
+        .from(t)
+        .where(and(eq(t.kind, kind), eq(t.id, id)))
+        .for('update');
       if (versions.length === 0) return 'missing';
       if (versions.some((v) => ACTIVE_STATUSES.includes(v.status))) return 'active';
       await tx.delete(t).where(and(eq(t.kind, kind), eq(t.id, id)));
@@ -159,7 +167,12 @@ export class EntityRepository {
   /** The names of entities (any status) written for a resource type. */
   async namesUsingType(resourceType: string, limit = 5): Promise<string[]> {
     const t = this.table;
-    const rows = await this.database.db.select({ name: t.name }).from(t).where(and(eq(t.resourceType, resourceType), eq(t.latest, true))).orderBy(asc(t.name)).limit(limit);
+    const rows = await this.database.db
+      .select({ name: t.name })
+      .from(t)
+      .where(and(eq(t.resourceType, resourceType), eq(t.latest, true)))
+      .orderBy(asc(t.name))
+      .limit(limit);
     return rows.map((row) => row.name);
   }
 

@@ -81,7 +81,10 @@ async function checkReferences(input: EntityInput): Promise<EntityContent> {
       content = { ...input, evaluator: check.evaluator, evaluatorReason: check.evaluatorReason };
     } else {
       const where = check.line === undefined ? '' : ` (line ${check.line}${check.column === undefined ? '' : `, column ${check.column}`})`;
-      errors.push({ path: 'cueScript', message: check.unfinished ? `the script did not finish being checked: ${check.message}` : `CUE does not compile${where}: ${check.message}` });
+      errors.push({
+        path: 'cueScript',
+        message: check.unfinished ? `the script did not finish being checked: ${check.message}` : `CUE does not compile${where}: ${check.message}`,
+      });
     }
   }
   if (errors.length > 0) throw new Invalid(errors);
@@ -94,7 +97,12 @@ export async function createEntity(kind: EntityKind, input: EntityInput, subject
   const settings = await getSettings();
   const row = await inTransaction(database, `create ${kind}`, async (tx) => {
     const created = await new EntityRepository(database).create(kind, content, subject, tx);
-    const notification = notificationOf(settings, kind === 'policy' ? 'new-policy-event' : 'new-metric-event', { id: created.id, name: created.name, type: kind }, `${subject} created the ${NOUN[kind]} "${created.name}"`);
+    const notification = notificationOf(
+      settings,
+      kind === 'policy' ? 'new-policy-event' : 'new-metric-event',
+      { id: created.id, name: created.name, type: kind },
+      `${subject} created the ${NOUN[kind]} "${created.name}"`,
+    );
     if (notification) await new OutboxRepository(database).enqueue('notification', notification, tx);
     return created;
   });
@@ -111,7 +119,12 @@ export async function notifyCreationFailed(kind: EntityKind, body: unknown, prob
     const settings = await getSettings();
     const name = typeof (body as { name?: unknown })?.name === 'string' ? (body as { name: string }).name : null;
     const reasons = problem.extra.errors?.map((e) => `${e.path}: ${e.message}`).join('; ') || problem.message;
-    const notification = notificationOf(settings, 'failure-event', { id: null, name, type: kind }, `${subject} could not create the ${NOUN[kind]}${name ? ` "${name}"` : ''}: ${reasons}`);
+    const notification = notificationOf(
+      settings,
+      'failure-event',
+      { id: null, name, type: kind },
+      `${subject} could not create the ${NOUN[kind]}${name ? ` "${name}"` : ''}: ${reasons}`,
+    );
     if (!notification) return;
     await new OutboxRepository(await getDatabase()).enqueue('notification', notification);
     dispatchInBackground();
@@ -145,11 +158,19 @@ export async function listVersions(kind: EntityKind, id: string): Promise<Entity
  * Edits the newest version: a draft changes in place; any other status keeps its content (results
  * name it) and the edit becomes the next version, a draft.
  */
-export async function updateEntity(kind: EntityKind, id: string, input: EntityInput, subject: string): Promise<{ entity: EntityRepresentation; newVersion: boolean }> {
+export async function updateEntity(
+  kind: EntityKind,
+  id: string,
+  input: EntityInput,
+  subject: string,
+): Promise<{ entity: EntityRepresentation; newVersion: boolean }> {
   const current = await readEntityRow(kind, id);
   const content = await checkReferences(input);
   const entities = await repository();
-  const row = current.status === 'draft' ? await entities.updateDraft(kind, id, current.version, content, subject) : await entities.createNextVersion(kind, current, content, subject);
+  const row =
+    current.status === 'draft'
+      ? await entities.updateDraft(kind, id, current.version, content, subject)
+      : await entities.createNextVersion(kind, current, content, subject);
   if (!row) throw new Conflict(`The ${NOUN[kind]} changed while it was being edited; read it again and retry`);
   return { entity: represent(row), newVersion: row.version !== current.version };
 }
@@ -166,7 +187,9 @@ export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus,
   }
   const database = await getDatabase();
   const { timeZone } = (await getSettings()).cronPolicies;
-  const row = await new EntityRepository(database).move(kind, id, current.version, current.status, to, subject, (tx) => followSchedule(database, id, timeZone, tx));
+  const row = await new EntityRepository(database).move(kind, id, current.version, current.status, to, subject, (tx) =>
+    followSchedule(database, id, timeZone, tx),
+  );
   if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   return represent(row);
 }

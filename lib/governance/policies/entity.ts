@@ -14,11 +14,14 @@ export const STRATEGIES = ['default', 'previous_vs_current'] as const;
 export const ENGINES = ['cue', 'remote'] as const;
 export const CUE_EVALUATORS = ['native', 'wasm'] as const;
 
-const oneOf = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
-  z.enum(values, { error: `${name} must be one of ${values.join(', ')}` });
+const oneOf = <T extends readonly [string, ...string[]]>(name: string, values: T) => z.enum(values, { error: `${name} must be one of ${values.join(', ')}` });
 
 const text = (name: string, max: number) =>
-  z.string({ error: `${name} must be a string` }).trim().min(1, `${name} must not be empty`).max(max, `${name} is longer than ${max} characters`);
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(max, `${name} is longer than ${max} characters`);
 
 const threshold = z
   .strictObject({
@@ -39,9 +42,18 @@ const fields = {
   interactionType: text('interactionType', 64).nullable().default(null),
   tags: z.array(text('tag', 64)).max(50, 'at most 50 tags').default([]),
   engine: oneOf('engine', ENGINES).nullable().default(null),
-  cueScript: z.string({ error: 'cueScript must be a string' }).min(1, 'cueScript must not be empty').max(200_000, 'cueScript is longer than 200000 characters').nullable().default(null),
+  cueScript: z
+    .string({ error: 'cueScript must be a string' })
+    .min(1, 'cueScript must not be empty')
+    .max(200_000, 'cueScript is longer than 200000 characters')
+    .nullable()
+    .default(null),
   requireConcrete: z.boolean({ error: 'requireConcrete must be true or false' }).default(true),
-  remoteEngineUrl: z.string({ error: 'remoteEngineUrl must be a string' }).refine(isAbsoluteHttpUrl, 'remoteEngineUrl must be an absolute http(s) URL').nullable().default(null),
+  remoteEngineUrl: z
+    .string({ error: 'remoteEngineUrl must be a string' })
+    .refine(isAbsoluteHttpUrl, 'remoteEngineUrl must be an absolute http(s) URL')
+    .nullable()
+    .default(null),
   trigger: oneOf('trigger', TRIGGERS).default('active'),
   timing: oneOf('timing', TIMINGS).default('deployment'),
   cronExpression: text('cronExpression', 120).nullable().default(null),
@@ -110,7 +122,8 @@ const representationFields = {
   strategy: z.enum(STRATEGIES),
   status: z.enum(STATUSES),
   evaluator: z.enum(CUE_EVALUATORS).nullable().meta({
-    description: 'cue: what evaluates this version, decided when it was saved (docs/cue-policies.md, "Which evaluator runs a policy"); null for remote, and for a version saved before the choice existed (decided when evaluated)',
+    description:
+      'cue: what evaluates this version, decided when it was saved (docs/cue-policies.md, "Which evaluator runs a policy"); null for remote, and for a version saved before the choice existed (decided when evaluated)',
   }),
   evaluatorReason: z.string().nullable().meta({ description: 'Why this version is evaluated by wasm rather than native; null otherwise' }),
   createdAt: z.string(),
@@ -121,13 +134,22 @@ const representationFields = {
 
 export const policyRepresentation = z.object(representationFields).meta({ id: 'Policy' });
 export const metricRepresentation = z
-  .object({ ...representationFields, thresholds: z.array(z.object({ label: z.string(), color: z.string(), min: z.number().optional(), max: z.number().optional() })) })
+  .object({
+    ...representationFields,
+    thresholds: z.array(z.object({ label: z.string(), color: z.string(), min: z.number().optional(), max: z.number().optional() })),
+  })
   .meta({ id: 'Metric' });
 
 export type EntityRepresentation = z.output<typeof policyRepresentation> & { thresholds?: z.output<typeof metricRepresentation>['thresholds'] };
 
 /** Publish answers the entity and the report of the evaluation it started (null when none started). */
-const evaluationReportId = z.uuid().nullable().meta({ description: 'The report of the evaluation against every resource that publishing started; null when evaluation.enable-on-publish is false or the entity is passive' });
+const evaluationReportId = z
+  .uuid()
+  .nullable()
+  .meta({
+    description:
+      'The report of the evaluation against every resource that publishing started; null when evaluation.enable-on-publish is false or the entity is passive',
+  });
 export const publishedPolicy = policyRepresentation.extend({ evaluationReportId }).meta({ id: 'PublishedPolicy' });
 export const publishedMetric = metricRepresentation.extend({ evaluationReportId }).meta({ id: 'PublishedMetric' });
 export type PublishedEntity = EntityRepresentation & { evaluationReportId: string | null };
@@ -137,7 +159,12 @@ export const entityId = z.object({ id: z.uuid({ error: 'id must be a UUID' }) })
 const commaList = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
   z
     .string()
-    .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(oneOf(name, values)));
 
 /** Filters of the list endpoints. */
@@ -159,6 +186,11 @@ export const statusMove = z
   .strictObject({
     status: oneOf('status', STATUSES),
     /** Which version to move; the newest when absent. */
-    version: z.number({ error: 'version must be a number' }).int('version must be a whole number').positive('version must be at least 1').max(PG_INTEGER_MAX, `version must be at most ${PG_INTEGER_MAX}`).optional(),
+    version: z
+      .number({ error: 'version must be a number' })
+      .int('version must be a whole number')
+      .positive('version must be at least 1')
+      .max(PG_INTEGER_MAX, `version must be at most ${PG_INTEGER_MAX}`)
+      .optional(),
   })
   .meta({ id: 'StatusMove' });

@@ -57,4 +57,3 @@ export const deleteResourceTypeEndpoint = endpoint({
     404: { description: 'No resource type has this name' },
   },
 });
-

@@ -78,7 +78,6 @@ export class ResourceTypeRepository {
     return pageOf(this.database, this.table, this.table.name, pagination);
   }
 
-
   async delete(name: string): Promise<boolean> {
     const deleted = await this.database.db.delete(this.table).where(eq(this.table.name, name)).returning({ name: this.table.name });
     return deleted.length > 0;

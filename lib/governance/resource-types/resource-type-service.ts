@@ -34,7 +34,10 @@ export async function readResourceType(name: string) {
 export async function deleteResourceType(name: string): Promise<void> {
   const users = await new EntityRepository(await getDatabase()).namesUsingType(name);
   if (users.length > 0) {
-    throw new Conflict(`The resource type "${name}" is used by policies or metrics (${users.map((user) => JSON.stringify(user)).join(', ')}); delete them first`, { usedBy: users });
+    throw new Conflict(
+      `The resource type "${name}" is used by policies or metrics (${users.map((user) => JSON.stringify(user)).join(', ')}); delete them first`,
+      { usedBy: users },
+    );
   }
   if (!(await (await repository()).delete(name))) throw notFound(name);
 }

@@ -24,7 +24,12 @@ export interface ResourceTypeDefinition {
   resolver: { url: string; path: string };
 }
 
-const field = (what: string) => z.string({ error: `${what} must be a string` }).trim().min(1, `${what} must not be empty`).max(256, `${what} is longer than 256 characters`);
+const field = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .trim()
+    .min(1, `${what} must not be empty`)
+    .max(256, `${what} is longer than 256 characters`);
 
 const httpUrl = z
   .string({ error: 'url must be a string' })
@@ -32,7 +37,16 @@ const httpUrl = z
   .refine(isAbsoluteHttpUrl, 'url must be an absolute http(s) URL such as "http://resolver:8080"');
 
 const batchSize = z
-  .union([z.number(), z.string().regex(/^\s*\d+\s*$/, 'batchSize must be a positive integer').transform(Number)], { error: 'batchSize must be a positive integer' })
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .regex(/^\s*\d+\s*$/, 'batchSize must be a positive integer')
+        .transform(Number),
+    ],
+    { error: 'batchSize must be a positive integer' },
+  )
   .pipe(z.number().int('batchSize must be a positive integer').positive('batchSize must be a positive integer').max(10_000, 'batchSize must be at most 10000'));
 
 /** Body of POST /v1/computational-governance/resource-types. */

@@ -29,7 +29,10 @@ export async function announceRuntimeFailure(database: Database, report: ReportR
   }
   const [entity] = await new EntityRepository(database).findVersions([key], tx);
   const name = entity?.name ?? null;
-  const why = report.status === 'failed' ? `could not be evaluated everywhere (${report.error ?? 'see the report'})` : `found ${failed} of ${total} evaluations not compliant`;
+  const why =
+    report.status === 'failed'
+      ? `could not be evaluated everywhere (${report.error ?? 'see the report'})`
+      : `found ${failed} of ${total} evaluations not compliant`;
   const notification = notificationOf(
     settings,
     'failure-event',

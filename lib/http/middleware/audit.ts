@@ -14,7 +14,9 @@ type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
  * One audit record per user call when `audit.enabled`: written to the outbox (so it is never
  * lost) and delivered in the background. A failure here is logged and never fails the call.
  */
-export function audit(principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, any, RequestContextInternal> {
+export function audit(
+  principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, any, RequestContextInternal> {
   const record = async (request: Request) => {
     try {
       const settings = await getSettings();

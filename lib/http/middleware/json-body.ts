@@ -18,7 +18,8 @@ export function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEventV2> {
     before: (request) => {
       const { event } = request;
       const contentType = event.headers?.['content-type'];
-      const raw = event.body === undefined || event.body === null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      const raw =
+        event.body === undefined || event.body === null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
       if (raw.trim() === '') throw new BadRequest('A JSON request body is required');
       if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
         throw new UnsupportedMediaType(`Expected Content-Type application/json, got ${contentType ? JSON.stringify(contentType) : 'none'}`);

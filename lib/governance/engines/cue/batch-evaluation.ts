@@ -33,7 +33,13 @@ const COMPLIANT: EngineResult = { satisfiesPolicy: true, isError: false, errors:
  *   error (it may have hidden everything else), or while metrics still wait for their values.
  * - A run that gives no verdict (timeout, crash, output cap) fails the pairs it covered.
  */
-export async function evaluateBatch(runner: CueRunner, batch: Batch, descriptorText: (resource: number) => string, settle: Settle, signal?: AbortSignal): Promise<void> {
+export async function evaluateBatch(
+  runner: CueRunner,
+  batch: Batch,
+  descriptorText: (resource: number) => string,
+  settle: Settle,
+  signal?: AbortSignal,
+): Promise<void> {
   const pending = new Map(batch.entities.map((entity) => [entity.index, new Set(batch.resources)]));
   const byIndex = new Map(batch.entities.map((entity) => [entity.index, entity]));
 
@@ -73,13 +79,19 @@ export async function evaluateBatch(runner: CueRunner, batch: Batch, descriptorT
       const messages = parseCueMessages(output.stderr);
       if (messages.length === 0) {
         const printed = `${output.stderr}${output.stdout}`.trim().slice(0, 500);
-        for (const [entity, resource] of pairsOf(active, resources)) done(entity, resource, engineFailure(`cue exited with code ${output.code}${printed ? `: ${printed}` : ''}`));
+        for (const [entity, resource] of pairsOf(active, resources))
+          done(entity, resource, engineFailure(`cue exited with code ${output.code}${printed ? `: ${printed}` : ''}`));
         return;
       }
       const attributions = messages.map((message) => attribute(names, message, byIndex));
       const unplaced = attributions.filter((attribution) => attribution.to === 'nobody');
       if (unplaced.length > 0) {
-        await split(step, active, resources, unplaced.map((attribution) => attribution.message));
+        await split(
+          step,
+          active,
+          resources,
+          unplaced.map((attribution) => attribution.message),
+        );
         return;
       }
 
@@ -92,8 +104,7 @@ export async function evaluateBatch(runner: CueRunner, batch: Batch, descriptorT
           const errors = entityErrors.get(attribution.entity) ?? [];
           if (!errors.includes(attribution.message)) errors.push(attribution.message);
           entityErrors.set(attribution.entity, errors);
-        }
-        else if (attribution.to === 'pair') {
+        } else if (attribution.to === 'pair') {
           const key = `${attribution.entity}/${attribution.resource}`;
           const pair = pairErrors.get(key) ?? { entity: attribution.entity, resource: attribution.resource, errors: [] };
           pair.errors.push(attribution.message);
@@ -114,7 +125,17 @@ export async function evaluateBatch(runner: CueRunner, batch: Batch, descriptorT
         if (step === 'vet') return;
       } else if (entityErrors.size === 0 && pairErrors.size === 0) {
         // Cannot happen with the reporting observed; never loop on it.
-        for (const [entity, resource] of pairsOf(active, resources)) done(entity, resource, engineFailure(`CUE reported only: ${messages.map((message) => message.text).join('; ').slice(0, 500)}`));
+        for (const [entity, resource] of pairsOf(active, resources))
+          done(
+            entity,
+            resource,
+            engineFailure(
+              `CUE reported only: ${messages
+                .map((message) => message.text)
+                .join('; ')
+                .slice(0, 500)}`,
+            ),
+          );
         return;
       }
     }
@@ -126,7 +147,8 @@ export async function evaluateBatch(runner: CueRunner, batch: Batch, descriptorT
       try {
         values = JSON.parse(stdout);
       } catch {
-        for (const { index, resources } of runEntities) for (const resource of resources) done(index, resource, engineFailure('cue export printed something other than JSON'));
+        for (const { index, resources } of runEntities)
+          for (const resource of resources) done(index, resource, engineFailure('cue export printed something other than JSON'));
         return;
       }
     }
@@ -168,7 +190,11 @@ export async function evaluateBatch(runner: CueRunner, batch: Batch, descriptorT
   const all = batch.entities.map((entity) => entity.index);
   if (batch.requireConcrete) {
     await runUntilSettled('vet', all, batch.resources);
-    await runUntilSettled('export', all.filter((index) => (byIndex.get(index) as BatchEntity).metric), batch.resources);
+    await runUntilSettled(
+      'export',
+      all.filter((index) => (byIndex.get(index) as BatchEntity).metric),
+      batch.resources,
+    );
   } else {
     await runUntilSettled('export', all, batch.resources);
   }

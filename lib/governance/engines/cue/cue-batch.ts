@@ -141,7 +141,8 @@ export function attribute(names: RunNames, message: CueMessage, sources: Readonl
   match = new RegExp(`^V${tag}\\.v(\\d+)\\.r(\\d+): `).exec(text);
   if (match) return forPair(Number(match[1]), Number(match[2]), `value: ${text.slice(match[0].length)}`);
   match = new RegExp(`^_G${tag}_(\\d+): `).exec(text);
-  if (match) return forEntity(Number(match[1]), `the script must be a struct (fields at its top level), not a list or a single value: ${text.slice(match[0].length)}`);
+  if (match)
+    return forEntity(Number(match[1]), `the script must be a struct (fields at its top level), not a list or a single value: ${text.slice(match[0].length)}`);
   // The guard unifies the policy, so the policy's own errors come twice: under _P and under _G.
   match = new RegExp(`^(?:_P${tag}_(\\d+)|_G${tag}_(\\d+)|P${tag}_(\\d+)|V${tag}\\.v(\\d+))(?:\\.|: )`).exec(text);
   if (match) return forEntity(Number(match[1] ?? match[2] ?? match[3] ?? match[4]), text.slice(match[0].length));

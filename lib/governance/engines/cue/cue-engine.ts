@@ -73,7 +73,12 @@ export class CueEngine implements PolicyEngine {
       const runnable = cueEntities.filter((entity) => !refused.has(entity.index));
       const byIndex = new Map(runnable.map((entity) => [entity.index, entity]));
       const planned = planBatches(
-        runnable.map((entity) => ({ index: entity.index, requireConcrete: entity.requireConcrete, selfContained: entity.source.selfContained, scriptBytes: entity.source.script.length })),
+        runnable.map((entity) => ({
+          index: entity.index,
+          requireConcrete: entity.requireConcrete,
+          selfContained: entity.source.selfContained,
+          scriptBytes: entity.source.script.length,
+        })),
         descriptors.flatMap((text, index) => (text === undefined ? [] : [{ index, bytes: text.length }])),
         { ...this.limits, concurrency: this.runner.concurrency },
       );
@@ -82,7 +87,11 @@ export class CueEngine implements PolicyEngine {
           this.batches.run(() =>
             evaluateBatch(
               this.runner,
-              { requireConcrete: batch.requireConcrete, entities: batch.entities.map((index) => byIndex.get(index) as BatchEntity), resources: batch.resources },
+              {
+                requireConcrete: batch.requireConcrete,
+                entities: batch.entities.map((index) => byIndex.get(index) as BatchEntity),
+                resources: batch.resources,
+              },
               (resource) => descriptors[resource] as string,
               (entity, resource, result) => {
                 results[entity][resource] = result;

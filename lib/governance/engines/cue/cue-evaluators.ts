@@ -1,5 +1,14 @@
 import { getSettings, type Settings } from '../../../settings';
-import { engineFailure, type CueCompileCheck, type CueScriptCheck, type DisagreementSink, type EngineEntity, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
+import {
+  engineFailure,
+  type CueCompileCheck,
+  type CueScriptCheck,
+  type DisagreementSink,
+  type EngineEntity,
+  type EngineResource,
+  type EngineResult,
+  type PolicyEngine,
+} from '../engine';
 import { getCueEngine } from './cue-engine';
 import { NATIVE_EVALUATOR, NativeCueEngine, type NativeEvaluator, type NativeWork } from './native-cue-engine';
 import type { NativeCompile } from './native';
@@ -40,15 +49,17 @@ export class CueEvaluators implements PolicyEngine {
     private readonly wasm: () => Promise<WasmCueEngine>,
   ) {}
 
-  async evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal, onDisagreement?: DisagreementSink): Promise<EngineResult[][]> {
+  async evaluate(
+    entities: readonly EngineEntity[],
+    resources: readonly EngineResource[],
+    signal?: AbortSignal,
+    onDisagreement?: DisagreementSink,
+  ): Promise<EngineResult[][]> {
     if (this.setting === 'wasm') return this.evaluateWasm(entities, resources, signal);
     const routes = entities.map((entity) => this.route(entity));
     const nativeWork = routes.flatMap((route) => (route.to === 'native' ? [route.work] : []));
     const wasmEntities = this.setting === 'shadow' ? entities : entities.filter((_, index) => routes[index].to === 'wasm');
-    const [nativeRows, wasmRows] = await Promise.all([
-      this.native.evaluate(nativeWork, resources, signal),
-      this.evaluateWasm(wasmEntities, resources, signal),
-    ]);
+    const [nativeRows, wasmRows] = await Promise.all([this.native.evaluate(nativeWork, resources, signal), this.evaluateWasm(wasmEntities, resources, signal)]);
     let nativeNext = 0;
     let wasmNext = 0;
     return routes.map((route, index) => {
@@ -112,7 +123,11 @@ export class CueEvaluators implements PolicyEngine {
 const withEvaluator = (check: CueCompileCheck, reason: string): CueScriptCheck => (check.ok ? { ok: true, evaluator: 'wasm', evaluatorReason: reason } : check);
 
 /** The evaluators the settings ask for; `wasm` gives the WebAssembly engine (by default this process's shared one). */
-export function createCueEvaluators(config: Pick<Settings['cueConfig'], 'evaluator' | 'maxSteps'>, wasm: () => Promise<WasmCueEngine> = getCueEngine, native: NativeEvaluator = NATIVE_EVALUATOR): CueEvaluators {
+export function createCueEvaluators(
+  config: Pick<Settings['cueConfig'], 'evaluator' | 'maxSteps'>,
+  wasm: () => Promise<WasmCueEngine> = getCueEngine,
+  native: NativeEvaluator = NATIVE_EVALUATOR,
+): CueEvaluators {
   return new CueEvaluators(config.evaluator, new NativeCueEngine(native, config.maxSteps), wasm);
 }
 

@@ -90,13 +90,17 @@ export class CueProcessRunner implements CueRunner {
  * The start-up check of `cue-config.cue-process-path`: `<path> version` must succeed and print a
  * `cue version ...` line, which is returned. Throws an error naming the setting otherwise.
  */
-export async function checkCueExecutable(settings: { cueConfig: Pick<Settings['cueConfig'], 'cueProcessPath' | 'timeout' | 'maxOutputBytes'> }): Promise<string> {
+export async function checkCueExecutable(settings: {
+  cueConfig: Pick<Settings['cueConfig'], 'cueProcessPath' | 'timeout' | 'maxOutputBytes'>;
+}): Promise<string> {
   const { cueProcessPath, timeout, maxOutputBytes } = settings.cueConfig;
   if (!cueProcessPath) throw new Error('cue-config.cue-process-path is not set');
   const problem = (what: string) => new Error(`cue-config.cue-process-path: \`${cueProcessPath} version\` ${what}`);
   let output: CueOutput;
   try {
-    output = await inJobDirectory({ args: ['version'], files: {} }, (args, directory) => runCueExecutable(cueProcessPath, args, directory, { timeoutMs: timeout, maxOutputBytes }));
+    output = await inJobDirectory({ args: ['version'], files: {} }, (args, directory) =>
+      runCueExecutable(cueProcessPath, args, directory, { timeoutMs: timeout, maxOutputBytes }),
+    );
   } catch (error) {
     throw problem(`failed: ${(error as Error).message}`);
   }

@@ -40,5 +40,6 @@ export interface CueRunner {
 }
 
 export const timedOut = (timeoutMs: number) => new CueRunFailure(`CUE did not finish within ${timeoutMs} ms (cue-config.timeout)`, { overLimit: true });
-export const outputCapped = (maxOutputBytes: number) => new CueRunFailure(`CUE printed more than ${maxOutputBytes} bytes (cue-config.max-output-bytes)`, { overLimit: true });
+export const outputCapped = (maxOutputBytes: number) =>
+  new CueRunFailure(`CUE printed more than ${maxOutputBytes} bytes (cue-config.max-output-bytes)`, { overLimit: true });
 export const ABORTED_MESSAGE = 'the evaluation was aborted before CUE finished';

@@ -89,7 +89,11 @@ export class NativeCueEngine {
 
   private evaluateOne(entity: EngineEntity, program: NativeProgram, resource: EngineResource): EngineResult {
     try {
-      return this.evaluator.evaluate(program, resource.descriptor, { requireConcrete: entity.requireConcrete, metric: entity.kind === 'metric', maxSteps: this.maxSteps });
+      return this.evaluator.evaluate(program, resource.descriptor, {
+        requireConcrete: entity.requireConcrete,
+        metric: entity.kind === 'metric',
+        maxSteps: this.maxSteps,
+      });
     } catch (error) {
       return engineFailure(`the native evaluator failed: ${(error as Error).message}`);
     }

@@ -26,7 +26,10 @@ export async function standaloneProblems(runner: CueRunner, source: PolicySource
     const own = positions.filter((position) => position.file === file);
     return {
       message: text,
-      formatted: formatCueMessage(text, own.map((position) => `${file}:${position.line}:${position.column}`)),
+      formatted: formatCueMessage(
+        text,
+        own.map((position) => `${file}:${position.line}:${position.column}`),
+      ),
       ...(own[0] ? { line: own[0].line, column: own[0].column } : {}),
     };
   });

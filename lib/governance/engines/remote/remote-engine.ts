@@ -70,11 +70,19 @@ export class RemoteEngine implements PolicyEngine {
     }
     const parsed = (entity.kind === 'metric' ? metricAnswer : policyAnswer).safeParse(body);
     if (!parsed.success) {
-      const expected = entity.kind === 'metric' ? '{ "value": number, "errors"?: [string] }' : '{ "satisfiesPolicy": boolean, "errors": [string], "details"?: object }';
+      const expected =
+        entity.kind === 'metric' ? '{ "value": number, "errors"?: [string] }' : '{ "satisfiesPolicy": boolean, "errors": [string], "details"?: object }';
       return engineFailure(`The remote engine at ${url} answered ${JSON.stringify(body).slice(0, 200)}, not ${expected}`);
     }
     const answer = parsed.data;
-    if ('value' in answer) return { satisfiesPolicy: answer.errors.length === 0, isError: false, errors: answer.errors, value: answer.value, ...(answer.details ? { details: answer.details } : {}) };
+    if ('value' in answer)
+      return {
+        satisfiesPolicy: answer.errors.length === 0,
+        isError: false,
+        errors: answer.errors,
+        value: answer.value,
+        ...(answer.details ? { details: answer.details } : {}),
+      };
     return { satisfiesPolicy: answer.satisfiesPolicy, isError: false, errors: answer.errors, ...(answer.details ? { details: answer.details } : {}) };
   }
 }
