@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import postgresJs from 'postgres';
+import { closeSharedDatabase } from '../lib/db/client';
+import { loadSettings } from '../lib/settings';
+import { runStartupTasks } from '../lib/startup/startup-tasks';
 import { freePort } from '../scripts/free-port';
 import { startLocalPostgres } from '../scripts/local-postgres';
 import { startServerlessOffline } from '../scripts/serverless-offline';
-import { loadSettings } from '../lib/settings';
-import { runStartupTasks } from '../lib/startup/startup-tasks';
-import { closeSharedDatabase } from '../lib/db/client';
 
 const SECRET = 'bench-backend-secret-0123456789abcdef';
 

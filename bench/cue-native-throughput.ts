@@ -9,7 +9,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { compileNative, evaluateNative, type NativeProgram } from '../lib/governance/engines/cue/native';
-import { PRODUCT_POLICY, productDescriptor, SMALL_POLICIES, type CueThroughput } from './cue-throughput';
+import { type CueThroughput, PRODUCT_POLICY, productDescriptor, SMALL_POLICIES } from './cue-throughput';
 
 const BULK = 1000;
 const ROUNDS = 10;

@@ -6,7 +6,7 @@
  * evaluator only), or through `npm run bench`.
  */
 import { pathToFileURL } from 'node:url';
-import { benchEvaluators, describeMemory, evaluatorSetting, sideBySide, startBenchWorld, type Evaluator, type Memory } from './bench-world';
+import { benchEvaluators, describeMemory, type Evaluator, evaluatorSetting, type Memory, sideBySide, startBenchWorld } from './bench-world';
 
 const POLICIES = 20;
 const WARM_UP = 5;

@@ -11,7 +11,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { benchEvaluators, describeMemory, evaluatorSetting, sideBySide, startBenchWorld, type Evaluator, type Memory } from './bench-world';
+import { benchEvaluators, describeMemory, type Evaluator, evaluatorSetting, type Memory, sideBySide, startBenchWorld } from './bench-world';
 import { benchDescriptor } from './evaluate-api';
 
 const RESOURCES = 5_000;

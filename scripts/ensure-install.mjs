@@ -1,8 +1,9 @@
 // Runs before `npm start` and `npm test`: installs the locked dependencies when node_modules is
 // missing or older than package-lock.json, so a fresh clone needs nothing installed by hand.
+
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 
 const stampFile = 'node_modules/.cgp-install-stamp';
 const lockHash = createHash('sha256').update(readFileSync('package-lock.json')).digest('hex');

@@ -2,12 +2,13 @@
  * `npm start`: settings, then PostgreSQL (embedded unless DATABASE_URL is set), then the start-up
  * tasks, then serverless-offline. Ctrl-C or SIGTERM stops everything it started.
  */
-import { freePort } from './free-port';
-import { startLocalPostgres, type LocalPostgres } from './local-postgres';
-import { localDataFolders } from './postgres-runtime';
-import { startServerlessOffline, type RunningOffline } from './serverless-offline';
+
 import { loadSettings, SettingsError } from '../lib/settings';
 import { runStartupTasks } from '../lib/startup/startup-tasks';
+import { freePort } from './free-port';
+import { type LocalPostgres, startLocalPostgres } from './local-postgres';
+import { localDataFolders } from './postgres-runtime';
+import { type RunningOffline, startServerlessOffline } from './serverless-offline';
 
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
 

@@ -1,4 +1,5 @@
-import { policyEndpoints } from '../../lib/governance/policies/endpoints';
+import { testEntity } from '../../lib/governance/evaluation/evaluation-service';
+import type { policyEndpoints } from '../../lib/governance/policies/endpoints';
 import type { EntityInput, EntityKind } from '../../lib/governance/policies/entity';
 import {
   createEntity,
@@ -11,7 +12,6 @@ import {
   readEntity,
   updateEntity,
 } from '../../lib/governance/policies/entity-service';
-import { testEntity } from '../../lib/governance/evaluation/evaluation-service';
 import { httpHandler } from '../../lib/http/handler';
 import { startedResponse } from './started-response';
 

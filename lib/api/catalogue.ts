@@ -1,11 +1,4 @@
 import { chatEndpoint, readEmbedderConfigEndpoint, readLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from '../assistant/endpoints';
-import {
-  deleteResourceTypeEndpoint,
-  listResourceTypesEndpoint,
-  readGovernanceResourceTypeEndpoint,
-  readResourceTypeEndpoint,
-  registerResourceTypeEndpoint,
-} from '../governance/resource-types/endpoints';
 import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
 import {
   evaluateEndpoint,
@@ -15,6 +8,13 @@ import {
   readReportResultsEndpoint,
 } from '../governance/evaluation/endpoints';
 import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '../governance/policies/endpoints';
+import {
+  deleteResourceTypeEndpoint,
+  listResourceTypesEndpoint,
+  readGovernanceResourceTypeEndpoint,
+  readResourceTypeEndpoint,
+  registerResourceTypeEndpoint,
+} from '../governance/resource-types/endpoints';
 import type { Endpoint } from '../http/endpoint';
 import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
 

@@ -1,7 +1,7 @@
 import { logger } from '../logging/logger';
-import { localSecret } from '../settings/local-secret';
-import { runtimeEnvironment } from '../settings/environment';
 import type { Settings } from '../settings';
+import { runtimeEnvironment } from '../settings/environment';
+import { localSecret } from '../settings/local-secret';
 import type { KeyRing } from './api-key-encryption';
 
 export class MissingEncryptionKeyError extends Error {

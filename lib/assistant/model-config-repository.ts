@@ -1,6 +1,6 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { ApiKeyDecryptionError, decryptApiKey, encryptApiKey, maskApiKey, needsReencryption, type KeyRing } from './api-key-encryption';
+import { ApiKeyDecryptionError, decryptApiKey, encryptApiKey, type KeyRing, maskApiKey, needsReencryption } from './api-key-encryption';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
 
 type Row = Database['tables']['modelConfigurations']['$inferSelect'];

@@ -1,7 +1,7 @@
 import { logger } from '../logging/logger';
+import type { Settings } from '../settings';
 import { runtimeEnvironment } from '../settings/environment';
 import { localSecret } from '../settings/local-secret';
-import type { Settings } from '../settings';
 
 export const LOCAL_BACKEND_SECRET_FILE = 'local-backend-secret';
 

@@ -1,4 +1,4 @@
-import { asc, count, type AnyColumn } from 'drizzle-orm';
+import { type AnyColumn, asc, count } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Pagination } from '../http/pagination';
 import type { Database } from './client';

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { AuthenticationError, AuthenticationUnavailable, Authenticator, type AuthenticationFailure } from '../auth/authenticator';
+import { AuthenticationError, type AuthenticationFailure, AuthenticationUnavailable, Authenticator } from '../auth/authenticator';
 import { backendSecrets } from '../auth/backend-secrets';
 import { KeySetCache } from '../auth/key-set-cache';
-import { outboundFetch, timeoutsOf } from '../platform/http-client';
 import { logger } from '../logging/logger';
+import { outboundFetch, timeoutsOf } from '../platform/http-client';
 import { getSettings, type Settings } from '../settings';
 import type { Endpoint, Principal } from './endpoint';
 import { ServiceUnavailable, Unauthorized } from './problems';

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
-import { HttpProblem, type FieldError } from './problems';
+import type { FieldError, HttpProblem } from './problems';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 

@@ -3,7 +3,7 @@ import { logger } from '../logging/logger';
 import { backoffDelay } from '../platform/backoff';
 import { callPlatform } from '../platform/platform-client';
 import type { Settings } from '../settings';
-import { OutboxRepository, type OutboxMessage, type OutboxTopic } from './outbox-repository';
+import { type OutboxMessage, OutboxRepository, type OutboxTopic } from './outbox-repository';
 
 /** How each topic reaches its receiver. */
 export type Senders = Record<OutboxTopic, (payload: Record<string, unknown>) => Promise<void>>;

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import { storableCopy } from '../db/storable-text';
 import type { Database } from '../db/client';
+import { storableCopy } from '../db/storable-text';
 import type { Transaction } from '../db/transaction';
 
 type Row = Database['tables']['outbox']['$inferSelect'];

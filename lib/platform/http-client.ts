@@ -1,7 +1,7 @@
 import { Agent, fetch as undiciFetch } from 'undici';
-import { runtimeEnvironment } from '../settings/environment';
 import type { Settings } from '../settings';
-import { forbiddenUrl, guardedConnector, type AddressPolicy } from './address-policy';
+import { runtimeEnvironment } from '../settings/environment';
+import { type AddressPolicy, forbiddenUrl, guardedConnector } from './address-policy';
 
 /**
  * `http.client-connect-timeout` and `http.client-read-timeout`, in ms; 0 means no timeout. With

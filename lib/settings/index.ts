@@ -1,2 +1,2 @@
-export { getSettings, loadSettings, settingsFilePath, SettingsError, ROOT_KEY, type Settings } from './load';
 export { parseDuration } from './duration';
+export { getSettings, loadSettings, ROOT_KEY, type Settings, SettingsError, settingsFilePath } from './load';

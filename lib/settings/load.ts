@@ -1,10 +1,10 @@
-import path from 'node:path';
 import { access } from 'node:fs/promises';
+import path from 'node:path';
 import parseHocon from '@pushcorn/hocon-parser';
 import type { z } from 'zod';
+import { type CamelCased, camelCase } from './camel-case';
 import { runtimeEnvironment } from './environment';
-import { camelCase, type CamelCased } from './camel-case';
-import { settingsSchema, type RawSettings } from './schema';
+import { type RawSettings, settingsSchema } from './schema';
 
 export const ROOT_KEY = 'computational-governance-platform';
 

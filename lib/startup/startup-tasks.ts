@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { encryptionKeys } from '../assistant/encryption-key';
 import { ModelConfigRepository } from '../assistant/model-config-repository';
-import { openDatabase, type Database } from '../db/client';
+import { type Database, openDatabase } from '../db/client';
+import { applyMigrations, dropSchema, withSchemaLock } from '../db/migrations';
+import { tableExists } from '../db/table-exists';
+import { inTransaction } from '../db/transaction';
 import { checkCueExecutable } from '../governance/engines/cue/cue-process';
 import { refreshEnvironments } from '../governance/environments/environment-refresh';
 import { fromSettings } from '../governance/resource-types/resource-type';
 import { ResourceTypeRepository } from '../governance/resource-types/resource-type-repository';
 import { CronScheduleRepository } from '../governance/scheduling/cron-schedule-repository';
-import { inTransaction } from '../db/transaction';
-import { applyMigrations, dropSchema, withSchemaLock } from '../db/migrations';
-import { tableExists } from '../db/table-exists';
 import { logger } from '../logging/logger';
 import type { Settings } from '../settings';
 

@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { FakeServer, type RecordedRequest } from './fake-server';
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;

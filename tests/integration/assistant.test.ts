@@ -5,8 +5,8 @@ import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { freePort } from '../../scripts/free-port';
 import { completion, FakeHostedModel, providerError } from '../fakes/hosted-model';
 import { testDatabase, testSettings } from '../support/database';
-import { invoke } from '../support/invoke';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
+import { invoke } from '../support/invoke';
 import { unacceptingPort } from '../support/unaccepting-port';
 
 const SCHEMA = 'it_assistant';

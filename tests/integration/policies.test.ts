@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../lib/db/client';
-import { dispatchOutbox, platformSenders } from '../../lib/outbox/outbox-dispatcher';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
+import { dispatchOutbox, platformSenders } from '../../lib/outbox/outbox-dispatcher';
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase, testSettings } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

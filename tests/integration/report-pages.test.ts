@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../lib/db/client';
 import { ReportRepository } from '../../lib/governance/evaluation/report-repository';
-import { ResultRepository, type NewResult } from '../../lib/governance/evaluation/result-repository';
+import { type NewResult, ResultRepository } from '../../lib/governance/evaluation/result-repository';
 import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

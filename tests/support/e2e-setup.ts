@@ -1,15 +1,15 @@
-import { chmod, mkdtemp } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
+import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../../lib/db/client';
+import type { Settings } from '../../lib/settings';
+import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { freePort } from '../../scripts/free-port';
 import { startServerlessOffline } from '../../scripts/serverless-offline';
 import { startTestDatabase } from './database-setup';
 import { settingsWith, testSettingsFile } from './settings-files';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
-import { openDatabase } from '../../lib/db/client';
-import type { Settings } from '../../lib/settings';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,4 +1,4 @@
-import { SignJWT, type JWTPayload } from 'jose';
+import { type JWTPayload, SignJWT } from 'jose';
 import { TEST_BACKEND_SECRET } from './settings-files';
 
 /** A technical JWT the test settings accept (HS256 with the tests' backend secret). */

@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encryptionKeys, MissingEncryptionKeyError } from '../../lib/assistant/encryption-key';
 import { loadSettings } from '../../lib/settings';

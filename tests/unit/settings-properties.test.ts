@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadSettings, SettingsError, type Settings } from '../../lib/settings';
+import { loadSettings, type Settings, SettingsError } from '../../lib/settings';
 import { MINIMAL, writeSettingsFile } from '../support/settings-files';
 
 interface Property {

@@ -1,7 +1,7 @@
 import { ServiceUnavailable } from '../../http/problems';
+import { callerTargetTimeoutsOf } from '../../platform/http-client';
 import { getSettings } from '../../settings';
 import { CueRunFailure } from './cue/cue-runner';
-import { callerTargetTimeoutsOf } from '../../platform/http-client';
 import type { CueScriptCheck, DisagreementSink, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
 import { RemoteEngine } from './remote/remote-engine';
 

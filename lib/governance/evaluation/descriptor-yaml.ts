@@ -1,4 +1,4 @@
-import { Composer, LineCounter, Parser, isAlias, isMap, isPair, isScalar, isSeq, type CST, type Document, type Pair } from 'yaml';
+import { Composer, type CST, type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Pair, Parser } from 'yaml';
 import { Invalid } from '../../http/problems';
 
 /**

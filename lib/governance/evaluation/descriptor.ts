@@ -1,7 +1,7 @@
-import { parse as parseJson, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from '../../http/json-nesting';
-import { Invalid } from '../../http/problems';
+import { type ParseError, parse as parseJson, printParseErrorCode } from 'jsonc-parser';
 import { storableJsonText, unstorableText } from '../../db/storable-text';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../http/json-nesting';
+import { Invalid } from '../../http/problems';
 import { readYaml } from './descriptor-yaml';
 
 /** A descriptor as it travels: its value (what policies see) and its text (what remote engines get). */

@@ -1,20 +1,20 @@
-import { getDatabase, type Database } from '../../db/client';
+import { type Database, getDatabase } from '../../db/client';
 import { storableCopy, unstorableText } from '../../db/storable-text';
 import { Invalid } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
-import { resolveDeployed, resolvePerimeter, type Perimeter, type ResolvedResource, type ResolverRetry } from '../../platform/perimeter-resolver';
+import { type Perimeter, type ResolvedResource, type ResolverRetry, resolveDeployed, resolvePerimeter } from '../../platform/perimeter-resolver';
 import { getSettings, type Settings } from '../../settings';
-import { engineFailure, type DisagreementSink, type EngineEntity, type EngineResource, type EngineResult } from '../engines/engine';
+import { type DisagreementSink, type EngineEntity, type EngineResource, type EngineResult, engineFailure } from '../engines/engine';
 import { evaluateEntities } from '../engines/engines';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { DEFAULT_BATCH_SIZE } from '../resource-types/resource-type';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
-import { parseDescriptor, type Descriptor } from './descriptor';
+import { type Descriptor, parseDescriptor } from './descriptor';
 import { DisagreementRepository, type NewDisagreement } from './disagreement-repository';
 import { outcomeOf, overallOutcome } from './outcome';
 import { ReportRepository, type ReportRow } from './report-repository';
-import { ResultRepository, type NewResult } from './result-repository';
+import { type NewResult, ResultRepository } from './result-repository';
 import { matchingThreshold } from './thresholds';
 
 /** A run renews its hold on a report at least this often; past it, the sweeper takes the report over. */

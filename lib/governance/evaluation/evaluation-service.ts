@@ -10,11 +10,11 @@ import { ResourceTypeRepository } from '../resource-types/resource-type-reposito
 import { parseDescriptor } from './descriptor';
 import type { CueDisagreement, DisagreementFilters } from './disagreement';
 import { DisagreementRepository, type DisagreementRow } from './disagreement-repository';
-import { runReport, type ReportRequest } from './evaluation-runner';
+import { type ReportRequest, runReport } from './evaluation-runner';
 import { outcomeOf } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
-import { ReportRepository, type NewReport } from './report-repository';
 import { readReport, representResult } from './report-reading';
+import { type NewReport, ReportRepository } from './report-repository';
 import { resourceIdentity } from './resource-identity';
 import { ResultRepository } from './result-repository';
 

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { getDatabase, type Database } from '../../db/client';
+import { type Database, getDatabase } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
 import { callerTargetTimeoutsOf } from '../../platform/http-client';
-import { fetchPerimeterPage, ResolverError, type PerimeterPage, type ResolverRetry } from '../../platform/perimeter-resolver';
+import { fetchPerimeterPage, type PerimeterPage, ResolverError, type ResolverRetry } from '../../platform/perimeter-resolver';
 import { getJobQueue, maxReceives, queueVisibilityMs } from '../../queue/job-queue';
 import { getSettings } from '../../settings';
 import { EnvironmentRepository } from '../environments/environment-repository';

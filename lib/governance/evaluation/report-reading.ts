@@ -1,4 +1,4 @@
-import { getDatabase, type Database } from '../../db/client';
+import { type Database, getDatabase } from '../../db/client';
 import { NotFound } from '../../http/problems';
 import { OUTCOMES, type Outcome } from './outcome';
 import type { EvaluationReport, EvaluationResult, ReportResultsQuery } from './report';

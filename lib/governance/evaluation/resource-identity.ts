@@ -1,6 +1,6 @@
-import { Invalid, type FieldError } from '../../http/problems';
-import type { ResourceIdentity } from './evaluation-runner';
+import { type FieldError, Invalid } from '../../http/problems';
 import { scalarFieldOf } from './descriptor';
+import type { ResourceIdentity } from './evaluation-runner';
 
 /** The descriptor configuration of a type; `resourceNameField` null when it has none. */
 export interface DescriptorConfiguration {

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import type { TaskWaiting } from '../../../drizzle/schema';
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';
-import type { TaskWaiting } from '../../../drizzle/schema';
 
 export type TaskRow = Database['tables']['evaluationTasks']['$inferSelect'];
 

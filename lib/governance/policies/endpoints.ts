@@ -3,6 +3,7 @@ import { endpoint } from '../../http/endpoint';
 import { listOf, paginationQuery } from '../../http/pagination';
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
 import {
+  type EntityKind,
   entityFilters,
   entityId,
   metricInput,
@@ -13,7 +14,6 @@ import {
   publishedPolicy,
   statusMove,
   versionQuery,
-  type EntityKind,
 } from './entity';
 
 const COLLECTION: Record<EntityKind, string> = { policy: 'policies', metric: 'metrics' };

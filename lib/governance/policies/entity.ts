@@ -143,13 +143,10 @@ export const metricRepresentation = z
 export type EntityRepresentation = z.output<typeof policyRepresentation> & { thresholds?: z.output<typeof metricRepresentation>['thresholds'] };
 
 /** Publish answers the entity and the report of the evaluation it started (null when none started). */
-const evaluationReportId = z
-  .uuid()
-  .nullable()
-  .meta({
-    description:
-      'The report of the evaluation against every resource that publishing started; null when evaluation.enable-on-publish is false or the entity is passive',
-  });
+const evaluationReportId = z.uuid().nullable().meta({
+  description:
+    'The report of the evaluation against every resource that publishing started; null when evaluation.enable-on-publish is false or the entity is passive',
+});
 export const publishedPolicy = policyRepresentation.extend({ evaluationReportId }).meta({ id: 'PublishedPolicy' });
 export const publishedMetric = metricRepresentation.extend({ evaluationReportId }).meta({ id: 'PublishedMetric' });
 export type PublishedEntity = EntityRepresentation & { evaluationReportId: string | null };

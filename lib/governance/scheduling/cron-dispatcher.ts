@@ -2,7 +2,7 @@ import { getDatabase } from '../../db/client';
 import { inTransaction } from '../../db/transaction';
 import { logger } from '../../logging/logger';
 import { getSettings } from '../../settings';
-import { environmentsOf, recordQueuedEvaluation, sendTasks, type QueuedEvaluation } from '../evaluation/queued-evaluation';
+import { environmentsOf, type QueuedEvaluation, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
 import { nextCronRun } from './cron';
 import { CronScheduleRepository } from './cron-schedule-repository';
 

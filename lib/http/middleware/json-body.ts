@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from '../json-nesting';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../json-nesting';
 import { BadRequest, ContentTooLarge, UnsupportedMediaType } from '../problems';
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;.*)?$/i;

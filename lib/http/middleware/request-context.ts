@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { logger, type Logger } from '../../logging/logger';
+import { type Logger, logger } from '../../logging/logger';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

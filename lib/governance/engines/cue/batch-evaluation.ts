@@ -1,5 +1,5 @@
-import { engineFailure, type EngineResult } from '../engine';
-import { attribute, runJob, runNames, type RunEntity, type RunStep } from './cue-batch';
+import { type EngineResult, engineFailure } from '../engine';
+import { attribute, type RunEntity, type RunStep, runJob, runNames } from './cue-batch';
 import { parseCueMessages } from './cue-messages';
 import { ABORTED_MESSAGE, CueRunFailure, type CueRunner } from './cue-runner';
 import type { PolicySource } from './policy-source';

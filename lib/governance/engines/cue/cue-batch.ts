@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { type CueMessage, formatCueMessage } from './cue-messages';
 import type { CueJob } from './cue-runner';
-import { formatCueMessage, type CueMessage } from './cue-messages';
-import { scriptPosition, wrappedPolicy, type PolicySource } from './policy-source';
+import { type PolicySource, scriptPosition, wrappedPolicy } from './policy-source';
 
 /**
  * The files of one CUE run over several policies and resources, and how to read its messages

@@ -1,13 +1,13 @@
 import { getSettings, type Settings } from '../../../settings';
-import { engineFailure, type CueCompileCheck, type EngineEntity, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
-import { evaluateBatch, type BatchEntity } from './batch-evaluation';
-import { planBatches, type PlanLimits } from './batch-planning';
+import { type CueCompileCheck, type EngineEntity, type EngineResource, type EngineResult, engineFailure, type PolicyEngine } from '../engine';
+import { type BatchEntity, evaluateBatch } from './batch-evaluation';
+import { type PlanLimits, planBatches } from './batch-planning';
+import { ConcurrencyLimit } from './concurrency-limit';
 import { attribute, runJob, runNames } from './cue-batch';
 import { parseCueMessages } from './cue-messages';
 import { CueProcessRunner } from './cue-process';
 import type { CueRunner } from './cue-runner';
 import { CueWorkerPool } from './cue-worker-pool';
-import { ConcurrencyLimit } from './concurrency-limit';
 import { policySource, scriptPosition } from './policy-source';
 import { standaloneProblems } from './standalone-syntax';
 

@@ -1,17 +1,17 @@
 import { getSettings, type Settings } from '../../../settings';
 import {
-  engineFailure,
   type CueCompileCheck,
   type CueScriptCheck,
   type DisagreementSink,
   type EngineEntity,
   type EngineResource,
   type EngineResult,
+  engineFailure,
   type PolicyEngine,
 } from '../engine';
 import { getCueEngine } from './cue-engine';
-import { NATIVE_EVALUATOR, NativeCueEngine, type NativeEvaluator, type NativeWork } from './native-cue-engine';
 import type { NativeCompile } from './native';
+import { NATIVE_EVALUATOR, NativeCueEngine, type NativeEvaluator, type NativeWork } from './native-cue-engine';
 
 /** The WebAssembly path (CueEngine): what the evaluators ask of it. */
 export interface WasmCueEngine extends PolicyEngine {

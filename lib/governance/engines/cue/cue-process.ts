@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { Settings } from '../../../settings';
 import { ConcurrencyLimit } from './concurrency-limit';
+import { ABORTED_MESSAGE, type CueJob, type CueOutput, CueRunFailure, type CueRunner, outputCapped, timedOut } from './cue-runner';
 import { inJobDirectory } from './job-directory';
-import { ABORTED_MESSAGE, CueRunFailure, outputCapped, timedOut, type CueJob, type CueOutput, type CueRunner } from './cue-runner';
 
 interface ProcessLimits {
   readonly timeoutMs: number;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { outboundFetch, type OutboundTimeouts } from '../../../platform/http-client';
-import { engineFailure, type EngineEntity, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
+import { type OutboundTimeouts, outboundFetch } from '../../../platform/http-client';
+import { type EngineEntity, type EngineResource, type EngineResult, engineFailure, type PolicyEngine } from '../engine';
 
 const policyAnswer = z.object({
   satisfiesPolicy: z.boolean(),
