@@ -19,7 +19,7 @@ const SECRET = 'bench-backend-secret-0123456789abcdef';
 
 export interface BenchWorld {
   /** A call to the governance API; throws on a non-2xx answer. */
-  call(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<Record<string, any>>;
+  call<T = Record<string, unknown>>(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   /** A call to the governance API as it is answered, whatever its status or media type. */
   fetch(route: string, headers?: Record<string, string>): Promise<Response>;
   /** SQL on the bench's database (schema `bench`). */
@@ -148,15 +148,15 @@ ${settings}
     .setIssuedAt()
     .setExpirationTime('2h')
     .sign(new TextEncoder().encode(SECRET));
-  const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const call = async <T>(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> => {
     const response = await fetch(`${offline.baseUrl}/v1/computational-governance${route}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const answer = (await response.json()) as Record<string, any>;
+    const answer: unknown = await response.json();
     if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer)}`);
-    return answer;
+    return answer as T;
   };
   const raw = (route: string, headers: Record<string, string> = {}) =>
     fetch(`${offline.baseUrl}/v1/computational-governance${route}`, { headers: { authorization: `Bearer ${token}`, ...headers } });

@@ -64,6 +64,12 @@ export function benchPolicies(): string[] {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
+/** What the bench reads of a saved policy. */
+interface SavedPolicy {
+  id: string;
+  evaluator: string;
+}
+
 interface EvaluateRun {
   readonly p50: number;
   readonly p95: number;
@@ -80,7 +86,7 @@ ${evaluatorSetting(evaluator)}`);
   try {
     const stored: Record<string, number> = {};
     for (const [i, cueScript] of benchPolicies().entries()) {
-      const policy = await call('POST', '/policies', { name: `bench policy ${i}`, resourceType: 'dataproduct', engine: 'cue', cueScript });
+      const policy = await call<SavedPolicy>('POST', '/policies', { name: `bench policy ${i}`, resourceType: 'dataproduct', engine: 'cue', cueScript });
       stored[policy.evaluator] = (stored[policy.evaluator] ?? 0) + 1;
       await call('POST', `/policies/${policy.id}/publish`);
     }
@@ -88,7 +94,12 @@ ${evaluatorSetting(evaluator)}`);
     for (let i = 0; i < WARM_UP + SAMPLES; i++) {
       const descriptor = JSON.stringify(benchDescriptor(`urn:dp:bench-${i}`));
       const started = performance.now();
-      const report = await call('POST', '/evaluate', { environment: 'development', resourceType: 'dataproduct', descriptor }, { prefer: 'wait=25' });
+      const report = await call<{ status: string; evaluationResults: unknown[] }>(
+        'POST',
+        '/evaluate',
+        { environment: 'development', resourceType: 'dataproduct', descriptor },
+        { prefer: 'wait=25' },
+      );
       const elapsed = performance.now() - started;
       if (report.status !== 'completed' || report.evaluationResults.length !== POLICIES)
         throw new Error(`unexpected report: ${JSON.stringify(report).slice(0, 500)}`);

@@ -55,7 +55,7 @@ async function publishWith(evaluator: Evaluator, resolver: { url: string; pages:
 ${evaluatorSetting(evaluator)}`,
   );
   try {
-    const policy = await world.call('POST', '/policies', {
+    const policy = await world.call<{ id: string; evaluator: string }>('POST', '/policies', {
       name: 'owner is a login',
       resourceType: 'dataproduct',
       environment: 'production',
@@ -65,7 +65,7 @@ ${evaluatorSetting(evaluator)}`,
     const stackMb = async () => (await world.memory()).total.pssMb;
     let peakMb = await stackMb();
     const started = performance.now();
-    const { evaluationReportId } = await world.call('POST', `/policies/${policy.id}/publish`);
+    const { evaluationReportId } = await world.call<{ evaluationReportId: string }>('POST', `/policies/${policy.id}/publish`);
     const answeredMs = performance.now() - started;
     let status = 'pending';
     for (let poll = 1; status !== 'completed' && status !== 'failed'; poll++) {
@@ -75,7 +75,10 @@ ${evaluatorSetting(evaluator)}`,
     }
     const elapsedMs = performance.now() - started;
     const memory = await world.memory();
-    const report = await world.call('GET', `/evaluation-reports/${evaluationReportId}`);
+    const report = await world.call<{ status: string; counts: { total: number }; evaluationResults: unknown[] }>(
+      'GET',
+      `/evaluation-reports/${evaluationReportId}`,
+    );
     if (report.status !== 'completed' || report.counts.total !== RESOURCES)
       throw new Error(`unexpected report: ${JSON.stringify({ ...report, evaluationResults: report.evaluationResults.length })}`);
     const [split] =

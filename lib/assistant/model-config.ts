@@ -4,6 +4,7 @@ import { isAbsoluteHttpUrl } from '../settings/values';
 export const MODEL_KINDS = ['llm', 'embedder'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern refuses
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 const required = (what: string, max: number) =>

@@ -86,7 +86,7 @@ export class Authenticator {
   private async serviceAccount(token: string, alg: string): Promise<JWTPayload> {
     const { kid } = decodeProtectedHeader(token);
     if (!kid) throw new AuthenticationError('invalid');
-    let key;
+    let key: Awaited<ReturnType<KeySetCache['key']>>;
     try {
       key = await this.keySet.key(kid, alg);
     } catch (error) {

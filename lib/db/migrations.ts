@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
+import type { PgDialect, PgSession } from 'drizzle-orm/pg-core';
 import { MIGRATIONS_SCHEMA_NAME } from '../../drizzle/schema';
 import { logger } from '../logging/logger';
 import { runtimeEnvironment } from '../settings/environment';
@@ -32,7 +33,9 @@ export async function applyMigrations(database: Database): Promise<number> {
   }));
   const before = await appliedCount(database);
   // drizzle's own migrator, given the re-targeted statements; the journal sits in the same schema.
-  await (db as any).dialect.migrate(migrations, (db as any).session, {
+  // Its dialect and session are internal to drizzle (absent from its types), as in drizzle-orm/postgres-js/migrator.
+  const { dialect, session } = db as unknown as { dialect: PgDialect; session: PgSession };
+  await dialect.migrate(migrations, session, {
     migrationsFolder: migrationsFolder(),
     migrationsSchema: schemaName,
     migrationsTable: MIGRATIONS_TABLE,

@@ -29,8 +29,8 @@ export function storableJsonText(text: string): boolean {
 export function unstorableText(value: unknown, prefix = ''): FieldError | undefined {
   const stack: Array<{ value: unknown; path: string }> = [{ value, path: prefix }];
   const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
-  while (stack.length > 0) {
-    const { value: item, path } = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { value: item, path } = top;
     if (typeof item === 'string') {
       const message = unstorable(item);
       if (message) return { path, message };

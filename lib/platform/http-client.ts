@@ -78,8 +78,20 @@ const TIMEOUT_CODES: Record<string, 'connect' | 'read'> = {
   UND_ERR_BODY_TIMEOUT: 'read',
 };
 
-function* causes(error: unknown): Generator<any> {
-  for (let current: any = error, depth = 0; current && depth < 8; current = current.cause, depth++) yield current;
+/** What is read of an error and of the errors it wraps (any of it may be missing). */
+interface ErrorLink {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+}
+
+/** The error and its causes, outermost first, at most 8. */
+function* causes(error: unknown): Generator<ErrorLink> {
+  for (let current: unknown = error, depth = 0; current && depth < 8; depth++) {
+    const link: ErrorLink = Object(current);
+    yield link;
+    current = link.cause;
+  }
 }
 
 /**
@@ -89,13 +101,13 @@ function* causes(error: unknown): Generator<any> {
 export function outboundErrorOf(error: unknown, host: string, timeouts: OutboundTimeouts): OutboundTimeoutError | OutboundConnectionError | undefined {
   for (const cause of causes(error)) {
     if (cause instanceof OutboundTimeoutError || cause instanceof OutboundConnectionError) return cause;
-    const which = TIMEOUT_CODES[cause?.code];
+    const which = typeof cause.code === 'string' ? TIMEOUT_CODES[cause.code] : undefined;
     // A filtered port must not read otherwise than a closed one when the caller chose the address.
     if (which === 'connect' && timeouts.addressPolicy) return new OutboundConnectTimeoutError(host, timeouts.connectMs, { cause: error });
     if (which) return new OutboundTimeoutError(host, which, which === 'connect' ? timeouts.connectMs : timeouts.readMs, { cause: error });
   }
   for (const cause of causes(error)) {
-    if (typeof cause?.code === 'string' && /^(E[A-Z]+|UND_ERR_SOCKET)$/.test(cause.code)) {
+    if (typeof cause.code === 'string' && /^(E[A-Z]+|UND_ERR_SOCKET)$/.test(cause.code)) {
       return new OutboundConnectionError(host, `${cause.code}: ${cause.message}`, { cause: error });
     }
   }

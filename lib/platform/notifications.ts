@@ -19,5 +19,8 @@ export function notificationOf(settings: Settings, event: NotificationEvent, ent
     'new-metric-event': notification.newMetricEvent,
     'failure-event': notification.failureEvent,
   };
-  return { event: names[event]!, entity, message, timestamp: new Date().toISOString() };
+  const name = names[event];
+  // The settings refuse an enabled notification block without its event names.
+  if (!name) throw new Error(`notification.${event} is required when notification.enabled is true`);
+  return { event: name, entity, message, timestamp: new Date().toISOString() };
 }

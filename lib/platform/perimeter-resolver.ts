@@ -70,7 +70,7 @@ async function fetchOnce(perimeter: Perimeter, timeouts: OutboundTimeouts, query
     const reason = `The perimeter resolver of ${perimeter.resourceType} answered ${response.status}`;
     throw new ResolverError(`${reason} to ${url.origin}${url.pathname}`, reason, false, retryable);
   }
-  let parsed;
+  let parsed: ReturnType<typeof page.safeParse> | undefined;
   try {
     parsed = page.safeParse(JSON.parse(text));
   } catch {

@@ -34,15 +34,17 @@ export function settingsFilePath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The product document spells two keys two ways; read both, the documented spelling first. */
-function applyAlternativeSpellings(root: Record<string, any>): void {
+function applyAlternativeSpellings(root: Record<string, unknown>): void {
   if (root['breaking-change'] === undefined && root['previous-vs-current'] !== undefined) {
     root['breaking-change'] = root['previous-vs-current'];
   }
   delete root['previous-vs-current'];
-  const auth = root['platform-services']?.auth;
+  const services = root['platform-services'];
+  const auth = services !== null && typeof services === 'object' ? (services as Record<string, unknown>).auth : undefined;
   if (auth && typeof auth === 'object') {
-    if (auth['cache-duration'] === undefined && auth['cache-expiration'] !== undefined) auth['cache-duration'] = auth['cache-expiration'];
-    delete auth['cache-expiration'];
+    const block = auth as Record<string, unknown>;
+    if (block['cache-duration'] === undefined && block['cache-expiration'] !== undefined) block['cache-duration'] = block['cache-expiration'];
+    delete block['cache-expiration'];
   }
 }
 
@@ -95,7 +97,7 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
   if (root === null || typeof root !== 'object' || Array.isArray(root)) {
     throw new SettingsError(file, [`${ROOT_KEY}: required, expected the root block of the settings`]);
   }
-  applyAlternativeSpellings(root as Record<string, any>);
+  applyAlternativeSpellings(root as Record<string, unknown>);
   const result = settingsSchema.safeParse(root);
   if (!result.success)
     throw new SettingsError(

@@ -16,7 +16,7 @@ export async function unacceptingPort(): Promise<{ port: number; close: () => vo
   return {
     port,
     close: () => {
-      fillers.forEach((socket) => socket.destroy());
+      for (const socket of fillers) socket.destroy();
       listener.kill();
     },
   };

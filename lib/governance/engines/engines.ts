@@ -56,7 +56,9 @@ export async function evaluateEntities(
         signal,
         onDisagreement,
       );
-      indexes.forEach((index, i) => (results[index] = answers[i]));
+      indexes.forEach((index, i) => {
+        results[index] = answers[i];
+      });
     }),
   );
   return results;

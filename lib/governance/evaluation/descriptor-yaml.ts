@@ -16,8 +16,8 @@ const refuse = (path: string, message: string) => new Invalid([{ path, message }
 function measure(tokens: readonly CST.Token[]): { depth: number; entries: number; aliases: number } {
   const measured = { depth: 0, entries: 0, aliases: 0 };
   const stack: Array<{ token: CST.Token | undefined; depth: number }> = tokens.map((token) => ({ token, depth: 0 }));
-  while (stack.length > 0) {
-    const { token, depth } = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { token, depth } = top;
     if (!token) continue;
     measured.depth = Math.max(measured.depth, depth);
     if (token.type === 'alias') measured.aliases++;
@@ -65,7 +65,7 @@ export function readYaml(text: string, path: string): unknown {
   }
 }
 
-const valueOf = (document: Document, node: unknown): string =>
+const jsonOf = (document: Document, node: unknown): string =>
   isScalar(node)
     ? JSON.stringify(node.value)
     : JSON.stringify((node as { toJS?: (doc: Document, options: object) => unknown })?.toJS?.(document, { maxAliasCount: YAML_LIMITS.aliases }) ?? null);
@@ -73,8 +73,8 @@ const valueOf = (document: Document, node: unknown): string =>
 /** Circular aliases and keys repeated with different values, walking without recursion. */
 function checkNodes(document: Document, path: string, lineOf: (offset: number) => number): void {
   const stack: Array<{ node: YamlNode | Pair['value']; at: string }> = [{ node: document.contents, at: '' }];
-  while (stack.length > 0) {
-    const { node, at } = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { node, at } = top;
     if (isAlias(node)) {
       const target = node.resolve(document);
       // An alias inside the text of the node it names would make that node contain itself.
@@ -82,15 +82,17 @@ function checkNodes(document: Document, path: string, lineOf: (offset: number) =
         throw refuse(path, `the alias *${node.source} at line ${lineOf(node.range[0])} is inside the node it refers to (a circular alias)`);
       }
     } else if (isSeq(node)) {
-      node.items.forEach((item, index) => stack.push({ node: item as YamlNode, at: at ? `${at}.${index}` : String(index) }));
+      node.items.forEach((item, index) => {
+        stack.push({ node: item as YamlNode, at: at ? `${at}.${index}` : String(index) });
+      });
     } else if (isMap(node)) {
       const seen = new Map<string, Pair>();
       for (const pair of node.items) {
         if (!isPair(pair)) continue;
-        const key = isScalar(pair.key) ? String(pair.key.value) : valueOf(document, pair.key);
+        const key = isScalar(pair.key) ? String(pair.key.value) : jsonOf(document, pair.key);
         const keyPath = at ? `${at}.${key}` : key;
         const earlier = seen.get(key);
-        if (earlier && valueOf(document, earlier.value) !== valueOf(document, pair.value)) {
+        if (earlier && jsonOf(document, earlier.value) !== jsonOf(document, pair.value)) {
           const lineOfPair = (entry: Pair) => lineOf((entry.key as { range?: [number, number, number] } | null)?.range?.[0] ?? 0);
           throw refuse(path, `repeats the key "${keyPath}" with different values, at lines ${lineOfPair(earlier)} and ${lineOfPair(pair)}`);
         }

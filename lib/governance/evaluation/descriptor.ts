@@ -43,7 +43,9 @@ function readJson(text: string, path: string): unknown {
   const [error] = errors;
   if (!error) return value;
   const before = text.slice(0, error.offset).split('\n');
-  throw new Invalid([{ path, message: `not valid JSON at line ${before.length}, column ${before.at(-1)!.length + 1}: ${printParseErrorCode(error.error)}` }]);
+  throw new Invalid([
+    { path, message: `not valid JSON at line ${before.length}, column ${(before.at(-1) ?? '').length + 1}: ${printParseErrorCode(error.error)}` },
+  ]);
 }
 
 /** The value at a field of the descriptor: a key as written, or a dotted path into nested objects. */

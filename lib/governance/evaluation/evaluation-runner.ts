@@ -124,7 +124,9 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
     );
     indexes.forEach((entityIndex, i) => {
       results[entityIndex] = prepared.map((resource) => (resource instanceof Error ? engineFailure(resource.message) : engineFailure('not evaluated')));
-      usable.forEach((u, j) => (results[entityIndex][u.r] = answers[i][j]));
+      usable.forEach((u, j) => {
+        results[entityIndex][u.r] = answers[i][j];
+      });
     });
   }
   if (disagreements.length > 0) await recordDisagreements(ctx, disagreements);

@@ -132,10 +132,10 @@ function representDisagreement(row: DisagreementRow): CueDisagreement {
 export async function recordPassiveResult(id: string, input: PassiveResultInput): Promise<EvaluationResult> {
   const database = await getDatabase();
   const versions = await new EntityRepository(database).versions('policy', id);
-  if (versions.length === 0) throw new NotFound(`No policy has the id ${id}`);
+  const latest = versions.at(-1);
+  if (!latest) throw new NotFound(`No policy has the id ${id}`);
   const entity = versions.find((row) => row.status === 'enabled' || row.status === 'grace');
-  if ((entity ?? versions.at(-1)!).trigger !== 'passive')
-    throw new Conflict('Results can be pushed only for passive policies; this one is evaluated by its engine');
+  if ((entity ?? latest).trigger !== 'passive') throw new Conflict('Results can be pushed only for passive policies; this one is evaluated by its engine');
   if (!entity) throw new Conflict('The policy has no enabled or grace version to record a result for; publish it first');
   if (entity.environment !== null && entity.environment !== input.environment) {
     throw new Invalid([{ path: 'environment', message: `the policy applies to the environment "${entity.environment}" only` }]);

@@ -125,7 +125,8 @@ async function readPages(ctx: RunContext, offset: number): Promise<PageGroup> {
   while (!group.last && group.pages.reduce((sum, page) => sum + page.resources.length, 0) < ENGINE_CALL_RESOURCES) {
     const at = offset + group.pages.length * size;
     try {
-      const onRetry = ctx.onResolverRetry && ((retry: ResolverRetry) => ctx.onResolverRetry!(at, retry));
+      const { onResolverRetry } = ctx;
+      const onRetry = onResolverRetry && ((retry: ResolverRetry) => onResolverRetry(at, retry));
       const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts, ctx.signal, onRetry);
       group.pages.push(page);
       group.last = page.resources.length < size;

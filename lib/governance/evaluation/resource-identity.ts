@@ -34,6 +34,7 @@ export function resourceIdentity(config: DescriptorConfiguration, descriptor: Re
   mismatch('id', id);
   mismatch('displayName', displayName);
   mismatch('version', version);
-  if (errors.length > 0) throw new Invalid(errors);
-  return { id: id!, displayName, version };
+  // A missing id is already among the errors.
+  if (errors.length > 0 || id === undefined) throw new Invalid(errors);
+  return { id, displayName, version };
 }

@@ -66,7 +66,10 @@ export class ResourceTypeRepository {
       const { inserted, ...row } = changed;
       return { row, outcome: inserted ? 'created' : 'replaced' };
     }
-    return { row: (await this.find(definition.name))!, outcome: 'unchanged' };
+    // No row came back: the conflict's update found nothing to change, so the row is there as it was.
+    const row = await this.find(definition.name);
+    if (!row) throw new Error(`The resource type ${definition.name} was neither written nor found`);
+    return { row, outcome: 'unchanged' };
   }
 
   async find(name: string): Promise<Row | undefined> {

@@ -1,5 +1,5 @@
 import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { getDatabase } from '../../db/client';
 import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
@@ -8,7 +8,7 @@ import { getSettings } from '../../settings';
 import type { Principal } from '../endpoint';
 import type { RequestContextInternal } from './request-context';
 
-type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, any, RequestContextInternal>;
+type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>;
 
 /**
  * One audit record per user call when `audit.enabled`: written to the outbox (so it is never
@@ -16,7 +16,7 @@ type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
  */
 export function audit(
   principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined,
-): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, any, RequestContextInternal> {
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal> {
   const record = async (request: Request) => {
     try {
       const settings = await getSettings();

@@ -1,5 +1,5 @@
 import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { problemResponse } from '../problem-response';
 import { HttpProblem } from '../problems';
 import type { RequestContextInternal } from './request-context';
@@ -8,7 +8,7 @@ import type { RequestContextInternal } from './request-context';
  * The one place errors become answers: an HttpProblem becomes its problem document; anything else
  * is logged with the request id and answered 500 with no internals.
  */
-export function problemErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, any, RequestContextInternal> {
+export function problemErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal> {
   return {
     onError: (request) => {
       const { error } = request;

@@ -12,7 +12,7 @@ export interface RequestContextInternal extends Record<string, unknown> {
   startedAt: number;
 }
 
-type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, any, RequestContextInternal>;
+type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>;
 
 /** The id of a request: the caller's x-request-id when sane, else the Lambda invocation's, else a new one. */
 export function requestIdOf(event: APIGatewayProxyEventV2, context: Context): string {
@@ -22,7 +22,7 @@ export function requestIdOf(event: APIGatewayProxyEventV2, context: Context): st
 }
 
 /** Gives every request an id (echoed in x-request-id) and a logger, and logs one line per request. */
-export function requestContext(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, any, RequestContextInternal> {
+export function requestContext(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal> {
   const finish = (request: Request) => {
     const { requestId, log, startedAt } = request.internal;
     if (request.response) request.response.headers = { ...request.response.headers, [REQUEST_ID_HEADER]: requestId };

@@ -63,7 +63,7 @@ export async function evaluateBatch(
         const entity = byIndex.get(index) as BatchEntity;
         return { index, source: entity.source, metric: entity.metric, resources: resources.filter((resource) => pending.get(index)?.has(resource)) };
       });
-      let output;
+      let output: Awaited<ReturnType<CueRunner['run']>>;
       try {
         output = await runner.run(runJob(names, step, runEntities, descriptorText), signal);
       } catch (error) {

@@ -107,7 +107,7 @@ export type Attribution =
   | { readonly to: 'sentinel' }
   | { readonly to: 'nobody'; readonly message: string };
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Reads one message of a run: paths lose the run's wrapping (`P<tag>_3.r7.owner.email: ...`
@@ -116,7 +116,7 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * (descriptors, wiring) are dropped.
  */
 export function attribute(names: RunNames, message: CueMessage, sources: ReadonlyMap<number, { source: PolicySource; metric: boolean }>): Attribution {
-  const tag = escape(names.tag);
+  const tag = escapeRegExp(names.tag);
   const positionsFor = (entity: number): string[] => {
     const known = sources.get(entity);
     if (!known) return [];

