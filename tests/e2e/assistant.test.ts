@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { openApiDocument } from '../../lib/api/openapi-document';
 import { completion, FakeHostedModel } from '../fakes/hosted-model';
+import { present } from '../support/present';
 import { authorized } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');
@@ -51,7 +53,7 @@ describe('the assistant over HTTP', () => {
     const chat = await post('/assistant/v1/llm/chat', { query: 'Is this governed?' });
     expect(chat.status).toBe(200);
     expect(await chat.json()).toMatchObject({ answer: 'Governed.' });
-    const sent = fake.requests.at(-1)!;
+    const sent = present(fake.requests.at(-1), 'the request to the hosted model');
     expect(sent.path).toBe('/openai/deployments/gpt-deployment/chat/completions');
     expect(sent.query['api-version']).toBe('2024-10-21');
     expect(sent.headers['ocp-apim-subscription-key']).toBe('e2e-key-0123456789');
@@ -59,7 +61,7 @@ describe('the assistant over HTTP', () => {
   });
 
   it('lists the assistant endpoints in the OpenAPI document', async () => {
-    const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as any;
+    const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as ReturnType<typeof openApiDocument>;
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(['/assistant/v1/llm/config', '/assistant/v1/embedder/config', '/assistant/v1/llm/chat']),
     );

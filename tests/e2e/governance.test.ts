@@ -1,29 +1,29 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { EvaluationReport, EvaluationResult } from '../../lib/governance/evaluation/report';
+import type { EntityRepresentation } from '../../lib/governance/policies/entity';
 import { FakeServer } from '../fakes/fake-server';
 import { authorized } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');
 
 /** A call to the governance API of serverless offline, with a technical JWT. */
-async function api(method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
+async function api<T = Record<string, unknown>>(method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${baseUrl}/v1/computational-governance${route}`, {
     method,
     headers: await authorized({ 'content-type': 'application/json', ...headers }),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as T };
 }
 
 /** The report once it has ended (polled for up to a minute). */
-async function finishedReport(reportId: string): Promise<Record<string, any>> {
-  let report: Record<string, any> = {};
-  for (let poll = 0; poll < 120; poll++) {
-    report = (await api('GET', `/evaluation-reports/${reportId}`)).body;
-    if (report.status === 'completed' || report.status === 'failed') break;
+async function finishedReport(reportId: string): Promise<EvaluationReport> {
+  for (let poll = 1; ; poll++) {
+    const report = (await api<EvaluationReport>('GET', `/evaluation-reports/${reportId}`)).body;
+    if (report.status === 'completed' || report.status === 'failed' || poll === 120) return report;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  return report;
 }
 
 describe('governance foundations over HTTP', () => {
@@ -58,7 +58,7 @@ describe('the whole flow over HTTP: type, CUE policy, publish, evaluate, report'
       configuration: { resourceName: 'id', resourceDisplayName: ['name'], resourceFilter: 'version' },
       resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' },
     });
-    const created = await api('POST', '/policies', {
+    const created = await api<EntityRepresentation>('POST', '/policies', {
       name: 'Owner is a login',
       resourceType: 'e2e-dataproduct',
       environment: 'development',
@@ -68,7 +68,7 @@ describe('the whole flow over HTTP: type, CUE policy, publish, evaluate, report'
     expect(created.status).toBe(201);
     expect((await api('POST', `/policies/${created.body.id}/publish`)).body.status).toBe('enabled');
 
-    const failing = await api(
+    const failing = await api<EvaluationReport>(
       'POST',
       '/evaluate',
       { environment: 'development', resourceType: 'e2e-dataproduct', descriptor: 'id: urn:dp:e2e\nname: E2E\nversion: 1.0.0\nowner: Alice\ndomain: finance\n' },
@@ -92,8 +92,8 @@ describe('the whole flow over HTTP: type, CUE policy, publish, evaluate, report'
     const report = await api('GET', `/evaluation-reports/${passing.body.reportId}`);
     expect(report.body).toMatchObject({ status: 'completed', outcome: 'ok', passed: true });
 
-    const latest = await api('GET', `/results?resourceId=urn:dp:e2e&latest=true`);
-    expect(latest.body.data.map((result: any) => result.resource.version)).toEqual(['1.0.1']);
+    const latest = await api<{ data: EvaluationResult[] }>('GET', `/results?resourceId=urn:dp:e2e&latest=true`);
+    expect(latest.body.data.map((result) => result.resource.version)).toEqual(['1.0.1']);
   });
 });
 
@@ -116,14 +116,14 @@ describe('publish-time evaluation under serverless offline', () => {
       configuration: { resourceName: 'id', batchSize: 3 },
       resolverConfiguration: { url: resolver.url, path: '/resources' },
     });
-    const created = await api('POST', '/policies', {
+    const created = await api<EntityRepresentation>('POST', '/policies', {
       name: 'Owner is a login',
       resourceType: 'e2e-published',
       engine: 'cue',
       cueScript: 'owner: string & =~"^[a-z]+$"\n',
     });
     expect(created.status).toBe(201);
-    const published = await api('POST', `/policies/${created.body.id}/publish`);
+    const published = await api<{ evaluationReportId: string }>('POST', `/policies/${created.body.id}/publish`);
     expect(published.status).toBe(200);
     const reportId = published.body.evaluationReportId;
     expect(reportId).toEqual(expect.any(String));
@@ -138,8 +138,8 @@ describe('publish-time evaluation under serverless offline', () => {
       progress: { total: 21, done: 21 },
     });
     const failing = report.evaluationResults
-      .filter((result: any) => result.outcome === 'error')
-      .map((result: any) => `${result.resource.environment}/${result.resource.id}`);
+      .filter((result) => result.outcome === 'error')
+      .map((result) => `${result.resource.environment}/${result.resource.id}`);
     expect(failing.sort()).toEqual(['development/dp-2', 'production/dp-2', 'qa/dp-2']);
     // Pages of 3 (the type's batch size) from offset 0 until the short page, in each of the 3 environments.
     expect(resolver.requests.map((r) => `${r.query.environment}:${r.query.offset}:${r.query.limit}`).sort()).toEqual(
@@ -162,7 +162,7 @@ describe('cron policies under serverless offline', () => {
       configuration: { resourceName: 'id', batchSize: 10 },
       resolverConfiguration: { url: resolver.url, path: '/resources' },
     });
-    const created = await api('POST', '/policies', {
+    const created = await api<EntityRepresentation>('POST', '/policies', {
       name: 'Owner is a login, every five seconds',
       resourceType: 'e2e-cron',
       environment: 'qa',

@@ -5,8 +5,30 @@ import { pathToFileURL } from 'node:url';
 import AdmZip from 'adm-zip';
 import { describe, expect, inject, it } from 'vitest';
 import { lambdaContext } from '../support/api-gateway-event';
+import { present } from '../support/present';
 
 const packageDir = inject('packageDir');
+
+type GetAtt = { 'Fn::GetAtt': [string, string] };
+
+/** What these tests read of the CloudFormation template serverless writes, by resource type. */
+interface TemplateProperties {
+  'AWS::Lambda::Function': { Runtime: string; Timeout: number; Environment: { Variables: Record<string, unknown> } };
+  'AWS::ApiGatewayV2::Route': { RouteKey: string };
+  'AWS::SQS::Queue': { RedrivePolicy?: unknown; VisibilityTimeout: number };
+  'AWS::Lambda::EventSourceMapping': { EventSourceArn: GetAtt };
+  'AWS::Events::Rule': { Targets: { Arn: GetAtt }[]; ScheduleExpression: string };
+}
+
+/** The resources of one type in the packaged template, as [logical id, properties]. */
+function resourcesOf<K extends keyof TemplateProperties>(type: K): [string, TemplateProperties[K]][] {
+  const template = JSON.parse(readFileSync(path.join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as {
+    Resources: Record<string, { Type: string; Properties: unknown }>;
+  };
+  return Object.entries(template.Resources)
+    .filter(([, resource]) => resource.Type === type)
+    .map(([key, resource]) => [key, resource.Properties as TemplateProperties[K]]);
+}
 
 /** Unzips a function's artifact and loads its handler the way the Lambda runtime does. */
 async function loadPackagedHandler(functionName: string, handlerFile: string) {
@@ -17,12 +39,9 @@ async function loadPackagedHandler(functionName: string, handlerFile: string) {
 
 describe('npx serverless package', () => {
   it('produces a CloudFormation template with every function and the HTTP API routes', () => {
-    const template = JSON.parse(readFileSync(path.join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8'));
-    const functions = Object.values<any>(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
-    expect(functions.map((fn) => fn.Properties.Runtime)).toEqual(functions.map(() => 'nodejs22.x'));
-    const routes = Object.values<any>(template.Resources)
-      .filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route')
-      .map((resource) => resource.Properties.RouteKey);
+    const functions = resourcesOf('AWS::Lambda::Function');
+    expect(functions.map(([, fn]) => fn.Runtime)).toEqual(functions.map(() => 'nodejs22.x'));
+    const routes = resourcesOf('AWS::ApiGatewayV2::Route').map(([, route]) => route.RouteKey);
     expect(routes).toEqual(expect.arrayContaining(['GET /health', 'GET /openapi.json', '$default']));
   });
 
@@ -83,18 +102,17 @@ describe('npx serverless package', () => {
   });
 
   it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources, and the sweeper and cron dispatcher schedules', () => {
-    const resources = Object.entries<any>(JSON.parse(readFileSync(path.join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')).Resources);
-    const byType = (type: string) => resources.filter(([, resource]) => resource.Type === type);
-    const queues = Object.fromEntries(byType('AWS::SQS::Queue'));
+    const queues = Object.fromEntries(resourcesOf('AWS::SQS::Queue'));
     expect(Object.keys(queues).sort()).toEqual(['EvaluationDeadLetterQueue', 'EvaluationQueue']);
-    expect(queues.EvaluationQueue.Properties.RedrivePolicy).toEqual({
+    expect(queues.EvaluationQueue.RedrivePolicy).toEqual({
       deadLetterTargetArn: { 'Fn::GetAtt': ['EvaluationDeadLetterQueue', 'Arn'] },
       maxReceiveCount: 5,
     });
-    const timeoutOf = (name: string) => byType('AWS::Lambda::Function').find(([key]) => key === name)![1].Properties.Timeout;
-    expect(queues.EvaluationQueue.Properties.VisibilityTimeout).toBeGreaterThan(timeoutOf('EvaluationWorkerLambdaFunction'));
+    const functionNamed = (name: string) => present(resourcesOf('AWS::Lambda::Function').find(([key]) => key === name)?.[1], `the function ${name}`);
+    const timeoutOf = (name: string) => functionNamed(name).Timeout;
+    expect(queues.EvaluationQueue.VisibilityTimeout).toBeGreaterThan(timeoutOf('EvaluationWorkerLambdaFunction'));
 
-    const mappings = byType('AWS::Lambda::EventSourceMapping').map(([, resource]) => resource.Properties);
+    const mappings = resourcesOf('AWS::Lambda::EventSourceMapping').map(([, properties]) => properties);
     const mappingOf = (queue: string) => mappings.find((mapping) => mapping.EventSourceArn['Fn::GetAtt'][0] === queue);
     expect(mappingOf('EvaluationQueue')).toMatchObject({
       FunctionName: { 'Fn::GetAtt': ['EvaluationWorkerLambdaFunction', 'Arn'] },
@@ -106,12 +124,12 @@ describe('npx serverless package', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
 
-    const schedules = byType('AWS::Events::Rule').map(([, resource]) => resource.Properties);
+    const schedules = resourcesOf('AWS::Events::Rule').map(([, properties]) => properties);
     const scheduleOf = (fn: string) => schedules.find((rule) => rule.Targets[0].Arn['Fn::GetAtt'][0] === fn)?.ScheduleExpression;
     expect(scheduleOf('EvaluationSweeperLambdaFunction')).toBe('rate(1 minute)');
     expect(scheduleOf('CronDispatcherLambdaFunction')).toBe('rate(1 minute)');
 
-    const worker = byType('AWS::Lambda::Function').find(([key]) => key === 'EvaluationWorkerLambdaFunction')![1];
-    expect(worker.Properties.Environment.Variables).toMatchObject({ EVALUATION_QUEUE_URL: { Ref: 'EvaluationQueue' }, EVALUATION_QUEUE_MAX_RECEIVES: '5' });
+    const worker = functionNamed('EvaluationWorkerLambdaFunction');
+    expect(worker.Environment.Variables).toMatchObject({ EVALUATION_QUEUE_URL: { Ref: 'EvaluationQueue' }, EVALUATION_QUEUE_MAX_RECEIVES: '5' });
   });
 });

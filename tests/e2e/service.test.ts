@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, inject, it } from 'vitest';
+import type { openApiDocument } from '../../lib/api/openapi-document';
 
 const baseUrl = inject('baseUrl');
 
@@ -21,10 +22,11 @@ describe('serverless offline', () => {
   it('serves a valid OpenAPI 3 document at /openapi.json', async () => {
     const response = await fetch(`${baseUrl}/openapi.json`);
     expect(response.status).toBe(200);
-    const document = (await response.json()) as any;
+    const document = (await response.json()) as ReturnType<typeof openApiDocument>;
     expect(document.openapi).toMatch(/^3\.0\./);
     expect(Object.keys(document.paths)).toContain('/health');
-    await expect(SwaggerParser.validate(document)).resolves.toBeDefined();
+    // The parser types documents with openapi-types, the generator with openapi3-ts: the same JSON, two typings.
+    await expect(SwaggerParser.validate(document as never)).resolves.toBeDefined();
   });
 });
 

@@ -1,12 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface RecordedRequest {
+/** A request a fake received; `body` is its JSON, or its text when it is not JSON (TBody: what the test expects it to be). */
+export interface RecordedRequest<TBody = unknown> {
   method: string;
   path: string;
   query: Record<string, string>;
   headers: http.IncomingHttpHeaders;
-  body: any;
+  body: TBody;
 }
 
 /** What a fake answers one request with; `hang` never answers (for timeouts). */
@@ -16,15 +17,18 @@ export type FakeAnswer = { status: number; body?: unknown; headers?: Record<stri
  * An outside service on 127.0.0.1 that records every request it receives and answers from a
  * queue, or with `fallback` when the queue is empty.
  */
-export class FakeServer {
-  readonly requests: RecordedRequest[] = [];
+export class FakeServer<TBody = unknown> {
+  readonly requests: RecordedRequest<TBody>[] = [];
   private readonly queue: FakeAnswer[] = [];
   private readonly hanging = new Set<http.ServerResponse>();
   private server?: http.Server;
   url = '';
 
   constructor(
-    private readonly fallback: (request: RecordedRequest) => FakeAnswer | Promise<FakeAnswer> = () => ({ status: 404, body: { error: 'no answer queued' } }),
+    private readonly fallback: (request: RecordedRequest<TBody>) => FakeAnswer | Promise<FakeAnswer> = () => ({
+      status: 404,
+      body: { error: 'no answer queued' },
+    }),
   ) {}
 
   answer(...answers: FakeAnswer[]): this {
@@ -38,7 +42,7 @@ export class FakeServer {
   }
 
   async start(): Promise<this> {
-    this.server = http.createServer((request, response) => {
+    const server = http.createServer((request, response) => {
       let raw = '';
       request.on('data', (chunk) => (raw += chunk));
       request.on('end', async () => {
@@ -49,7 +53,13 @@ export class FakeServer {
         } catch {
           // not JSON: keep the text
         }
-        const recorded = { method: request.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: request.headers, body };
+        const recorded: RecordedRequest<TBody> = {
+          method: request.method ?? '',
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          headers: request.headers,
+          body: body as TBody,
+        };
         this.requests.push(recorded);
         const answer = this.queue.shift() ?? (await this.fallback(recorded));
         if ('hang' in answer) {
@@ -60,8 +70,9 @@ export class FakeServer {
         response.end(answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return this;
   }
 

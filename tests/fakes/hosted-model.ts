@@ -29,7 +29,7 @@ export const providerError = (status: number, message: string, headers?: Record<
 });
 
 /** A hosted-model service (Azure-OpenAI style): chat completions or embeddings unless told otherwise. */
-export class FakeHostedModel extends FakeServer {
+export class FakeHostedModel extends FakeServer<Record<string, unknown>> {
   constructor() {
     super((request) => (request.path.endsWith('/embeddings') ? embedding() : completion()));
   }

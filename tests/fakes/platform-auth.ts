@@ -1,4 +1,5 @@
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { present } from '../support/present';
 import { FakeServer, type RecordedRequest } from './fake-server';
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
@@ -7,7 +8,10 @@ type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
  * The platform's authentication side: a JSON Web Key Set at /api/auth/.well-known/jwks.json and
  * the token exchange at /api/auth/access-tokens/jwt, both recording what they receive.
  */
-export class FakePlatformAuth extends FakeServer {
+/** The body of a token exchange (the key-set request has none). */
+type ExchangeBody = { access_token?: string; duration_seconds?: number } | undefined;
+
+export class FakePlatformAuth extends FakeServer<ExchangeBody> {
   readonly keys = new Map<string, { pair: KeyPair; alg: string }>();
   published: string[] = [];
   /** Access tokens the exchange accepts. */
@@ -23,16 +27,19 @@ export class FakePlatformAuth extends FakeServer {
     if (publish) await this.publish(...this.published, kid);
   }
 
+  /** The key pair made under `kid` (a test that names another fails here). */
+  key(kid: string): { pair: KeyPair; alg: string } {
+    return present(this.keys.get(kid), `the key ${kid}`);
+  }
+
   async publish(...kids: string[]): Promise<void> {
     this.published = kids;
-    this.jwks = await Promise.all(
-      kids.map(async (kid) => ({ ...(await exportJWK(this.keys.get(kid)!.pair.publicKey)), kid, alg: this.keys.get(kid)!.alg, use: 'sig' })),
-    );
+    this.jwks = await Promise.all(kids.map(async (kid) => ({ ...(await exportJWK(this.key(kid).pair.publicKey)), kid, alg: this.key(kid).alg, use: 'sig' })));
   }
 
   /** `expiresIn: null` signs a token without `exp`. */
   async sign(kid: string, claims: JWTPayload = {}, options: { expiresIn?: string | number | null; notBefore?: string | number } = {}): Promise<string> {
-    const { pair, alg } = this.keys.get(kid)!;
+    const { pair, alg } = this.key(kid);
     const jwt = new SignJWT({ ...claims })
       .setProtectedHeader({ alg, kid, typ: 'JWT' })
       .setSubject((claims.sub as string) ?? 'service-account-1')
@@ -53,11 +60,12 @@ export class FakePlatformAuth extends FakeServer {
   /** The key the exchange signs with. */
   exchangeKid = '';
 
-  private async route(request: RecordedRequest) {
+  private async route(request: RecordedRequest<ExchangeBody>) {
     if (request.path === '/api/auth/.well-known/jwks.json') return { status: 200, body: { keys: this.jwks } };
     if (request.path === '/api/auth/access-tokens/jwt') {
-      if (!this.accessTokens.has(request.body?.access_token)) return { status: 401, body: { error: 'unknown access token' } };
-      const jwt = await this.sign(this.exchangeKid, { sub: 'exchanged-user' }, { expiresIn: `${request.body.duration_seconds}s` });
+      const accessToken = request.body?.access_token;
+      if (accessToken === undefined || !this.accessTokens.has(accessToken)) return { status: 401, body: { error: 'unknown access token' } };
+      const jwt = await this.sign(this.exchangeKid, { sub: 'exchanged-user' }, { expiresIn: `${request.body?.duration_seconds}s` });
       return { status: 200, body: { jwt } };
     }
     return { status: 404, body: { error: 'not here' } };

@@ -8,7 +8,10 @@ import { invoke } from '../support/invoke';
 import { technicalToken } from '../support/tokens';
 
 const SCHEMA = 'it_audit';
-const receiver = new FakeServer(() => ({ status: 202 }));
+/** What the tests read of an audit record. */
+type AuditRecord = { subject: string; status: number; requestId: string };
+
+const receiver = new FakeServer<AuditRecord>(() => ({ status: 202 }));
 let database: Database;
 let handlers: typeof import('../../functions/governance/resource-types');
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { decodeJwt, exportSPKI, SignJWT, UnsecuredJWT } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, Authenticator } from '../../lib/auth/authenticator';
 import { KeySetCache } from '../../lib/auth/key-set-cache';
 import { keySetUrl } from '../../lib/http/authentication';
@@ -10,6 +10,7 @@ import type { Settings } from '../../lib/settings';
 import { FakePlatformAuth } from '../fakes/platform-auth';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
+import { present } from '../support/present';
 import { settingsWith, testSettingsFile } from '../support/settings-files';
 import { technicalToken } from '../support/tokens';
 
@@ -76,9 +77,10 @@ describe('accepted credentials', () => {
         env: { ...process.env, CGP_CONFIG_FILE: testSettingsFile(overrides) },
       });
       const token = stdout.trim();
-      const { exp, iat } = decodeJwt(token);
-      expect(exp! - iat!).toBe(lifetimeS);
-      clock = iat! * 1000;
+      const claims = decodeJwt(token);
+      const [exp, iat] = [present(claims.exp, 'exp'), present(claims.iat, 'iat')];
+      expect(exp - iat).toBe(lifetimeS);
+      clock = iat * 1000;
       expect(await authenticatorFor(settings).authenticator.authenticate(`Bearer ${token}`)).toEqual({ subject: 'ci-job', method: 'technical' });
     }
   });
@@ -132,7 +134,7 @@ describe('rejected credentials', () => {
   });
 
   it('HS256 signed with the platform public key (algorithm confusion)', async () => {
-    const publicPem = await exportSPKI(platform.keys.get('k1')!.pair.publicKey);
+    const publicPem = await exportSPKI(platform.key('k1').pair.publicKey);
     const forged = await new SignJWT({ sub: 'attacker', ...valid })
       .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
       .setExpirationTime('5m')

@@ -3,19 +3,21 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } fro
 import type { Database } from '../../lib/db/client';
 import { dispatchDueCronPolicies } from '../../lib/governance/scheduling/cron-dispatcher';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
+import type { Notification } from '../../lib/platform/notifications';
 import { resetJobQueue } from '../../lib/queue/job-queue';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
+import { present } from '../support/present';
 import { settingsWith } from '../support/settings-files';
 
 const SCHEMA = 'it_cron_policies';
 const EVERY_FIVE_MINUTES = '0 */5 * * * ?';
 
 /** Fails the resources whose descriptor says `owner: nobody`. */
-const engine = new FakeServer((request: RecordedRequest) => {
+const engine = new FakeServer((request: RecordedRequest<{ content?: string } | undefined>) => {
   const failing = String(request.body?.content ?? '').includes('owner: nobody');
   return { status: 200, body: { satisfiesPolicy: !failing, errors: failing ? ['owner is missing'] : [] } };
 });
@@ -26,10 +28,10 @@ const resolver = new FakeServer((request) => {
   const offset = Number(request.query.offset);
   return { status: 200, body: { resources: perimeter.slice(offset, offset + Number(request.query.limit)) } };
 });
-const lambda = new FakeServer(() => ({ status: 202 }));
+const lambda = new FakeServer<SQSEvent>(() => ({ status: 202 }));
 /** The events backend and the notification service. */
-const events = new FakeServer(() => ({ status: 202, body: {} }));
-const notifications = new FakeServer(() => ({ status: 200, body: {} }));
+const events = new FakeServer<{ topic: string; payload: unknown }>(() => ({ status: 202, body: {} }));
+const notifications = new FakeServer<Notification>(() => ({ status: 200, body: {} }));
 
 const SETTINGS = () => `computational-governance-platform {
   evaluation.resolver-retries = 0
@@ -46,7 +48,7 @@ let outboxDispatcher: typeof import('../../functions/schedules/outbox-dispatcher
 const context = { getRemainingTimeInMillis: () => 900_000 } as unknown as Context;
 let delivered = 0;
 async function deliverAll() {
-  while (delivered < lambda.requests.length) await worker.handler(lambda.requests[delivered++].body as SQSEvent, context);
+  while (delivered < lambda.requests.length) await worker.handler(lambda.requests[delivered++].body, context);
 }
 
 const BASE = '/v1/computational-governance/policies';
@@ -342,7 +344,7 @@ describe('failures of a scheduled run', () => {
     expect(lambda.requests).toHaveLength(before);
     // The queue's last delivery failed: the dead-letter queue's function ends the task and the report.
     const deadLetters = await import('../../functions/workers/evaluation-dead-letters');
-    await deadLetters.handler(lambda.requests.at(-1)!.body as SQSEvent);
+    await deadLetters.handler(present(lambda.requests.at(-1), 'the last Lambda invocation').body);
     expect((await reportsOf(policy.id)).at(-1)).toMatchObject({ id: started[0].reportId, status: 'failed' });
     await backgroundDispatchSettled();
     // The first delivery met a 503: the event stays in the outbox and goes out on a later pass.

@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../lib/db/client';
 import { runAbandonedReports } from '../../lib/governance/evaluation/evaluation-runner';
+import type { EvaluationResult } from '../../lib/governance/evaluation/report';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
+import { present } from '../support/present';
 
 const SCHEMA = 'it_evaluation';
 
 /** A remote engine whose verdict is chosen by the path of its URL: /ok, /not-ok, /500, /hang, /garbage, /metric, /echo. */
-const engine = new FakeServer((request: RecordedRequest) => {
+const engine = new FakeServer((request: RecordedRequest<{ content: string }>) => {
   const mode = request.path.split('/')[1];
   if (mode === 'ok') return { status: 200, body: { satisfiesPolicy: true, errors: [] } };
   if (mode === 'not-ok') return { status: 200, body: { satisfiesPolicy: false, errors: ['owner is missing'], details: { rule: 'owner' } } };
@@ -143,7 +145,7 @@ describe('the Evaluate API with remote engines', () => {
       passed: false,
       progress: { total: 5, done: 5 },
     });
-    const byEntity = Object.fromEntries(report.evaluationResults.map((r: any) => [r.governanceEntityId, r]));
+    const byEntity = Object.fromEntries(report.evaluationResults.map((r: EvaluationResult) => [r.governanceEntityId, r]));
     expect(Object.keys(byEntity).sort()).toEqual([ok.id, notOk.id, crash.id, hang.id, garbage.id].sort());
     expect(byEntity[ok.id]).toMatchObject({
       outcome: 'ok',
@@ -169,7 +171,10 @@ describe('the Evaluate API with remote engines', () => {
     expect(byEntity[garbage.id]).toMatchObject({ outcome: 'failed', result: { isError: true, errors: [expect.stringContaining('not JSON')] } });
 
     // The wire format of the contract.
-    const call = engine.requests.find((request) => request.path === '/ok/v1/evaluate')!;
+    const call = present(
+      engine.requests.find((request) => request.path === '/ok/v1/evaluate'),
+      'the call to /ok/v1/evaluate',
+    );
     expect(call.method).toBe('POST');
     expect(call.body).toEqual({ content: descriptorYaml('dp-1'), resourceType: type, resourceId: 'dp-1' });
   });
@@ -179,7 +184,7 @@ describe('the Evaluate API with remote engines', () => {
     await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/not-ok` }, 'grace');
     await activePolicy({ resourceType: type, severity: 'info', remoteEngineUrl: `${engine.url}/not-ok` });
     const { body: report } = await evaluate({ resourceType: type, descriptor: { id: 'dp-2', name: 'x' } });
-    expect(report.evaluationResults.map((r: any) => `${r.governanceEntityStatus}/${r.severity}:${r.outcome}`).sort()).toEqual([
+    expect(report.evaluationResults.map((r: EvaluationResult) => `${r.governanceEntityStatus}/${r.severity}:${r.outcome}`).sort()).toEqual([
       'enabled/info:info',
       'grace/error:warning',
     ]);
@@ -261,7 +266,7 @@ describe('the Evaluate API with CUE', () => {
     );
 
     const { body } = await evaluate({ resourceType: type, descriptor: 'id: dp-cue\nowner: Alice\ndomain: finance\ncomponents: [a, b]\n' });
-    const byEntity = Object.fromEntries(body.evaluationResults.map((r: any) => [r.governanceEntityId, r]));
+    const byEntity = Object.fromEntries(body.evaluationResults.map((r: EvaluationResult) => [r.governanceEntityId, r]));
     expect(byEntity[owner.id]).toMatchObject({ outcome: 'error', result: { satisfiesPolicy: false, isError: false } });
     expect(byEntity[owner.id].result.errors.join('\n')).toMatch(/^owner: invalid value "Alice"/);
     expect(byEntity[concrete.id]).toMatchObject({ outcome: 'error', result: { satisfiesPolicy: false } });
@@ -354,7 +359,7 @@ describe('policy tests (dry runs)', () => {
     });
     expect(response.status).toBe(200);
     expect(response.body.progress).toEqual({ total: 5, done: 5 });
-    expect(response.body.evaluationResults.map((r: any) => `${r.resource.id}:${r.outcome}`)).toEqual([
+    expect(response.body.evaluationResults.map((r: EvaluationResult) => `${r.resource.id}:${r.outcome}`)).toEqual([
       'deployed-1:ok',
       'deployed-2:ok',
       'deployed-3:ok',
@@ -407,7 +412,7 @@ describe('results', () => {
     const all = await results({ policyId: policy.id });
     expect(all.body.meta.pagination.total).toBe(3);
     const latest = await results({ policyId: policy.id, latest: 'true' });
-    expect(latest.body.data.map((r: any) => r.resource.id)).toEqual(['dp-9', 'dp-8']);
+    expect(latest.body.data.map((r: EvaluationResult) => r.resource.id)).toEqual(['dp-9', 'dp-8']);
     expect((await results({ resourceId: 'dp-8', latest: 'true' })).body.data).toHaveLength(1);
     expect((await results({ policyId: policy.id, outcome: 'error' })).body.data).toEqual([]);
     expect((await results({ outcome: 'bad' })).status).toBe(400);

@@ -15,6 +15,7 @@ import { FakeHostedModel } from '../fakes/hosted-model';
 import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
+import { present } from '../support/present';
 import { technicalToken } from '../support/tokens';
 
 const SCHEMA = 'it_hostile';
@@ -63,6 +64,7 @@ const HOSTILE_TEXT = [
   "' or 1=1 --",
   '../../../etc/passwd',
   '<script>alert(1)</script>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell probe, meant as plain text
   '${jndi:ldap://x}',
   'x'.repeat(70_000),
   '2147483648',
@@ -110,7 +112,8 @@ const HOSTILE_VALUES: unknown[] = [
   -1,
   1.5,
   2_147_483_648,
-  9_007_199_254_740_993,
+  // 2^53 + 1, past the safe integers: it reads as 2^53, as the literal 9_007_199_254_740_993 would.
+  Number.MAX_SAFE_INTEGER + 2,
   1e308,
   -1e308,
   {},
@@ -229,7 +232,7 @@ beforeAll(async () => {
   );
   routes = await handlersByRoute();
   const call = (route: string, request: { path: string; body?: unknown; params?: Record<string, string> }) =>
-    invoke(routes.get(route)!, { method: route.split(' ')[0], ...request });
+    invoke(present(routes.get(route), `the handler of ${route}`), { method: route.split(' ')[0], ...request });
   const policy = await call('POST /v1/computational-governance/policies', {
     path: '/p',
     body: { name: 'Owner', resourceType: 'dataproduct', environment: 'development', engine: 'cue', cueScript: 'owner: string\n' },
@@ -247,7 +250,7 @@ beforeAll(async () => {
     body: { name: 'Size', resourceType: 'dataproduct', environment: 'development', engine: 'remote', remoteEngineUrl: remoteEngine.url },
   });
   ids.metric = metric.body.id;
-  const report = await invoke(routes.get('POST /v1/computational-governance/evaluate')!, {
+  const report = await invoke(present(routes.get('POST /v1/computational-governance/evaluate'), 'the handler of POST /evaluate'), {
     method: 'POST',
     path: '/e',
     body: { environment: 'development', resourceType: 'dataproduct', descriptor: 'id: dp-1\nowner: alice\n' },
@@ -305,8 +308,7 @@ describe('hostile requests', () => {
     const failures: string[] = [];
     let sent = 0;
     for (const operation of ordered) {
-      const handler = routes.get(`${operation.method} ${operation.path}`);
-      expect(handler, `${operation.method} ${operation.path} has a handler in serverless.yml`).toBeDefined();
+      const handler = present(routes.get(`${operation.method} ${operation.path}`), `the handler in serverless.yml of ${operation.method} ${operation.path}`);
       for (let variant = 0; variant < VARIANTS_PER_OPERATION; variant++) {
         ids.counter = String(sent);
         // Mostly one hostile value at a time among valid ones, so that it reaches past validation.
@@ -358,7 +360,7 @@ describe('hostile requests', () => {
         });
         const context = { ...lambdaContext(`fuzz-${sent}`), getRemainingTimeInMillis: () => DEADLINE_MS };
         const started = performance.now();
-        const response = await handler!(event, context);
+        const response = await handler(event, context);
         const elapsed = performance.now() - started;
         sent++;
         const described = () =>

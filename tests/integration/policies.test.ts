@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../lib/db/client';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { dispatchOutbox, platformSenders } from '../../lib/outbox/outbox-dispatcher';
+import type { Notification } from '../../lib/platform/notifications';
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase, testSettings } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
@@ -9,7 +10,7 @@ import { invoke } from '../support/invoke';
 import { technicalToken } from '../support/tokens';
 
 const SCHEMA = 'it_policies';
-const notifications = new FakeServer(() => ({ status: 200, body: {} }));
+const notifications = new FakeServer<Notification>(() => ({ status: 200, body: {} }));
 let database: Database;
 let policies: typeof import('../../functions/governance/policies');
 let metrics: typeof import('../../functions/governance/metrics');

@@ -6,13 +6,14 @@ import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
+import { present } from '../support/present';
 
 const SCHEMA = 'it_publish_evaluation';
 const WORKER = 'cgp-test-evaluation-worker';
 const BATCH = 2;
 
 /** A remote engine that fails the resources whose descriptor says `owner: nobody`, and records what it was asked. */
-const engine = new FakeServer((request: RecordedRequest) => {
+const engine = new FakeServer((request: RecordedRequest<{ content?: string } | undefined>) => {
   const failing = String(request.body?.content ?? '').includes('owner: nobody');
   return { status: 200, body: { satisfiesPolicy: !failing, errors: failing ? ['owner is missing'] : [] } };
 });
@@ -39,7 +40,7 @@ const resolver = new FakeServer(async (request) => {
 });
 
 /** serverless offline's Lambda endpoint, as the local queue uses it: it records each asynchronous invocation of the worker. */
-const lambda = new FakeServer(() => ({ status: 202 }));
+const lambda = new FakeServer<SQSEvent>(() => ({ status: 202 }));
 
 let database: Database;
 let policies: typeof import('../../functions/governance/policies');
@@ -90,8 +91,7 @@ const readReport = async (id: string) =>
 const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
 
 /** The SQS-shaped events the local queue sent to the worker, oldest first. */
-const invocations = () =>
-  lambda.requests.map((request) => ({ path: request.path, type: request.headers['x-amz-invocation-type'], event: request.body as SQSEvent }));
+const invocations = () => lambda.requests.map((request) => ({ path: request.path, type: request.headers['x-amz-invocation-type'], event: request.body }));
 let delivered = 0;
 
 /** Delivers the messages sent so far (and those their runs send) to the worker, as the queue would; the worker's answers, in order. */
@@ -348,18 +348,21 @@ describe('nothing lost, nothing doubled', () => {
     const { evaluationReportId: reportId } = (await publish(id)).body;
 
     const answers = await deliverAll();
-    const productionMessage = answers.find(({ answer }) => answer.batchItemFailures.length === 1);
-    expect(productionMessage?.answer.batchItemFailures).toEqual([{ itemIdentifier: productionMessage!.event.Records[0].messageId }]);
+    const productionMessage = present(
+      answers.find(({ answer }) => answer.batchItemFailures.length === 1),
+      'the message with one failed item',
+    );
+    expect(productionMessage.answer.batchItemFailures).toEqual([{ itemIdentifier: productionMessage.event.Records[0].messageId }]);
     // The resolver call was retried with backoff (evaluation.resolver-retries = 2) before the page failed.
     expect(pagesAsked(type).filter((page) => page === 'production:2:2')).toHaveLength(3);
     expect(await readReport(reportId)).toMatchObject({ status: 'running' });
 
     // SQS delivers the message again; it fails again; after maxReceiveCount it goes to the dead-letter queue.
-    await worker.handler(productionMessage!.event, contextWith(900_000));
-    await worker.handler(productionMessage!.event, contextWith(900_000));
+    await worker.handler(productionMessage.event, contextWith(900_000));
+    await worker.handler(productionMessage.event, contextWith(900_000));
     const production = (await taskRows(reportId)).find((task) => task.environment === 'production');
     expect(production).toMatchObject({ status: 'queued', attempts: 3, offset: 2 });
-    expect(await deadLetters.handler(productionMessage!.event)).toEqual({ batchItemFailures: [] });
+    expect(await deadLetters.handler(productionMessage.event)).toEqual({ batchItemFailures: [] });
 
     const report = await readReport(reportId);
     expect(report).toMatchObject({ status: 'failed', outcome: 'failed', passed: false });
@@ -384,7 +387,7 @@ describe('nothing lost, nothing doubled', () => {
     const id = await draft(type, { environment: 'qa' });
     const { evaluationReportId: reportId } = (await publish(id)).body;
     // The worker's call for the page at 2 fails; its retry is held until the report has been read.
-    let release = () => undefined as void;
+    let release: () => void = () => undefined;
     const retried = new Promise<void>((resolve) => {
       resolver.requests.length = 0;
       const poll = setInterval(() => {
@@ -454,7 +457,7 @@ describe('nothing lost, nothing doubled', () => {
     brokenPages.add('qa:100');
     const id = await draft(type, { environment: 'qa' });
     const { evaluationReportId: reportId } = (await publish(id)).body;
-    let release = () => undefined as void;
+    let release: () => void = () => undefined;
     const retried = new Promise<void>((resolve) => {
       const poll = setInterval(() => {
         if (pagesAsked(type).includes('qa:100:50')) {

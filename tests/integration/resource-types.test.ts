@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../lib/db/client';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { testDatabase, testSettings } from '../support/database';

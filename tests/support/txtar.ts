@@ -1,5 +1,4 @@
 import { readdirSync } from 'node:fs';
-import path from 'node:path';
 
 /** The sections of a txtar archive (`-- name --` lines start them; the text before the first one is a comment). */
 export function txtarSections(archive: string): { name: string; text: string }[] {

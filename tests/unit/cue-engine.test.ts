@@ -168,7 +168,10 @@ describe('the CUE engine (WebAssembly workers) on its own', () => {
     const runs: string[][] = [];
     const counting: CueRunner = {
       concurrency: pool.concurrency,
-      run: (job, signal) => (runs.push([...job.args]), pool.run(job, signal)),
+      run: (job, signal) => {
+        runs.push([...job.args]);
+        return pool.run(job, signal);
+      },
       close: () => pool.close(),
     };
     const small = new CueEngine(counting, { maxRunBytes: 400, minRunBytes: 100 });

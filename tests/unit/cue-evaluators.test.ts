@@ -18,7 +18,10 @@ function fakeWasm(answer: EngineResult = violation('name: incomplete value strin
       engine.evaluated.push(...entities.map((e) => e.id));
       return entities.map(() => resources.map(() => answer));
     }),
-    check: vi.fn(async (script: string) => (engine.checked.push(script), check)),
+    check: vi.fn(async (script: string) => {
+      engine.checked.push(script);
+      return check;
+    }),
   };
   const factory = vi.fn(async (): Promise<WasmCueEngine> => engine);
   return { engine, factory };
@@ -28,7 +31,10 @@ function fakeWasm(answer: EngineResult = violation('name: incomplete value strin
 function countingNative(): NativeEvaluator & { compiles: number } {
   const counting = {
     compiles: 0,
-    compile: (script: string, maxSteps: number) => (counting.compiles++, NATIVE_EVALUATOR.compile(script, maxSteps)),
+    compile: (script: string, maxSteps: number) => {
+      counting.compiles++;
+      return NATIVE_EVALUATOR.compile(script, maxSteps);
+    },
     evaluate: NATIVE_EVALUATOR.evaluate,
   };
   return counting;

@@ -2,9 +2,13 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logging/logger';
 import { scrubSecrets } from '../../lib/logging/scrub';
+import { present } from '../support/present';
+
+/** One JSON line of the log; `err` is the logged error, when there is one. */
+type LogLine = Record<string, unknown> & { err?: { message: string } };
 
 function capture() {
-  const lines: Record<string, any>[] = [];
+  const lines: LogLine[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
       lines.push(JSON.parse(chunk.toString()));
@@ -35,7 +39,7 @@ describe('logs', () => {
     logger.error({ err: new Error('connect to postgresql://gov:s3cr3t@db:5432/x failed; password=hunter2') }, 'api-key: k-999 rejected');
     const text = JSON.stringify(lines[0]);
     for (const secret of ['s3cr3t', 'hunter2', 'k-999']) expect(text).not.toContain(secret);
-    expect(lines[0].err.message).toContain('postgresql://gov:[REDACTED]@db:5432/x');
+    expect(present(lines[0].err, 'the logged error').message).toContain('postgresql://gov:[REDACTED]@db:5432/x');
   });
 
   it('log only the type, code, message and stack of an error, not the input libraries hang on it', () => {

@@ -71,6 +71,7 @@ describe('the settings file', () => {
     expect(settings.database.name).toBe('override');
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: HOCON's substitution syntax, named in the title
   it('substitutes ${?ENV} when the variable is set and keeps the earlier value when not', async () => {
     vi.stubEnv('CGP_TEST_SECRET', 'from-the-environment');
     const set = await load(`${ROOT}.platform-services.http-secret = \${?CGP_TEST_SECRET}`);

@@ -9,8 +9,8 @@ const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 /** SQS (AWS JSON 1.0 protocol) on 127.0.0.1: takes every entry except the ids listed in `refuse`. */
 const refuse = new Set<string>();
-const sqs = new FakeServer((request: RecordedRequest) => {
-  const entries = request.body.Entries as { Id: string; MessageBody: string }[];
+const sqs = new FakeServer((request: RecordedRequest<{ QueueUrl: string; Entries: { Id: string; MessageBody: string }[] }>) => {
+  const entries = request.body.Entries;
   const taken = entries.filter((entry) => !refuse.has(JSON.parse(entry.MessageBody).taskId));
   return {
     status: 200,
@@ -53,7 +53,7 @@ describe('the evaluation queue', () => {
     expect(first.headers['x-amz-target']).toBe('AmazonSQS.SendMessageBatch');
     expect(first.body.QueueUrl).toBe(`${sqs.url}/000000000000/cgp-evaluation-tasks`);
     expect(first.body.Entries).toHaveLength(10);
-    expect(second.body.Entries.map((entry: { MessageBody: string }) => JSON.parse(entry.MessageBody))).toEqual([{ taskId: 'task-10' }, { taskId: 'task-11' }]);
+    expect(second.body.Entries.map((entry) => JSON.parse(entry.MessageBody))).toEqual([{ taskId: 'task-10' }, { taskId: 'task-11' }]);
     expect(queue.redelivers).toBe(true);
   });
 
