@@ -80,7 +80,7 @@ export const verifyQuery = z.object({
 });
 
 /** Hard limit of the contract; `assistant.max-query-length` (default 8000) is usually lower. */
-export const QUERY_HARD_LIMIT = 100_000;
+const QUERY_HARD_LIMIT = 100_000;
 
 export const chatRequest = z
   .strictObject({

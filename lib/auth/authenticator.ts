@@ -29,7 +29,7 @@ const HMAC_ALGORITHMS = ['HS256', 'HS512'];
 const CLOCK_TOLERANCE_S = 30;
 /** An exchanged JWT is used until this long before it expires. */
 const EXCHANGE_MARGIN_MS = 30_000;
-export const TOKEN_EXCHANGE_PATH = '/api/auth/access-tokens/jwt';
+const TOKEN_EXCHANGE_PATH = '/api/auth/access-tokens/jwt';
 
 function failureOf(error: unknown): AuthenticationFailure {
   if (error instanceof errors.JWTExpired) return 'expired';

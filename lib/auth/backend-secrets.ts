@@ -3,7 +3,7 @@ import type { Settings } from '../settings';
 import { runtimeEnvironment } from '../settings/environment';
 import { localSecret } from '../settings/local-secret';
 
-export const LOCAL_BACKEND_SECRET_FILE = 'local-backend-secret';
+const LOCAL_BACKEND_SECRET_FILE = 'local-backend-secret';
 
 /**
  * The secrets technical JWTs are verified with: `auth.backend-secrets`. Deployed, an empty list

@@ -10,7 +10,7 @@ import { tableExists } from './table-exists';
 
 const MIGRATIONS_TABLE = '__drizzle_migrations';
 
-export function migrationsFolder(): string {
+function migrationsFolder(): string {
   return path.join(runtimeEnvironment().root, 'drizzle', 'migrations');
 }
 
@@ -20,7 +20,7 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
  * The committed migrations name the schema `cgp`; point them at the configured schema. The schema
  * may already exist (the migration journal lives in it), so its creation must tolerate that.
  */
-export function retarget(statement: string, schemaName: string): string {
+function retarget(statement: string, schemaName: string): string {
   return statement.replaceAll(quote(MIGRATIONS_SCHEMA_NAME), quote(schemaName)).replace(/CREATE SCHEMA (?!IF NOT EXISTS)/g, 'CREATE SCHEMA IF NOT EXISTS ');
 }
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { wholeNumberQuery } from './whole-number';
 
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 25;
+const MAX_LIMIT = 100;
 
 /** `limit` (default 25, max 100) and `offset` of every list endpoint. */
 export const paginationQuery = z.object({

@@ -1,5 +1,5 @@
 /** The longest `Prefer: wait=N` honoured: API Gateway gives up on an integration after 30 s. */
-export const MAX_WAIT_SECONDS = 25;
+const MAX_WAIT_SECONDS = 25;
 
 /**
  * `Prefer: wait=N` (RFC 7240) in milliseconds, capped at MAX_WAIT_SECONDS; undefined when the

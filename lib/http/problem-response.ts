@@ -11,7 +11,7 @@ const slug = (title: string) =>
     .replace(/^-|-$/g, '');
 
 /** The problem document of an HttpProblem, as the API contract shapes it. */
-export function problemBody(problem: HttpProblem, requestId?: string): Record<string, unknown> {
+function problemBody(problem: HttpProblem, requestId?: string): Record<string, unknown> {
   return {
     type: `urn:problem-type:${slug(problem.title)}`,
     title: problem.title,

@@ -41,12 +41,6 @@ export class Unauthorized extends HttpProblem {
   }
 }
 
-export class Forbidden extends HttpProblem {
-  constructor(detail: string) {
-    super(403, 'Forbidden', detail);
-  }
-}
-
 export class NotFound extends HttpProblem {
   constructor(detail: string) {
     super(404, 'Not Found', detail);

@@ -110,7 +110,7 @@ export function forbiddenUrl(url: string, policy: AddressPolicy): string | undef
 }
 
 /** The error a refused address fails the connection with (its code marks it as a connection failure). */
-export class ForbiddenAddressError extends Error {
+class ForbiddenAddressError extends Error {
   readonly code = 'EADDRFORBIDDEN';
 }
 

@@ -20,7 +20,7 @@ export const timeoutsOf = (settings: Settings): OutboundTimeouts => ({
 });
 
 /** Loopback is allowed locally (npm start, tests) and refused deployed, unless http.allow-loopback says otherwise. */
-export const addressPolicyOf = (settings: Settings): AddressPolicy => ({
+const addressPolicyOf = (settings: Settings): AddressPolicy => ({
   allowLoopback: settings.http.allowLoopback ?? !runtimeEnvironment().deployed,
   allowPrivateNetworks: settings.http.allowPrivateNetworks,
 });

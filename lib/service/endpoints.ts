@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint } from '../http/endpoint';
 
-export const healthSchema = z
+const healthSchema = z
   .object({
     status: z.enum(['ok', 'unavailable']),
     database: z.enum(['ok', 'unreachable']),

@@ -1,2 +1,2 @@
 export { parseDuration } from './duration';
-export { getSettings, loadSettings, ROOT_KEY, type Settings, SettingsError, settingsFilePath } from './load';
+export { getSettings, loadSettings, type Settings, SettingsError } from './load';

@@ -6,7 +6,7 @@ import { type CamelCased, camelCase } from './camel-case';
 import { runtimeEnvironment } from './environment';
 import { type RawSettings, settingsSchema } from './schema';
 
-export const ROOT_KEY = 'computational-governance-platform';
+const ROOT_KEY = 'computational-governance-platform';
 
 /** Typed, validated, frozen settings of both services. */
 export type Settings = Readonly<CamelCased<RawSettings>> & {
@@ -28,7 +28,7 @@ export class SettingsError extends Error {
 }
 
 /** The settings file: CGP_CONFIG_FILE when set, else config/application.conf of the deployed bundle or checkout. */
-export function settingsFilePath(env: NodeJS.ProcessEnv = process.env): string {
+function settingsFilePath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.CGP_CONFIG_FILE) return path.resolve(env.CGP_CONFIG_FILE);
   return path.join(runtimeEnvironment(env).root, 'config', 'application.conf');
 }

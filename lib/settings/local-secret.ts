@@ -5,7 +5,7 @@ import path from 'node:path';
 import { runtimeEnvironment } from './environment';
 
 /** Where local runs keep the secrets they generate: beside the embedded database's data. */
-export const localSecretFile = (name: string) => path.join(runtimeEnvironment().root, '.data', name);
+const localSecretFile = (name: string) => path.join(runtimeEnvironment().root, '.data', name);
 
 /**
  * A random secret generated once for local development and kept in .data/<name> (mode 600), the

@@ -30,7 +30,7 @@ const breakingChange = z.strictObject({
   'current-resource-reference': text().default('current'),
 });
 
-export const CUE_EVALUATOR_SETTINGS = ['native', 'wasm', 'shadow'] as const;
+const CUE_EVALUATOR_SETTINGS = ['native', 'wasm', 'shadow'] as const;
 
 /** The `computational-governance-platform` block of application.conf, keys as written in the file. */
 export const settingsSchema = z.strictObject({

@@ -12,7 +12,7 @@ export const completion = (content = 'Hello from the fake model', model = 'gpt-4
   },
 });
 
-export const embedding = () => ({
+const embedding = () => ({
   status: 200,
   body: {
     object: 'list',

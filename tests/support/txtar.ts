@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 
 /** The sections of a txtar archive (`-- name --` lines start them; the text before the first one is a comment). */
-export function txtarSections(archive: string): { name: string; text: string }[] {
+function txtarSections(archive: string): { name: string; text: string }[] {
   const parts = archive.split(/^-- (.+) --$/m);
   const sections: { name: string; text: string }[] = [];
   for (let i = 1; i < parts.length; i += 2) sections.push({ name: parts[i], text: parts[i + 1].replace(/^\n/, '') });

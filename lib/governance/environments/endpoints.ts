@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint';
 import { listOf, paginationQuery } from '../../http/pagination';
 
-export const environmentRepresentation = z
+const environmentRepresentation = z
   .object({
     name: z.string(),
     source: z.enum(['platform', 'settings']),

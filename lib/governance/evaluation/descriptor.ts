@@ -49,7 +49,7 @@ function readJson(text: string, path: string): unknown {
 }
 
 /** The value at a field of the descriptor: a key as written, or a dotted path into nested objects. */
-export function fieldOf(value: Record<string, unknown>, field: string): unknown {
+function fieldOf(value: Record<string, unknown>, field: string): unknown {
   if (field in value) return value[field];
   let current: unknown = value;
   for (const part of field.split('.')) {

@@ -100,7 +100,7 @@ async function finishIfEnded(database: Database, report: ReportRow, tx: Transact
 }
 
 /** A page could not be evaluated; the task is queued again for the queue's redelivery of its message. */
-export class PageFailure extends Error {
+class PageFailure extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'PageFailure';

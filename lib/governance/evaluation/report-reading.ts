@@ -7,7 +7,7 @@ import { ResultRepository, type ResultRow } from './result-repository';
 import { TaskRepository, type TaskRow } from './task-repository';
 
 /** Most results in one page, and most bytes (UTF-8, as sent) of them: Lambda answers at most 6 MB. */
-export const MAX_RESULTS_PER_PAGE = 1000;
+const MAX_RESULTS_PER_PAGE = 1000;
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 export function representResult(row: ResultRow): EvaluationResult {

@@ -44,7 +44,7 @@ export const policyTestInput = z
 
 export type PolicyTestInput = z.output<typeof policyTestInput>;
 
-export const resourceIdentity = z.object({
+const resourceIdentity = z.object({
   id: z.string(),
   displayName: z.string().nullable(),
   version: z.string().nullable(),

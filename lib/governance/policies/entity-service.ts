@@ -19,7 +19,7 @@ import { allowedMoves, canMove, type EntityStatus } from './lifecycle';
 
 const NOUN: Record<EntityKind, string> = { policy: 'policy', metric: 'metric' };
 
-export function represent(row: EntityRow): EntityRepresentation {
+function represent(row: EntityRow): EntityRepresentation {
   return {
     id: row.id,
     version: row.version,

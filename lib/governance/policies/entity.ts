@@ -8,10 +8,10 @@ import { STATUSES } from './lifecycle';
 export type EntityKind = 'policy' | 'metric';
 
 export const SEVERITIES = ['info', 'warning', 'error'] as const;
-export const TRIGGERS = ['active', 'passive'] as const;
-export const TIMINGS = ['deployment', 'runtime'] as const;
-export const STRATEGIES = ['default', 'previous_vs_current'] as const;
-export const ENGINES = ['cue', 'remote'] as const;
+const TRIGGERS = ['active', 'passive'] as const;
+const TIMINGS = ['deployment', 'runtime'] as const;
+const STRATEGIES = ['default', 'previous_vs_current'] as const;
+const ENGINES = ['cue', 'remote'] as const;
 export const CUE_EVALUATORS = ['native', 'wasm'] as const;
 
 const oneOf = <T extends readonly [string, ...string[]]>(name: string, values: T) => z.enum(values, { error: `${name} must be one of ${values.join(', ')}` });

@@ -7,7 +7,7 @@ import { nextCronRun } from './cron';
 import { CronScheduleRepository } from './cron-schedule-repository';
 
 /** Who the reports of scheduled runs are created by. */
-export const SCHEDULER_SUBJECT = 'cron-scheduler';
+const SCHEDULER_SUBJECT = 'cron-scheduler';
 
 export interface Dispatched {
   /** The runs started: the entity and the report of its run. */

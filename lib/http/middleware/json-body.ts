@@ -6,7 +6,7 @@ import { BadRequest, ContentTooLarge, UnsupportedMediaType } from '../problems';
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;.*)?$/i;
 
 /** Largest accepted request body (API Gateway's own limit is 10 MB). */
-export const MAX_BODY_BYTES = 1_048_576;
+const MAX_BODY_BYTES = 1_048_576;
 
 /**
  * Parses a JSON request body into `event.body`: 415 for another content type, 400 for a missing

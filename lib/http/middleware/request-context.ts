@@ -15,7 +15,7 @@ export interface RequestContextInternal extends Record<string, unknown> {
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>;
 
 /** The id of a request: the caller's x-request-id when sane, else the Lambda invocation's, else a new one. */
-export function requestIdOf(event: APIGatewayProxyEventV2, context: Context): string {
+function requestIdOf(event: APIGatewayProxyEventV2, context: Context): string {
   const fromClient = event.headers?.[REQUEST_ID_HEADER];
   if (fromClient && CLIENT_REQUEST_ID.test(fromClient)) return fromClient;
   return context?.awsRequestId || randomUUID();

@@ -60,7 +60,7 @@ export function runNames(): RunNames {
   };
 }
 
-export const PACKAGE = 'cgp';
+const PACKAGE = 'cgp';
 
 /** `vet`: `cue vet -c` (the verdict when fields must be concrete). `export`: conflicts only, and the values of metrics. */
 export type RunStep = 'vet' | 'export';

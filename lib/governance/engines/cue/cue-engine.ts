@@ -16,7 +16,7 @@ import { standaloneProblems } from './standalone-syntax';
  * fast as larger ones and keep the memory of a run small; below 128 KB of work one run beats two,
  * which would each pay CUE's ~80 ms start and read the descriptors again.
  */
-export const DEFAULT_PLAN_LIMITS: Omit<PlanLimits, 'concurrency'> = { maxRunBytes: 256 * 1024, minRunBytes: 128 * 1024 };
+const DEFAULT_PLAN_LIMITS: Omit<PlanLimits, 'concurrency'> = { maxRunBytes: 256 * 1024, minRunBytes: 128 * 1024 };
 
 /**
  * The CUE engine: policies and metrics written in CUE (v0.4 dialect, docs/cue-policies.md),

