@@ -69,7 +69,8 @@ export async function startLocalPostgres(options: {
   const { dataDir, persistent } = options;
   if (!dataFolderReachableByPostgres(dataDir)) {
     throw new Error(
-      `PostgreSQL runs as the postgres user when started as root, and that user cannot enter the folders of ${dataDir}: put the data in a folder others can enter, or set DATABASE_URL to a PostgreSQL server`,
+      `PostgreSQL runs as the postgres user when started as root, and that user cannot enter the folders of ${dataDir}: ` +
+        'put the data in a folder others can enter, or set DATABASE_URL to a PostgreSQL server',
     );
   }
   const port = await freePort();

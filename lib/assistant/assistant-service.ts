@@ -87,10 +87,8 @@ export async function answerChat(query: string, signal?: AbortSignal): Promise<C
   const [llm, embedder] = await Promise.all([connectionOf(repository, 'llm'), connectionOf(repository, 'embedder')]);
   const missing = [...(llm ? [] : ['llm']), ...(embedder ? [] : ['embedder'])];
   if (!llm || missing.length > 0) {
-    throw new Conflict(
-      `The assistant needs an LLM and an embedder configuration before it can chat; missing: ${missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ')}`,
-      { missing },
-    );
+    const names = missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ');
+    throw new Conflict(`The assistant needs an LLM and an embedder configuration before it can chat; missing: ${names}`, { missing });
   }
   try {
     return await chat(llm, query, { ...gateway, signal });

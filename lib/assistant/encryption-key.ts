@@ -17,7 +17,8 @@ export async function encryptionKeys(settings: Settings): Promise<KeyRing> {
   if (settings.assistant.encryptionKey) return { current: Buffer.from(settings.assistant.encryptionKey, 'base64'), previous };
   if (runtimeEnvironment().deployed) {
     throw new MissingEncryptionKeyError(
-      'computational-governance-platform.assistant.encryption-key is required when deployed: set ASSISTANT_ENCRYPTION_KEY to 32 random bytes in base64 (openssl rand -base64 32)',
+      'computational-governance-platform.assistant.encryption-key is required when deployed: ' +
+        'set ASSISTANT_ENCRYPTION_KEY to 32 random bytes in base64 (openssl rand -base64 32)',
     );
   }
   const current = await localSecret('assistant-encryption.key', (file) =>

@@ -53,7 +53,8 @@ async function appliedCount(database: Database): Promise<number> {
 export async function dropSchema(database: Database): Promise<void> {
   logger.warn(
     { schema: database.schemaName },
-    `database.repair-on-start is true: DROPPING schema "${database.schemaName}" and ALL ITS DATA, then recreating it from the migrations. Turn repair-on-start off once the database is repaired.`,
+    `database.repair-on-start is true: DROPPING schema "${database.schemaName}" and ALL ITS DATA, then recreating it from the migrations. ` +
+      'Turn repair-on-start off once the database is repaired.',
   );
   await database.sql.unsafe(`DROP SCHEMA IF EXISTS ${quote(database.schemaName)} CASCADE`);
 }

@@ -56,9 +56,10 @@ async function scheduleCronPolicies(database: Database, settings: Settings): Pro
 
 /**
  * The start-up tasks, run once per deployment or `npm start` (not once per Lambda container):
- * the check of the `cue` executable (only when cue-config.cue-process-path is set), repair (only when asked), migrations, the resource types of the settings, the environments, the cron schedules, re-encryption of stored provider keys written under
- * a rotated-out key. A PostgreSQL advisory lock makes two concurrent
- * runs take turns; a run with nothing to do costs a few queries.
+ * the check of the `cue` executable (only when cue-config.cue-process-path is set), repair (only when asked), migrations,
+ * the resource types of the settings, the environments, the cron schedules, re-encryption of stored provider keys written
+ * under a rotated-out key. A PostgreSQL advisory lock makes two concurrent runs take turns; a run with nothing to do
+ * costs a few queries.
  */
 export async function runStartupTasks(settings: Settings): Promise<StartupReport> {
   const startedAt = Date.now();
@@ -88,7 +89,8 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
           tasks.assistantKeys += `, ${unreadable.join(' and ')} unreadable`;
           logger.error(
             { unreadable },
-            `the stored API key of the ${unreadable.join(' and ')} configuration cannot be decrypted with assistant.encryption-key or previous-encryption-keys: save that configuration again`,
+            `the stored API key of the ${unreadable.join(' and ')} configuration cannot be decrypted ` +
+              'with assistant.encryption-key or previous-encryption-keys: save that configuration again',
           );
         }
       }

@@ -22,7 +22,8 @@ export async function requireKnownEnvironment(name: string, path = 'environment'
   const known = await (await repository()).names();
   if (known.length === 0) {
     throw new ServiceUnavailable(
-      'No environments are known: the platform could not be reached at start and none were stored before. Check platform-services.base-url and http-secret, then restart (or run the start-up tasks).',
+      'No environments are known: the platform could not be reached at start and none were stored before. ' +
+        'Check platform-services.base-url and http-secret, then restart (or run the start-up tasks).',
     );
   }
   if (!known.includes(name)) throw new Invalid([{ path, message: `unknown environment "${name}"; known: ${known.join(', ')}` }]);

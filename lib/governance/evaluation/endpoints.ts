@@ -59,7 +59,8 @@ export const listDisagreementsEndpoint = endpoint({
   method: 'GET',
   path: '/v1/computational-governance/cue-disagreements',
   summary:
-    'Pairs (policy version, resource) the native and WebAssembly CUE evaluators judged differently while cue-config.evaluator was shadow, newest first, with both verdicts',
+    'Pairs (policy version, resource) the native and WebAssembly CUE evaluators judged differently while cue-config.evaluator was shadow, ' +
+    'newest first, with both verdicts',
   tags: ['evaluation'],
   query: paginationQuery.extend(disagreementFilters.shape),
   responses: { 200: { description: 'A page of disagreements', schema: listOf(cueDisagreement, 'CueDisagreementList') } },

@@ -263,9 +263,8 @@ export async function deadLetterTask(taskId: string, reason?: string): Promise<v
   const pageSize = report ? ((await perimeterOf(database, await getSettings(), report.resourceType).catch(() => undefined))?.batchSize ?? 0) : 0;
   const announced = await inTransaction(database, 'evaluation dead letter', async (tx) => {
     const locked = await reports.lock(task.reportId, tx);
-    const why =
-      reason ??
-      `${task.lastError ?? `Environment ${task.environment}, page at offset ${task.offset}: its message was not processed`} (gave up after ${Math.max(task.attempts, 1)} attempts)`;
+    const lastError = task.lastError ?? `Environment ${task.environment}, page at offset ${task.offset}: its message was not processed`;
+    const why = reason ?? `${lastError} (gave up after ${Math.max(task.attempts, 1)} attempts)`;
     if (!locked || !(await tasks.fail(taskId, why, tx))) return false;
     await reports.progressFromTasks(task.reportId, entities, pageSize, tx);
     return finishIfEnded(database, locked, tx);

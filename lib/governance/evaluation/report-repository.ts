@@ -64,7 +64,9 @@ export class ReportRepository {
       .update(t)
       .set({
         done: sql`(select coalesce(sum(${tasks.resources}), 0) * ${entities} from ${tasks} where ${tasks.reportId} = ${id})`,
-        total: sql`(select coalesce(sum(case when ${tasks.status} in ('queued', 'running') then greatest(${tasks.resources}, coalesce(${tasks.expectedResources}, ${tasks.resources} + ${pageSize})) else ${tasks.resources} end), 0) * ${entities} from ${tasks} where ${tasks.reportId} = ${id})`,
+        total: sql`(select coalesce(sum(case when ${tasks.status} in ('queued', 'running')
+            then greatest(${tasks.resources}, coalesce(${tasks.expectedResources}, ${tasks.resources} + ${pageSize}))
+            else ${tasks.resources} end), 0) * ${entities} from ${tasks} where ${tasks.reportId} = ${id})`,
       })
       .where(eq(t.id, id));
   }

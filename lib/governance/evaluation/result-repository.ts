@@ -39,7 +39,9 @@ export class ResultRepository {
     );
     const records = JSON.stringify(results.map((result) => Object.fromEntries(columns.map(({ key, column }) => [column.name, result[key]]))));
     await tx.execute(
-      sql`insert into ${this.table} (${names}) select ${names} from rows from (jsonb_to_recordset(${records}::jsonb) as (${types})) with ordinality as given(${names}, position) order by position on conflict do nothing`,
+      sql`insert into ${this.table} (${names}) select ${names}
+        from rows from (jsonb_to_recordset(${records}::jsonb) as (${types})) with ordinality as given(${names}, position)
+        order by position on conflict do nothing`,
     );
   }
 

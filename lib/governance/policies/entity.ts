@@ -121,10 +121,14 @@ const representationFields = {
   cronExpression: z.string().nullable(),
   strategy: z.enum(STRATEGIES),
   status: z.enum(STATUSES),
-  evaluator: z.enum(CUE_EVALUATORS).nullable().meta({
-    description:
-      'cue: what evaluates this version, decided when it was saved (docs/cue-policies.md, "Which evaluator runs a policy"); null for remote, and for a version saved before the choice existed (decided when evaluated)',
-  }),
+  evaluator: z
+    .enum(CUE_EVALUATORS)
+    .nullable()
+    .meta({
+      description:
+        'cue: what evaluates this version, decided when it was saved (docs/cue-policies.md, "Which evaluator runs a policy"); ' +
+        'null for remote, and for a version saved before the choice existed (decided when evaluated)',
+    }),
   evaluatorReason: z.string().nullable().meta({ description: 'Why this version is evaluated by wasm rather than native; null otherwise' }),
   createdAt: z.string(),
   createdBy: z.string(),

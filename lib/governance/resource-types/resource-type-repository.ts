@@ -57,8 +57,10 @@ export class ResourceTypeRepository {
       .onConflictDoUpdate({
         target: table.name,
         set: { ...values, updatedAt: sql`now()` },
-        setWhere: sql`(${table.displayName}, ${table.resourceNameField}, ${table.resourceDisplayNameFields}, ${table.resourceFilterField}, ${table.batchSize}, ${table.resolverUrl}, ${table.resolverPath}, ${table.source})
-          is distinct from (excluded.display_name, excluded.resource_name_field, excluded.resource_display_name_fields, excluded.resource_filter_field, excluded.batch_size, excluded.resolver_url, excluded.resolver_path, excluded.source)`,
+        setWhere: sql`(${table.displayName}, ${table.resourceNameField}, ${table.resourceDisplayNameFields}, ${table.resourceFilterField},
+            ${table.batchSize}, ${table.resolverUrl}, ${table.resolverPath}, ${table.source})
+          is distinct from (excluded.display_name, excluded.resource_name_field, excluded.resource_display_name_fields, excluded.resource_filter_field,
+            excluded.batch_size, excluded.resolver_url, excluded.resolver_path, excluded.source)`,
       })
       // xmax is 0 on a row version created by an insert, not by an update.
       .returning({ ...getTableColumns(table), inserted: sql<boolean>`(xmax = 0)` });
