@@ -1,7 +1,7 @@
 import type { Expr, Field, StructLit } from '../../lib/governance/engines/cue/native/ast';
 import type { Inspected } from '../../lib/governance/engines/cue/native/inspect';
 import { parseExpression } from '../../lib/governance/engines/cue/native/parser';
-import { parseTestAttribute, type Path, type TestAttribute } from './cue-test-attributes';
+import { type Path, parseTestAttribute, type TestAttribute } from './cue-test-attributes';
 
 /**
  * Checks `@test` assertions against the evaluator's plain-data tree, as inline-test-attributes.md says:
@@ -55,7 +55,11 @@ function navigate(root: Inspected, path: Path): Inspected | Failure {
     current = resolveDefault(current);
     if (current.kind === 'bottom') return current;
     const next =
-      current.kind === 'struct' ? current.fields.find((field) => field.label === step)?.value : current.kind === 'list' ? current.elements[Number(step)] : undefined;
+      current.kind === 'struct'
+        ? current.fields.find((field) => field.label === step)?.value
+        : current.kind === 'list'
+          ? current.elements[Number(step)]
+          : undefined;
     if (!next) return fail('path not found', `${show(path)}: no ${String(step)} in ${describe(current)}`);
     current = next;
   }
@@ -76,7 +80,10 @@ function resolveDefault(value: Inspected): Inspected {
  */
 function checkError(attribute: TestAttribute, target: Inspected, path: Path): Failure | undefined {
   const code = attribute.options.get('code');
-  const wanted = code?.replace(/[()]/g, '').split('|').map((name) => (name.startsWith('structural') ? 'structural-cycle' : name));
+  const wanted = code
+    ?.replace(/[()]/g, '')
+    .split('|')
+    .map((name) => (name.startsWith('structural') ? 'structural-cycle' : name));
   const contains = attribute.options.get('contains');
   const any = attribute.positional.includes('any');
   const errors = bottomsIn(target, path, any);
@@ -93,12 +100,22 @@ function checkError(attribute: TestAttribute, target: Inspected, path: Path): Fa
  * its path or the path of the let it arose in (`a.b: undefined field: c`), or the message's format (`undefined field: %s`).
  */
 function mentions({ error, path }: { error: Extract<Inspected, { kind: 'bottom' }>; path: Path }, text: string): boolean {
-  const pattern = new RegExp(text.split(/%[svdq]/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?'));
-  return pattern.test(error.message) || pattern.test(`${cuePath(path)}: ${error.message}`) || (error.origin !== undefined && pattern.test(`${error.origin}: ${error.message}`));
+  const pattern = new RegExp(
+    text
+      .split(/%[svdq]/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*?'),
+  );
+  return (
+    pattern.test(error.message) ||
+    pattern.test(`${cuePath(path)}: ${error.message}`) ||
+    (error.origin !== undefined && pattern.test(`${error.origin}: ${error.message}`))
+  );
 }
 
 /** A path as CUE prints it before a message: labels that are not identifiers quoted (`service."node-exporter".spec`). */
-const cuePath = (path: Path): string => path.map((label) => (typeof label === 'string' && !/^[#_]*[A-Za-z_$][\w$]*$/.test(label) ? JSON.stringify(label) : String(label))).join('.');
+const cuePath = (path: Path): string =>
+  path.map((label) => (typeof label === 'string' && !/^[#_]*[A-Za-z_$][\w$]*$/.test(label) ? JSON.stringify(label) : String(label))).join('.');
 
 /** The errors in a value, with their paths: in all its descendants, or only in those that make it erroneous (regular fields, elements). */
 function bottomsIn(value: Inspected, path: Path, all: boolean): { error: Extract<Inspected, { kind: 'bottom' }>; path: Path }[] {
@@ -106,7 +123,9 @@ function bottomsIn(value: Inspected, path: Path, all: boolean): { error: Extract
     case 'bottom':
       return [{ error: value, path }];
     case 'struct': {
-      const fields = value.fields.filter((field) => all || (field.constraint === '' && !field.definition)).flatMap((field) => bottomsIn(field.value, [...path, field.label], all));
+      const fields = value.fields
+        .filter((field) => all || (field.constraint === '' && !field.definition))
+        .flatMap((field) => bottomsIn(field.value, [...path, field.label], all));
       return value.error ? [{ error: value.error, path }, ...fields] : fields;
     }
     case 'list':
@@ -119,7 +138,12 @@ function bottomsIn(value: Inspected, path: Path, all: boolean): { error: Extract
 }
 
 function checkKind(expected: string, value: Inspected, path: Path): Failure | undefined {
-  const allowed = new Set(expected.split('|').map((kind) => ({ _: 'top', '_|_': 'bottom', number: 'int|float' })[kind.trim()] ?? kind.trim()).flatMap((kind) => kind.split('|')));
+  const allowed = new Set(
+    expected
+      .split('|')
+      .map((kind) => ({ _: 'top', '_|_': 'bottom', number: 'int|float' })[kind.trim()] ?? kind.trim())
+      .flatMap((kind) => kind.split('|')),
+  );
   const actual = kindsOf(resolveDefault(value));
   return actual.every((kind) => allowed.has(kind)) ? undefined : fail('kind differs', `${show(path)}: want ${expected}, got ${actual.join('|')}`);
 }
@@ -147,7 +171,8 @@ function compare(expected: Expr, actual: Inspected, path: Path, shared: Set<stri
     case 'list': {
       if (actual.kind !== 'list') return mismatch(expected, actual, path);
       const elements = expected.elements.filter((element): element is Expr => element.type !== 'comprehension');
-      if (elements.length !== actual.elements.length) return fail('list length differs', `${show(path)}: want ${elements.length}, got ${actual.elements.length}`);
+      if (elements.length !== actual.elements.length)
+        return fail('list length differs', `${show(path)}: want ${elements.length}, got ${actual.elements.length}`);
       // CUE's runner matches `[]` with `[...int]`: only an expected `...` asks for an open list.
       if (expected.rest && !actual.open) return fail('list not open', show(path));
       for (const [index, element] of elements.entries()) {
@@ -162,7 +187,11 @@ function compare(expected: Expr, actual: Inspected, path: Path, shared: Set<stri
     case 'literal':
       return compareLiteral(expected, actual, path);
     case 'unary':
-      if ((expected.op === '-' || expected.op === '+') && expected.operand.type === 'literal' && (expected.operand.kind === 'int' || expected.operand.kind === 'float'))
+      if (
+        (expected.op === '-' || expected.op === '+') &&
+        expected.operand.type === 'literal' &&
+        (expected.operand.kind === 'int' || expected.operand.kind === 'float')
+      )
         return compareNumber(expected.operand.kind, `${expected.op}${String(expected.operand.value)}`, actual, path);
       break;
     case 'ident':
@@ -191,13 +220,31 @@ function compareLiteral(expected: Extract<Expr, { type: 'literal' }>, actual: In
 
 /** Numbers by value and kind: CUE tells `1` (int) from `1.0` (float). */
 function compareNumber(kind: 'int' | 'float', text: string, actual: Inspected, path: Path): Failure | undefined {
-  if (actual.kind !== 'int' && actual.kind !== 'float') return fail(`expected ${kind}, got ${actual.kind === 'bottom' ? `error (${actual.code})` : actual.kind}`, `${show(path)}: want ${text}, got ${describe(actual)}`);
+  if (actual.kind !== 'int' && actual.kind !== 'float')
+    return fail(
+      `expected ${kind}, got ${actual.kind === 'bottom' ? `error (${actual.code})` : actual.kind}`,
+      `${show(path)}: want ${text}, got ${describe(actual)}`,
+    );
   if (actual.kind !== kind) return fail(`expected ${kind}, got ${actual.kind}`, `${show(path)}: want ${text}, got ${actual.text}`);
-  const equal = kind === 'int' ? integerValue(text) === integerValue(actual.text) : Number(text.replace(/_/g, '')) === actual.value || Number(text.replace(/_/g, '')) === Number(actual.text);
+  const equal =
+    kind === 'int'
+      ? integerValue(text) === integerValue(actual.text)
+      : Number(text.replace(/_/g, '')) === actual.value || Number(text.replace(/_/g, '')) === Number(actual.text);
   return equal ? undefined : fail('number differs', `${show(path)}: want ${text}, got ${actual.text}`);
 }
 
-const MULTIPLIERS: Record<string, bigint> = { K: 10n ** 3n, M: 10n ** 6n, G: 10n ** 9n, T: 10n ** 12n, P: 10n ** 15n, Ki: 2n ** 10n, Mi: 2n ** 20n, Gi: 2n ** 30n, Ti: 2n ** 40n, Pi: 2n ** 50n };
+const MULTIPLIERS: Record<string, bigint> = {
+  K: 10n ** 3n,
+  M: 10n ** 6n,
+  G: 10n ** 9n,
+  T: 10n ** 12n,
+  P: 10n ** 15n,
+  Ki: 2n ** 10n,
+  Mi: 2n ** 20n,
+  Gi: 2n ** 30n,
+  Ti: 2n ** 40n,
+  Pi: 2n ** 50n,
+};
 
 /** An integer literal's value: `1_000`, `0x1F`, `0o17`, `0b1`, `1.5Ki`; undefined when it is not one. */
 function integerValue(text: string): bigint | undefined {
@@ -242,7 +289,8 @@ function compareStruct(expected: StructLit, actual: Inspected, path: Path, share
   const embeds = expected.decls.filter((decl) => decl.type === 'embed');
   // `{5, #d: 1}`: a scalar embedded beside definitions or hidden fields; the plain tree keeps only the scalar.
   // `{_|_, a: 1}` asserts an erroneous struct, its fields being informational (CUE's runner: astcmp.go, hasEmbedBottom).
-  if (embeds.some((embed) => embed.type === 'embed' && embed.expr.type === 'literal' && embed.expr.kind === 'bottom')) return isError(actual) ? undefined : mismatch(expected, actual, path);
+  if (embeds.some((embed) => embed.type === 'embed' && embed.expr.type === 'literal' && embed.expr.kind === 'bottom'))
+    return isError(actual) ? undefined : mismatch(expected, actual, path);
   const declarative = fields.every((field) => field.label.kind === 'name' && /^[_#]/.test(field.label.name));
   if (embeds.length === 1 && (fields.length === 0 || (declarative && actual.kind !== 'struct'))) return compare(embeds[0].expr, actual, path, shared);
   if (actual.kind !== 'struct') return mismatch(expected, actual, path);
@@ -255,7 +303,8 @@ function compareStruct(expected: StructLit, actual: Inspected, path: Path, share
   for (const field of fields) {
     if (field.label.kind === 'pattern') {
       const label = normalise(format(field.label.expr));
-      if (!actual.patterns.some((pattern) => normalise(pattern) === label)) return fail('pattern missing', `${show(path)}: want [${label}], got ${actual.patterns.map((pattern) => `[${pattern}]`).join(' ') || 'none'}`);
+      if (!actual.patterns.some((pattern) => normalise(pattern) === label))
+        return fail('pattern missing', `${show(path)}: want [${label}], got ${actual.patterns.map((pattern) => `[${pattern}]`).join(' ') || 'none'}`);
       continue;
     }
     if (field.label.kind !== 'name') continue;
@@ -267,7 +316,8 @@ function compareStruct(expected: StructLit, actual: Inspected, path: Path, share
     if (attributes.some((attribute) => attribute.directive === 'ignore')) continue;
     const found = actual.fields.find((candidate) => candidate.label === label);
     if (!found) return fail('field missing', `${show(fieldPath)} (has ${actual.fields.map((candidate) => candidate.label).join(', ') || 'no fields'})`);
-    if (found.constraint !== (field.constraint ?? '')) return fail('field marker differs', `${show(fieldPath)}: want "${field.constraint ?? ''}", got "${found.constraint}"`);
+    if (found.constraint !== (field.constraint ?? ''))
+      return fail('field marker differs', `${show(fieldPath)}: want "${field.constraint ?? ''}", got "${found.constraint}"`);
     const err = attributes.find((attribute) => attribute.directive === 'err');
     if (err) {
       const at = err.options.get('at');
@@ -293,14 +343,25 @@ function compareStruct(expected: StructLit, actual: Inspected, path: Path, share
 const isError = (value: Inspected): boolean => value.kind === 'bottom' || (value.kind === 'struct' && value.error !== undefined);
 
 function mismatch(expected: Expr, actual: Inspected, path: Path): Failure {
-  const want = expected.type === 'struct' ? 'struct' : expected.type === 'list' ? 'list' : expected.type === 'literal' ? expected.kind : expected.type === 'binary' && expected.op === '|' ? 'disjunction' : 'constraint';
+  const want =
+    expected.type === 'struct'
+      ? 'struct'
+      : expected.type === 'list'
+        ? 'list'
+        : expected.type === 'literal'
+          ? expected.kind
+          : expected.type === 'binary' && expected.op === '|'
+            ? 'disjunction'
+            : 'constraint';
   const got = actual.kind === 'bottom' ? `error (${actual.code})` : actual.kind;
   return fail(want === got ? `${want} differs` : `expected ${want}, got ${got}`, `${show(path)}: want ${format(expected)}, got ${describe(actual)}`);
 }
 
 /** A CUE path of `at=`: `a.b`, `a."x-y"`, `l[0]`. */
 function parsePath(text: string): Path {
-  return [...text.matchAll(/"((?:[^"\\]|\\.)*)"|\[(\d+)\]|([^.[\]"]+)/g)].map((match) => (match[2] !== undefined ? Number(match[2]) : match[1] !== undefined ? unquote(`"${match[1]}"`) : match[3]));
+  return [...text.matchAll(/"((?:[^"\\]|\\.)*)"|\[(\d+)\]|([^.[\]"]+)/g)].map((match) =>
+    match[2] !== undefined ? Number(match[2]) : match[1] !== undefined ? unquote(`"${match[1]}"`) : match[3],
+  );
 }
 
 function unquote(text: string): string {
@@ -340,7 +401,10 @@ export function describe(value: Inspected, depth = 0): string {
     case 'list':
       return depth > 2 ? '[...]' : `[${[...value.elements.map((element) => describe(element, depth + 1)), ...(value.open ? ['...'] : [])].join(', ')}]`;
     case 'struct': {
-      const decls = [...(value.error ? [describe(value.error)] : []), ...value.fields.map((field) => `${field.label}${field.constraint}: ${describe(field.value, depth + 1)}`)];
+      const decls = [
+        ...(value.error ? [describe(value.error)] : []),
+        ...value.fields.map((field) => `${field.label}${field.constraint}: ${describe(field.value, depth + 1)}`),
+      ];
       return depth > 2 ? '{...}' : `{${decls.join(', ')}}`;
     }
   }

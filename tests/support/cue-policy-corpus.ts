@@ -35,7 +35,11 @@ export const CORPUS: readonly CorpusPolicy[] = [
     script: 'name: string\nowner?: {email: string}\nif owner != _|_ {\n\towner: email: =~"@"\n}\n',
     compliant: { name: 'a', owner: { email: 'a@b.c' } },
   },
-  { name: 'presence read into a hidden field', script: 'name?: string\n_named: name != _|_\nif _named {\n\tname: =~"^[a-z]+$"\n}\n', compliant: { name: 'abc' } },
+  {
+    name: 'presence read into a hidden field',
+    script: 'name?: string\n_named: name != _|_\nif _named {\n\tname: =~"^[a-z]+$"\n}\n',
+    compliant: { name: 'abc' },
+  },
   { name: 'owner pattern', script: 'owner: string & =~"^[a-z]+$"\n', compliant: { owner: 'alice' } },
   { name: 'enumeration', script: 'owner: string & =~"^[a-z]+$"\ndomain: "finance" | "sales"\n', compliant: { owner: 'bob', domain: 'sales' } },
   { name: 'enumeration with default', script: 'env: *"dev" | "qa" | "prod"\n', compliant: { env: 'qa' } },
@@ -45,7 +49,12 @@ export const CORPUS: readonly CorpusPolicy[] = [
   {
     name: 'every element',
     script: 'components: [...{kind: "outputport" | "workload", name: string, ...}]\n',
-    compliant: { components: [{ kind: 'outputport', name: 'a' }, { kind: 'workload', name: 'b', extra: true }] },
+    compliant: {
+      components: [
+        { kind: 'outputport', name: 'a' },
+        { kind: 'workload', name: 'b', extra: true },
+      ],
+    },
   },
   {
     name: 'rule for some elements',
@@ -95,7 +104,8 @@ export const CORPUS: readonly CorpusPolicy[] = [
   },
   {
     name: 'builtin validators',
-    script: 'import (\n\t"strings"\n\t"list"\n)\n\nname: strings.HasPrefix("dp-") & strings.MinRunes(4)\ntags: [...string] & list.UniqueItems()\ncode: =~"^[A-Z]{3}$"\n',
+    script:
+      'import (\n\t"strings"\n\t"list"\n)\n\nname: strings.HasPrefix("dp-") & strings.MinRunes(4)\ntags: [...string] & list.UniqueItems()\ncode: =~"^[A-Z]{3}$"\n',
     compliant: { name: 'dp-sales', tags: ['a', 'b'], code: 'ABC' },
   },
   {
@@ -119,7 +129,8 @@ export const CORPUS: readonly CorpusPolicy[] = [
   },
   {
     name: 'data product (required fields, definitions)',
-    script: '#Owner: {name!: string, email!: =~"^[^@]+@[^@]+$"}\ndataProductOwner!: #Owner\ndomain!: "finance" | "sales" | "marketing"\nversion!: =~"^\\\\d+\\\\.\\\\d+\\\\.\\\\d+$"\nenvironment: *"development" | "production"\n',
+    script:
+      '#Owner: {name!: string, email!: =~"^[^@]+@[^@]+$"}\ndataProductOwner!: #Owner\ndomain!: "finance" | "sales" | "marketing"\nversion!: =~"^\\\\d+\\\\.\\\\d+\\\\.\\\\d+$"\nenvironment: *"development" | "production"\n',
     compliant: { dataProductOwner: { name: 'a', email: 'a@b.c' }, domain: 'sales', version: '1.2.3', environment: 'production' },
     requiredFields: true,
   },
@@ -137,7 +148,8 @@ export const CORPUS: readonly CorpusPolicy[] = [
   },
   {
     name: 'JSON and YAML texts',
-    script: 'import (\n\t"encoding/json"\n\t"encoding/yaml"\n)\n\nconfig: string & json.Valid()\nsettings?: string & yaml.Validate({replicas?: int & <10})\n_defaults: {replicas: 2, tags: ["a", "b"]}\ndefaults: json.Marshal(_defaults)\n',
+    script:
+      'import (\n\t"encoding/json"\n\t"encoding/yaml"\n)\n\nconfig: string & json.Valid()\nsettings?: string & yaml.Validate({replicas?: int & <10})\n_defaults: {replicas: 2, tags: ["a", "b"]}\ndefaults: json.Marshal(_defaults)\n',
     compliant: { config: '{"a": [1, 2.5]}', settings: 'replicas: 3', defaults: '{"replicas":2,"tags":["a","b"]}' },
   },
 ];

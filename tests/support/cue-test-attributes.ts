@@ -40,7 +40,13 @@ export function assertionsOf(file: File): Assertion[] {
 
 function collectDecls(decls: readonly Decl[], path: Path, found: Assertion[]): void {
   const declAttributes = decls.filter((decl) => decl.type === 'attribute');
-  if (declAttributes.length > 0) place(declAttributes.map((decl) => decl.text), path, declAttributes[0].at.line, found);
+  if (declAttributes.length > 0)
+    place(
+      declAttributes.map((decl) => decl.text),
+      path,
+      declAttributes[0].at.line,
+      found,
+    );
   for (const decl of decls) {
     if (decl.type === 'embed') collectExpr(decl.expr, path, found);
     // Fields under computed or pattern labels, in comprehensions or lets, have no concrete path to assert at.

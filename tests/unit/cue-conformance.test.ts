@@ -19,7 +19,21 @@ import { cueInputsOf, txtarFilesUnder } from '../support/txtar';
  * package it does not have. The percentage is over the files in scope.
  */
 const CONFORMANCE = path.resolve(process.cwd(), '../shared/cue-conformance/cue/testdata');
-const FOLDERS = ['basicrewrite', 'scalars', 'lists', 'interpolation', 'references', 'resolve', 'definitions', 'disjunctions', 'comprehensions', 'builtins', 'choosedefault', 'fulleval', 'eval'];
+const FOLDERS = [
+  'basicrewrite',
+  'scalars',
+  'lists',
+  'interpolation',
+  'references',
+  'resolve',
+  'definitions',
+  'disjunctions',
+  'comprehensions',
+  'builtins',
+  'choosedefault',
+  'fulleval',
+  'eval',
+];
 const FLOORS_FILE = path.resolve(process.cwd(), 'tests/support/cue-conformance-floors.json');
 const REPORT_FILE = process.env.CUE_CONFORMANCE_REPORT ?? path.join(tmpdir(), 'cue-conformance-report.txt');
 /** Evaluation steps per file: a file that would make the evaluator loop ends as an error instead. */
@@ -74,7 +88,9 @@ function runArchive(folder: string, name: string): FileResult {
     root = inspectFiles(inputs, 64, MAX_STEPS);
   } catch (error) {
     const message = (error as Error).message;
-    return result(true, assertions.length, [{ category: `throws: ${message.replace(/\(line \d+, column \d+\)|"[^"]*"|\d+/g, '…').slice(0, 60)}`, detail: message }]);
+    return result(true, assertions.length, [
+      { category: `throws: ${message.replace(/\(line \d+, column \d+\)|"[^"]*"|\d+/g, '…').slice(0, 60)}`, detail: message },
+    ]);
   }
   const failures = assertions.flatMap((assertion) => {
     try {
@@ -88,7 +104,8 @@ function runArchive(folder: string, name: string): FileResult {
 }
 
 /** A file that threw or did not parse passes none of its assertions; otherwise each failure is one assertion. */
-const assertionsPassed = (file: FileResult) => (file.failures.some((failure) => failure.category.startsWith('throws') || failure.category === 'does not parse') ? 0 : file.assertions - file.failures.length);
+const assertionsPassed = (file: FileResult) =>
+  file.failures.some((failure) => failure.category.startsWith('throws') || failure.category === 'does not parse') ? 0 : file.assertions - file.failures.length;
 
 const results = new Map<string, FileResult[]>();
 
@@ -118,11 +135,16 @@ describe.skipIf(!existsSync(CONFORMANCE))("CUE's conformance files, evaluated na
       const percent = row.inScope ? Math.round((100 * row.passed) / row.inScope) : 0;
       return `${row.folder.padEnd(15)} ${`${row.passed}/${row.counted}`.padStart(8)} ${`${row.passed}/${row.inScope}`.padStart(8)} ${`${percent}%`.padStart(5)} ${`${row.assertionsOk}/${row.assertions}`.padStart(10)}${row.uncounted ? `  ${row.uncounted} without assertions` : ''}${hint}`;
     });
-    const outside = FOLDERS.flatMap((folder) => (results.get(folder) ?? []).filter((file) => file.outOfScope).map((file) => `  ${folder}/${file.name}: ${file.outOfScope}`));
+    const outside = FOLDERS.flatMap((folder) =>
+      (results.get(folder) ?? []).filter((file) => file.outOfScope).map((file) => `  ${folder}/${file.name}: ${file.outOfScope}`),
+    );
     const all = [...results.values()].flat();
     const categories = new Map<string, number>();
     for (const failure of all.flatMap((file) => file.failures)) categories.set(failure.category, (categories.get(failure.category) ?? 0) + 1);
-    const commonest = [...categories].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([category, count]) => `${String(count).padStart(5)}  ${category}`);
+    const commonest = [...categories]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([category, count]) => `${String(count).padStart(5)}  ${category}`);
     const slowest = [...all].sort((a, b) => b.milliseconds - a.milliseconds)[0];
     console.log(
       [
@@ -137,7 +159,9 @@ describe.skipIf(!existsSync(CONFORMANCE))("CUE's conformance files, evaluated na
       ].join('\n'),
     );
     const report = FOLDERS.flatMap((folder) =>
-      (results.get(folder) ?? []).filter((file) => file.failures.length > 0).map((file) => `${folder}/${file.name}\n${file.failures.map((failure) => `  [${failure.category}] ${failure.detail}`).join('\n')}`),
+      (results.get(folder) ?? [])
+        .filter((file) => file.failures.length > 0)
+        .map((file) => `${folder}/${file.name}\n${file.failures.map((failure) => `  [${failure.category}] ${failure.detail}`).join('\n')}`),
     ).join('\n');
     writeFileSync(REPORT_FILE, `${report}\n`);
     if (process.env.CUE_CONFORMANCE_VERBOSE === '1') console.log(report);

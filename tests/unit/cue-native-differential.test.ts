@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCueEngine, type CueEngine } from '../../lib/governance/engines/cue/cue-engine';
+import { type CueEngine, createCueEngine } from '../../lib/governance/engines/cue/cue-engine';
 import { compileNative, evaluateNative } from '../../lib/governance/engines/cue/native';
 import type { EngineResult } from '../../lib/governance/engines/engine';
 import { CORPUS, type CorpusPolicy } from '../support/cue-policy-corpus';
@@ -56,8 +56,8 @@ function places(value: Json, out: { parent: Json[] | Record<string, Json>; key: 
 }
 
 function containers(value: Json, out: (Json[] | Record<string, Json>)[] = []): typeof out {
-  if (Array.isArray(value)) (out.push(value), value.forEach((element) => containers(element, out)));
-  else if (value && typeof value === 'object') (out.push(value), Object.values(value).forEach((element) => containers(element, out)));
+  if (Array.isArray(value)) out.push(value), value.forEach((element) => containers(element, out));
+  else if (value && typeof value === 'object') out.push(value), Object.values(value).forEach((element) => containers(element, out));
   return out;
 }
 
@@ -127,7 +127,17 @@ describe('the native evaluator agrees with CUE', () => {
         const descriptors = descriptorsFor(policy, index);
         const reference = policy.requiredFields ? policy.script.replace(/!:/g, ':') : policy.script;
         const [expected] = await wasm.evaluate(
-          [{ id: `p${index}`, version: 1, kind: policy.metric ? 'metric' : 'policy', engine: 'cue', cueScript: reference, requireConcrete, remoteEngineUrl: null }],
+          [
+            {
+              id: `p${index}`,
+              version: 1,
+              kind: policy.metric ? 'metric' : 'policy',
+              engine: 'cue',
+              cueScript: reference,
+              requireConcrete,
+              remoteEngineUrl: null,
+            },
+          ],
           descriptors.map((descriptor, at) => ({ id: `r${at}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
         );
         const disagreements = descriptors.flatMap((descriptor, at) => {
@@ -152,19 +162,38 @@ describe('the native evaluator agrees with CUE', () => {
       const policy = byName.get(name) as CorpusPolicy;
       const compiled = compileNative(policy.script);
       if (!compiled.ok) throw new Error(`${name}: ${JSON.stringify(compiled)}`);
-      const entity = { id: 'p', version: 1, kind: policy.metric ? 'metric' : 'policy', engine: 'cue', cueScript: policy.script, requireConcrete: true, remoteEngineUrl: null } as const;
+      const entity = {
+        id: 'p',
+        version: 1,
+        kind: policy.metric ? 'metric' : 'policy',
+        engine: 'cue',
+        cueScript: policy.script,
+        requireConcrete: true,
+        remoteEngineUrl: null,
+      } as const;
       const [[cue]] = await wasm.evaluate([entity], [{ id: 'r', resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) }]);
       return { cue, native: evaluateNative(compiled.program, descriptor, { requireConcrete: true, metric: Boolean(policy.metric) }) };
     };
     // v0.4 fails a comparison of a bool with a string inside `if` in a list with a message and no path: the pair fails.
     const comprehension = await run('an `if` clause inside a list comprehension', { components: [{ kind: true }] });
     expect(comprehension.cue).toMatchObject({ satisfiesPolicy: false, isError: true });
-    expect(comprehension.native).toMatchObject({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/invalid operands true and "outputport" to '=='/)] });
+    expect(comprehension.native).toMatchObject({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: [expect.stringMatching(/invalid operands true and "outputport" to '=='/)],
+    });
     // The v0.4 path checks the policy alone as well, where the argument is not concrete: under
     // requireConcrete its pairs fail with `error in call to strings.ToUpper: non-concrete value
     // string` (in batches of several descriptors; a lone descriptor passes). Natively they pass.
-    expect((await run('a builtin called with a descriptor field, under requireConcrete', { name: 'dp-sales', upper: 'DP-SALES' })).native).toEqual({ satisfiesPolicy: true, isError: false, errors: [] });
-    expect((await run('a builtin called with a descriptor field, under requireConcrete', { name: 'x', upper: 'X' })).native).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^upper: invalid value "X"/)] });
+    expect((await run('a builtin called with a descriptor field, under requireConcrete', { name: 'dp-sales', upper: 'DP-SALES' })).native).toEqual({
+      satisfiesPolicy: true,
+      isError: false,
+      errors: [],
+    });
+    expect((await run('a builtin called with a descriptor field, under requireConcrete', { name: 'x', upper: 'X' })).native).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^upper: invalid value "X"/)],
+    });
     // v0.4 checks the open list alone, empty: every pair fails.
     const minItems = await run('list.MinItems(n) on an open list', { tags: ['a'] });
     expect(minItems.cue).toMatchObject({ satisfiesPolicy: false, isError: true });

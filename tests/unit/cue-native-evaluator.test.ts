@@ -4,7 +4,7 @@
  * the WebAssembly path. Its agreement with CUE is tests/unit/cue-native-differential.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { compileNative, evaluateNative, inspectFiles, type Inspected, type NativeProgram } from '../../lib/governance/engines/cue/native';
+import { compileNative, evaluateNative, type Inspected, inspectFiles, type NativeProgram } from '../../lib/governance/engines/cue/native';
 
 function compiled(script: string): NativeProgram {
   const result = compileNative(script);
@@ -29,8 +29,14 @@ describe('the save check', () => {
 
   // CUE names only b; natively the added declaration closes on its own too, so a may be named first (stricter, never laxer).
   it('refuses a field added from outside to a definition nested in a referenced one, as CUE does (x.#foo: field b not allowed)', () => {
-    expect(compileNative('#D: {#foo: {a: int}}\nx: #D\nx: #foo: b: 1\n')).toMatchObject({ ok: false, message: expect.stringMatching(/^x\.#foo\.[ab]: field not allowed$/) });
-    expect(compileNative('#D: {#foo: a: int}\na: #D & {#foo: b: int}\n')).toMatchObject({ ok: false, message: expect.stringMatching(/^a\.#foo\.[ab]: field not allowed$/) });
+    expect(compileNative('#D: {#foo: {a: int}}\nx: #D\nx: #foo: b: 1\n')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^x\.#foo\.[ab]: field not allowed$/),
+    });
+    expect(compileNative('#D: {#foo: a: int}\na: #D & {#foo: b: int}\n')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^a\.#foo\.[ab]: field not allowed$/),
+    });
     // Declarations of one definition field together say what it allows.
     expect(compileNative('#D: {#foo: a: int}\n#D: {#foo: b: int}\nx: #D & {#foo: {a: 1, b: 2}}\n')).toMatchObject({ ok: true });
   });
@@ -40,19 +46,31 @@ describe('the save check', () => {
     const fixed = 'components: [...]\nnames: [for c in components {c.name}] & [_, _]\n';
     expect(compileNative(fixed)).toMatchObject({ ok: true });
     expect(vet(fixed, { components: [{ name: 'a' }, { name: 'b' }] })).toEqual(PASS);
-    expect(vet(fixed, { components: [{ name: 'a' }] })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^names: incompatible list lengths \(1 and 2\)/)] });
+    expect(vet(fixed, { components: [{ name: 'a' }] })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^names: incompatible list lengths \(1 and 2\)/)],
+    });
     // A validator of an open list is not final before data fills it.
     expect(compileNative('import "list"\ntags: [...string] & list.MinItems(1)\n')).toMatchObject({ ok: true });
     // A hidden field that reads the descriptor.
     const hidden = 'components: [...]\n_count: len(components) & <3\n';
     expect(compileNative(hidden)).toMatchObject({ ok: true });
-    expect(vet(hidden, { components: [1, 2, 3] })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_count: invalid value 3 \(out of bound <3\)/)] });
+    expect(vet(hidden, { components: [1, 2, 3] })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^_count: invalid value 3 \(out of bound <3\)/)],
+    });
   });
 
   it('sends to the WebAssembly path what the native evaluator does not do, saying what', () => {
     expect(compileNative('import "crypto/sha256"\na: 1\n')).toEqual({ ok: false, unsupported: 'the package "crypto/sha256" is not in the native evaluator' });
-    expect(compileNative('import "strings"\na: strings.ToValidUTF8("abc", "")\n')).toEqual({ ok: false, unsupported: 'strings.ToValidUTF8 is not in the native evaluator' });
-    expect(compileNative('a: =~"[[:alpha:]]+"\n')).toMatchObject({ ok: false, unsupported: expect.stringMatching(/RE2 syntax the native evaluator does not read/) });
+    expect(compileNative('import "strings"\na: strings.ToValidUTF8("abc", "")\n')).toEqual({
+      ok: false,
+      unsupported: 'strings.ToValidUTF8 is not in the native evaluator',
+    });
+    expect(compileNative('a: =~"[[:alpha:]]+"\n')).toMatchObject({
+      ok: false,
+      unsupported: expect.stringMatching(/RE2 syntax the native evaluator does not read/),
+    });
     expect(compileNative('@experiment(aliasv2)\na: 1\n')).toEqual({ ok: false, unsupported: 'the script turns on a CUE experiment' });
   });
 });
@@ -68,8 +86,16 @@ describe('the verdict', () => {
   });
 
   it("reads a descriptor's `_x` and `#x` keys as the regular fields they are in CUE, apart from hidden fields and definitions", () => {
-    expect(vet('#C: {name: string}\ncomponents: [...#C]\n', { components: [{ name: 'a', _links: 1 }] })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['components.0."_links": field not allowed'] });
-    expect(vet('close({name: string})\n', { name: 'a', '#meta': 1 }, false)).toEqual({ satisfiesPolicy: false, isError: false, errors: ['"#meta": field not allowed'] });
+    expect(vet('#C: {name: string}\ncomponents: [...#C]\n', { components: [{ name: 'a', _links: 1 }] })).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['components.0."_links": field not allowed'],
+    });
+    expect(vet('close({name: string})\n', { name: 'a', '#meta': 1 }, false)).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['"#meta": field not allowed'],
+    });
     expect(vet('"_id"!: string\n', {}, false)).toEqual({ satisfiesPolicy: false, isError: false, errors: ['"_id": field is required but not present'] });
     expect(vet('"_id": string\n', { _id: 5 }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^"_id": conflicting values/)] });
     // The hidden field _secret and the descriptor's "_secret" are two fields.
@@ -79,16 +105,30 @@ describe('the verdict', () => {
   // The fields of a descriptor's object no rule names become vertices only when reached: each way of reaching them still checks them.
   it("checks a descriptor's fields no rule names when a reference, a pattern, a closed definition or a comprehension reaches them", () => {
     const meta = { z: 'last', n: 2, a: 'ok', b: 'NO' };
-    expect(vet('meta: _\ncheck: meta.n & >3\n', { meta })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['check: invalid value 2 (out of bound >3):\n    policy.cue:2:17'] });
-    expect(vet('meta: [=~"^[ab]"]: =~"^[a-z]+$"\n', { meta })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^meta\.b: invalid value "NO"/)] });
-    expect(vet('#N: {n: int}\nmeta: _\nother: #N\n', { meta, other: { n: 1, m: 2 } })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['other.m: field not allowed'] });
+    expect(vet('meta: _\ncheck: meta.n & >3\n', { meta })).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['check: invalid value 2 (out of bound >3):\n    policy.cue:2:17'],
+    });
+    expect(vet('meta: [=~"^[ab]"]: =~"^[a-z]+$"\n', { meta })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^meta\.b: invalid value "NO"/)],
+    });
+    expect(vet('#N: {n: int}\nmeta: _\nother: #N\n', { meta, other: { n: 1, m: 2 } })).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['other.m: field not allowed'],
+    });
     expect(vet('meta: {n: int}\nnames: [for k, _ in meta {k}] & [_, _, _, _]\n', { meta })).toEqual(PASS);
     expect(vet('meta: {n: int}\nnames: [for k, _ in meta {k}] & [_, _, _]\n', { meta })).toMatchObject({ satisfiesPolicy: false });
   });
 
   it('checks a hidden field that reads an optional field the descriptor gives, and reads numbers from 1e21 up as CUE reads their JSON, floats', () => {
     const script = '_nameLen: len(name) & <64\nname?: string\n';
-    expect(vet(script, { name: 'x'.repeat(70) }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_nameLen: invalid value 70 \(out of bound <64\)/)] });
+    expect(vet(script, { name: 'x'.repeat(70) }, false)).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^_nameLen: invalid value 70 \(out of bound <64\)/)],
+    });
     expect(vet(script, { name: 'x' })).toEqual(PASS);
     expect(vet('n?: int\n', { n: 1e21 })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^n: conflicting values 1E\+21 and int/)] });
     expect(vet('n?: int\n', { n: 1e20 })).toEqual(PASS);
@@ -97,14 +137,20 @@ describe('the verdict', () => {
   // CUE prints the list ["a"]; natively it is shown as it stands while the field is evaluated ([_,...]).
   it('gives a builtin reading its own field the list a descriptor put there, as CUE does, not a cycle that only conflicts could fail', () => {
     const script = 'import "strings"\nname: strings.ToLower(name)\n';
-    expect(vet(script, { name: ['a'] }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^name: cannot use \[.*\] \(type list\) as string in argument 1 to strings.ToLower/)] });
+    expect(vet(script, { name: ['a'] }, false)).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^name: cannot use \[.*\] \(type list\) as string in argument 1 to strings.ToLower/)],
+    });
     expect(vet(script, { name: 'abc' })).toEqual(PASS);
     expect(vet(script, { name: 'Abc' })).toMatchObject({ satisfiesPolicy: false });
   });
 
   it('computes in decimal, as CUE does: 0.1 + 0.2 is 0.3', () => {
     const bounded = 'a: number\nb: number\n_s: a + b\n_s: >0.3\n';
-    expect(vet(bounded, { a: 0.1, b: 0.2 })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_s: invalid value 0.3 \(out of bound >0.3\)/)] });
+    expect(vet(bounded, { a: 0.1, b: 0.2 })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^_s: invalid value 0.3 \(out of bound >0.3\)/)],
+    });
     expect(vet('a: number\nb: number\n_s: (a + b) & 0.3\n', { a: 0.1, b: 0.2 })).toEqual(PASS);
     expect(vet('import "list"\nshares: [...number]\n_t: list.Sum(shares) & <=1\n', { shares: [0.7, 0.2, 0.1] })).toEqual(PASS);
     expect(vet('a: number\nok: a / 0.1 == 3\nok: true\n', { a: 0.3 })).toEqual(PASS);
@@ -126,7 +172,11 @@ describe('the verdict', () => {
   it('closes a close()d struct one level only, as CUE does', () => {
     const script = 'cfg: close({limits: {cpu: int}})\n';
     expect(vet(script, { cfg: { limits: { cpu: 1, memory: 2 } } })).toEqual(PASS);
-    expect(vet(script, { cfg: { limits: { cpu: 1 }, other: 1 } })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['cfg.other: field not allowed'] });
+    expect(vet(script, { cfg: { limits: { cpu: 1 }, other: 1 } })).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['cfg.other: field not allowed'],
+    });
     expect(vet('x: close({a: 1}).b\n', {}, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/undefined field: b/)] });
   });
 
@@ -139,13 +189,16 @@ describe('the verdict', () => {
     expect(vet(conjunctionScript, { a: 1, c: 'x', d: 1 })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['d: field not allowed'] });
   });
 
-  it('closes the sides of a list element\'s conjunction in a definition together, as a field\'s', () => {
+  it("closes the sides of a list element's conjunction in a definition together, as a field's", () => {
     const script = '#F: {do: string, as: [...string]}\n#D: {#c: [#F & {as: ["go"]}]}\nd: #D\nout: d.#c[0].do\n';
     expect(vet(script, { out: 'f1' }, false)).toEqual(PASS);
-    expect(compileNative('#F: {do: string}\n#D: {#c: [#F & {as: ["go"]}]}\n')).toMatchObject({ ok: false, message: expect.stringMatching(/field not allowed/) });
+    expect(compileNative('#F: {do: string}\n#D: {#c: [#F & {as: ["go"]}]}\n')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/field not allowed/),
+    });
   });
 
-  it('closes a struct element of a list in a definition together with the list\'s `...T`', () => {
+  it("closes a struct element of a list in a definition together with the list's `...T`", () => {
     const script = '#V: {kind: *"d" | string, spec: int}\n#L: [...#V] & [{spec: 1}]\nitems: #L\n';
     expect(vet(script, { items: [{ spec: 1, kind: 'd' }] })).toEqual(PASS);
     expect(vet(script, { items: [{ spec: 1, zz: 2 }] })).toMatchObject({ satisfiesPolicy: false, errors: ['items.0.zz: field not allowed'] });
@@ -163,21 +216,41 @@ describe('the verdict', () => {
     expect(vet(script, { name: 1, size: 30 })).toEqual({
       satisfiesPolicy: false,
       isError: false,
-      errors: ['name: conflicting values 1 and string (mismatched types int and string):\n    policy.cue:1:7', 'size: invalid value 30 (out of bound <10):\n    policy.cue:2:13'],
+      errors: [
+        'name: conflicting values 1 and string (mismatched types int and string):\n    policy.cue:1:7',
+        'size: invalid value 30 (out of bound <10):\n    policy.cue:2:13',
+      ],
     });
-    expect(vet(script, {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['name: incomplete value string', 'owner.email: incomplete value =~"@":\n    policy.cue:3:15', 'size: incomplete value <10 & int:\n    policy.cue:2:13'] });
+    expect(vet(script, {})).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: [
+        'name: incomplete value string',
+        'owner.email: incomplete value =~"@":\n    policy.cue:3:15',
+        'size: incomplete value <10 & int:\n    policy.cue:2:13',
+      ],
+    });
   });
 
   it('takes defaults, and leaves an enumeration without one incomplete', () => {
     expect(vet('env: *"dev" | "prod"\n', {})).toEqual(PASS);
     expect(vet('env: "dev" | "prod"\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['env: incomplete value "dev" | "prod"'] });
-    expect(vet('env: "dev" | "prod"\n', { env: 'qa' })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^env: 2 errors in empty disjunction/)] });
+    expect(vet('env: "dev" | "prod"\n', { env: 'qa' })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^env: 2 errors in empty disjunction/)],
+    });
   });
 
   it('gives a metric its value', () => {
     const program = compiled('components: [...]\nvalue: len([for c in components if c.kind == "outputport" {c}])\n');
-    expect(evaluateNative(program, { components: [{ kind: 'outputport' }, { kind: 'workload' }] }, { requireConcrete: true, metric: true })).toEqual({ ...PASS, value: 1 });
-    expect(evaluateNative(compiled('value: "many"\n'), {}, { requireConcrete: true, metric: true })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^value: conflicting values "many" and number/)] });
+    expect(evaluateNative(program, { components: [{ kind: 'outputport' }, { kind: 'workload' }] }, { requireConcrete: true, metric: true })).toEqual({
+      ...PASS,
+      value: 1,
+    });
+    expect(evaluateNative(compiled('value: "many"\n'), {}, { requireConcrete: true, metric: true })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^value: conflicting values "many" and number/)],
+    });
     // With a default, its default (as CUE exports it).
     const withDefault = compiled('score?: number\nvalue: *score | 0\n');
     expect(evaluateNative(withDefault, { score: 0.5 }, { requireConcrete: true, metric: true })).toEqual({ ...PASS, value: 0.5 });
@@ -187,7 +260,10 @@ describe('the verdict', () => {
   it('unifies the lists builtins and slices return element by element', () => {
     const script = 'import "list"\n\ntags: [...string]\nsorted: list.Sort(tags, {x: _, y: _, less: x < y})\nsorted: ["a", "b"]\nfirst: tags[0:1] & ["b"]\n';
     expect(vet(script, { tags: ['b', 'a'] })).toEqual(PASS);
-    expect(vet(script, { tags: ['a', 'b'] })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^first\.0: conflicting values "a" and "b"/)] });
+    expect(vet(script, { tags: ['a', 'b'] })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^first\.0: conflicting values "a" and "b"/)],
+    });
     expect(vet('import "list"\n\nn: len(list.Repeat([0], 3)) & 3\n', {})).toEqual(PASS);
   });
 
@@ -209,7 +285,10 @@ describe('the verdict', () => {
 
   it("words a builtin's argument that is not concrete as CUE does", () => {
     const script = 'import "strings"\nname: string\nupper: strings.ToUpper(name)\n';
-    expect(vet(script, {})).toMatchObject({ satisfiesPolicy: false, errors: ['name: incomplete value string', expect.stringMatching(/^upper: error in call to strings.ToUpper: non-concrete value string/)] });
+    expect(vet(script, {})).toMatchObject({
+      satisfiesPolicy: false,
+      errors: ['name: incomplete value string', expect.stringMatching(/^upper: error in call to strings.ToUpper: non-concrete value string/)],
+    });
   });
 
   it('stops a runaway policy at its budget with a failed result, never a pass', () => {
@@ -244,9 +323,12 @@ describe('the verdict', () => {
       ['x: matchIf({a!: _}, {b!: 5}, _)\n', { x: { a: 1 } }],
     ];
     for (const [script, descriptor] of violations) {
-      for (const requireConcrete of [true, false]) expect(vet(script, descriptor, requireConcrete)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^x: invalid value/)] });
+      for (const requireConcrete of [true, false])
+        expect(vet(script, descriptor, requireConcrete)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^x: invalid value/)] });
     }
-    expect(vet('x: matchIf({a!: _}, {b!: 5}, _)\n', { x: { a: 1, b: 6 } }, false)).toMatchObject({ errors: [expect.stringMatching(/does not satisfy matchIf\): conflicting values 5 and 6/)] });
+    expect(vet('x: matchIf({a!: _}, {b!: 5}, _)\n', { x: { a: 1, b: 6 } }, false)).toMatchObject({
+      errors: [expect.stringMatching(/does not satisfy matchIf\): conflicting values 5 and 6/)],
+    });
   });
 
   it('refuses a structure that nests without end instead of overflowing the stack', () => {
@@ -264,24 +346,38 @@ describe('the conformance view (inspectFiles)', () => {
   // CUE's runner looks the fields up in such a struct and reads its error (internal/cuetxtar/astcmp.go).
   it('keeps the fields of a struct whose comprehension is incomplete, beside its error', () => {
     const root = inspected('#T: {\n\tkind: "a" | "b"\n\tif kind == "a" {size: 1}\n}\n');
-    expect(root).toMatchObject({ kind: 'struct', fields: [{ label: '#T', value: { kind: 'struct', fields: [{ label: 'kind' }], error: { kind: 'bottom', code: 'incomplete' } } }] });
+    expect(root).toMatchObject({
+      kind: 'struct',
+      fields: [{ label: '#T', value: { kind: 'struct', fields: [{ label: 'kind' }], error: { kind: 'bottom', code: 'incomplete' } } }],
+    });
     // A conflict is the value alone.
     expect(inspected('a: {b: 1} & 5\n')).toMatchObject({ fields: [{ label: 'a', value: { kind: 'bottom', code: 'eval' } }] });
   });
 
   it('prints the schemas of matchN and matchIf as CUE does, not as `_`', () => {
-    expect(fieldOf('x: matchN(1, [>10, {foo!: string, bar?: int, ...}])\n', 'x')).toMatchObject({ kind: 'constraint', text: 'matchN(1, [>10, {foo!: string, bar?: int, ...}])' });
-    expect(fieldOf('import "math"\n\nx: matchN(math.MultipleOf(2), [[{}], "all"])\n', 'x')).toMatchObject({ text: 'matchN(math.MultipleOf(2), [[{}], "all"])' });
+    expect(fieldOf('x: matchN(1, [>10, {foo!: string, bar?: int, ...}])\n', 'x')).toMatchObject({
+      kind: 'constraint',
+      text: 'matchN(1, [>10, {foo!: string, bar?: int, ...}])',
+    });
+    expect(fieldOf('import "math"\n\nx: matchN(math.MultipleOf(2), [[{}], "all"])\n', 'x')).toMatchObject({
+      text: 'matchN(math.MultipleOf(2), [[{}], "all"])',
+    });
     expect(fieldOf('x: matchIf({a!: _}, {b!: 1}, _)\n', 'x')).toMatchObject({ text: 'matchIf({a!: _}, {b!: 1}, _)' });
   });
 
   it('makes a validator that may still come to hold on an open struct or list incomplete, in a file alone', () => {
     const incomplete = { kind: 'bottom', code: 'incomplete' };
-    expect(fieldOf('import "struct"\n\nx: struct.MinFields(1)\nx: {}\n', 'x')).toMatchObject({ ...incomplete, message: expect.stringContaining('len(fields) < MinFields(1) (0 < 1)') });
+    expect(fieldOf('import "struct"\n\nx: struct.MinFields(1)\nx: {}\n', 'x')).toMatchObject({
+      ...incomplete,
+      message: expect.stringContaining('len(fields) < MinFields(1) (0 < 1)'),
+    });
     expect(fieldOf('import "struct"\n\n#x: struct.MinFields(1)\n#x: {[string]: int}\n', '#x')).toMatchObject(incomplete);
     expect(fieldOf('import "list"\n\nx: list.MinItems(1)\nx: [...]\n', 'x')).toMatchObject(incomplete);
     // A struct with fields keeps them beside its incomplete error.
-    expect(fieldOf('x: matchN(1, [{foo!: string}])\nx: bar: 2\n', 'x')).toMatchObject({ kind: 'struct', error: { ...incomplete, message: expect.stringContaining('(does not satisfy matchN): 0 matched, expected 1') } });
+    expect(fieldOf('x: matchN(1, [{foo!: string}])\nx: bar: 2\n', 'x')).toMatchObject({
+      kind: 'struct',
+      error: { ...incomplete, message: expect.stringContaining('(does not satisfy matchN): 0 matched, expected 1') },
+    });
     // Closed, or failing whatever is added: a conflict.
     expect(fieldOf('import "struct"\n\n#x: struct.MinFields(1)\n#x: {}\n', '#x')).toMatchObject({ kind: 'bottom', code: 'eval' });
     expect(fieldOf('import "list"\n\nx: list.MinItems(1)\nx: []\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval' });
@@ -289,17 +385,32 @@ describe('the conformance view (inspectFiles)', () => {
   });
 
   it('makes no struct of `...` or a pattern constraint beside an embedding, as CUE keeps them beside the scalar', () => {
-    expect(fieldOf('a: {string, #foo: "bar"} & {..., #foo: string, _}\n', 'a')).toMatchObject({ kind: 'struct', embedded: { kind: 'constraint', text: 'string' }, fields: [{ label: '#foo' }] });
-    expect(fieldOf('a: {string, #foo: "bar"} & {[string]: int, #foo: string, _}\n', 'a')).toMatchObject({ kind: 'struct', patterns: ['string'], embedded: { kind: 'constraint' } });
+    expect(fieldOf('a: {string, #foo: "bar"} & {..., #foo: string, _}\n', 'a')).toMatchObject({
+      kind: 'struct',
+      embedded: { kind: 'constraint', text: 'string' },
+      fields: [{ label: '#foo' }],
+    });
+    expect(fieldOf('a: {string, #foo: "bar"} & {[string]: int, #foo: string, _}\n', 'a')).toMatchObject({
+      kind: 'struct',
+      patterns: ['string'],
+      embedded: { kind: 'constraint' },
+    });
     expect(fieldOf('a: {_, [string]: _}\n', 'a')).toMatchObject({ kind: 'struct', patterns: ['string'], embedded: { kind: 'top' } });
     // A regular field still makes one.
-    expect(fieldOf('a: string & {x: 1, _}\n', 'a')).toMatchObject({ kind: 'bottom', code: 'eval', message: expect.stringContaining('mismatched types string and struct') });
+    expect(fieldOf('a: string & {x: 1, _}\n', 'a')).toMatchObject({
+      kind: 'bottom',
+      code: 'eval',
+      message: expect.stringContaining('mismatched types string and struct'),
+    });
   });
 
   it('keeps disjuncts of or() apart that differ only in the definitions beside their scalar', () => {
     expect(fieldOf('a: or([{2, #x: 1}, {2, #x: 2}])\n', 'a')).toMatchObject({
       kind: 'disjunction',
-      disjuncts: [{ value: { embedded: { value: 2 }, fields: [{ label: '#x', value: { value: 1 } }] } }, { value: { embedded: { value: 2 }, fields: [{ label: '#x', value: { value: 2 } }] } }],
+      disjuncts: [
+        { value: { embedded: { value: 2 }, fields: [{ label: '#x', value: { value: 1 } }] } },
+        { value: { embedded: { value: 2 }, fields: [{ label: '#x', value: { value: 2 } }] } },
+      ],
     });
     expect(fieldOf('a: or([{2, #x: 1}, {2, #x: 1}])\n', 'a')).toMatchObject({ kind: 'struct', embedded: { value: 2 } });
     expect(fieldOf('a: or([2, 1, 1, 2])\n', 'a')).toMatchObject({ kind: 'disjunction', disjuncts: [{ value: { value: 2 } }, { value: { value: 1 } }] });
@@ -314,12 +425,20 @@ describe('the conformance view (inspectFiles)', () => {
   });
 
   it('fails matchIf with the error of the schema it chose', () => {
-    expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 10, b: 6}\n', 'x')).toMatchObject({ kind: 'bottom', code: 'eval', message: 'invalid value {a:10,b:6} (does not satisfy matchIf): conflicting values 5 and 6' });
-    expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 1, b: 2}\n', 'x')).toMatchObject({ message: expect.stringContaining('conflicting values 1 and 2') });
+    expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 10, b: 6}\n', 'x')).toMatchObject({
+      kind: 'bottom',
+      code: 'eval',
+      message: 'invalid value {a:10,b:6} (does not satisfy matchIf): conflicting values 5 and 6',
+    });
+    expect(fieldOf('x: matchIf({a!: >2}, {b!: 5}, {b!: 1})\nx: {a: 1, b: 2}\n', 'x')).toMatchObject({
+      message: expect.stringContaining('conflicting values 1 and 2'),
+    });
   });
 
   it("names a let's path as where its error arose, wherever it is read (CUE prints a.X: undefined field: u)", () => {
-    expect(inspected('x: {}\na: {\n\tlet X = x.u\n\ts: X + 1\n}\n')).toMatchObject({ fields: [{}, { label: 'a', value: { fields: [{ label: 's', value: { message: 'undefined field: u', origin: 'a.X' } }] } }] });
+    expect(inspected('x: {}\na: {\n\tlet X = x.u\n\ts: X + 1\n}\n')).toMatchObject({
+      fields: [{}, { label: 'a', value: { fields: [{ label: 's', value: { message: 'undefined field: u', origin: 'a.X' } }] } }],
+    });
   });
 });
 
@@ -334,7 +453,11 @@ describe('disjunctions', () => {
   // CUE's crossProduct evaluates a disjunction that is a term of another within each disjunct of the value so far (spec.md, "Default values").
   it('drops the defaults of a nested disjunction only where none of them survives, one disjunct at a time', () => {
     // "b" survives the marked term without its inner default: a default too, so there is none to choose.
-    expect(vet('c: ("a" | "b") & (*(*"a" | string) | string)\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['c: incomplete value *"a" | *"b"'] });
+    expect(vet('c: ("a" | "b") & (*(*"a" | string) | string)\n', {})).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['c: incomplete value *"a" | *"b"'],
+    });
     expect(vet('c: ("a" | "b") & (*(*"a" | string) | string)\nc: "a"\n', {})).toEqual(PASS);
     // Written first, the nested disjunction keeps its default.
     expect(vet('d: (*(*"a" | string) | string) & ("a" | "b")\nd: "b"\n', {})).toEqual(PASS);
@@ -344,7 +467,11 @@ describe('disjunctions', () => {
 
   // CUE keeps the members of such a disjunction not-default (HasDefaults, no default), so later defaults do not revive.
   it('makes no default of a third marked disjunction once two have left none', () => {
-    expect(vet('x: (int | *4) & (int | *1) & (int | *3)\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: ['x: incomplete value int | 3 | 1 | 4'] });
+    expect(vet('x: (int | *4) & (int | *1) & (int | *3)\n', {})).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['x: incomplete value int | 3 | 1 | 4'],
+    });
     expect(vet('x: (int | *4) & (int | *3)\nx: 3\n', {})).toEqual(PASS);
     // A side whose defaults were all eliminated still counts as unmarked.
     expect(vet('x: (*42 | _) & (*43 | bool)\nok: x == 43\nok: true\n', {})).toEqual(PASS);
@@ -357,8 +484,16 @@ describe('disjunctions', () => {
     expect(vet(greeting, {})).toEqual(PASS);
     expect(vet(greeting, { name: 'bob' })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^ok: conflicting values/)] });
     // One level deeper, or after an optional field (where CUE's walk stops), the default stays, incomplete.
-    expect(vet('m: a: 2\nx: *{a: {v: m.b}} | 3\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/^x\.a\.v: undefined field: b/)] });
-    expect(vet('m: a: 2\nx: *{o?: int, v: m.b} | 3\n', {})).toEqual({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/^x\.v: undefined field: b/)] });
+    expect(vet('m: a: 2\nx: *{a: {v: m.b}} | 3\n', {})).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: [expect.stringMatching(/^x\.a\.v: undefined field: b/)],
+    });
+    expect(vet('m: a: 2\nx: *{o?: int, v: m.b} | 3\n', {})).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: [expect.stringMatching(/^x\.v: undefined field: b/)],
+    });
   });
 
   // CUE shares #A.type with #T, where the #T inside a disjunct is an ancestor: a structural cycle that eliminates it.
@@ -368,7 +503,10 @@ describe('disjunctions', () => {
     expect(run('a: #A & {type: ["d", []]}\n')).toEqual(PASS);
     // Nesting that data ends is no cycle.
     expect(run('a: #A & {type: ["a", ["b", ["d", []]]]}\n')).toEqual(PASS);
-    expect(compileNative(`${types}a: #A & {type: ["a", ["e", []]]}\n`)).toMatchObject({ ok: false, message: expect.stringMatching(/^a\.type: \d+ errors in empty disjunction/) });
+    expect(compileNative(`${types}a: #A & {type: ["a", ["e", []]]}\n`)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^a\.type: \d+ errors in empty disjunction/),
+    });
     // A field that is the definition is the definition's value: its own disjunct naming it is eliminated there too.
     expect(vet('#L: {v: *0 | int, next: #L | null}\nl: #L\nok: l.next == null\nok: true\n', {})).toEqual(PASS);
   });

@@ -7,7 +7,7 @@ import { CueSyntaxError } from '../../lib/governance/engines/cue/native/scanner'
 import { cueInputsOf } from '../support/txtar';
 
 describe('the CUE parser', () => {
-  it('reads a policy of today\'s CUE: required and optional fields, definitions, patterns, comprehensions', () => {
+  it("reads a policy of today's CUE: required and optional fields, definitions, patterns, comprehensions", () => {
     const file = parseFile(`package policy
 
 import "strings"
@@ -76,12 +76,26 @@ size?: >=0 & <10 @doc(size)
 
 /** CUE's own conformance files (../shared/cue-conformance), where the project sits beside them. */
 const CONFORMANCE = path.resolve('..', 'shared', 'cue-conformance', 'cue', 'testdata');
-const FOLDERS = ['basicrewrite', 'scalars', 'lists', 'interpolation', 'references', 'resolve', 'definitions', 'disjunctions', 'comprehensions', 'builtins', 'choosedefault', 'fulleval', 'eval'];
+const FOLDERS = [
+  'basicrewrite',
+  'scalars',
+  'lists',
+  'interpolation',
+  'references',
+  'resolve',
+  'definitions',
+  'disjunctions',
+  'comprehensions',
+  'builtins',
+  'choosedefault',
+  'fulleval',
+  'eval',
+];
 
 /** Experiments of newer CUE that policies do not use and the parser does not read (postfix aliases `a~X`, `try`/`else`, `#A...`): files using them may fail. */
 const EXPERIMENTS = /@experiment\([^)]*\b(aliasv2|try|explicitopen)\b/;
 
-describe.skipIf(!existsSync(CONFORMANCE))('the CUE parser on CUE\'s conformance files', () => {
+describe.skipIf(!existsSync(CONFORMANCE))("the CUE parser on CUE's conformance files", () => {
   it('parses the input of every file of the folders policies need, but for experiments', () => {
     const failures: string[] = [];
     const counts: string[] = [];

@@ -2,7 +2,12 @@
 import type { Position } from './scanner';
 
 export type Expr =
-  | { readonly type: 'literal'; readonly kind: 'int' | 'float' | 'string' | 'bytes' | 'bool' | 'null' | 'bottom'; readonly value: string | boolean | null; readonly at: Position }
+  | {
+      readonly type: 'literal';
+      readonly kind: 'int' | 'float' | 'string' | 'bytes' | 'bool' | 'null' | 'bottom';
+      readonly value: string | boolean | null;
+      readonly at: Position;
+    }
   | { readonly type: 'interpolation'; readonly bytes: boolean; readonly parts: ReadonlyArray<string | Expr>; readonly at: Position }
   | { readonly type: 'ident'; readonly name: string; readonly at: Position }
   | { readonly type: 'selector'; readonly target: Expr; readonly name: string; readonly at: Position }

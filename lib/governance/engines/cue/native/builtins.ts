@@ -5,19 +5,53 @@
  */
 import { isIP } from 'node:net';
 import { decimalArithmetic } from './decimal';
-import type { Position } from './scanner';
+import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
+import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
 import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
-import { bottom, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindOf, LIST, NUMBER, STRING, STRUCT, TOP_KINDS, typeName, FLOAT, BOOL, validationError, type Bottom, type Builtin, type Package, type Value } from './values';
-import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
+import type { Position } from './scanner';
+import {
+  BOOL,
+  type Bottom,
+  type Builtin,
+  BYTES,
+  bottom,
+  FLOAT,
+  formatValue,
+  INT,
+  incomplete,
+  isBottom,
+  isScalar,
+  kindOf,
+  LIST,
+  NUMBER,
+  type Package,
+  STRING,
+  STRUCT,
+  TOP_KINDS,
+  typeName,
+  type Value,
+  validationError,
+} from './values';
 import { firstError, listOf, Vertex, withAttached } from './vertex';
-import { exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments, type Exported } from './encodings';
 
 /** `list`: its elements' values; `listValue`: the list itself (whether it is open). */
 type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers';
 type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[];
 
-const PARAM_KINDS: Record<Param, number> = { string: STRING, bytes: BYTES | STRING, int: INT, number: NUMBER, bool: BOOL, list: LIST, listValue: LIST, struct: STRUCT, any: TOP_KINDS, strings: STRING, numbers: NUMBER };
+const PARAM_KINDS: Record<Param, number> = {
+  string: STRING,
+  bytes: BYTES | STRING,
+  int: INT,
+  number: NUMBER,
+  bool: BOOL,
+  list: LIST,
+  listValue: LIST,
+  struct: STRUCT,
+  any: TOP_KINDS,
+  strings: STRING,
+  numbers: NUMBER,
+};
 
 class ArgumentError {
   constructor(readonly value: Value) {}
@@ -30,7 +64,10 @@ function listElement(element: Value, kind: 'string' | 'number', index: number, p
   if (isBottom(element)) throw new ArgumentError(element);
   if (kind === 'string' ? element.t === 'string' : element.t === 'num') return (element as { v: string | number }).v;
   const shown = formatValue(element);
-  if ((kindOf(element) & PARAM_KINDS[kind]) === 0) throw new ArgumentError(bottom(`invalid list element ${index} in argument ${position} to call: cannot use value ${shown} (${typeName(element)}) as ${kind}`));
+  if ((kindOf(element) & PARAM_KINDS[kind]) === 0)
+    throw new ArgumentError(
+      bottom(`invalid list element ${index} in argument ${position} to call: cannot use value ${shown} (${typeName(element)}) as ${kind}`),
+    );
   throw new ArgumentError(incomplete(`non-concrete value ${shown} for element ${index} of ${kind} list argument ${position}`));
 }
 
@@ -47,9 +84,13 @@ function argument(value: Value, param: Param, position: number, name: string): J
     if ((param === 'struct' && picked.isStruct) || (param === 'listValue' && picked.isList)) return picked;
   }
   if (!isScalar(picked)) {
-    if (picked instanceof Vertex) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
+    if (picked instanceof Vertex)
+      throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
     // Incomplete while it could still become a value of the kind wanted; else it never will (CUE's Builtin.call).
-    if ((kindOf(picked) & PARAM_KINDS[param]) === 0) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${PARAM_NAMES[param] ?? param} in argument ${position + 1} to ${name}`));
+    if ((kindOf(picked) & PARAM_KINDS[param]) === 0)
+      throw new ArgumentError(
+        bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${PARAM_NAMES[param] ?? param} in argument ${position + 1} to ${name}`),
+      );
     throw new ArgumentError(incomplete(`error in call to ${name}: non-concrete value ${formatValue(picked)}`));
   }
   const ok =
@@ -70,12 +111,21 @@ function toValue(result: unknown, from: Vertex, kind?: 'int' | 'float'): Value {
   if (typeof result === 'number') return { t: 'num', int: kind ? kind === 'int' : Number.isInteger(result), v: result };
   if (result === null) return { t: 'null' };
   if (Array.isArray(result)) {
-    return listOf(from, result.map((element) => toValue(element, from)), {});
+    return listOf(
+      from,
+      result.map((element) => toValue(element, from)),
+      {},
+    );
   }
   return bottom(`unexpected builtin result`);
 }
 
-function fn(name: string, params: readonly Param[], impl: (args: Js[], from: Vertex, at: Position) => unknown, options: { validator?: boolean; optional?: number; returns?: 'int' | 'float' } = {}): Builtin {
+function fn(
+  name: string,
+  params: readonly Param[],
+  impl: (args: Js[], from: Vertex, at: Position) => unknown,
+  options: { validator?: boolean; optional?: number; returns?: 'int' | 'float' } = {},
+): Builtin {
   const optional = options.optional ?? 0;
   return {
     t: 'builtin',
@@ -117,8 +167,15 @@ const strings = pkg('strings', [
   fn('strings.HasSuffix', ['string', 'string'], ([a, b]) => s(a).endsWith(s(b)), { validator: true }),
   fn('strings.MinRunes', ['string', 'int'], ([a, b]) => runes(s(a)) >= n(b), { validator: true }),
   fn('strings.MaxRunes', ['string', 'int'], ([a, b]) => runes(s(a)) <= n(b), { validator: true }),
-  fn('strings.Index', ['string', 'string'], ([a, b]) => Buffer.byteLength(s(a).slice(0, Math.max(0, s(a).indexOf(s(b))))) * (s(a).includes(s(b)) ? 1 : 0) - (s(a).includes(s(b)) ? 0 : 1), { returns: 'int' }),
-  fn('strings.LastIndex', ['string', 'string'], ([a, b]) => (s(a).includes(s(b)) ? Buffer.byteLength(s(a).slice(0, s(a).lastIndexOf(s(b)))) : -1), { returns: 'int' }),
+  fn(
+    'strings.Index',
+    ['string', 'string'],
+    ([a, b]) => Buffer.byteLength(s(a).slice(0, Math.max(0, s(a).indexOf(s(b))))) * (s(a).includes(s(b)) ? 1 : 0) - (s(a).includes(s(b)) ? 0 : 1),
+    { returns: 'int' },
+  ),
+  fn('strings.LastIndex', ['string', 'string'], ([a, b]) => (s(a).includes(s(b)) ? Buffer.byteLength(s(a).slice(0, s(a).lastIndexOf(s(b)))) : -1), {
+    returns: 'int',
+  }),
   fn('strings.Count', ['string', 'string'], ([a, b]) => (s(b) === '' ? runes(s(a)) + 1 : s(a).split(s(b)).length - 1), { returns: 'int' }),
   fn('strings.Join', ['strings', 'string'], ([list, sep]) => (list as string[]).join(s(sep))),
   fn('strings.Split', ['string', 'string'], ([a, sep]) => (s(sep) === '' ? [...s(a)] : s(a).split(s(sep)))),
@@ -183,7 +240,9 @@ const numbers = (values: Js) => values as number[];
 
 const list = pkg('list', [
   fn('list.Contains', ['list', 'any'], ([items, wanted]) => (items as Value[]).some((item) => structurallyEqual(item, wanted as Value) === true)),
-  fn('list.Concat', ['list'], ([lists]) => (lists as Value[]).flatMap((inner) => (inner instanceof Vertex && inner.isList ? inner.elements().map((element) => valueOf(element)) : []))),
+  fn('list.Concat', ['list'], ([lists]) =>
+    (lists as Value[]).flatMap((inner) => (inner instanceof Vertex && inner.isList ? inner.elements().map((element) => valueOf(element)) : [])),
+  ),
   fn('list.Range', ['number', 'number', 'number'], ([start, limit, step], from) => {
     if (n(step) === 0) throw new CallError('step must be non zero');
     const out: number[] = [];
@@ -205,13 +264,26 @@ const list = pkg('list', [
   }),
   fn('list.Avg', ['numbers'], ([values]) => {
     if (numbers(values).length === 0) throw new CallError('empty list');
-    return { t: 'num', int: false, v: decimalArithmetic('/', numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0), numbers(values).length) };
+    return {
+      t: 'num',
+      int: false,
+      v: decimalArithmetic(
+        '/',
+        numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0),
+        numbers(values).length,
+      ),
+    };
   }),
   fn('list.MinItems', ['listValue', 'int'], ([items, count]) => minItems(items as Vertex, n(count)), { validator: true }),
-  fn('list.MaxItems', ['listValue', 'int'], ([items, count]) => {
-    const length = (items as Vertex).elements().length;
-    return length <= n(count) || validationError(`len(list) > MaxItems(${n(count)}) (${length} > ${n(count)})`);
-  }, { validator: true }),
+  fn(
+    'list.MaxItems',
+    ['listValue', 'int'],
+    ([items, count]) => {
+      const length = (items as Vertex).elements().length;
+      return length <= n(count) || validationError(`len(list) > MaxItems(${n(count)}) (${length} > ${n(count)})`);
+    },
+    { validator: true },
+  ),
   fn(
     'list.UniqueItems',
     ['list'],
@@ -275,7 +347,14 @@ function sortValues(items: Value[], comparer: Vertex, from: Vertex): Value[] {
 }
 
 function flatten(values: Value[], depth: number): Value[] {
-  return values.flatMap((value) => (depth !== 0 && value instanceof Vertex && value.isList ? flatten(value.elements().map((element) => valueOf(element)), depth - 1) : [value]));
+  return values.flatMap((value) =>
+    depth !== 0 && value instanceof Vertex && value.isList
+      ? flatten(
+          value.elements().map((element) => valueOf(element)),
+          depth - 1,
+        )
+      : [value],
+  );
 }
 
 const float = (v: number): Value => ({ t: 'num', int: false, v });
@@ -286,7 +365,7 @@ const math = pkg('math', [
   fn('math.Round', ['number'], ([x]) => Math.sign(n(x)) * Math.round(Math.abs(n(x))), { returns: 'int' }),
   fn('math.Trunc', ['number'], ([x]) => Math.trunc(n(x)), { returns: 'int' }),
   fn('math.Sqrt', ['number'], ([x]) => float(Math.sqrt(n(x)))),
-  fn('math.Pow', ['number', 'number'], ([x, y]) => float(Math.pow(n(x), n(y)))),
+  fn('math.Pow', ['number', 'number'], ([x, y]) => float(n(x) ** n(y))),
   fn('math.Log', ['number'], ([x]) => float(Math.log(n(x)))),
   fn('math.Log10', ['number'], ([x]) => float(Math.log10(n(x)))),
   fn('math.Max', ['number', 'number'], ([x, y]) => float(Math.max(n(x), n(y)))),
@@ -296,14 +375,19 @@ const math = pkg('math', [
 
 const regexp = pkg('regexp', [
   fn('regexp.Match', ['string', 'string'], ([pattern, text]) => compileRegexp(s(pattern)).test(s(text))),
-  fn('regexp.Valid', ['string'], ([pattern]) => {
-    try {
-      compileRegexp(s(pattern));
-      return true;
-    } catch {
-      return false;
-    }
-  }, { validator: true }),
+  fn(
+    'regexp.Valid',
+    ['string'],
+    ([pattern]) => {
+      try {
+        compileRegexp(s(pattern));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { validator: true },
+  ),
   fn('regexp.Find', ['string', 'string'], ([pattern, text]) => {
     const found = compileRegexp(s(pattern)).exec(s(text));
     if (!found) throw new CallError('no match');
@@ -320,21 +404,38 @@ const regexp = pkg('regexp', [
     return [...found].map((group) => group ?? '');
   }),
   fn('regexp.ReplaceAll', ['string', 'string', 'string'], ([pattern, text, replacement]) =>
-    s(text).replace(new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`), s(replacement).replace(/\$\{?(\w+)\}?/g, '$<$1>').replace(/\$<(\d+)>/g, '$$$1')),
+    s(text).replace(
+      new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`),
+      s(replacement)
+        .replace(/\$\{?(\w+)\}?/g, '$<$1>')
+        .replace(/\$<(\d+)>/g, '$$$1'),
+    ),
   ),
-  fn('regexp.ReplaceAllLiteral', ['string', 'string', 'string'], ([pattern, text, replacement]) => s(text).replace(new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`), () => s(replacement))),
+  fn('regexp.ReplaceAllLiteral', ['string', 'string', 'string'], ([pattern, text, replacement]) =>
+    s(text).replace(new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`), () => s(replacement)),
+  ),
 ]);
 
 const strconv = pkg('strconv', [
-  fn('strconv.Atoi', ['string'], ([text]) => {
-    if (!/^[+-]?\d+$/.test(s(text))) throw new CallError(`strconv.Atoi: parsing ${JSON.stringify(s(text))}: invalid syntax`);
-    return Number(s(text));
-  }, { returns: 'int' }),
-  fn('strconv.ParseInt', ['string', 'int', 'int'], ([text, base]) => {
-    const value = parseInt(s(text), n(base) || 10);
-    if (Number.isNaN(value)) throw new CallError(`strconv.ParseInt: parsing ${JSON.stringify(s(text))}: invalid syntax`);
-    return value;
-  }, { returns: 'int' }),
+  fn(
+    'strconv.Atoi',
+    ['string'],
+    ([text]) => {
+      if (!/^[+-]?\d+$/.test(s(text))) throw new CallError(`strconv.Atoi: parsing ${JSON.stringify(s(text))}: invalid syntax`);
+      return Number(s(text));
+    },
+    { returns: 'int' },
+  ),
+  fn(
+    'strconv.ParseInt',
+    ['string', 'int', 'int'],
+    ([text, base]) => {
+      const value = parseInt(s(text), n(base) || 10);
+      if (Number.isNaN(value)) throw new CallError(`strconv.ParseInt: parsing ${JSON.stringify(s(text))}: invalid syntax`);
+      return value;
+    },
+    { returns: 'int' },
+  ),
   fn('strconv.ParseFloat', ['string', 'int'], ([text]) => {
     const value = Number(s(text));
     if (s(text).trim() === '' || Number.isNaN(value)) throw new CallError(`strconv.ParseFloat: parsing ${JSON.stringify(s(text))}: invalid syntax`);
@@ -362,9 +463,14 @@ const strconv = pkg('strconv', [
 const fields = (value: Js) => (value as Vertex).regularArcs().length;
 const struct = pkg('struct', [
   fn('struct.MinFields', ['struct', 'int'], ([value, count]) => minFields(value as Vertex, n(count)), { validator: true }),
-  fn('struct.MaxFields', ['struct', 'int'], ([value, count]) => fields(value) <= n(count) || validationError(`len(fields) > MaxFields(${n(count)}) (${fields(value)} > ${n(count)})`), {
-    validator: true,
-  }),
+  fn(
+    'struct.MaxFields',
+    ['struct', 'int'],
+    ([value, count]) => fields(value) <= n(count) || validationError(`len(fields) > MaxFields(${n(count)}) (${fields(value)} > ${n(count)})`),
+    {
+      validator: true,
+    },
+  ),
 ]);
 
 /**
@@ -391,10 +497,16 @@ const DURATION = /^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$/;
 const time = pkg('time', [
   fn('time.Time', ['string'], ([text]) => validTime(s(text)), { validator: true }),
   fn('time.Duration', ['string'], ([text]) => DURATION.test(s(text)), { validator: true }),
-  fn('time.Format', ['string', 'string'], ([text, layout]) => {
-    if (s(layout) !== '2006-01-02T15:04:05Z07:00' && s(layout) !== '2006-01-02T15:04:05.999999999Z07:00') throw new CallError(`layout ${JSON.stringify(s(layout))} is not supported by the native evaluator`);
-    return validTime(s(text));
-  }, { validator: true }),
+  fn(
+    'time.Format',
+    ['string', 'string'],
+    ([text, layout]) => {
+      if (s(layout) !== '2006-01-02T15:04:05Z07:00' && s(layout) !== '2006-01-02T15:04:05.999999999Z07:00')
+        throw new CallError(`layout ${JSON.stringify(s(layout))} is not supported by the native evaluator`);
+      return validTime(s(text));
+    },
+    { validator: true },
+  ),
 ]);
 
 const FQDN = /^(?=.{1,253}\.?$)(?:(?!-)[A-Za-z0-9-]{1,63}(?<!-)\.)*(?!-)[A-Za-z0-9-]{1,63}(?<!-)\.?$/;
@@ -460,13 +572,45 @@ const yaml = pkg('encoding/yaml', [
 ]);
 
 /** The packages the native evaluator has. */
-export const PACKAGES: ReadonlyMap<string, Package> = new Map([strings, list, math, regexp, strconv, struct, time, net, json, yaml].map((entry) => [entry.path, entry]));
+export const PACKAGES: ReadonlyMap<string, Package> = new Map(
+  [strings, list, math, regexp, strconv, struct, time, net, json, yaml].map((entry) => [entry.path, entry]),
+);
 
 /** CUE's standard library: importing one of these that PACKAGES lacks sends a policy to the WebAssembly path. */
 export const CUE_STANDARD_LIBRARY = new Set([
-  'crypto/ed25519', 'crypto/hmac', 'crypto/md5', 'crypto/sha1', 'crypto/sha256', 'crypto/sha512', 'encoding/base64', 'encoding/csv', 'encoding/hex', 'encoding/json',
-  'encoding/toml', 'encoding/yaml', 'errors', 'html', 'list', 'math', 'math/bits', 'net', 'path', 'regexp', 'strconv', 'strings', 'struct', 'text/tabwriter',
-  'text/template', 'time', 'tool', 'tool/cli', 'tool/exec', 'tool/file', 'tool/http', 'tool/os', 'uuid',
+  'crypto/ed25519',
+  'crypto/hmac',
+  'crypto/md5',
+  'crypto/sha1',
+  'crypto/sha256',
+  'crypto/sha512',
+  'encoding/base64',
+  'encoding/csv',
+  'encoding/hex',
+  'encoding/json',
+  'encoding/toml',
+  'encoding/yaml',
+  'errors',
+  'html',
+  'list',
+  'math',
+  'math/bits',
+  'net',
+  'path',
+  'regexp',
+  'strconv',
+  'strings',
+  'struct',
+  'text/tabwriter',
+  'text/template',
+  'time',
+  'tool',
+  'tool/cli',
+  'tool/exec',
+  'tool/file',
+  'tool/http',
+  'tool/os',
+  'uuid',
 ]);
 
 function integerType(min: number, max: number): Value {
@@ -480,10 +624,15 @@ function integerType(min: number, max: number): Value {
 const euclideanMod = (x: number, y: number) => ((x % Math.abs(y)) + Math.abs(y)) % Math.abs(y);
 
 function intOperation(name: string, operation: (x: number, y: number) => number): Builtin {
-  return fn(name, ['int', 'int'], ([x, y]) => {
-    if (n(y) === 0) throw new CallError('division by zero');
-    return operation(n(x), n(y));
-  }, { returns: 'int' });
+  return fn(
+    name,
+    ['int', 'int'],
+    ([x, y]) => {
+      if (n(y) === 0) throw new CallError('division by zero');
+      return operation(n(x), n(y));
+    },
+    { returns: 'int' },
+  );
 }
 
 const close: Builtin = {
@@ -538,7 +687,10 @@ const or: Builtin = {
     if (!(target instanceof Vertex) || !target.isList) return isBottom(target) ? target : bottom('or: argument must be a list', [at]);
     const elements = target.elements().map((element) => (noteRead(element), withAttached(element)));
     if (elements.length === 0) return bottom('empty list in call to or', [at]);
-    return disjunction(elements, elements.map(() => false));
+    return disjunction(
+      elements,
+      elements.map(() => false),
+    );
   },
 };
 
@@ -614,7 +766,8 @@ function couldStillMatch(bound: Value, matched: number, possible: number): boole
   return !isBottom(unifyScalars(bound, range));
 }
 
-const schemasOf = (list: Value): Value[] | undefined => (list instanceof Vertex && list.isList ? list.elements().map((element) => valueOf(element)) : undefined);
+const schemasOf = (list: Value): Value[] | undefined =>
+  list instanceof Vertex && list.isList ? list.elements().map((element) => valueOf(element)) : undefined;
 
 const matchN: Builtin = {
   t: 'builtin',

@@ -4,8 +4,8 @@
  */
 import type { Clause, Comprehension } from './ast';
 import { defaultOf, evalExpr, resolveReference, sourceText, valueOf } from './expressions';
-import { BOOL, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Bottom, type Value } from './values';
-import { Vertex, type CloseGroup, type Env } from './vertex';
+import { BOOL, type Bottom, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
+import { type CloseGroup, type Env, Vertex } from './vertex';
 
 /**
  * Adds what a comprehension yields to `into`. In a list, `index` is the next element's position
@@ -13,7 +13,16 @@ import { Vertex, type CloseGroup, type Env } from './vertex';
  * incomplete before it yielded anything adds nothing and returns -1: it is tried again once others
  * have added their fields (CUE runs comprehensions as tasks that wait for what they read).
  */
-export function addComprehension(into: Vertex, comp: Comprehension, env: Env, closed: boolean, group: CloseGroup, index = 0, origin?: object, hold = false): number {
+export function addComprehension(
+  into: Vertex,
+  comp: Comprehension,
+  env: Env,
+  closed: boolean,
+  group: CloseGroup,
+  index = 0,
+  origin?: object,
+  hold = false,
+): number {
   let next = index;
   let yielded = false;
   const yieldBody = (scope: Env) => {
@@ -43,7 +52,8 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
       if (isBottom(condition)) return condition;
       if (condition.t !== 'bool') {
         // Not known yet, unless no value of its kinds is a bool (`if x` with `x: int`): CUE's typeError.
-        if ((condition.t === 'top' || condition.t === 'constraint' || condition.t === 'disj') && kindOf(condition) & BOOL) return bottom(`incomplete bool: ${formatValue(condition)}`, [clause.at], 'incomplete');
+        if ((condition.t === 'top' || condition.t === 'constraint' || condition.t === 'disj') && kindOf(condition) & BOOL)
+          return bottom(`incomplete bool: ${formatValue(condition)}`, [clause.at], 'incomplete');
         return bottom(`cannot use ${formatValue(condition)} (type ${typeName(condition)}) as type bool`, [clause.condition.at]);
       }
       return condition.v ? run(clauses, at + 1, env, into, yieldBody) : undefined;
@@ -55,15 +65,24 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
     case 'for': {
       const source = resolveReference(clause.source, env, into);
       // Ranging over the struct being evaluated (`x: {for k, _ in x {...}}`): over the fields it has so far.
-      const value = source === into && into.state === 'evaluating' && !into.isList ? into.freezeFields() : source instanceof Vertex ? valueOf(source.resolved()) : valueOf(source);
+      const value =
+        source === into && into.state === 'evaluating' && !into.isList
+          ? into.freezeFields()
+          : source instanceof Vertex
+            ? valueOf(source.resolved())
+            : valueOf(source);
       if (isBottom(value)) return value;
       if (!(value instanceof Vertex)) {
         const source = sourceText(clause.source) ?? formatValue(value);
-        if ((value.t === 'top' || value.t === 'constraint' || value.t === 'disj') && kindOf(value) & (LIST | STRUCT)) return bottom(`cannot range over ${source} (incomplete type ${typeName(value)})`, [clause.source.at], 'incomplete');
+        if ((value.t === 'top' || value.t === 'constraint' || value.t === 'disj') && kindOf(value) & (LIST | STRUCT))
+          return bottom(`cannot range over ${source} (incomplete type ${typeName(value)})`, [clause.source.at], 'incomplete');
         return bottom(`cannot range over ${source} (found ${typeName(value)}, want list or struct)`, [clause.source.at]);
       }
       // A required field not given yet is not ranged over: the comprehension is incomplete until it is (CUE's ForClause.yield).
-      if (!value.isList) for (const arc of value.arcs.values()) if (arc.required && !arc.regular && !arc.definition && !arc.hidden) return bottom(`missing required field in for comprehension: ${arc.label}`, [clause.at], 'incomplete');
+      if (!value.isList)
+        for (const arc of value.arcs.values())
+          if (arc.required && !arc.regular && !arc.definition && !arc.hidden)
+            return bottom(`missing required field in for comprehension: ${arc.label}`, [clause.at], 'incomplete');
       const items: [Value, Vertex][] = value.isList
         ? value.elements().map((element, position) => [{ t: 'num', int: true, v: position }, element])
         : value.regularArcs().map((arc) => [{ t: 'string', v: arc.label }, arc]);

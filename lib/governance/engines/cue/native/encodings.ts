@@ -4,10 +4,10 @@
  * only, an error when something in it is not concrete. Text is read as CUE reads it: JSON is CUE
  * (parsed as CUE, so `1.0` stays a float), YAML is turned into the CUE it means.
  */
-import { Document, isMap, isScalar as isYamlScalar, isSeq, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq, type Node as YamlNode } from 'yaml';
-import { parseExpression } from './parser';
+import { Document, isMap, isSeq, isScalar as isYamlScalar, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq, type Node as YamlNode } from 'yaml';
 import { defaultOf, valueOf } from './expressions';
-import { bottom, formatNumber, formatValue, incomplete, isBottom, isScalar, type Bottom, type Scalar as CueScalar, type Value } from './values';
+import { parseExpression } from './parser';
+import { type Bottom, bottom, type Scalar as CueScalar, formatNumber, formatValue, incomplete, isBottom, isScalar, type Value } from './values';
 import { Vertex } from './vertex';
 
 /** A concrete value: scalars, lists (arrays) and structs (maps, in field order). */
@@ -53,10 +53,41 @@ export function toJson(data: Exported): string {
 }
 
 /** Go's encoder escapes U+2028 and U+2029, which JSON.stringify leaves as they are. */
-const jsonString = (text: string): string => JSON.stringify(text).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const jsonString = (text: string): string =>
+  JSON.stringify(text)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 /** Strings CUE's YAML encoder double-quotes: YAML 1.1 booleans and what YAML 1.1 reads as times or hex numbers. */
-const LEGACY_STRINGS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 't', 'T', 'f', 'F', 'no', 'No', 'NO', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'on', 'On', 'ON', 'off', 'Off', 'OFF', '.Nan']);
+const LEGACY_STRINGS = new Set([
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'n',
+  'N',
+  't',
+  'T',
+  'f',
+  'F',
+  'no',
+  'No',
+  'NO',
+  'true',
+  'True',
+  'TRUE',
+  'false',
+  'False',
+  'FALSE',
+  'on',
+  'On',
+  'ON',
+  'off',
+  'Off',
+  'OFF',
+  '.Nan',
+]);
 const QUOTED = /^[-+0-9:. \t]+([-:]|[tT])[-+0-9:. \t]+[zZ]?$|^0x[a-fA-F0-9]+$/;
 
 function yamlNode(data: Exported): YamlNode {
@@ -152,7 +183,8 @@ const YAML_INT = /^[-+]?([0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$/;
 /** One YAML node as CUE source: a number keeps the kind its tag gives (`1.0` is a float). */
 function yamlSource(node: unknown): string {
   if (node === null || node === undefined) return 'null';
-  if (isMap(node)) return `{${node.items.map((pair) => `${JSON.stringify(String(isYamlScalar(pair.key) ? pair.key.value : pair.key))}: ${yamlSource(pair.value)}`).join(', ')}}`;
+  if (isMap(node))
+    return `{${node.items.map((pair) => `${JSON.stringify(String(isYamlScalar(pair.key) ? pair.key.value : pair.key))}: ${yamlSource(pair.value)}`).join(', ')}}`;
   if (isSeq(node)) return `[${node.items.map(yamlSource).join(', ')}]`;
   if (!isYamlScalar(node)) throw new Error('yaml: unsupported node (an alias or a tag the native evaluator does not read)');
   const value = node.value;

@@ -31,7 +31,8 @@ export function sameVertex(a: Vertex, b: Vertex, depth = 0): boolean {
  * an open and a closed one.
  */
 function closedForEquality(vertex: Vertex): boolean {
-  for (let at: Vertex | undefined = vertex; at; at = at.parent) if (at.definition || at.isClosed() || at.conjuncts.some((conjunct) => conjunct.closed)) return true;
+  for (let at: Vertex | undefined = vertex; at; at = at.parent)
+    if (at.definition || at.isClosed() || at.conjuncts.some((conjunct) => conjunct.closed)) return true;
   return false;
 }
 
@@ -47,7 +48,11 @@ function sameValue(x: Value, y: Value, depth: number): boolean {
     case 'constraint':
       return y.t === 'constraint' && x.kinds === y.kinds && formatConstraint(x) === formatConstraint(y);
     case 'disj':
-      return y.t === 'disj' && x.values.length === y.values.length && x.values.every((member, index) => x.defaults[index] === y.defaults[index] && sameValue(member, y.values[index], depth));
+      return (
+        y.t === 'disj' &&
+        x.values.length === y.values.length &&
+        x.values.every((member, index) => x.defaults[index] === y.defaults[index] && sameValue(member, y.values[index], depth))
+      );
     default:
       return false;
   }

@@ -4,13 +4,38 @@
  */
 import type { Expr, ScopeEntry, StructLit } from './ast';
 import { universe } from './builtins';
-import { decimalArithmetic, type DecimalOp } from './decimal';
+import { type DecimalOp, decimalArithmetic } from './decimal';
 import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp, InvalidRegexp } from './regexps';
-import type { Position } from './scanner';
 import { constraint, disjunction, unifyScalars } from './scalars';
-import { BOOL, bottom, boundKinds, BYTES, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, scalarEquals, STRING, STRUCT, TOP, TOP_KINDS, typeName, type Bottom, type Bound, type Builtin, type Scalar, type Value } from './values';
-import { isDefinitionLabel, listOf, regularKey, Vertex, type Env, type Pattern } from './vertex';
+import type { Position } from './scanner';
+import {
+  BOOL,
+  type Bottom,
+  type Bound,
+  type Builtin,
+  BYTES,
+  bottom,
+  boundKinds,
+  formatValue,
+  INT,
+  incomplete,
+  isBottom,
+  isScalar,
+  kindName,
+  kindOf,
+  LIST,
+  NUMBER,
+  type Scalar,
+  STRING,
+  STRUCT,
+  scalarEquals,
+  TOP,
+  TOP_KINDS,
+  typeName,
+  type Value,
+} from './values';
+import { type Env, isDefinitionLabel, listOf, type Pattern, regularKey, Vertex } from './vertex';
 
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
 function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {
@@ -47,7 +72,7 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
       // An optional field is a constraint, not a value: reading it is incomplete until it is there,
       // which a descriptor may make it (the save check: what reads it is not settled).
       if (!arc.regular && !arc.definition) {
-        if (arc.ctx.withoutData) (arc.ctx.taint++, arc.ctx.dataReads++);
+        if (arc.ctx.withoutData) arc.ctx.taint++, arc.ctx.dataReads++;
         return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
       }
       return arc;
@@ -105,7 +130,10 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
       const target = operandOf(expr.target, env, from);
       // An operand that is a value, not a field, must be a struct or list (`2[0]`).
       const operand = target instanceof Vertex ? target : defaultOf(target);
-      if (!(operand instanceof Vertex) && isScalar(operand)) return bottom(`invalid operand ${sourceText(expr.target) ?? formatValue(operand)} (found ${typeName(operand)}, want list or struct)`, [startOf(expr.target)]);
+      if (!(operand instanceof Vertex) && isScalar(operand))
+        return bottom(`invalid operand ${sourceText(expr.target) ?? formatValue(operand)} (found ${typeName(operand)}, want list or struct)`, [
+          startOf(expr.target),
+        ]);
       const value = defaultOf(evalExpr(expr.index, env, from));
       // CUE's getDefault: a disjunction without one default is no label yet.
       if (value.t === 'disj') return incomplete(`unresolved disjunction ${formatValue(value)} (type ${typeName(value)})`, [expr.index.at]);
@@ -120,7 +148,12 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
         if (index.v < 0) {
           // A constant is always wrong; a computed index is out of range (CUE's LabelFromValue).
           const constant = expr.index.type === 'literal' || expr.index.type === 'unary';
-          return bottom(constant ? `invalid index ${formatValue(index)} (index must be non-negative)` : `index ${sourceText(expr.index) ?? formatValue(index)} out of range [${formatValue(index)}]`, [expr.index.at]);
+          return bottom(
+            constant
+              ? `invalid index ${formatValue(index)} (index must be non-negative)`
+              : `index ${sourceText(expr.index) ?? formatValue(index)} out of range [${formatValue(index)}]`,
+            [expr.index.at],
+          );
         }
         return select(target, String(index.v), expr.at, true, expr);
       }
@@ -147,7 +180,14 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
       // No single default to read through (CUE's getDefault).
       if (value.t === 'disj') return incomplete(`unresolved disjunction ${formatValue(value)} (type ${typeName(value)})`, [at]);
       const operand = ref && (ref.type === 'selector' || ref.type === 'index') ? sourceText(ref.target) : undefined;
-      const written = operand === undefined || ref === undefined ? undefined : ref.type === 'selector' ? `${operand}.${ref.name}` : ref.type === 'index' ? `${operand}[${sourceText(ref.index) ?? name}]` : undefined;
+      const written =
+        operand === undefined || ref === undefined
+          ? undefined
+          : ref.type === 'selector'
+            ? `${operand}.${ref.name}`
+            : ref.type === 'index'
+              ? `${operand}[${sourceText(ref.index) ?? name}]`
+              : undefined;
       if (written && (kindOf(value) & STRUCT) !== 0) return incomplete(`${written} undefined as ${operand} is incomplete (type ${typeName(value)})`, [at]);
       return incomplete(`${index ? 'index' : 'selector'} ${name} of a value that is not known yet`, [at]);
     }
@@ -174,8 +214,9 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   if (!arc || (!arc.regular && !arc.definition && !arc.hidden)) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
     // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
-    if (resolved.isClosed() && !arc && !resolved.patterns.some((pattern) => labelMatches(pattern, name, resolved))) return bottom(`undefined field: ${name}`, [at]);
-    if (resolved.ctx.withoutData) (resolved.ctx.taint++, resolved.ctx.dataReads++);
+    if (resolved.isClosed() && !arc && !resolved.patterns.some((pattern) => labelMatches(pattern, name, resolved)))
+      return bottom(`undefined field: ${name}`, [at]);
+    if (resolved.ctx.withoutData) resolved.ctx.taint++, resolved.ctx.dataReads++;
     if (arc) return incomplete(arc.required ? `required field missing: ${selectorText(name)}` : `cannot reference optional field: ${selectorText(name)}`, [at]);
     return incomplete(`undefined field: ${name}`, [at]);
   }
@@ -379,7 +420,8 @@ function interpolate(expr: Extract<Expr, { type: 'interpolation' }>, env: Env, f
     }
     const value = defaultOf(evalExpr(part, env, from));
     if (isBottom(value)) return { ...value, message: `invalid interpolation: ${value.message}` };
-    if (value instanceof Vertex || value.t === 'null') return bottom(`invalid interpolation: cannot use ${formatValue(value)} (type ${typeName(value)}) as type string`, [part.at]);
+    if (value instanceof Vertex || value.t === 'null')
+      return bottom(`invalid interpolation: cannot use ${formatValue(value)} (type ${typeName(value)}) as type string`, [part.at]);
     if (!isScalar(value)) {
       const message = `invalid interpolation: non-concrete value ${formatValue(value)} (type ${typeName(value)})`;
       return kindOf(value) & (STRING | BYTES | NUMBER | BOOL) ? incomplete(message, [part.at]) : bottom(message, [part.at]);
@@ -490,7 +532,17 @@ export function applyBuiltin(callee: Builtin, args: readonly Value[], at: Positi
     return constraint(
       validatorKinds(callee.name),
       [],
-      [{ text, name: callee.name, args, schemas: callee.schemas, kinds: validatorKinds(callee.name), at: [at, ...argAt], check: (value) => asCheck(callee.call([value, ...args], at, from)) }],
+      [
+        {
+          text,
+          name: callee.name,
+          args,
+          schemas: callee.schemas,
+          kinds: validatorKinds(callee.name),
+          at: [at, ...argAt],
+          check: (value) => asCheck(callee.call([value, ...args], at, from)),
+        },
+      ],
       [at],
     );
   }
@@ -518,7 +570,8 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
   if (op === '*') return evalExpr(expr.operand, env, from);
   const operand = evalExpr(expr.operand, env, from);
   if (op === '==') return operand;
-  if (op !== '=~' && op !== '!~' && writtenType(expr.operand, operand)) return bottom(`invalid operand ${formatValue(operand)} ('${op}' requires concrete value)`, [startOf(expr.operand)]);
+  if (op !== '=~' && op !== '!~' && writtenType(expr.operand, operand))
+    return bottom(`invalid operand ${formatValue(operand)} ('${op}' requires concrete value)`, [startOf(expr.operand)]);
   const value = concrete(operand, op, expr.at, op === '-' || op === '+' ? NUMBER : op === '!' ? BOOL : TOP_KINDS);
   if (isBottom(value)) return value;
   switch (op) {
@@ -526,13 +579,16 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
     case '+':
       if (value.t !== 'num') return bottom(`invalid operation ${op}${formatValue(value)} (${op} ${typeName(value)})`, [expr.at]);
       if (op === '+') return value;
-      return value.literal === undefined ? { t: 'num', int: value.int, v: -value.v } : { t: 'num', int: value.int, v: -value.v, literal: value.literal.startsWith('-') ? value.literal.slice(1) : `-${value.literal}` };
+      return value.literal === undefined
+        ? { t: 'num', int: value.int, v: -value.v }
+        : { t: 'num', int: value.int, v: -value.v, literal: value.literal.startsWith('-') ? value.literal.slice(1) : `-${value.literal}` };
     case '!':
       if (value.t !== 'bool') return bottom(`invalid operation !${formatValue(value)} (! ${typeName(value)})`, [expr.at]);
       return { t: 'bool', v: !value.v };
     case '=~':
     case '!~': {
-      if (value.t !== 'string' && value.t !== 'bytes') return bottom(`cannot use ${formatValue(value)} (type ${typeName(value)}) as string in argument to ${op}`, [expr.at]);
+      if (value.t !== 'string' && value.t !== 'bytes')
+        return bottom(`cannot use ${formatValue(value)} (type ${typeName(value)}) as string in argument to ${op}`, [expr.at]);
       let pattern: RegExp;
       try {
         pattern = compileRegexp(value.v);
@@ -545,7 +601,8 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
     }
     default: {
       const bound: Bound = { op: op as Bound['op'], value, at: expr.at };
-      if (op !== '!=' && value.t !== 'num' && value.t !== 'string' && value.t !== 'bytes') return bottom(`invalid operand ${formatValue(value)} to bound ${op}`, [expr.at]);
+      if (op !== '!=' && value.t !== 'num' && value.t !== 'string' && value.t !== 'bytes')
+        return bottom(`invalid operand ${formatValue(value)} to bound ${op}`, [expr.at]);
       return constraint(boundKinds(bound), [bound], [], [expr.at]);
     }
   }
@@ -568,7 +625,11 @@ function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex)
     // Terms that are disjunctions by value (a reference to one) are flattened by the same rule as written ones.
     const terms = disjunctsOf(expr).map((term) => {
       const value = evalExpr(term.value, env, from);
-      return { marked: term.isDefault, value, inner: value.t === 'disj' ? value.values.map((member, index) => ({ value: member, isDefault: value.defaults[index] })) : undefined };
+      return {
+        marked: term.isDefault,
+        value,
+        inner: value.t === 'disj' ? value.values.map((member, index) => ({ value: member, isDefault: value.defaults[index] })) : undefined,
+      };
     });
     const members = combineDefaults(terms);
     return disjunction(
@@ -614,7 +675,8 @@ function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex)
     const [list, times] = leftValue instanceof Vertex ? [leftValue, rightValue] : [rightValue as Vertex, leftValue];
     const count = concrete(times, '*', expr.at);
     if (isBottom(count)) return count;
-    if (list.isList && count.t === 'num' && count.int) return bottom('Multiplication of lists is superseded by list.Repeat; see https://cuelang.org/e/v0.11-list-arithmetic', [expr.at]);
+    if (list.isList && count.t === 'num' && count.int)
+      return bottom('Multiplication of lists is superseded by list.Repeat; see https://cuelang.org/e/v0.11-list-arithmetic', [expr.at]);
   }
   const left = concrete(leftValue, op, expr.left.at, operandKinds(op));
   const right = concrete(rightValue, op, expr.right.at, operandKinds(op));
@@ -641,14 +703,16 @@ export function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt:
     case '<=':
     case '>':
     case '>=': {
-      const comparable = (left.t === 'num' && right.t === 'num') || (left.t === 'string' && right.t === 'string') || (left.t === 'bytes' && right.t === 'bytes');
+      const comparable =
+        (left.t === 'num' && right.t === 'num') || (left.t === 'string' && right.t === 'string') || (left.t === 'bytes' && right.t === 'bytes');
       if (!comparable) return invalidOperands(op, left, right, at);
       const [x, y] = [(left as { v: number | string }).v, (right as { v: number | string }).v];
       return { t: 'bool', v: op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y };
     }
     case '=~':
     case '!~': {
-      if (right.t !== 'string' && right.t !== 'bytes') return bottom(`cannot use ${formatValue(right)} (type ${typeName(right)}) as type ${kindName(STRING | BYTES)}`, at);
+      if (right.t !== 'string' && right.t !== 'bytes')
+        return bottom(`cannot use ${formatValue(right)} (type ${typeName(right)}) as type ${kindName(STRING | BYTES)}`, at);
       if (left.t !== 'string') return bottom(`cannot use ${formatValue(left)} (type ${typeName(left)}) as type string in ${op}`, at);
       const matches = compileRegexp(right.v).test(left.v);
       return { t: 'bool', v: op === '=~' ? matches : !matches };
@@ -676,7 +740,8 @@ const MAX_REPEAT_COUNT = 1_000_000;
 
 function repeatText(text: Extract<Scalar, { t: 'string' | 'bytes' }>, count: number, at: Position[]): Value {
   if (count < 0) return bottom('cannot convert negative number to uint64', at);
-  if (count > MAX_REPEAT_COUNT) return bottom(`${text.t === 'string' ? 'string' : 'bytes'} multiplication count ${count} exceeds limit of ${MAX_REPEAT_COUNT}`, at);
+  if (count > MAX_REPEAT_COUNT)
+    return bottom(`${text.t === 'string' ? 'string' : 'bytes'} multiplication count ${count} exceeds limit of ${MAX_REPEAT_COUNT}`, at);
   return { t: text.t, v: text.v.repeat(count) };
 }
 

@@ -4,4 +4,4 @@
  */
 export type { Inspected, InspectedField } from './inspect';
 export { inspectFiles } from './inspect';
-export { compileNative, evaluateNative, type NativeCompile, type NativeProgram, type NativeOptions } from './policy';
+export { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram } from './policy';

@@ -2,7 +2,7 @@ import type { StructLit } from './ast';
 import { Context } from './context';
 import { patternMatcher } from './expressions';
 import { compileFile } from './program';
-import { formatConstraint, formatNumber, formatValue, isBottom, kindName, type Bottom, type Validator, type Value } from './values';
+import { type Bottom, formatConstraint, formatNumber, formatValue, isBottom, kindName, type Validator, type Value } from './values';
 import { formatPath } from './verdict';
 import { Vertex } from './vertex';
 
@@ -74,7 +74,13 @@ export function inspectFiles(files: readonly { readonly name: string; readonly t
 }
 
 function field(arc: Vertex, depth: number, maxDepth: number, file: string): InspectedField {
-  return { label: arc.label, constraint: arc.regular ? '' : arc.required ? '!' : '?', definition: arc.definition, hidden: arc.hidden, value: inspect(arc, depth + 1, maxDepth, file) };
+  return {
+    label: arc.label,
+    constraint: arc.regular ? '' : arc.required ? '!' : '?',
+    definition: arc.definition,
+    hidden: arc.hidden,
+    value: inspect(arc, depth + 1, maxDepth, file),
+  };
 }
 
 function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: string): Inspected {
@@ -83,20 +89,37 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
   if (target instanceof Vertex) {
     value = target.evaluate();
     if (target.notAllowed) value = target.notAllowed;
-    const list = (): Inspected => ({ kind: 'list', elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)), open: target.listOpen });
+    const list = (): Inspected => ({
+      kind: 'list',
+      elements: target.elements().map((element) => inspect(element, depth + 1, maxDepth, file)),
+      open: target.listOpen,
+    });
     const attached = [...target.arcs.values()].filter((arc) => arc.definition || arc.hidden || !arc.regular);
     const patterns = () => target.patterns.map((pattern) => formatValue(patternMatcher(pattern, target)));
     // A disjunction's definitions and hidden fields are those of each disjunct (CUE clears the arcs of the field itself).
     if (value !== target && (attached.length > 0 || target.patterns.length > 0) && !isBottom(value) && value.t !== 'disj') {
       const embedded = target.isList ? list() : inspect(value, depth + 1, maxDepth, file);
-      return { kind: 'struct', closed: target.groups.some((group) => group.active), open: false, fields: attached.map((arc) => field(arc, depth, maxDepth, file)), patterns: patterns(), embedded };
+      return {
+        kind: 'struct',
+        closed: target.groups.some((group) => group.active),
+        open: false,
+        fields: attached.map((arc) => field(arc, depth, maxDepth, file)),
+        patterns: patterns(),
+        embedded,
+      };
     }
     // CUE keeps the fields of a struct that is incomplete (its value is the error, its arcs remain).
     const incompleteStruct = isBottom(value) && value.code === 'incomplete' && target.isStruct && !target.isList && target.arcs.size > 0;
     if (value === target || incompleteStruct) {
       if (target.isList) return list();
       const fields = [...target.arcs.values()].map((arc) => field(arc, depth, maxDepth, file));
-      const struct = { kind: 'struct' as const, closed: target.groups.some((group) => group.active), open: target.groups.some((group) => group.open), fields, patterns: patterns() };
+      const struct = {
+        kind: 'struct' as const,
+        closed: target.groups.some((group) => group.active),
+        open: target.groups.some((group) => group.open),
+        fields,
+        patterns: patterns(),
+      };
       return isBottom(value) ? { ...struct, error: inspectBottom(value, file) } : struct;
     }
   }
@@ -116,9 +139,16 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
     case 'bytes':
       return { kind: 'bytes', value: value.v };
     case 'constraint':
-      return { kind: 'constraint', text: formatConstraint(value, (validator) => validatorText(validator, 0)), kinds: kindName(value.kinds).replace(/[()]/g, '').split('|') };
+      return {
+        kind: 'constraint',
+        text: formatConstraint(value, (validator) => validatorText(validator, 0)),
+        kinds: kindName(value.kinds).replace(/[()]/g, '').split('|'),
+      };
     case 'disj':
-      return { kind: 'disjunction', disjuncts: value.values.map((member, index) => ({ value: inspect(member, depth + 1, maxDepth, file), isDefault: value.defaults[index] })) };
+      return {
+        kind: 'disjunction',
+        disjuncts: value.values.map((member, index) => ({ value: inspect(member, depth + 1, maxDepth, file), isDefault: value.defaults[index] })),
+      };
     case 'builtin':
       return { kind: 'function', name: value.name };
     case 'package':
@@ -129,7 +159,12 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
 }
 
 function inspectBottom(value: Bottom, file: string): InspectedBottom {
-  const inspected: InspectedBottom = { kind: 'bottom', code: value.code, message: value.message, positions: value.at.map((at) => ({ file, line: at.line, column: at.column })) };
+  const inspected: InspectedBottom = {
+    kind: 'bottom',
+    code: value.code,
+    message: value.message,
+    positions: value.at.map((at) => ({ file, line: at.line, column: at.column })),
+  };
   return value.origin ? { ...inspected, origin: formatPath(value.origin) } : inspected;
 }
 

@@ -4,7 +4,7 @@
  * `...T`, interpolation and the full expression grammar with CUE's precedences.
  */
 import type { Clause, Comprehension, Decl, Expr, Field, File, Import, Label, ListLit, StructLit } from './ast';
-import { CueSyntaxError, Scanner, type Position, type Token } from './scanner';
+import { CueSyntaxError, type Position, Scanner, type Token } from './scanner';
 
 /** Binary operators and their precedence (spec.md, "Operator precedence"): `|` binds loosest. */
 const PRECEDENCE: Record<string, number> = {
@@ -245,9 +245,13 @@ class Parser {
         const name = this.identifier();
         this.expect('=');
         clauses.push({ type: 'let', name, expr: this.expression(), at: clauseAt });
-      } else if (this.token.kind === 'comma' && clauses.length > 0 && ['for', 'if', 'let'].includes(this.peekToken().text) && this.peekToken().kind === 'keyword') {
+      } else if (
+        this.token.kind === 'comma' &&
+        clauses.length > 0 &&
+        ['for', 'if', 'let'].includes(this.peekToken().text) &&
+        this.peekToken().kind === 'keyword'
+      ) {
         this.take();
-        continue;
       } else break;
     }
     if (!this.is('{')) this.fail(`expected '{' after the clauses of a comprehension, found ${this.describe(this.token)}`);

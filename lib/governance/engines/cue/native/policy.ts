@@ -6,12 +6,12 @@
 import type { EngineResult } from '../../engine';
 import type { StructLit } from './ast';
 import { BudgetExceeded, Context } from './context';
-import { parseExpression } from './parser';
 import { defaultOf } from './expressions';
-import { compileFile, ScriptError, Unsupported, type Program } from './program';
+import { parseExpression } from './parser';
+import { compileFile, type Program, ScriptError, Unsupported } from './program';
 import { UnsupportedRegexp } from './regexps';
 import { formatValue, isBottom, type Value } from './values';
-import { collectFindings, formatFinding, isSettled, type Finding } from './verdict';
+import { collectFindings, type Finding, formatFinding, isSettled } from './verdict';
 import { Vertex } from './vertex';
 
 /** A compiled policy: parsed, references checked, its constant part checked once. Opaque. */
@@ -109,11 +109,17 @@ export function evaluateNative(compiled: NativeProgram, descriptor: unknown, opt
     const root = rootOf(compiled.program, ctx, descriptor, options.metric);
     const value = root.evaluate();
     if (value !== root && !(isBottom(value) && root.isStruct)) {
-      if (isBottom(value)) return { satisfiesPolicy: false, isError: false, errors: [formatFinding({ path: [], message: value.message, at: value.at, tainted: false }, file)] };
+      if (isBottom(value))
+        return { satisfiesPolicy: false, isError: false, errors: [formatFinding({ path: [], message: value.message, at: value.at, tainted: false }, file)] };
       return failure(notStruct(value));
     }
     const findings = collectFindings(root, compiled.settled);
-    const violations = findings.conflicts.length > 0 ? [...findings.conflicts, ...findings.missing] : options.requireConcrete ? [...findings.missing, ...findings.incomplete] : findings.missing;
+    const violations =
+      findings.conflicts.length > 0
+        ? [...findings.conflicts, ...findings.missing]
+        : options.requireConcrete
+          ? [...findings.missing, ...findings.incomplete]
+          : findings.missing;
     if (violations.length > 0) return { satisfiesPolicy: false, isError: false, errors: violations.map((finding) => formatFinding(finding, file)) };
     if (!options.metric) return { satisfiesPolicy: true, isError: false, errors: [] };
     // A metric with a default (`value: *score | 0`) is its default, as CUE exports it.

@@ -48,7 +48,7 @@ export function compileFile(source: string, options: { references?: boolean } = 
       if (CUE_STANDARD_LIBRARY.has(spec.path)) throw new Unsupported(`the package "${spec.path}" is not in the native evaluator`);
       throw new ScriptError(`package "${spec.path}" not found`, spec.at);
     }
-    vars.set(spec.alias ?? spec.path.split('/').pop() as string, found);
+    vars.set(spec.alias ?? (spec.path.split('/').pop() as string), found);
   }
   if (file.decls.some((decl) => decl.type === 'attribute' && EXPERIMENT.test(decl.text))) throw new Unsupported('the script turns on a CUE experiment');
   const lit: StructLit = { type: 'struct', decls: file.decls, at: { offset: 0, line: 1, column: 1 } };
@@ -144,7 +144,8 @@ function checkClauses(clauses: readonly Clause[], at: number, body: StructLit, s
 function checkExpr(expr: Expr, scopes: readonly Scope[]): void {
   switch (expr.type) {
     case 'ident':
-      if (!known(expr.name, scopes)) throw new ScriptError(`${fieldPath.length > 0 ? `${formatPath(fieldPath)}: ` : ''}reference "${expr.name}" not found`, expr.at);
+      if (!known(expr.name, scopes))
+        throw new ScriptError(`${fieldPath.length > 0 ? `${formatPath(fieldPath)}: ` : ''}reference "${expr.name}" not found`, expr.at);
       return;
     case 'literal':
       return;
@@ -173,7 +174,8 @@ function checkExpr(expr: Expr, scopes: readonly Scope[]): void {
       for (const arg of expr.args) checkExpr(arg, scopes);
       return;
     case 'unary':
-      if ((expr.op === '=~' || expr.op === '!~') && expr.operand.type === 'literal' && expr.operand.kind === 'string') checkRegexp(expr.operand.value as string);
+      if ((expr.op === '=~' || expr.op === '!~') && expr.operand.type === 'literal' && expr.operand.kind === 'string')
+        checkRegexp(expr.operand.value as string);
       checkExpr(expr.operand, scopes);
       return;
     case 'binary':

@@ -30,7 +30,8 @@ export function compileRegexp(source: string): RegExp {
     pattern = pattern.slice(inline[0].length);
   }
   if (/\(\?[a-zA-Z-]|\[\[:|\\[zCQEpP]|\\A/.test(pattern.replace(/\(\?P?</g, '(?<'))) {
-    if (!/\\[pP]\{[A-Za-z_]+\}/.test(pattern) || /\(\?[a-zA-Z-]|\[\[:|\\[zCQE]|\\A/.test(pattern)) throw new UnsupportedRegexp(`the regular expression ${JSON.stringify(source)} uses RE2 syntax the native evaluator does not read`);
+    if (!/\\[pP]\{[A-Za-z_]+\}/.test(pattern) || /\(\?[a-zA-Z-]|\[\[:|\\[zCQE]|\\A/.test(pattern))
+      throw new UnsupportedRegexp(`the regular expression ${JSON.stringify(source)} uses RE2 syntax the native evaluator does not read`);
   }
   let compiled: RegExp;
   try {

@@ -4,26 +4,32 @@
  */
 import type { Position } from './scanner';
 import {
+  type Bound,
   bottom,
   boundKinds,
+  type Constraint,
+  type Disjunction,
   formatBound,
   formatConstraint,
   formatValue,
   isScalar,
   kindName,
   kindOf,
-  scalarEquals,
-  type Bound,
-  type Constraint,
-  type Disjunction,
   type Scalar,
+  sameValidator,
+  scalarEquals,
+  unsatisfied,
   type Validator,
   type Value,
-  sameValidator,
-  unsatisfied,
 } from './values';
 
-export const constraint = (kinds: number, bounds: readonly Bound[] = [], validators: readonly Validator[] = [], at: readonly Position[] = []): Constraint => ({ t: 'constraint', kinds, bounds, validators, at });
+export const constraint = (kinds: number, bounds: readonly Bound[] = [], validators: readonly Validator[] = [], at: readonly Position[] = []): Constraint => ({
+  t: 'constraint',
+  kinds,
+  bounds,
+  validators,
+  at,
+});
 
 const isConcrete = (value: Value) => isScalar(value);
 
@@ -73,7 +79,8 @@ function applyConstraint(value: Scalar, rule: Constraint, at: readonly Position[
     return clash(value, rule, [...at, ...rule.at], valueFirst || checked);
   }
   for (const bound of rule.bounds) {
-    if ((boundKinds(bound) & kinds) === 0) return clash(value, constraint(boundKinds(bound), [bound], [], bound.at ? [bound.at] : []), [...at, ...(bound.at ? [bound.at] : [])], valueFirst);
+    if ((boundKinds(bound) & kinds) === 0)
+      return clash(value, constraint(boundKinds(bound), [bound], [], bound.at ? [bound.at] : []), [...at, ...(bound.at ? [bound.at] : [])], valueFirst);
     const problem = checkBound(value, bound);
     if (problem) return bottom(problem, [...(bound.at ? [bound.at] : []), ...at]);
   }
@@ -110,7 +117,12 @@ function withoutImpliedNotEqual(bounds: readonly Bound[]): readonly Bound[] {
     else if (bound.op === '=~' || bound.op === '!~') pattern = true;
   }
   if (!notEqual || !pattern) return bounds;
-  return bounds.filter((bound) => bound.op !== '!=' || bound.value.t !== 'string' || !bounds.some((other) => (other.op === '=~' || other.op === '!~') && checkBound(bound.value, other) !== undefined));
+  return bounds.filter(
+    (bound) =>
+      bound.op !== '!=' ||
+      bound.value.t !== 'string' ||
+      !bounds.some((other) => (other.op === '=~' || other.op === '!~') && checkBound(bound.value, other) !== undefined),
+  );
 }
 
 /**
@@ -138,16 +150,24 @@ function narrowRange(kinds: number, all: readonly Bound[], validators: readonly 
     const [low, high] = [(lower.value as { v: number | string }).v, (upper.value as { v: number | string }).v];
     const strict = lower.op === '>' || upper.op === '<';
     const isInt = (kinds & 12) === 4 && lower.value.t === 'num';
-    const empty = low > high || (low === high && strict) || (isInt && Math.ceil(lower.op === '>' ? Math.floor(Number(low)) + 1 : Number(low)) > Math.floor(upper.op === '<' ? Math.ceil(Number(high)) - 1 : Number(high)));
+    const empty =
+      low > high ||
+      (low === high && strict) ||
+      (isInt &&
+        Math.ceil(lower.op === '>' ? Math.floor(Number(low)) + 1 : Number(low)) > Math.floor(upper.op === '<' ? Math.ceil(Number(high)) - 1 : Number(high)));
     if (empty) {
       const kind = lower.value.t === 'num' ? (isInt ? 'integer' : 'number') : lower.value.t;
-      return bottom(`incompatible ${kind} bounds ${formatBound(upper)} and ${formatBound(lower)}`, [...(upper.at ? [upper.at] : []), ...(lower.at ? [lower.at] : [])]);
+      return bottom(`incompatible ${kind} bounds ${formatBound(upper)} and ${formatBound(lower)}`, [
+        ...(upper.at ? [upper.at] : []),
+        ...(lower.at ? [lower.at] : []),
+      ]);
     }
     // `>=3 & <=3 & int` is 3; floats keep their bounds, as CUE does.
     if (low === high && isInt && lower.value.t === 'num' && lower.value.int) return lower.value;
   }
   const kept = bounds.filter((bound) => {
-    if (LOWER.has(bound.op) || UPPER.has(bound.op)) return bound === lower || bound === upper || !(lower && sameType(lower, bound)) && !(upper && sameType(upper, bound));
+    if (LOWER.has(bound.op) || UPPER.has(bound.op))
+      return bound === lower || bound === upper || (!(lower && sameType(lower, bound)) && !(upper && sameType(upper, bound)));
     if (bound.op !== '!=' || bound.value.t !== 'num') return true;
     return !((lower && lower.value.t === 'num' && checkBound(bound.value, lower)) || (upper && upper.value.t === 'num' && checkBound(bound.value, upper)));
   });
@@ -166,7 +186,11 @@ export function disjunction(values: readonly Value[], defaults: readonly boolean
   const flags: boolean[] = [];
   values.forEach((value, index) => {
     if (value.t === 'bottom') return;
-    const same = isScalar(value) ? members.findIndex((member) => isScalar(member) && member.t === value.t && scalarEquals(member, value)) : value.t === 'constraint' || value.t === 'top' ? members.findIndex((member) => sameConstraint(member, value)) : -1;
+    const same = isScalar(value)
+      ? members.findIndex((member) => isScalar(member) && member.t === value.t && scalarEquals(member, value))
+      : value.t === 'constraint' || value.t === 'top'
+        ? members.findIndex((member) => sameConstraint(member, value))
+        : -1;
     if (same >= 0) flags[same] ||= defaults[index];
     else {
       members.push(value);
@@ -183,7 +207,10 @@ function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[])
   // A concrete value against a disjunction of concrete values (`kind: "a" | "b"` and the data's "a"):
   // the member it equals, found without writing the conflicts of the others, which only an empty disjunction reports.
   if (isScalar(other)) {
-    const same = d.values.find((member) => isScalar(member) && member.t === other.t && scalarEquals(member, other) && (member.t !== 'num' || other.t !== 'num' || member.int === other.int));
+    const same = d.values.find(
+      (member) =>
+        isScalar(member) && member.t === other.t && scalarEquals(member, other) && (member.t !== 'num' || other.t !== 'num' || member.int === other.int),
+    );
     if (same) return same;
   }
   const otherMembers = other.t === 'disj' ? other.values : [other];
@@ -213,13 +240,23 @@ function unifyDisjunction(d: Disjunction, other: Value, at: readonly Position[])
   if (values.length === 0) {
     const first = errors[0];
     if (first?.t === 'bottom' && errors.length === 1) return first;
-    return { ...bottom(`${errors.length} errors in empty disjunction: ${first?.t === 'bottom' ? first.message : ''}`, first?.t === 'bottom' ? first.at : at), count: errors.length + 1 };
+    return {
+      ...bottom(`${errors.length} errors in empty disjunction: ${first?.t === 'bottom' ? first.message : ''}`, first?.t === 'bottom' ? first.at : at),
+      count: errors.length + 1,
+    };
   }
   // Members that are not defaults stay so: `(int | *4) & (int | *1) & (int | *3)` has no default (issue3958).
-  if (d.defaultsLost || (other.t === 'disj' && other.defaultsLost)) return disjunction(values, values.map(() => false), true);
+  if (d.defaultsLost || (other.t === 'disj' && other.defaultsLost))
+    return disjunction(
+      values,
+      values.map(() => false),
+      true,
+    );
   const ownMarked = ownHasDefault && ownKept;
   const otherMarked = otherHasDefault && otherKept;
-  const defaults = values.map((_, k) => (ownMarked ? d.defaults[pairs[2 * k]] : true) && (otherMarked ? otherDefaults[pairs[2 * k + 1]] : true) && (ownMarked || otherMarked));
+  const defaults = values.map(
+    (_, k) => (ownMarked ? d.defaults[pairs[2 * k]] : true) && (otherMarked ? otherDefaults[pairs[2 * k + 1]] : true) && (ownMarked || otherMarked),
+  );
   return disjunction(values, defaults, ownMarked || otherMarked);
 }
 
@@ -253,7 +290,9 @@ type Mode = typeof MAYBE | typeof IS_DEFAULT | typeof NOT_DEFAULT;
 const combine = (a: Mode, b: Mode, dropsA = false, dropsB = false): Mode => Math.max(dropsA ? MAYBE : a, dropsB ? MAYBE : b) as Mode;
 
 const modesOf = (value: Value): Mode[] =>
-  value.t === 'disj' ? value.defaults.map((isDefault) => (value.defaultsLost || value.defaults.some(Boolean) ? (isDefault ? IS_DEFAULT : NOT_DEFAULT) : MAYBE)) : [MAYBE];
+  value.t === 'disj'
+    ? value.defaults.map((isDefault) => (value.defaultsLost || value.defaults.some(Boolean) ? (isDefault ? IS_DEFAULT : NOT_DEFAULT) : MAYBE))
+    : [MAYBE];
 
 const membersOf = (value: Value): readonly Value[] => (value.t === 'disj' ? value.values : [value]);
 
@@ -264,7 +303,11 @@ const membersOf = (value: Value): readonly Value[] => (value.t === 'disj' ? valu
  * `("a" | "b") & (*(*"a" | string) | string)` is `*"a" | *"b"` (disjunctions/specdeviation.txtar, staged).
  * Undefined when nothing survives: the disjunction is then unified as a whole, for its errors.
  */
-export function crossDisjunction(base: Value, terms: readonly { readonly value: Value; readonly marked: boolean }[], at: readonly Position[]): Value | undefined {
+export function crossDisjunction(
+  base: Value,
+  terms: readonly { readonly value: Value; readonly marked: boolean }[],
+  at: readonly Position[],
+): Value | undefined {
   const anyMarked = terms.some((term) => term.marked);
   const baseModes = modesOf(base);
   const results: { value?: Value; mode: Mode; term: Mode; nested?: { value: Value; mode: Mode }[] }[] = [];
@@ -297,7 +340,10 @@ export function crossDisjunction(base: Value, terms: readonly { readonly value: 
       modes.push(combine(result.mode, combine(result.term, member.mode), leftDrops, false));
     }
   }
-  return disjunction(values, modes.map((mode) => mode === IS_DEFAULT));
+  return disjunction(
+    values,
+    modes.map((mode) => mode === IS_DEFAULT),
+  );
 }
 
 /** A disjunction evaluated within one disjunct (`left`, of mode `mode`, chosen with a term of mode `termMode`). */
@@ -313,7 +359,9 @@ function nestedResults(left: Value, mode: Mode, termMode: Mode, nested: Disjunct
   const out: { value: Value; mode: Mode }[] = [];
   for (const survivor of survivors) {
     const result = { value: survivor.value, mode: combine(mode, survivor.inner, leftDrops, rightDrops) };
-    const same = out.find((other) => isScalar(other.value) && isScalar(result.value) && other.value.t === result.value.t && scalarEquals(other.value, result.value));
+    const same = out.find(
+      (other) => isScalar(other.value) && isScalar(result.value) && other.value.t === result.value.t && scalarEquals(other.value, result.value),
+    );
     if (!same) out.push(result);
     else if (result.mode === IS_DEFAULT) same.mode = IS_DEFAULT;
   }

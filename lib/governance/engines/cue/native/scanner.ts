@@ -38,10 +38,40 @@ export class CueSyntaxError extends Error {
 }
 
 export const KEYWORDS = new Set(['package', 'import', 'for', 'in', 'if', 'let', 'true', 'false', 'null']);
-const OPERATORS = ['...', '&&', '||', '==', '!=', '<=', '>=', '=~', '!~', '+', '-', '*', '/', '&', '|', '!', '<', '>', '=', ':', '.', '?', '(', ')', '[', ']', '{', '}'];
+const OPERATORS = [
+  '...',
+  '&&',
+  '||',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '=~',
+  '!~',
+  '+',
+  '-',
+  '*',
+  '/',
+  '&',
+  '|',
+  '!',
+  '<',
+  '>',
+  '=',
+  ':',
+  '.',
+  '?',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+];
 /** After these, a line end is a comma (spec.md, "Commas"). */
 const ENDS_LINE = (token: Token) =>
-  ['ident', 'keyword', 'int', 'float', 'string', 'bottom', 'attribute'].includes(token.kind) || (token.kind === 'op' && [')', ']', '}', '?', '...'].includes(token.text));
+  ['ident', 'keyword', 'int', 'float', 'string', 'bottom', 'attribute'].includes(token.kind) ||
+  (token.kind === 'op' && [')', ']', '}', '?', '...'].includes(token.text));
 
 const isLetter = (ch: string) => /[\p{L}_$]/u.test(ch);
 const isDigit = (ch: string) => ch >= '0' && ch <= '9';

@@ -135,7 +135,8 @@ export function unsatisfied(shown: string, validator: Validator, verdict: false 
 export const incomplete = (message: string, at: readonly (Position | undefined)[] = []): Bottom => bottom(message, at, 'incomplete');
 
 export const isBottom = (value: Value): value is Bottom => value.t === 'bottom';
-export const isScalar = (value: Value): value is Scalar => value.t === 'null' || value.t === 'bool' || value.t === 'num' || value.t === 'string' || value.t === 'bytes';
+export const isScalar = (value: Value): value is Scalar =>
+  value.t === 'null' || value.t === 'bool' || value.t === 'num' || value.t === 'string' || value.t === 'bytes';
 
 export function kindOf(value: Value): number {
   switch (value.t) {
@@ -266,7 +267,10 @@ export function formatValue(value: Value, depth = 0): string {
 
 export function formatConstraint(value: Constraint, validatorText: (validator: Validator) => string = (validator) => validator.text): string {
   const parts = [...value.bounds.map(formatBound), ...value.validators.map(validatorText)];
-  const implied = value.bounds.reduce((kinds, bound) => kinds & boundKinds(bound), value.validators.reduce((kinds, validator) => kinds & validator.kinds, TOP_KINDS));
+  const implied = value.bounds.reduce(
+    (kinds, bound) => kinds & boundKinds(bound),
+    value.validators.reduce((kinds, validator) => kinds & validator.kinds, TOP_KINDS),
+  );
   if (parts.length === 0 || value.kinds !== implied) parts.push(kindName(value.kinds));
   return parts.join(' & ');
 }

@@ -5,7 +5,7 @@
  */
 import { defaultOf } from './expressions';
 import type { Position } from './scanner';
-import { formatValue, isBottom, isScalar, type Bottom, type Value } from './values';
+import { type Bottom, formatValue, isBottom, isScalar, type Value } from './values';
 import { Vertex } from './vertex';
 
 export interface Finding {
@@ -31,7 +31,9 @@ function comparePaths(a: readonly string[], b: readonly string[]): number {
 
 /** A path of arc keys as CUE prints it: a regular field named like a hidden one or a definition (`"_links"`) is quoted. */
 export function formatPath(path: readonly string[]): string {
-  return path.map((key) => (key.charCodeAt(0) === 0 ? JSON.stringify(key.slice(1)) : IDENTIFIER.test(key) || /^\d+$/.test(key) ? key : JSON.stringify(key))).join('.');
+  return path
+    .map((key) => (key.charCodeAt(0) === 0 ? JSON.stringify(key.slice(1)) : IDENTIFIER.test(key) || /^\d+$/.test(key) ? key : JSON.stringify(key)))
+    .join('.');
 }
 
 /** A finding as CUE prints it: `path: message` and one line per position in the script. */
@@ -106,7 +108,13 @@ class FindingsWalk {
       if (chosen !== vertex) return this.walk(chosen, onlyConflicts);
       return this.walkArcs(vertex, onlyConflicts);
     }
-    if (!isScalar(chosen) && !onlyConflicts) this.findings.incomplete.push({ path: vertex.path(), message: `incomplete value ${formatValue(chosen)}`, at: constraintPositions(chosen), tainted: true });
+    if (!isScalar(chosen) && !onlyConflicts)
+      this.findings.incomplete.push({
+        path: vertex.path(),
+        message: `incomplete value ${formatValue(chosen)}`,
+        at: constraintPositions(chosen),
+        tainted: true,
+      });
   }
 
   private walkArcs(vertex: Vertex, onlyConflicts: boolean): void {
@@ -117,7 +125,8 @@ class FindingsWalk {
       const hidden = arc.definition || arc.hidden;
       if (hidden && vertex === this.root && this.settled.has(arc.key)) continue;
       if (!arc.regular && !arc.notAllowed) {
-        if (arc.required && !hidden && !onlyConflicts) this.findings.missing.push({ path: arc.path(), message: 'field is required but not present', at: [], tainted: true });
+        if (arc.required && !hidden && !onlyConflicts)
+          this.findings.missing.push({ path: arc.path(), message: 'field is required but not present', at: [], tainted: true });
         continue;
       }
       this.walk(arc, onlyConflicts || hidden);

@@ -7,14 +7,29 @@
  * copy per disjunct, and keeping the copies without errors.
  */
 import type { Comprehension, Decl, Expr, ListLit, StructLit } from './ast';
-import type { Position } from './scanner';
 import { addComprehension } from './comprehensions';
-import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
-import { bareValidator, defaultOf, evalExpr, labelMatches, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
-import { sameVertex } from './equality';
-import { crossDisjunction, disjunction, unifyScalars } from './scalars';
-import { bottom, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, type Bottom, type Bound, type ErrorCode, type Value, unsatisfied } from './values';
 import type { Context } from './context';
+import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
+import { sameVertex } from './equality';
+import { bareValidator, defaultOf, evalExpr, labelMatches, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
+import { crossDisjunction, disjunction, unifyScalars } from './scalars';
+import type { Position } from './scanner';
+import {
+  type Bottom,
+  type Bound,
+  bottom,
+  type ErrorCode,
+  formatValue,
+  isBottom,
+  isScalar,
+  kindName,
+  kindOf,
+  LIST,
+  STRUCT,
+  TOP,
+  unsatisfied,
+  type Value,
+} from './values';
 
 /** A JSON value from a descriptor, unified as CUE would read it from a .json file. */
 export interface DataExpr {
@@ -83,7 +98,11 @@ export class CloseGroup {
   }
 
   private declares(label: string, vertex: Vertex): boolean {
-    return (this.labels ??= labelsOf(this.declared)).has(label) || this.patterns.some((pattern) => labelMatches(pattern, label, vertex)) || this.inner?.some((group) => group.declares(label, vertex)) === true;
+    return (
+      (this.labels ??= labelsOf(this.declared)).has(label) ||
+      this.patterns.some((pattern) => labelMatches(pattern, label, vertex)) ||
+      this.inner?.some((group) => group.declares(label, vertex)) === true
+    );
   }
 }
 
@@ -196,7 +215,11 @@ function makesStruct(lit: StructLit): boolean {
     // Beside an embedding, `...` and pattern constraints make no struct (CUE's addStruct sets aStruct for regular fields only):
     // {..., #foo: string, _} & {string, #foo: "bar"} is that string.
     const regular = lit.decls.some(
-      (decl) => decl.type === 'field' && decl.constraint !== '?' && decl.label.kind !== 'pattern' && !(decl.label.kind === 'name' && !decl.label.quoted && /^[#_]/.test(decl.label.name)),
+      (decl) =>
+        decl.type === 'field' &&
+        decl.constraint !== '?' &&
+        decl.label.kind !== 'pattern' &&
+        !(decl.label.kind === 'name' && !decl.label.quoted && /^[#_]/.test(decl.label.name)),
     );
     lit.makesStruct = regular || !lit.decls.some((decl) => decl.type === 'embed' || decl.type === 'comprehension');
   }
@@ -254,7 +277,17 @@ const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', valu
 /** The conjunct with another expression (or scope), written out: one object shape for all (a spread is slower). It copies every field of Conjunct. */
 function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.env, viaConjunction = conjunct.viaConjunction): Conjunct {
   const from = viaConjunction ? undefined : (conjunct.from ?? conjunct);
-  return { expr, env, closed: conjunct.closed, group: conjunct.group, embedded: conjunct.embedded, viaConjunction, origin: conjunct.origin, via: conjunct.via, from };
+  return {
+    expr,
+    env,
+    closed: conjunct.closed,
+    group: conjunct.group,
+    embedded: conjunct.embedded,
+    viaConjunction,
+    origin: conjunct.origin,
+    via: conjunct.via,
+    from,
+  };
 }
 
 const atOf = (expr: ConjunctExpr): Position | undefined => (expr.type === 'data' ? undefined : expr.type === 'value' ? expr.at : startOf(expr));
@@ -430,8 +463,20 @@ export class Vertex {
   /** A conjunct arrived after evaluation (a pattern of a parent evaluated later): evaluate again when read. */
   reset(): void {
     Object.assign(this, {
-      state: 'new', arcs: NO_ARCS, value: TOP, isStruct: false, isList: false, listOpen: true, scalar: TOP, error: undefined, notAllowed: undefined,
-      groups: NO_GROUPS, patterns: NO_PATTERNS, disjuncts: undefined, inherited: undefined, patternsApplied: false,
+      state: 'new',
+      arcs: NO_ARCS,
+      value: TOP,
+      isStruct: false,
+      isList: false,
+      listOpen: true,
+      scalar: TOP,
+      error: undefined,
+      notAllowed: undefined,
+      groups: NO_GROUPS,
+      patterns: NO_PATTERNS,
+      disjuncts: undefined,
+      inherited: undefined,
+      patternsApplied: false,
     });
   }
 
@@ -623,7 +668,12 @@ export class Vertex {
   private addValue(value: Value, conjunct: Conjunct, at?: Position): void {
     if (value instanceof Vertex) return this.expand(value, conjunct);
     if (value.t === 'disj' && value.values.some((member) => member instanceof Vertex)) {
-      this.work.disjunctions.push({ disjuncts: value.values.map((member, index) => ({ conjunct: derived(conjunct, { type: 'value', value: member, at }), isDefault: value.defaults[index] })) });
+      this.work.disjunctions.push({
+        disjuncts: value.values.map((member, index) => ({
+          conjunct: derived(conjunct, { type: 'value', value: member, at }),
+          isDefault: value.defaults[index],
+        })),
+      });
       this.takeChoice();
       return;
     }
@@ -648,7 +698,8 @@ export class Vertex {
   expand(target: Vertex, conjunct: Conjunct): void {
     if (target === this || target === this.original) return;
     const expanded = this.work.expanded;
-    for (let index = 0; index < expanded.length; index += 2) if (expanded[index] === target && (expanded[index + 1] === conjunct.group || !conjunct.embedded)) return;
+    for (let index = 0; index < expanded.length; index += 2)
+      if (expanded[index] === target && (expanded[index + 1] === conjunct.group || !conjunct.embedded)) return;
     for (let v = this.parent; v; v = v.parent) {
       if (v === target || v.original === target) {
         this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
@@ -700,7 +751,16 @@ export class Vertex {
     // (`{A & {err: 2}}` with `A: #B` closes to #B).
     const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !target.sealed;
     const via: Via = { target, shared: alone && this.mayShare(target, conjunct), up: conjunct.via };
-    for (const inner of target.conjuncts) this.work.pending.push({ expr: inner.expr, env: inner.env, closed: inner.closed || closed, group, origin: origin ?? inner.origin ?? (closed ? target : undefined), embedded, via });
+    for (const inner of target.conjuncts)
+      this.work.pending.push({
+        expr: inner.expr,
+        env: inner.env,
+        closed: inner.closed || closed,
+        group,
+        origin: origin ?? inner.origin ?? (closed ? target : undefined),
+        embedded,
+        via,
+      });
   }
 
   /**
@@ -719,7 +779,15 @@ export class Vertex {
     if (this.choices.length === 0) {
       if (this.scalar.t !== 'top' && this.addStaged(conjunct)) return;
       const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, this));
-      if (values.every(isPlain)) return this.addValue(disjunction(values, disjuncts.map((disjunct) => disjunct.isDefault)), conjunct, atOf(conjunct.expr));
+      if (values.every(isPlain))
+        return this.addValue(
+          disjunction(
+            values,
+            disjuncts.map((disjunct) => disjunct.isDefault),
+          ),
+          conjunct,
+          atOf(conjunct.expr),
+        );
       if (values.every((value) => isPlain(value) || (value.t === 'disj' && value.values.every(isPlain)))) {
         // A term that is a disjunction by value keeps its defaults only when marked or when no term is (as written ones).
         const members = combineDefaults(
@@ -729,7 +797,14 @@ export class Vertex {
             inner: value.t === 'disj' ? value.values.map((member, at) => ({ value: member, isDefault: value.defaults[at] })) : undefined,
           })),
         );
-        return this.addValue(disjunction(members.map((member) => member.value), members.map((member) => member.isDefault)), conjunct, atOf(conjunct.expr));
+        return this.addValue(
+          disjunction(
+            members.map((member) => member.value),
+            members.map((member) => member.isDefault),
+          ),
+          conjunct,
+          atOf(conjunct.expr),
+        );
       }
     }
     this.work.disjunctions.push({ disjuncts });
@@ -743,9 +818,18 @@ export class Vertex {
   private addStaged(conjunct: Conjunct): boolean {
     const written = outerTermsOf(conjunct.expr as Expr);
     // Only a term written as a disjunction or a reference can be one.
-    if (!written.some(({ value }) => (value.type === 'binary' && value.op === '|') || value.type === 'ident' || value.type === 'selector' || value.type === 'index')) return false;
+    if (
+      !written.some(
+        ({ value }) => (value.type === 'binary' && value.op === '|') || value.type === 'ident' || value.type === 'selector' || value.type === 'index',
+      )
+    )
+      return false;
     const terms = written.map((term) => ({ marked: term.marked, value: evalExpr(term.value, conjunct.env, this) }));
-    if (!terms.some((term) => term.value.t === 'disj') || !terms.every((term) => isPlain(term.value) || (term.value.t === 'disj' && term.value.values.every(isPlain)))) return false;
+    if (
+      !terms.some((term) => term.value.t === 'disj') ||
+      !terms.every((term) => isPlain(term.value) || (term.value.t === 'disj' && term.value.values.every(isPlain)))
+    )
+      return false;
     const at = atOf(conjunct.expr);
     const crossed = crossDisjunction(this.scalar, terms, at ? [at] : []);
     if (crossed) this.scalar = crossed;
@@ -814,7 +898,12 @@ export class Vertex {
     if (unique.length === 1 && chosen) return this.adopt(chosen.vertex);
     this.disjuncts = unique.map(({ vertex, isDefault }) => ({ vertex, isDefault }));
     if (chosen) this.borrowArcs(chosen.vertex);
-    this.finish(disjunction(unique.map((result) => withAttached(result.vertex)), unique.map((result) => result.isDefault)));
+    this.finish(
+      disjunction(
+        unique.map((result) => withAttached(result.vertex)),
+        unique.map((result) => result.isDefault),
+      ),
+    );
   }
 
   /** A disjunct's copy: the field it is a copy of. */
@@ -888,7 +977,15 @@ export class Vertex {
             const origin = !definition ? within : conjunct.closed && outer ? definitionOrigin(outer, label.name) : arc;
             arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin, via: conjunct.via }, decl.constraint);
           } else if (label.kind === 'pattern') {
-            const pattern: Pattern = { label: label.expr, env, value: decl.value, alias: label.alias, fieldAlias: decl.alias, closed: conjunct.closed, origin: within };
+            const pattern: Pattern = {
+              label: label.expr,
+              env,
+              value: decl.value,
+              alias: label.alias,
+              fieldAlias: decl.alias,
+              closed: conjunct.closed,
+              origin: within,
+            };
             this.addPattern(pattern);
             group.addPattern(pattern);
             if (own) (group.ownPatterns ??= []).push(pattern);
@@ -1100,7 +1197,8 @@ export class Vertex {
   }
 
   private checkFrozenFields(frozen: Set<string>): void {
-    for (const arc of this.regularArcs()) if (!frozen.has(arc.label)) this.fail(bottom(`adding field ${arc.label} not allowed as field set was already referenced`, []));
+    for (const arc of this.regularArcs())
+      if (!frozen.has(arc.label)) this.fail(bottom(`adding field ${arc.label} not allowed as field set was already referenced`, []));
   }
 
   /** Regular fields, as `for` and export see them. */
@@ -1117,7 +1215,9 @@ export class Vertex {
     if (depth > 3) return this.isList ? '[...]' : '{...}';
     const shown = (arc: Vertex) => (arc.state !== 'done' ? '_' : formatValue(arc.value === arc ? arc : arc.value, depth + 1));
     if (this.isList) return `[${[...this.elements().map(shown), ...(this.listOpen ? ['...'] : [])].join(',')}]`;
-    return `{${this.regularArcs().map((arc) => `${arc.label}:${shown(arc)}`).join(',')}}`;
+    return `{${this.regularArcs()
+      .map((arc) => `${arc.label}:${shown(arc)}`)
+      .join(',')}}`;
   }
 }
 
