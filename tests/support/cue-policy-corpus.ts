@@ -36,6 +36,11 @@ export const CORPUS: readonly CorpusPolicy[] = [
     compliant: { name: 'a', owner: { email: 'a@b.c' } },
   },
   {
+    name: 'a descriptor field declared as _, read into a hidden field by selector and by string index',
+    script: 'metadata: _\n_team: metadata.team & =~"^[a-z]+$"\n_id: metadata["_id"]\n_id: =~"^id-"\n',
+    compliant: { metadata: { team: 'data', _id: 'id-1' } },
+  },
+  {
     name: 'presence read into a hidden field',
     script: 'name?: string\n_named: name != _|_\nif _named {\n\tname: =~"^[a-z]+$"\n}\n',
     compliant: { name: 'abc' },

@@ -100,6 +100,22 @@ describe('the verdict', () => {
     expect(vet('"_id": string\n', { _id: 5 }, false)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^"_id": conflicting values/)] });
     // The hidden field _secret and the descriptor's "_secret" are two fields.
     expect(vet('name: string\n_secret: "x"\n', { name: 'a', _secret: 'y' })).toEqual(PASS);
+    // A string index names the regular field: meta["_x"] is the descriptor's "_x" (it was read as the hidden _x, undefined, so ignored).
+    const indexed = 'meta: _\n_v: meta["_x"]\n_v: "foo"\n';
+    for (const requireConcrete of [true, false]) {
+      expect(vet(indexed, { meta: { _x: 'bar' } }, requireConcrete)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_v: conflicting values/)] });
+      expect(vet(indexed, { meta: { _x: 'foo' } }, requireConcrete)).toEqual(PASS);
+    }
+    expect(vet('meta: {"#k": "bar"}\nv: meta["#k"] & "bar"\n', {})).toEqual(PASS);
+  });
+
+  it('checks a hidden field or definition that reads a field declared as `_`, which the save check cannot settle', () => {
+    for (const script of ['meta: _\n_v: meta.x & "foo"\n', 'meta: _\n_v: meta.x\n_v: "foo"\n', 'meta: _\n#v: meta.x & "foo"\n', 'meta: _\n_v: meta["x"] & "foo"\n']) {
+      for (const requireConcrete of [true, false]) {
+        expect(vet(script, { meta: { x: 'bar' } }, requireConcrete), script).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/conflicting values/)] });
+        expect(vet(script, { meta: { x: 'foo' } }, requireConcrete), script).toEqual(PASS);
+      }
+    }
   });
 
   // The fields of a descriptor's object no rule names become vertices only when reached: each way of reaching them still checks them.

@@ -194,23 +194,28 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     if (index) return bottom(`invalid index ${name} (found ${typeName(value)}, want list)`, [at]);
     return bottom(`invalid selector ${name} for value of type ${typeName(value)}`, [at]);
   }
+  // A string index names a regular field: `x["_id"]` is the field "_id", `x._id` the hidden one.
+  const key = ref?.type === 'index' ? regularKey(name) : name;
   // A definition or hidden field beside a scalar (`{"foo", #bar: "bar"}.#bar`).
-  if (!index && (name.startsWith('#') || name.startsWith('_')) && target.evaluate() !== target) {
+  if (key === name && !index && (name.startsWith('#') || name.startsWith('_')) && target.evaluate() !== target) {
     const attached = target.arcAt(name);
     if (attached) return attached;
   }
   // A field of a struct being evaluated is there already (`local: _zones[local.zone]` beside `local: zone: "zrh1"`).
   if (target.state === 'evaluating' && !index) {
-    const arc = target.arcAt(name);
+    const arc = target.arcAt(key);
     if (arc?.regular) return arc;
   }
   const resolved = target.resolved();
-  if (!(resolved instanceof Vertex)) return select(resolved, name, at, index, ref);
+  if (!(resolved instanceof Vertex)) {
+    // A field that is not a struct yet (`meta: _`) may become one with a descriptor: the save check must not settle what reads it.
+    noteRead(target);
+    return select(resolved, name, at, index, ref);
+  }
   noteRead(resolved);
   if (index && !resolved.isList) return bottom(`invalid index ${name} (found ${kindName(kindOf(resolved))}, want list)`, [at]);
   if (!index && resolved.isList) return bottom(`undefined field: ${selectorText(name)}`, [at]);
-  // An index is a string: `x["_id"]` is the regular field, `x._id` the hidden one.
-  const arc = resolved.arcAt(index ? regularKey(name) : name);
+  const arc = resolved.arcAt(key);
   if (!arc || (!arc.regular && !arc.definition && !arc.hidden)) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
     // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
