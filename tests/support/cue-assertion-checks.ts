@@ -75,8 +75,9 @@ function resolveDefault(value: Inspected): Inspected {
 
 /**
  * `at=` is followed by the caller: `path` is where the target is. `code=` may list alternatives: `incomplete|eval`.
- * Without `any`, a struct or list whose regular fields or elements hold an error is erroneous too: the
- * conformance files assert `@test(err)` on such values (`e4: [1, 2, ...<=5] & [1, 2, 4, 8]`), as CUE reports them.
+ * Without `any`, a struct or list whose regular fields (definitions and hidden ones too) or elements hold an error is
+ * erroneous too: the conformance files assert `@test(err)` on such values (`e4: [1, 2, ...<=5] & [1, 2, 4, 8]`), as CUE
+ * reports them (CUE's AddChildError counts definitions and hidden fields as well).
  */
 function checkError(attribute: TestAttribute, target: Inspected, path: Path): Failure | undefined {
   const code = attribute.options.get('code');
@@ -117,15 +118,13 @@ function mentions({ error, path }: { error: Extract<Inspected, { kind: 'bottom' 
 const cuePath = (path: Path): string =>
   path.map((label) => (typeof label === 'string' && !/^[#_]*[A-Za-z_$][\w$]*$/.test(label) ? JSON.stringify(label) : String(label))).join('.');
 
-/** The errors in a value, with their paths: in all its descendants, or only in those that make it erroneous (regular fields, elements). */
+/** The errors in a value, with their paths: in all its descendants, or only in those that make it erroneous (fields not optional, elements). */
 function bottomsIn(value: Inspected, path: Path, all: boolean): { error: Extract<Inspected, { kind: 'bottom' }>; path: Path }[] {
   switch (value.kind) {
     case 'bottom':
       return [{ error: value, path }];
     case 'struct': {
-      const fields = value.fields
-        .filter((field) => all || (field.constraint === '' && !field.definition))
-        .flatMap((field) => bottomsIn(field.value, [...path, field.label], all));
+      const fields = value.fields.filter((field) => all || field.constraint === '').flatMap((field) => bottomsIn(field.value, [...path, field.label], all));
       return value.error ? [{ error: value.error, path }, ...fields] : fields;
     }
     case 'list':

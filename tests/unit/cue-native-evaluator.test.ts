@@ -283,6 +283,18 @@ describe('the verdict', () => {
     expect(vet('import "list"\n\nn: len(list.Repeat([0], 3)) & 3\n', {})).toEqual(PASS);
   });
 
+  // CUE's and.txtar: and() keeps the definitions embedded with scalars, and their conflict is the field's error (AddChildError).
+  it('fails a scalar whose embedded definitions conflict, written with & or with and(), and still reads it as that scalar', () => {
+    const script = 'n: int\nx: and([{2, #x: n}, {2, #x: 2}])\ny: x + 1\nz: and([{"ab", #x: n}]) + "c"\n';
+    expect(vet(script, { n: 2 })).toEqual(PASS);
+    expect(vet(script, { n: 1 })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^x\.#x: conflicting values/)] });
+    expect(vet('n: int\nx: {2, #x: n} & {2, #x: 2}\n', { n: 1 })).toMatchObject({ satisfiesPolicy: false });
+    expect(compileNative('x: and([{2, #x: 1}, {2, #x: 2}])\n')).toMatchObject({ ok: false, message: 'x.#x: conflicting values 2 and 1' });
+    expect(
+      vet('import "strings"\ns: strings.ToUpper(and([{"ab", #x: 1}])) & "AB"\nt: "\\(and([{"ab", #x: 1}]))" & "ab"\nl: len(and([{"ab", #x: 1}])) & 2\n', {}),
+    ).toEqual(PASS);
+  });
+
   it('resolves a cycle of fields by the value one of them has, and still checks every conjunct', () => {
     expect(vet('total: used + free\nused: total - free\nfree: 20\ntotal: 100\n', {})).toEqual(PASS);
     expect(vet('a: b - 100\nb: a + 100\nb: 200\n', { a: 100 })).toEqual(PASS);

@@ -665,6 +665,12 @@ const lenBuiltin: Builtin = {
   },
 };
 
+/** An element of and's or or's list, or and's result, as read: a scalar keeps the definitions embedded with it (`{2, #x: 1}`). */
+function readWithDefinitions(element: Vertex): Value {
+  noteRead(element);
+  return withAttached(element);
+}
+
 const and: Builtin = {
   t: 'builtin',
   name: 'and',
@@ -673,8 +679,8 @@ const and: Builtin = {
     const target = defaultOf(value);
     if (!(target instanceof Vertex) || !target.isList) return isBottom(target) ? target : bottom('and: argument must be a list', [at]);
     const result = new Vertex(from.ctx, from.label, from.parent);
-    for (const element of target.elements()) result.addConjunct({ expr: { type: 'value', value: valueOf(element) }, env: {}, closed: false });
-    return valueOf(result);
+    for (const element of target.elements()) result.addConjunct({ expr: { type: 'value', value: readWithDefinitions(element) }, env: {}, closed: false });
+    return readWithDefinitions(result);
   },
 };
 
@@ -685,7 +691,7 @@ const or: Builtin = {
   call: ([value], at) => {
     const target = defaultOf(value);
     if (!(target instanceof Vertex) || !target.isList) return isBottom(target) ? target : bottom('or: argument must be a list', [at]);
-    const elements = target.elements().map((element) => (noteRead(element), withAttached(element)));
+    const elements = target.elements().map(readWithDefinitions);
     if (elements.length === 0) return bottom('empty list in call to or', [at]);
     return disjunction(
       elements,

@@ -310,6 +310,12 @@ export function valueOf(target: Vertex | Value): Value {
   return value;
 }
 
+/**
+ * A scalar that keeps the definitions embedded with it (and's and or's results: `and([{2, #x: 1}])`) as that scalar,
+ * where it is an operand, an argument or interpolated; a reference or a struct literal there is already its value.
+ */
+const unattached = (value: Value): Value => (value instanceof Vertex ? value.evaluate() : value);
+
 export function defaultOf(value: Value): Value {
   if (value.t !== 'disj') return value;
   const defaults = value.values.filter((_, index) => value.defaults[index]);
@@ -321,7 +327,7 @@ export function defaultOf(value: Value): Value {
  * could still make it concrete, an error when no value of its kinds would do (`!x` with `x: int`).
  */
 function concrete(value: Value, operand: string, at: Position, kinds = TOP_KINDS): Scalar | Bottom {
-  const picked = defaultOf(value);
+  const picked = unattached(defaultOf(value));
   if (isScalar(picked)) return picked;
   if (isBottom(picked)) return picked;
   if (picked instanceof Vertex) return bottom(`invalid operand ${formatValue(picked)} (${operand} requires a scalar)`, [at]);
@@ -423,7 +429,7 @@ function interpolate(expr: Extract<Expr, { type: 'interpolation' }>, env: Env, f
       text += part;
       continue;
     }
-    const value = defaultOf(evalExpr(part, env, from));
+    const value = unattached(defaultOf(evalExpr(part, env, from)));
     if (isBottom(value)) return { ...value, message: `invalid interpolation: ${value.message}` };
     if (value instanceof Vertex || value.t === 'null')
       return bottom(`invalid interpolation: cannot use ${formatValue(value)} (type ${typeName(value)}) as type string`, [part.at]);
@@ -510,7 +516,7 @@ export function startOf(expr: Expr): Position {
 function call(expr: Extract<Expr, { type: 'call' }>, env: Env, from: Vertex): Value {
   const callee = callable(evalExpr(expr.callee, env, from), expr.at);
   if (isBottom(callee)) return callee;
-  const args = expr.args.map((arg) => evalExpr(arg, env, from));
+  const args = expr.args.map((arg) => unattached(evalExpr(arg, env, from)));
   return applyBuiltin(callee, args, startOf(expr), from, expr.args.map(startOf));
 }
 

@@ -108,6 +108,8 @@ class FindingsWalk {
       if (chosen !== vertex) return this.walk(chosen, onlyConflicts);
       return this.walkArcs(vertex, onlyConflicts);
     }
+    // A scalar keeps the definitions embedded with it (`{2, #x: 1}`): their conflicts are its errors (CUE's AddChildError).
+    if (vertex.arcs.size > 0) this.walkArcs(vertex, onlyConflicts);
     if (!isScalar(chosen) && !onlyConflicts)
       this.findings.incomplete.push({
         path: vertex.path(),
