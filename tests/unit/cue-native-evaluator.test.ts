@@ -27,6 +27,18 @@ describe('the save check', () => {
     expect(compileNative('let n = 1\na: 2\n')).toEqual({ ok: false, message: 'unreferenced alias or let clause n', line: 1, column: 1 });
   });
 
+  // Both passed every descriptor natively, where CUE fails the script whatever the data.
+  it('refuses an import nothing reads and a default mark that is not an operand of `|`, as CUE compiles them', () => {
+    expect(compileNative('import "strings"\n\nname: string\n')).toEqual({ ok: false, message: 'imported and not used: "strings"', line: 1, column: 8 });
+    expect(compileNative('import l "list"\n\nname: string\n')).toMatchObject({ ok: false, message: 'imported and not used: "list" as l' });
+    expect(compileNative('import "strings"\n\nname: strings.ToUpper("a")\n')).toMatchObject({ ok: true });
+    expect(compileNative('meta: _\n_c: meta.x & *"foo" | "bar"\n')).toMatchObject({ ok: false, message: '_c: preference mark not allowed at this position' });
+    expect(compileNative('a: {b: *1}\n')).toMatchObject({ ok: false, message: 'a.b: preference mark not allowed at this position' });
+    expect(compileNative('a: (*1) | 2\n')).toMatchObject({ ok: false, message: 'a: preference mark not allowed at this position' });
+    for (const marked of ['a: *1 | 2\n', 'a: **1 | 2\n', 'a: (*1 | 2) | 3\n', 'a: [...*"x" | string]\n'])
+      expect(compileNative(marked)).toMatchObject({ ok: true });
+  });
+
   // CUE names only b; natively the added declaration closes on its own too, so a may be named first (stricter, never laxer).
   it('refuses a field added from outside to a definition nested in a referenced one, as CUE does (x.#foo: field b not allowed)', () => {
     expect(compileNative('#D: {#foo: {a: int}}\nx: #D\nx: #foo: b: 1\n')).toMatchObject({

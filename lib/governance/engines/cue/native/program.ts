@@ -53,7 +53,12 @@ export function compileFile(source: string, options: { references?: boolean } = 
   if (file.decls.some((decl) => decl.type === 'attribute' && EXPERIMENT.test(decl.text))) throw new Unsupported('the script turns on a CUE experiment');
   const lit: StructLit = { type: 'struct', decls: file.decls, at: { offset: 0, line: 1, column: 1 } };
   // The files of a package see each other's fields: only a single file can be checked on its own.
-  if (options.references !== false) checkFile(lit, { names: new Set(vars.keys()), packages: vars });
+  if (options.references !== false) {
+    const used = checkFile(lit, { names: new Set(vars.keys()), packages: vars });
+    // CUE refuses an import no reference reads, whatever the data.
+    const unused = file.imports.find((spec) => !used.has(spec.alias ?? (spec.path.split('/').pop() as string)));
+    if (unused) throw new ScriptError(`imported and not used: "${unused.path}"${unused.alias ? ` as ${unused.alias}` : ''}`, unused.at);
+  }
   return { lit, env: { vars } };
 }
 
@@ -62,12 +67,20 @@ type Scope = { readonly lit?: StructLit; readonly names?: ReadonlySet<string>; r
 /** The field being checked, for messages (CUE: `size: reference "limit" not found`). */
 const fieldPath: string[] = [];
 
+/** A message at the field being checked, as CUE prints it. */
+const atField = (message: string): string => (fieldPath.length > 0 ? `${formatPath(fieldPath)}: ${message}` : message);
+
 /** The names each struct literal's lets and aliases are read by (a let or alias never read is an error in CUE). */
 let readNames = new Map<StructLit, Set<string>>();
+/** The imported packages some reference reads. */
+let usedImports = new Set<string>();
 
 function known(name: string, scopes: readonly Scope[]): boolean {
   for (const scope of scopes) {
-    if (scope.names?.has(name)) return true;
+    if (scope.names?.has(name)) {
+      if (scope.packages?.has(name)) usedImports.add(name);
+      return true;
+    }
     if (scope.lit !== undefined && declares(scope.lit, name)) {
       readNames.get(scope.lit)?.add(name);
       return true;
@@ -87,11 +100,14 @@ function checkReferences(lit: StructLit, outer: readonly Scope[]): void {
   }
 }
 
-function checkFile(lit: StructLit, scope: Scope): void {
+/** Checks the references of a file; returns the imports read. */
+function checkFile(lit: StructLit, scope: Scope): ReadonlySet<string> {
   readNames = new Map();
+  usedImports = new Set();
   fieldPath.length = 0;
   try {
     checkReferences(lit, [scope]);
+    return usedImports;
   } finally {
     readNames = new Map();
   }
@@ -145,7 +161,7 @@ function checkExpr(expr: Expr, scopes: readonly Scope[]): void {
   switch (expr.type) {
     case 'ident':
       if (!known(expr.name, scopes))
-        throw new ScriptError(`${fieldPath.length > 0 ? `${formatPath(fieldPath)}: ` : ''}reference "${expr.name}" not found`, expr.at);
+        throw new ScriptError(atField(`reference "${expr.name}" not found`), expr.at);
       return;
     case 'literal':
       return;
@@ -174,11 +190,14 @@ function checkExpr(expr: Expr, scopes: readonly Scope[]): void {
       for (const arg of expr.args) checkExpr(arg, scopes);
       return;
     case 'unary':
+      // CUE's compiler takes a default mark only on an operand of `|` (addDisjunctionElem): `x & *1 | 2` is refused.
+      if (expr.op === '*') throw new ScriptError(atField('preference mark not allowed at this position'), expr.at);
       if ((expr.op === '=~' || expr.op === '!~') && expr.operand.type === 'literal' && expr.operand.kind === 'string')
         checkRegexp(expr.operand.value as string);
       checkExpr(expr.operand, scopes);
       return;
     case 'binary':
+      if (expr.op === '|') return checkDisjunct(expr, scopes);
       if ((expr.op === '=~' || expr.op === '!~') && expr.right.type === 'literal' && expr.right.kind === 'string') checkRegexp(expr.right.value as string);
       checkExpr(expr.left, scopes);
       checkExpr(expr.right, scopes);
@@ -200,6 +219,14 @@ function checkExpr(expr: Expr, scopes: readonly Scope[]): void {
       if (expr.rest?.type) checkExpr(expr.rest.type, scopes);
       return;
   }
+}
+
+/** An operand of `|`, where a default mark may stand (`*a | b`, `**a | b`), but not inside parentheses or another operator. */
+function checkDisjunct(expr: Expr, scopes: readonly Scope[]): void {
+  if (expr.type === 'unary' && expr.op === '*') return checkDisjunct(expr.operand, scopes);
+  if (expr.type !== 'binary' || expr.op !== '|') return checkExpr(expr, scopes);
+  checkDisjunct(expr.left, scopes);
+  checkDisjunct(expr.right, scopes);
 }
 
 function checkRegexp(source: string): void {
