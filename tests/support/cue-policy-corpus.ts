@@ -41,6 +41,11 @@ export const CORPUS: readonly CorpusPolicy[] = [
     compliant: { metadata: { team: 'data', _id: 'id-1' } },
   },
   {
+    name: 'a hidden field ranging over a descriptor field declared as _',
+    script: 'labels: _\n_checked: [for v in labels {v & string & =~"^[a-z]+$"}]\n',
+    compliant: { labels: { team: 'data', tier: 'gold' } },
+  },
+  {
     name: 'presence read into a hidden field',
     script: 'name?: string\n_named: name != _|_\nif _named {\n\tname: =~"^[a-z]+$"\n}\n',
     compliant: { name: 'abc' },

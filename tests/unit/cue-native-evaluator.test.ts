@@ -122,7 +122,10 @@ describe('the verdict', () => {
   });
 
   it('checks a hidden field or definition that reads a field declared as `_`, which the save check cannot settle', () => {
-    for (const script of ['meta: _\n_v: meta.x & "foo"\n', 'meta: _\n_v: meta.x\n_v: "foo"\n', 'meta: _\n#v: meta.x & "foo"\n', 'meta: _\n_v: meta["x"] & "foo"\n']) {
+    const reads = ['meta: _\n_v: meta.x & "foo"\n', 'meta: _\n_v: meta.x\n_v: "foo"\n', 'meta: _\n#v: meta.x & "foo"\n', 'meta: _\n_v: meta["x"] & "foo"\n'];
+    // Ranging over it: the save check saw nothing to range over, an incomplete comprehension.
+    const ranges = ['meta: _\n_v: {for k, v in meta {(k): v & "foo"}}\n', 'meta: _\n#v: [for v in meta {v}] & [..."foo"]\n'];
+    for (const script of [...reads, ...ranges]) {
       for (const requireConcrete of [true, false]) {
         expect(vet(script, { meta: { x: 'bar' } }, requireConcrete), script).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/conflicting values/)] });
         expect(vet(script, { meta: { x: 'foo' } }, requireConcrete), script).toEqual(PASS);

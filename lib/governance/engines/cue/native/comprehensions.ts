@@ -3,7 +3,7 @@
  * per binding, as fields of the enclosing struct or as elements of the enclosing list.
  */
 import type { Clause, Comprehension } from './ast';
-import { defaultOf, evalExpr, resolveReference, sourceText, valueOf } from './expressions';
+import { defaultOf, evalExpr, noteRead, resolveReference, sourceText, valueOf } from './expressions';
 import { BOOL, type Bottom, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
 import { type CloseGroup, type Env, Vertex } from './vertex';
 
@@ -64,6 +64,8 @@ function run(clauses: readonly Clause[], at: number, env: Env, into: Vertex, yie
     }
     case 'for': {
       const source = resolveReference(clause.source, env, into);
+      // What it ranges over may be descriptor data still to come (`meta: _`): the save check must not settle the result.
+      if (source instanceof Vertex) noteRead(source);
       // Ranging over the struct being evaluated (`x: {for k, _ in x {...}}`): over the fields it has so far.
       const value =
         source === into && into.state === 'evaluating' && !into.isList
