@@ -406,6 +406,11 @@ describe('the conformance view (inspectFiles)', () => {
       text: 'matchN(math.MultipleOf(2), [[{}], "all"])',
     });
     expect(fieldOf('x: matchIf({a!: _}, {b!: 1}, _)\n', 'x')).toMatchObject({ text: 'matchIf({a!: _}, {b!: 1}, _)' });
+    // CUE's matchn.txtar: a schema that holds itself is a structural cycle, `_|_`; one close()d keeps its close().
+    const cyclic = '#O: f?: matchN(1, [string, #O])\nx?: matchN(1, [close({a?: int}), #O])\ny?: matchN(1, [#P, #P])\n#P: {p: #Q}\n#Q: q?: int\n';
+    expect(fieldOf(cyclic, 'x')).toMatchObject({ text: 'matchN(1, [close({a?: int}), _|_])' });
+    expect(fieldOf(cyclic, '#O')).toMatchObject({ fields: [{ label: 'f', value: { text: 'matchN(1, [string, _|_])' } }] });
+    expect(fieldOf(cyclic, 'y')).toMatchObject({ text: 'matchN(1, [{p: {q?: int}}, {p: {q?: int}}])' });
   });
 
   it('makes a validator that may still come to hold on an open struct or list incomplete, in a file alone', () => {

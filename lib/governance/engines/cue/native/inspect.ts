@@ -169,25 +169,49 @@ function inspectBottom(value: Bottom, file: string): InspectedBottom {
 }
 
 /** A validator as CUE prints it in a value: its arguments as schemas (`matchN(1, [{foo!: string}])`), not as messages show them. */
-function validatorText(validator: Validator, depth: number): string {
-  return validator.schemas ? `${validator.name}(${validator.args.map((arg) => schemaText(arg, depth + 1)).join(', ')})` : validator.text;
+function validatorText(validator: Validator, depth: number, showing: Showing = { open: new Set(), cyclic: new Set() }): string {
+  return validator.schemas ? `${validator.name}(${validator.args.map((arg) => schemaText(arg, depth + 1, showing)).join(', ')})` : validator.text;
+}
+
+/** The schemas being shown (a vertex and what it was expanded from: each reference is a copy) and those met again inside themselves. */
+interface Showing {
+  readonly open: Set<Vertex>;
+  readonly cyclic: Set<Vertex>;
 }
 
 /**
  * A validator's argument with its fields' markers and constraints, evaluated first (inspection
  * comes after evaluation; the message text evaluates nothing, so it shows what is not evaluated yet as `_`).
+ * A schema that holds itself (`#O: f?: matchN(1, [string, #O])`) is shown as CUE shows it, a structural cycle: `_|_`;
+ * one closed by close() as `close({...})`.
  */
-function schemaText(value: Value, depth: number): string {
+function schemaText(value: Value, depth: number, showing: Showing): string {
   if (depth > 8) return '_';
   if (value instanceof Vertex) {
     const evaluated = value.evaluate();
-    if (value.notAllowed || evaluated !== value) return schemaText(value.notAllowed ?? evaluated, depth + 1);
-    const shown = (arc: Vertex) => schemaText(arc, depth + 1);
-    if (value.isList) return `[${[...value.elements().map(shown), ...(value.listOpen ? ['...'] : [])].join(', ')}]`;
-    const fields = [...value.arcs.values()].map((arc) => `${arc.label}${arc.regular ? '' : arc.required ? '!' : '?'}: ${shown(arc)}`);
-    return `{${[...fields, ...(value.groups.some((group) => group.open) ? ['...'] : [])].join(', ')}}`;
+    if (value.notAllowed || evaluated !== value) return schemaText(value.notAllowed ?? evaluated, depth + 1, showing);
+    const sources = [value, ...value.expandedFrom()];
+    const again = sources.find((source) => showing.open.has(source));
+    if (again) {
+      showing.cyclic.add(again);
+      return '_|_';
+    }
+    for (const source of sources) showing.open.add(source);
+    const text = structText(value, depth, showing);
+    for (const source of sources) showing.open.delete(source);
+    if (sources.some((source) => showing.cyclic.has(source))) return '_|_';
+    return sources.some((source) => source.sealed) ? `close(${text})` : text;
   }
-  if (value.t === 'constraint') return formatConstraint(value, (validator) => validatorText(validator, depth + 1));
-  if (value.t === 'disj') return value.values.map((member, index) => `${value.defaults[index] ? '*' : ''}${schemaText(member, depth + 1)}`).join(' | ');
+  if (value.t === 'constraint') return formatConstraint(value, (validator) => validatorText(validator, depth + 1, showing));
+  if (value.t === 'disj')
+    return value.values.map((member, index) => `${value.defaults[index] ? '*' : ''}${schemaText(member, depth + 1, showing)}`).join(' | ');
   return formatValue(value);
+}
+
+/** A struct or list schema's fields or elements, each shown as a schema. */
+function structText(value: Vertex, depth: number, showing: Showing): string {
+  const shown = (arc: Vertex) => schemaText(arc, depth + 1, showing);
+  if (value.isList) return `[${[...value.elements().map(shown), ...(value.listOpen ? ['...'] : [])].join(', ')}]`;
+  const fields = [...value.arcs.values()].map((arc) => `${arc.label}${arc.regular ? '' : arc.required ? '!' : '?'}: ${shown(arc)}`);
+  return `{${[...fields, ...(value.groups.some((group) => group.open) ? ['...'] : [])].join(', ')}}`;
 }

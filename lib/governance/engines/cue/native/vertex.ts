@@ -694,6 +694,11 @@ export class Vertex {
     this.scalar = unified;
   }
 
+  /** The struct and list values its evaluation expanded (what it referenced, close()'s struct): inspection shows schemas by them. */
+  expandedFrom(): Vertex[] {
+    return this.state === 'done' ? this.work.expanded.filter((entry): entry is Vertex => entry instanceof Vertex) : [];
+  }
+
   /** A struct or list value reached by reference: its conjuncts are unified here. */
   expand(target: Vertex, conjunct: Conjunct): void {
     if (target === this || target === this.original) return;
