@@ -46,6 +46,11 @@ export const CORPUS: readonly CorpusPolicy[] = [
     compliant: { labels: { team: 'data', tier: 'gold' } },
   },
   {
+    name: 'a let read from a field, with a descriptor field that may be absent',
+    script: 'limits: {...}\nlet max = limits.size & int & <10\ncapacity: max\n',
+    compliant: { limits: { size: 3 }, capacity: 3 },
+  },
+  {
     name: 'presence read into a hidden field',
     script: 'name?: string\n_named: name != _|_\nif _named {\n\tname: =~"^[a-z]+$"\n}\n',
     compliant: { name: 'abc' },

@@ -97,6 +97,16 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
   return universe.get(name) ?? bottom(`reference "${name}" not found`, [at]);
 }
 
+/** The let a name reads and the scope it is written in, or undefined when the name is something else. */
+export function letBinding(name: string, env: Env): { readonly expr: Expr; readonly env: Env } | undefined {
+  for (let e: Env | undefined = env; e; e = e.up) {
+    if (e.vars?.has(name)) return undefined;
+    const entry = e.scope && entriesOf(e.scope).get(name);
+    if (entry) return entry.kind === 'let' ? { expr: entry.expr, env: e } : undefined;
+  }
+  return undefined;
+}
+
 /**
  * Counts a read of a value a descriptor could still change (the save check): a struct or list it
  * could extend, or a field of the descriptor's own space that is not concrete yet.

@@ -11,7 +11,7 @@ import { addComprehension } from './comprehensions';
 import type { Context } from './context';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
 import { sameVertex } from './equality';
-import { bareValidator, defaultOf, evalExpr, labelMatches, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
+import { bareValidator, defaultOf, evalExpr, labelMatches, letBinding, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
 import { crossDisjunction, disjunction, unifyScalars } from './scalars';
 import type { Position } from './scanner';
 import {
@@ -275,6 +275,9 @@ const DATA_ENV: Env = {};
 const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', value }, env: DATA_ENV, closed: false });
 
 /** The conjunct with another expression (or scope), written out: one object shape for all (a spread is slower). It copies every field of Conjunct. */
+/** The lets whose expressions are being added where they are read (a let that reads itself is not added again). */
+const inlinedLets = new Set<object>();
+
 function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.env, viaConjunction = conjunct.viaConjunction): Conjunct {
   const from = viaConjunction ? undefined : (conjunct.from ?? conjunct);
   return {
@@ -659,10 +662,27 @@ export class Vertex {
       case 'index': {
         const target = resolveReference(expr, env, this);
         if (target instanceof Vertex) return this.expand(target, conjunct);
+        if (expr.type === 'ident' && isBottom(target) && target.code === 'incomplete') return this.addIncompleteLet(expr.name, env, target, conjunct);
         return this.addValue(target, conjunct, expr.at);
       }
     }
     this.addValue(evalExpr(expr, env, this), conjunct, atOf(expr));
+  }
+
+  /**
+   * A let read where its value is incomplete adds its expression, as CUE does: `let v = meta.n & int`
+   * and `out: v` conflict with a descriptor's `out: "foo"` though meta.n is not there.
+   */
+  private addIncompleteLet(name: string, env: Env, value: Bottom, conjunct: Conjunct): void {
+    const binding = letBinding(name, env);
+    // A let that reads itself (through its own expression) stays the value it has.
+    if (!binding || inlinedLets.has(binding.expr)) return this.addValue(value, conjunct);
+    inlinedLets.add(binding.expr);
+    try {
+      this.add(derived(conjunct, binding.expr, binding.env));
+    } finally {
+      inlinedLets.delete(binding.expr);
+    }
   }
 
   private addValue(value: Value, conjunct: Conjunct, at?: Position): void {
