@@ -421,6 +421,19 @@ describe('the conformance view (inspectFiles)', () => {
     expect(fieldOf(cyclic, 'y')).toMatchObject({ text: 'matchN(1, [{p: {q?: int}}, {p: {q?: int}}])' });
   });
 
+  // CUE's validators.txtar issue2098: the open list has no element 0 yet; an element it has stays the list's error (stricter than CUE's 1).
+  it('indexes past the end of an open list a validator finds incomplete as out of range, still incomplete', () => {
+    const script = 'import "list"\n\nl: [...] & list.MinItems(1)\nx: l[0]\nm: [1, ...] & list.MinItems(2)\ny: m[0]\n';
+    expect(fieldOf(script, 'x')).toEqual({
+      kind: 'bottom',
+      code: 'incomplete',
+      message: 'index out of range [0] with length 0',
+      positions: [expect.anything()],
+    });
+    expect(fieldOf(script, 'y')).toMatchObject({ kind: 'bottom', code: 'incomplete', message: expect.stringContaining('does not satisfy list.MinItems(2)') });
+    expect(vet(script, {})).toMatchObject({ satisfiesPolicy: false });
+  });
+
   it('makes a validator that may still come to hold on an open struct or list incomplete, in a file alone', () => {
     const incomplete = { kind: 'bottom', code: 'incomplete' };
     expect(fieldOf('import "struct"\n\nx: struct.MinFields(1)\nx: {}\n', 'x')).toMatchObject({

@@ -220,6 +220,9 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   if (!(resolved instanceof Vertex)) {
     // A field that is not a struct yet (`meta: _`) may become one with a descriptor: the save check must not settle what reads it.
     noteRead(target);
+    // An open list a validator finds incomplete (`[...] & list.MinItems(1)`) has nothing past its end yet, as CUE says: still incomplete.
+    if (index && isBottom(resolved) && resolved.code === 'incomplete' && target.isList && target.listOpen && !target.arcAt(name))
+      return incomplete(`index out of range [${name}] with length ${target.elements().length}`, [at]);
     return select(resolved, name, at, index, ref);
   }
   noteRead(resolved);
