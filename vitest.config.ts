@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import { defineConfig } from 'vitest/config';
 
 // Everything a run writes to the temporary folder (its PostgreSQL, packages, settings files, CUE

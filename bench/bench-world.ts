@@ -6,8 +6,10 @@ import { rmSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import { SignJWT } from 'jose';
 import postgresJs from 'postgres';
+
 import { closeSharedDatabase } from '../lib/db/client';
 import { loadSettings } from '../lib/settings';
 import { runStartupTasks } from '../lib/startup/startup-tasks';
@@ -69,7 +71,7 @@ export function benchEvaluators(): Evaluator[] {
 }
 
 /** The evaluators the HTTP benches compare (cue-config.evaluator), and the setting that chooses one. */
-export const EVALUATORS = ['native', 'wasm'] as const;
+const EVALUATORS = ['native', 'wasm'] as const;
 export type Evaluator = (typeof EVALUATORS)[number];
 export const evaluatorSetting = (evaluator: Evaluator) => `computational-governance-platform.cue-config.evaluator = "${evaluator}"`;
 /** `native 9 ms, wasm 185 ms (20x)`: `ratio` is how many times better native is. */
@@ -86,7 +88,7 @@ async function treeMemory(root: number, name = ''): Promise<{ tree: TreeMemory; 
     children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
   }
   const kb = { rss: 0, pss: 0, namedRss: 0, namedPss: 0 };
-  for (const pending = [root]; pending.length; ) {
+  for (const pending = [root]; pending.length;) {
     const pid = pending.pop() as number;
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
     const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);

@@ -8,6 +8,7 @@
  * Run alone with `node --import tsx bench/cue-native-throughput.ts`, or through `npm run bench`.
  */
 import { pathToFileURL } from 'node:url';
+
 import { compileNative, evaluateNative, type NativeProgram } from '../lib/governance/engines/cue/native';
 import { type CueThroughput, PRODUCT_POLICY, productDescriptor, SMALL_POLICIES } from './cue-throughput';
 

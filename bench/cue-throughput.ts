@@ -7,7 +7,9 @@
  * Run alone with `node --import tsx bench/cue-throughput.ts`, or through `npm run bench`.
  */
 import { pathToFileURL } from 'node:url';
+
 import YAML from 'yaml';
+
 import { CueEngine } from '../lib/governance/engines/cue/cue-engine';
 import { CueWorkerPool } from '../lib/governance/engines/cue/cue-worker-pool';
 import type { EngineEntity, EngineResource } from '../lib/governance/engines/engine';

@@ -6,6 +6,7 @@
  * evaluator only), or through `npm run bench`.
  */
 import { pathToFileURL } from 'node:url';
+
 import { benchEvaluators, describeMemory, type Evaluator, evaluatorSetting, type Memory, sideBySide, startBenchWorld } from './bench-world';
 
 const POLICIES = 20;
@@ -36,7 +37,7 @@ export function benchDescriptor(id: string): Record<string, unknown> {
 }
 
 /** Twenty policies of the kind governance teams write: required fields, formats, bounds, lists. */
-export function benchPolicies(): string[] {
+function benchPolicies(): string[] {
   const scripts = [
     'owner: string & =~"^[a-z]+$"',
     'domain: "finance" | "sales" | "marketing"',

@@ -11,6 +11,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+
 import { benchEvaluators, describeMemory, type Evaluator, evaluatorSetting, type Memory, sideBySide, startBenchWorld } from './bench-world';
 import { benchDescriptor } from './evaluate-api';
 

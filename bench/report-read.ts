@@ -5,6 +5,7 @@
  * Run alone with `node --import tsx bench/report-read.ts`, or through `npm run bench`.
  */
 import { pathToFileURL } from 'node:url';
+
 import { type BenchWorld, startBenchWorld } from './bench-world';
 
 const RESULTS = 100_000;

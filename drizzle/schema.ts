@@ -96,7 +96,11 @@ export function defineTables(schemaName: string) {
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
       deliveredAt: timestamp('delivered_at', { withTimezone: true }),
     },
-    (table) => [index('outbox_pending').on(table.nextAttemptAt).where(sql`delivered_at is null`)],
+    (table) => [
+      index('outbox_pending')
+        .on(table.nextAttemptAt)
+        .where(sql`delivered_at is null`),
+    ],
   );
 
   /**
@@ -139,9 +143,13 @@ export function defineTables(schemaName: string) {
     },
     (table) => [
       primaryKey({ columns: [table.id, table.version] }),
-      uniqueIndex('governance_entities_latest').on(table.id).where(sql`latest`),
+      uniqueIndex('governance_entities_latest')
+        .on(table.id)
+        .where(sql`latest`),
       // What Evaluate looks for: the active entities of a type.
-      index('governance_entities_active').on(table.resourceType, table.status).where(sql`status in ('enabled', 'grace')`),
+      index('governance_entities_active')
+        .on(table.resourceType, table.status)
+        .where(sql`status in ('enabled', 'grace')`),
     ],
   );
 
@@ -174,7 +182,11 @@ export function defineTables(schemaName: string) {
       createdBy: text('created_by').notNull(),
       completedAt: timestamp('completed_at', { withTimezone: true }),
     },
-    (table) => [index('evaluation_reports_unfinished').on(table.leaseUntil).where(sql`status in ('pending', 'running')`)],
+    (table) => [
+      index('evaluation_reports_unfinished')
+        .on(table.leaseUntil)
+        .where(sql`status in ('pending', 'running')`),
+    ],
   );
 
   /** Every result ever produced: append-only history. */
@@ -205,8 +217,12 @@ export function defineTables(schemaName: string) {
       // A report re-run after a crash, or a queue message delivered twice, writes nothing twice.
       uniqueIndex('evaluation_results_per_report').on(table.reportId, table.environment, table.entityId, table.entityVersion, table.resourceId),
       // "The latest result per (entity, resource, environment)": one index walk.
-      index('evaluation_results_latest').on(table.entityId, table.resourceId, table.environment, table.id.desc()).where(sql`recorded`),
-      index('evaluation_results_resource').on(table.resourceId, table.id.desc()).where(sql`recorded`),
+      index('evaluation_results_latest')
+        .on(table.entityId, table.resourceId, table.environment, table.id.desc())
+        .where(sql`recorded`),
+      index('evaluation_results_resource')
+        .on(table.resourceId, table.id.desc())
+        .where(sql`recorded`),
       // A report's results read page by page in their order (GET .../evaluation-reports/{id}/results).
       index('evaluation_results_report_order').on(table.reportId, table.id),
     ],
@@ -251,7 +267,9 @@ export function defineTables(schemaName: string) {
     },
     (table) => [
       uniqueIndex('evaluation_tasks_per_environment').on(table.reportId, table.environment),
-      index('evaluation_tasks_unfinished').on(table.updatedAt).where(sql`status in ('queued', 'running')`),
+      index('evaluation_tasks_unfinished')
+        .on(table.updatedAt)
+        .where(sql`status in ('queued', 'running')`),
     ],
   );
 

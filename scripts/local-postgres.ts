@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+
 import { freePort } from './free-port';
 import { dataFolderReachableByPostgres, loadEmbeddedPostgres, makeFolderOthersCanEnter, runsAsPostgresUser } from './postgres-runtime';
 

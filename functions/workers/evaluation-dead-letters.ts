@@ -1,4 +1,5 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+
 import { deadLetterTask } from '../../lib/governance/evaluation/queued-evaluation';
 import { logger } from '../../lib/logging/logger';
 import { jobMessageOf } from '../../lib/queue/sqs-event';

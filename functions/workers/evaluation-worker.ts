@@ -1,4 +1,5 @@
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+
 import { runTask } from '../../lib/governance/evaluation/queued-evaluation';
 import { logger } from '../../lib/logging/logger';
 import { jobMessageOf } from '../../lib/queue/sqs-event';

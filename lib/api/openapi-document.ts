@@ -1,4 +1,5 @@
-import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { OpenApiGeneratorV3, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+
 import type { Endpoint } from '../http/endpoint';
 import { PROBLEM_CONTENT_TYPE } from '../http/problem-response';
 import { problemSchema } from '../http/problem-schema';

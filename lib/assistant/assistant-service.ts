@@ -4,7 +4,7 @@ import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-cli
 import { getSettings } from '../settings';
 import { ApiKeyDecryptionError } from './api-key-encryption';
 import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';
-import { type ChatAnswer, chat, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
+import { chat, type ChatAnswer, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
 import { ModelConfigRepository, toConnection } from './model-config-repository';
 

@@ -1,5 +1,5 @@
 import { endpoint } from '../http/endpoint';
-import { chatAnswer, chatRequest, type ModelKind, modelConfigInput, modelConfigRepresentation, verifyQuery } from './model-config';
+import { chatAnswer, chatRequest, modelConfigInput, modelConfigRepresentation, type ModelKind, verifyQuery } from './model-config';
 
 const label: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
 

@@ -1,8 +1,9 @@
 import { APIError, AzureOpenAI } from 'openai';
 import pRetry from 'p-retry';
+
 import { logger } from '../logging/logger';
 import { scrubSecrets } from '../logging/scrub';
-import { OutboundConnectTimeoutError, OutboundTimeoutError, type OutboundTimeouts, outboundErrorOf, outboundFetch } from '../platform/http-client';
+import { OutboundConnectTimeoutError, outboundErrorOf, outboundFetch, OutboundTimeoutError, type OutboundTimeouts } from '../platform/http-client';
 import { retryAfterMs } from '../platform/retry-after';
 import type { ModelConnection } from './model-config-repository';
 

@@ -1,4 +1,5 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
+
 import type { Database } from '../db/client';
 import { ApiKeyDecryptionError, decryptApiKey, encryptApiKey, type KeyRing, maskApiKey, needsReencryption } from './api-key-encryption';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+
 import { isAbsoluteHttpUrl } from '../settings/values';
 
-export const MODEL_KINDS = ['llm', 'embedder'] as const;
-export type ModelKind = (typeof MODEL_KINDS)[number];
+export type ModelKind = 'llm' | 'embedder';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern refuses
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern refuses
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 const required = (what: string, max: number) =>

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
+
 import { callPlatform, PlatformError } from '../platform/platform-client';
 import type { Settings } from '../settings';
 import { ASYMMETRIC_ALGORITHMS, type KeySetCache } from './key-set-cache';

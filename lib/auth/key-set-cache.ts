@@ -1,4 +1,5 @@
 import { importJWK, type JWK } from 'jose';
+
 import type { Fetch } from '../platform/http-client';
 
 /** Only asymmetric keys verify service-account JWTs. */

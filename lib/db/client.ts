@@ -1,5 +1,6 @@
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+
 import { defineTables, type Tables } from '../../drizzle/schema';
 import { getSettings, type Settings } from '../settings';
 import { connectionUrl, poolOptions } from './connection';

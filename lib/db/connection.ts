@@ -1,4 +1,5 @@
 import type { Options } from 'postgres';
+
 import type { Settings } from '../settings';
 
 export class DatabaseConfigurationError extends Error {

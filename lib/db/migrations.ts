@@ -1,6 +1,8 @@
 import path from 'node:path';
+
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type { PgDialect, PgSession } from 'drizzle-orm/pg-core';
+
 import { MIGRATIONS_SCHEMA_NAME } from '../../drizzle/schema';
 import { logger } from '../logging/logger';
 import { runtimeEnvironment } from '../settings/environment';

@@ -1,5 +1,6 @@
 import { type AnyColumn, asc, count } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+
 import type { Pagination } from '../http/pagination';
 import type { Database } from './client';
 

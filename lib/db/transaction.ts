@@ -1,4 +1,5 @@
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+
 import type { Database } from './client';
 import { holdingConnection } from './leak-detection';
 

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
 import { AuthenticationError, type AuthenticationFailure, AuthenticationUnavailable, Authenticator } from '../auth/authenticator';
 import { backendSecrets } from '../auth/backend-secrets';
 import { KeySetCache } from '../auth/key-set-cache';

@@ -1,13 +1,14 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
 import { unstorableText } from '../db/storable-text';
 import { authenticate } from './authentication';
 import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
 import { audit } from './middleware/audit';
 import { jsonBody } from './middleware/json-body';
 import { problemErrors } from './middleware/problem-errors';
-import { REQUEST_ID_HEADER, type RequestContextInternal, requestContext } from './middleware/request-context';
+import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal } from './middleware/request-context';
 import { fieldErrors } from './problem-response';
 import { type FieldError, HttpProblem, Invalid } from './problems';
 

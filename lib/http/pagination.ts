@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { wholeNumberQuery } from './whole-number';
 
 const DEFAULT_LIMIT = 25;

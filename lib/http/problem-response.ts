@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
+
 import type { FieldError, HttpProblem } from './problems';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

@@ -1,4 +1,5 @@
 import pino from 'pino';
+
 import { runtimeEnvironment } from '../settings/environment';
 import { scrubSecrets } from './scrub';
 

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+
 import type { Database } from '../db/client';
 import { storableCopy } from '../db/storable-text';
 import type { Transaction } from '../db/transaction';

@@ -1,4 +1,5 @@
 import { Agent, fetch as undiciFetch } from 'undici';
+
 import type { Settings } from '../settings';
 import { runtimeEnvironment } from '../settings/environment';
 import { type AddressPolicy, forbiddenUrl, guardedConnector } from './address-policy';

@@ -1,8 +1,9 @@
 import pRetry from 'p-retry';
 import { z } from 'zod';
+
 import { logger } from '../logging/logger';
 import { backoffDelay } from './backoff';
-import { OutboundTimeoutError, type OutboundTimeouts, outboundFetch } from './http-client';
+import { outboundFetch, OutboundTimeoutError, type OutboundTimeouts } from './http-client';
 
 /** Where and how a resource type's resources are listed. */
 export interface Perimeter {

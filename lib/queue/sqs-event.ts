@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 
 /** The body of every evaluation queue message. */
@@ -20,18 +21,16 @@ export function jobMessageOf(record: SQSRecord): JobMessage | undefined {
 export function sqsEventOf(messages: readonly JobMessage[]): SQSEvent {
   const now = String(Date.now());
   return {
-    Records: messages.map(
-      (message): SQSRecord => ({
-        messageId: randomUUID(),
-        receiptHandle: randomUUID(),
-        body: JSON.stringify(message),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, SenderId: 'local', ApproximateFirstReceiveTimestamp: now },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:local:000000000000:evaluation-tasks',
-        awsRegion: 'local',
-      }),
-    ),
+    Records: messages.map((message): SQSRecord => ({
+      messageId: randomUUID(),
+      receiptHandle: randomUUID(),
+      body: JSON.stringify(message),
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, SenderId: 'local', ApproximateFirstReceiveTimestamp: now },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:000000000000:evaluation-tasks',
+      awsRegion: 'local',
+    })),
   };
 }

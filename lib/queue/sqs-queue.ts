@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+
 import { logger } from '../logging/logger';
 import type { JobQueue } from './job-queue';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { endpoint } from '../http/endpoint';
 
 const healthSchema = z

@@ -1,8 +1,10 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
+
 import parseHocon from '@pushcorn/hocon-parser';
 import type { z } from 'zod';
-import { type CamelCased, camelCase } from './camel-case';
+
+import { camelCase, type CamelCased } from './camel-case';
 import { runtimeEnvironment } from './environment';
 import { type RawSettings, settingsSchema } from './schema';
 

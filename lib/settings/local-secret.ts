@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
 import { runtimeEnvironment } from './environment';
 
 /** Where local runs keep the secrets they generate: beside the embedded database's data. */

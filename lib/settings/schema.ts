@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { duration } from './duration';
 import { bool, encryptionKey, httpUrl, int, text, urlPath } from './values';
 

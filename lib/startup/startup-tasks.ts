@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { encryptionKeys } from '../assistant/encryption-key';
 import { ModelConfigRepository } from '../assistant/model-config-repository';
 import { type Database, openDatabase } from '../db/client';

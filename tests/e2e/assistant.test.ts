@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
 import type { openApiDocument } from '../../lib/api/openapi-document';
 import { completion, FakeHostedModel } from '../fakes/hosted-model';
 import { present } from '../support/present';

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
 import type { EvaluationReport, EvaluationResult } from '../../lib/governance/evaluation/report';
 import type { EntityRepresentation } from '../../lib/governance/policies/entity';
 import { FakeServer } from '../fakes/fake-server';

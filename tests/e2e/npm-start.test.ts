@@ -2,7 +2,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { freePort } from '../../scripts/free-port';
 
 /** A copy of the checkout (tracked files, node_modules as hard links), so npm start keeps its own .data. */
@@ -35,33 +37,37 @@ function offlineChildren(port: number): string[] {
 }
 
 describe('npm start', () => {
-  it('serves /health on its embedded PostgreSQL without esbuild running, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder; a source change is built and served', {
-    timeout: 330_000,
-  }, async () => {
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: String(port) };
-    delete env.DATABASE_URL;
-    delete env.CGP_CONFIG_FILE;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: checkout, env, stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const health = async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status;
-    try {
-      await expect.poll(health, { timeout: 150_000, interval: 500 }).toBe(200);
-      expect(existsSync(path.join(checkout, '.esbuild-offline', String(port)))).toBe(true);
-      expect(running(path.join(checkout, '.data', 'postgres'))).toBe(true);
-      // Built once, esbuild's service is stopped: it holds no memory while the server runs.
-      expect(offlineChildren(port).filter((args) => args.includes('esbuild'))).toEqual([]);
-      // A source change is built and served (here /health made to answer 503 whatever the database).
-      const source = path.join(checkout, 'functions', 'service', 'health.ts');
-      writeFileSync(source, readFileSync(source, 'utf8').replace('(await databaseReachable())', '(await databaseReachable()) && false'));
-      await expect.poll(health, { timeout: 120_000, interval: 500 }).toBe(503);
-      await expect.poll(() => offlineChildren(port).filter((args) => args.includes('esbuild')), { timeout: 30_000, interval: 500 }).toEqual([]);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await exited).toBe(0);
-    expect(existsSync(path.join(checkout, '.esbuild-offline'))).toBe(false);
-    expect(running(path.join(checkout, '.data', 'postgres'))).toBe(false);
-    expect(existsSync(path.join(checkout, '.data', 'postgres', 'PG_VERSION'))).toBe(true);
-  });
+  it(
+    'serves /health on its embedded PostgreSQL without esbuild running, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder; a source change is built and served',
+    {
+      timeout: 330_000,
+    },
+    async () => {
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: String(port) };
+      delete env.DATABASE_URL;
+      delete env.CGP_CONFIG_FILE;
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: checkout, env, stdio: 'ignore' });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const health = async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status;
+      try {
+        await expect.poll(health, { timeout: 150_000, interval: 500 }).toBe(200);
+        expect(existsSync(path.join(checkout, '.esbuild-offline', String(port)))).toBe(true);
+        expect(running(path.join(checkout, '.data', 'postgres'))).toBe(true);
+        // Built once, esbuild's service is stopped: it holds no memory while the server runs.
+        expect(offlineChildren(port).filter((args) => args.includes('esbuild'))).toEqual([]);
+        // A source change is built and served (here /health made to answer 503 whatever the database).
+        const source = path.join(checkout, 'functions', 'service', 'health.ts');
+        writeFileSync(source, readFileSync(source, 'utf8').replace('(await databaseReachable())', '(await databaseReachable()) && false'));
+        await expect.poll(health, { timeout: 120_000, interval: 500 }).toBe(503);
+        await expect.poll(() => offlineChildren(port).filter((args) => args.includes('esbuild')), { timeout: 30_000, interval: 500 }).toEqual([]);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
+      expect(existsSync(path.join(checkout, '.esbuild-offline'))).toBe(false);
+      expect(running(path.join(checkout, '.data', 'postgres'))).toBe(false);
+      expect(existsSync(path.join(checkout, '.data', 'postgres', 'PG_VERSION'))).toBe(true);
+    },
+  );
 });

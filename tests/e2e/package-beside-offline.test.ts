@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import { describe, expect, inject, it } from 'vitest';
+
 import { authorized } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');

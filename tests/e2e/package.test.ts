@@ -2,8 +2,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+
 import AdmZip from 'adm-zip';
 import { describe, expect, inject, it } from 'vitest';
+
 import { lambdaContext } from '../support/api-gateway-event';
 import { present } from '../support/present';
 

@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, inject, it } from 'vitest';
+
 import type { openApiDocument } from '../../lib/api/openapi-document';
 
 const baseUrl = inject('baseUrl');

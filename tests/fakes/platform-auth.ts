@@ -1,4 +1,5 @@
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+
 import { present } from '../support/present';
 import { FakeServer, type RecordedRequest } from './fake-server';
 

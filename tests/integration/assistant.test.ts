@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import type * as chatModule from '../../functions/assistant/chat';
+import type * as embedderConfigModule from '../../functions/assistant/embedder-config';
+import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type { Database } from '../../lib/db/client';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { freePort } from '../../scripts/free-port';
@@ -20,9 +25,9 @@ const API_KEY = 'sk-live-0123456789abcdef';
 const fake = new FakeHostedModel();
 let database: Database;
 let handlers: {
-  llm: typeof import('../../functions/assistant/llm-config');
-  embedder: typeof import('../../functions/assistant/embedder-config');
-  chat: typeof import('../../functions/assistant/chat');
+  llm: typeof llmConfigModule;
+  embedder: typeof embedderConfigModule;
+  chat: typeof chatModule;
 };
 
 const config = (overrides: Record<string, unknown> = {}) => ({

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import type * as resourceTypesModule from '../../functions/governance/resource-types';
 import type { Database } from '../../lib/db/client';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { FakeServer } from '../fakes/fake-server';
@@ -13,7 +15,7 @@ type AuditRecord = { subject: string; status: number; requestId: string };
 
 const receiver = new FakeServer<AuditRecord>(() => ({ status: 202 }));
 let database: Database;
-let handlers: typeof import('../../functions/governance/resource-types');
+let handlers: typeof resourceTypesModule;
 
 const pending = async () => (await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.outbox where delivered_at is null`))[0].count;
 const auditRecords = () => receiver.requests.filter((request) => request.path === '/api/audit/audit');

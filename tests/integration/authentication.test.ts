@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+
 import { decodeJwt, exportSPKI, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import { AuthenticationError, Authenticator } from '../../lib/auth/authenticator';
 import { KeySetCache } from '../../lib/auth/key-set-cache';
 import { keySetUrl } from '../../lib/http/authentication';

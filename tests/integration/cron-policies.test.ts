@@ -1,5 +1,9 @@
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+
+import type * as policiesModule from '../../functions/governance/policies';
+import type * as outboxDispatcherModule from '../../functions/schedules/outbox-dispatcher';
+import type * as evaluationWorkerModule from '../../functions/workers/evaluation-worker';
 import type { Database } from '../../lib/db/client';
 import { dispatchDueCronPolicies } from '../../lib/governance/scheduling/cron-dispatcher';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
@@ -41,9 +45,9 @@ const SETTINGS = () => `computational-governance-platform {
 }`;
 
 let database: Database;
-let policies: typeof import('../../functions/governance/policies');
-let worker: typeof import('../../functions/workers/evaluation-worker');
-let outboxDispatcher: typeof import('../../functions/schedules/outbox-dispatcher');
+let policies: typeof policiesModule;
+let worker: typeof evaluationWorkerModule;
+let outboxDispatcher: typeof outboxDispatcherModule;
 
 const context = { getRemainingTimeInMillis: () => 900_000 } as unknown as Context;
 let delivered = 0;

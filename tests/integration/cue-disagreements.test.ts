@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type * as evaluationModule from '../../functions/governance/evaluation';
+import type * as policiesModule from '../../functions/governance/policies';
 import { closeCueEngine } from '../../lib/governance/engines/cue/cue-engine';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
@@ -6,8 +9,8 @@ import { invoke } from '../support/invoke';
 const SCHEMA = 'it_cue_disagreements';
 const PATH = '/v1/computational-governance/cue-disagreements';
 
-let policies: typeof import('../../functions/governance/policies');
-let evaluation: typeof import('../../functions/governance/evaluation');
+let policies: typeof policiesModule;
+let evaluation: typeof evaluationModule;
 
 async function enabledCuePolicy(cueScript: string): Promise<{ id: string; evaluator: string }> {
   const created = await invoke(policies.create, {

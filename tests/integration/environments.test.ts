@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
 import type { Database } from '../../lib/db/client';
 import { logger } from '../../lib/logging/logger';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import type * as evaluationModule from '../../functions/governance/evaluation';
+import type * as metricsModule from '../../functions/governance/metrics';
+import type * as policiesModule from '../../functions/governance/policies';
 import type { Database } from '../../lib/db/client';
 import { runAbandonedReports } from '../../lib/governance/evaluation/evaluation-runner';
 import type { EvaluationResult } from '../../lib/governance/evaluation/report';
@@ -33,9 +37,9 @@ const resolver = new FakeServer((request) => {
 });
 
 let database: Database;
-let policies: typeof import('../../functions/governance/policies');
-let metrics: typeof import('../../functions/governance/metrics');
-let evaluation: typeof import('../../functions/governance/evaluation');
+let policies: typeof policiesModule;
+let metrics: typeof metricsModule;
+let evaluation: typeof evaluationModule;
 
 const descriptorYaml = (id: string, extra = '') => `id: ${id}\nname: Sales orders\ndomain: finance\nversion: 1.0.0\nowner: alice\n${extra}`;
 

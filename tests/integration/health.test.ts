@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+
 import { freePort } from '../../scripts/free-port';
 import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
 import { APPLICATION_CONF } from '../support/settings-files';

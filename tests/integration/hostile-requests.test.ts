@@ -5,8 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+
 import { openApiDocument } from '../../lib/api/openapi-document';
 import type { HttpHandler } from '../../lib/http/handler';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
@@ -64,7 +66,6 @@ const HOSTILE_TEXT = [
   "' or 1=1 --",
   '../../../etc/passwd',
   '<script>alert(1)</script>',
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell probe, meant as plain text
   '${jndi:ldap://x}',
   'x'.repeat(70_000),
   '2147483648',

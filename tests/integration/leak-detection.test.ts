@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
 import type { Database } from '../../lib/db/client';
 import { inTransaction } from '../../lib/db/transaction';
 import { logger } from '../../lib/logging/logger';

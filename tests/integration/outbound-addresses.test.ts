@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
 import { forbiddenAddress, forbiddenUrl } from '../../lib/platform/address-policy';
 import { OutboundConnectionError, outboundFetch } from '../../lib/platform/http-client';
 import { freePort } from '../../scripts/free-port';

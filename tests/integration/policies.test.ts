@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import type * as metricsModule from '../../functions/governance/metrics';
+import type * as policiesModule from '../../functions/governance/policies';
+import type * as resourceTypesModule from '../../functions/governance/resource-types';
 import type { Database } from '../../lib/db/client';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { dispatchOutbox, platformSenders } from '../../lib/outbox/outbox-dispatcher';
@@ -12,9 +16,9 @@ import { technicalToken } from '../support/tokens';
 const SCHEMA = 'it_policies';
 const notifications = new FakeServer<Notification>(() => ({ status: 200, body: {} }));
 let database: Database;
-let policies: typeof import('../../functions/governance/policies');
-let metrics: typeof import('../../functions/governance/metrics');
-let resourceTypes: typeof import('../../functions/governance/resource-types');
+let policies: typeof policiesModule;
+let metrics: typeof metricsModule;
+let resourceTypes: typeof resourceTypesModule;
 let overrides = '';
 
 const BASE = '/v1/computational-governance/policies';

@@ -1,5 +1,12 @@
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import type * as evaluationModule from '../../functions/governance/evaluation';
+import type * as metricsModule from '../../functions/governance/metrics';
+import type * as policiesModule from '../../functions/governance/policies';
+import type * as evaluationSweeperModule from '../../functions/schedules/evaluation-sweeper';
+import type * as evaluationDeadLettersModule from '../../functions/workers/evaluation-dead-letters';
+import type * as evaluationWorkerModule from '../../functions/workers/evaluation-worker';
 import type { Database } from '../../lib/db/client';
 import { resetJobQueue } from '../../lib/queue/job-queue';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
@@ -43,12 +50,12 @@ const resolver = new FakeServer(async (request) => {
 const lambda = new FakeServer<SQSEvent>(() => ({ status: 202 }));
 
 let database: Database;
-let policies: typeof import('../../functions/governance/policies');
-let metrics: typeof import('../../functions/governance/metrics');
-let evaluation: typeof import('../../functions/governance/evaluation');
-let worker: typeof import('../../functions/workers/evaluation-worker');
-let deadLetters: typeof import('../../functions/workers/evaluation-dead-letters');
-let sweeper: typeof import('../../functions/schedules/evaluation-sweeper');
+let policies: typeof policiesModule;
+let metrics: typeof metricsModule;
+let evaluation: typeof evaluationModule;
+let worker: typeof evaluationWorkerModule;
+let deadLetters: typeof evaluationDeadLettersModule;
+let sweeper: typeof evaluationSweeperModule;
 
 const resources = (environment: string, count: number, failing: string[] = []) =>
   (perimeter[environment] = Array.from({ length: count }, (_, i) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
 import type { Database } from '../../lib/db/client';
 import { resetJobQueue } from '../../lib/queue/job-queue';
 import { FakeServer } from '../fakes/fake-server';

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type * as evaluationModule from '../../functions/governance/evaluation';
 import type { Database } from '../../lib/db/client';
 import { ReportRepository } from '../../lib/governance/evaluation/report-repository';
 import { type NewResult, ResultRepository } from '../../lib/governance/evaluation/result-repository';
@@ -11,7 +14,7 @@ import { authorized } from '../support/tokens';
 
 const SCHEMA = 'it_report_pages';
 let database: Database;
-let evaluation: typeof import('../../functions/governance/evaluation');
+let evaluation: typeof evaluationModule;
 
 /** A finished report holding `count` results, every seventh failing with `message`, written as the runner writes them. */
 async function reportWith(count: number, message = 'owner: incomplete value string'): Promise<string> {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import type * as resourceTypesModule from '../../functions/governance/resource-types';
 import type { Database } from '../../lib/db/client';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { testDatabase, testSettings } from '../support/database';
@@ -12,7 +14,7 @@ const SETTINGS_TYPES = `computational-governance-platform.resource-types = [
 ]`;
 
 let database: Database;
-let handlers: typeof import('../../functions/governance/resource-types');
+let handlers: typeof resourceTypesModule;
 
 const register = (body: unknown) => invoke(handlers.register, { method: 'POST', path: '/v1/computational-governance/resource-types', body });
 const read = (name: string, path = `/v1/resource-types/${name}`) =>

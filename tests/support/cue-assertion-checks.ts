@@ -1,7 +1,7 @@
 import type { Expr, Field, StructLit } from '../../lib/governance/engines/cue/native/ast';
 import type { Inspected } from '../../lib/governance/engines/cue/native/inspect';
 import { parseExpression } from '../../lib/governance/engines/cue/native/parser';
-import { type Path, parseTestAttribute, type TestAttribute } from './cue-test-attributes';
+import { parseTestAttribute, type Path, type TestAttribute } from './cue-test-attributes';
 
 /**
  * Checks `@test` assertions against the evaluator's plain-data tree, as inline-test-attributes.md says:
@@ -374,7 +374,7 @@ function unquote(text: string): string {
 const show = (path: Path): string => path.map(String).join('.') || '(file)';
 
 /** The evaluated value in short CUE-like text, for failure details. */
-export function describe(value: Inspected, depth = 0): string {
+function describe(value: Inspected, depth = 0): string {
   switch (value.kind) {
     case 'bottom':
       return `_|_ (${value.code}: ${value.message})`;

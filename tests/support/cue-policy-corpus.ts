@@ -17,7 +17,7 @@ export interface CorpusPolicy {
   readonly v04?: string;
 }
 
-export const PRODUCT = `package governance
+const PRODUCT = `package governance
 
 import "strings"
 

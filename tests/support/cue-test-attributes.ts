@@ -128,8 +128,9 @@ function splitArguments(body: string): string[] {
 
 /** The index of the last character of the string literal starting at `start`. */
 function endOfString(body: string, start: number): number {
-  const hashes = /^#*/.exec(body.slice(start))![0];
-  let i = start + hashes.length;
+  let i = start;
+  while (body[i] === '#') i++;
+  const hashes = body.slice(start, i);
   const quote = body.slice(i, i + 3) === body[i].repeat(3) ? body[i].repeat(3) : body[i];
   i += quote.length;
   const close = quote + hashes;

@@ -1,7 +1,9 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import type { TestProject } from 'vitest/node';
+
 import { startLocalPostgres } from '../../scripts/local-postgres';
 
 declare module 'vitest' {

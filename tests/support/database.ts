@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+
 import { type Database, openDatabase } from '../../lib/db/client';
 import type { Settings } from '../../lib/settings';
 import { settingsWith } from './settings-files';

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import type { TestProject } from 'vitest/node';
+
 import { openDatabase } from '../../lib/db/client';
 import type { Settings } from '../../lib/settings';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';

@@ -1,4 +1,5 @@
 import { inject, vi } from 'vitest';
+
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { testSettings } from './database';
 import { testSettingsFile } from './settings-files';

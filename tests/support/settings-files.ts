@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import { loadSettings, type Settings } from '../../lib/settings';
 
 const folder = mkdtempSync(path.join(tmpdir(), 'cgp-settings-'));

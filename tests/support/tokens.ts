@@ -1,4 +1,5 @@
 import { type JWTPayload, SignJWT } from 'jose';
+
 import { TEST_BACKEND_SECRET } from './settings-files';
 
 /** A technical JWT the test settings accept (HS256 with the tests' backend secret). */

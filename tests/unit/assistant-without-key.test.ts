@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { invoke } from '../support/invoke';
 import { MINIMAL, TEST_BACKEND_SECRET, writeSettingsFile } from '../support/settings-files';
 

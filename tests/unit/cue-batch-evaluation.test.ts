@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { evaluateBatch } from '../../lib/governance/engines/cue/batch-evaluation';
 import type { CueJob, CueOutput, CueRunner } from '../../lib/governance/engines/cue/cue-runner';
 import { policySource } from '../../lib/governance/engines/cue/policy-source';

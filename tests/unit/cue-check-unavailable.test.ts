@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+
 import { CueRunFailure } from '../../lib/governance/engines/cue/cue-runner';
 import { checkCueScript } from '../../lib/governance/engines/engines';
 import { ServiceUnavailable } from '../../lib/http/problems';

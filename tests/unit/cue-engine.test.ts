@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CueEngine, createCueEngine } from '../../lib/governance/engines/cue/cue-engine';
+
+import { createCueEngine, CueEngine } from '../../lib/governance/engines/cue/cue-engine';
 import { createCueEvaluators } from '../../lib/governance/engines/cue/cue-evaluators';
 import { CueRunFailure, type CueRunner } from '../../lib/governance/engines/cue/cue-runner';
 import { CueWorkerPool } from '../../lib/governance/engines/cue/cue-worker-pool';

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+
 import { createCueEngine } from '../../lib/governance/engines/cue/cue-engine';
 import { createCueEvaluators, disagree, type WasmCueEngine } from '../../lib/governance/engines/cue/cue-evaluators';
 import type { NativeProgram } from '../../lib/governance/engines/cue/native';

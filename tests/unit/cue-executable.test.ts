@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CueEngine, createCueEngine } from '../../lib/governance/engines/cue/cue-engine';
+
+import { createCueEngine, CueEngine } from '../../lib/governance/engines/cue/cue-engine';
 import { checkCueExecutable } from '../../lib/governance/engines/cue/cue-process';
 import { CueWorkerPool } from '../../lib/governance/engines/cue/cue-worker-pool';
 import { entity, FAKE_CUE, MIXED, MIXED_EXPECTED, PASS, PRODUCT_POLICY, resource } from './cue-fixtures';

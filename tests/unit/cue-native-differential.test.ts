@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CueEngine, createCueEngine } from '../../lib/governance/engines/cue/cue-engine';
+
+import { createCueEngine, type CueEngine } from '../../lib/governance/engines/cue/cue-engine';
 import { compileNative, evaluateNative } from '../../lib/governance/engines/cue/native';
 import type { EngineResult } from '../../lib/governance/engines/engine';
 import { CORPUS, type CorpusPolicy } from '../support/cue-policy-corpus';
@@ -50,14 +51,28 @@ const MUTATION: fc.Arbitrary<Mutation> = fc.record({
 
 /** Every place in a JSON value: the containers and the key or index in them. */
 function places(value: Json, out: { parent: Json[] | Record<string, Json>; key: string | number }[] = []): typeof out {
-  if (Array.isArray(value)) value.forEach((element, index) => (out.push({ parent: value, key: index }), places(element, out)));
-  else if (value && typeof value === 'object') for (const [key, element] of Object.entries(value)) out.push({ parent: value, key }), places(element, out);
+  if (Array.isArray(value)) {
+    value.forEach((element, index) => {
+      out.push({ parent: value, key: index });
+      places(element, out);
+    });
+  } else if (value && typeof value === 'object') {
+    for (const [key, element] of Object.entries(value)) {
+      out.push({ parent: value, key });
+      places(element, out);
+    }
+  }
   return out;
 }
 
 function containers(value: Json, out: (Json[] | Record<string, Json>)[] = []): typeof out {
-  if (Array.isArray(value)) out.push(value), value.forEach((element) => containers(element, out));
-  else if (value && typeof value === 'object') out.push(value), Object.values(value).forEach((element) => containers(element, out));
+  if (Array.isArray(value)) {
+    out.push(value);
+    value.forEach((element) => containers(element, out));
+  } else if (value && typeof value === 'object') {
+    out.push(value);
+    Object.values(value).forEach((element) => containers(element, out));
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
  * the WebAssembly path. Its agreement with CUE is tests/unit/cue-native-differential.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+
 import { compileNative, evaluateNative, type Inspected, inspectFiles, type NativeProgram } from '../../lib/governance/engines/cue/native';
 
 function compiled(script: string): NativeProgram {

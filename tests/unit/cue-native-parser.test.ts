@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+
 import type { Field } from '../../lib/governance/engines/cue/native/ast';
 import { parseExpression, parseFile } from '../../lib/governance/engines/cue/native/parser';
 import { CueSyntaxError } from '../../lib/governance/engines/cue/native/scanner';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { parseCueMessages } from '../../lib/governance/engines/cue/cue-messages';
 import { policySource, scriptPosition, wrappedPolicy } from '../../lib/governance/engines/cue/policy-source';
 

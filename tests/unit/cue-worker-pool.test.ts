@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { CueRunFailure } from '../../lib/governance/engines/cue/cue-runner';
 import { CueWorkerPool } from '../../lib/governance/engines/cue/cue-worker-pool';
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { connectionUrl, DatabaseConfigurationError, poolOptions } from '../../lib/db/connection';
 import { loadSettings } from '../../lib/settings';
 import { MINIMAL, writeSettingsFile } from '../support/settings-files';

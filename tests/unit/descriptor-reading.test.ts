@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { parseDescriptor } from '../../lib/governance/evaluation/descriptor';
 import { YAML_LIMITS } from '../../lib/governance/evaluation/descriptor-yaml';
 import { Invalid } from '../../lib/http/problems';

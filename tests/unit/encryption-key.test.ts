@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { encryptionKeys, MissingEncryptionKeyError } from '../../lib/assistant/encryption-key';
 import { loadSettings } from '../../lib/settings';
 import { MINIMAL, writeSettingsFile } from '../support/settings-files';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { EnvironmentListError, readEnvironmentList } from '../../lib/governance/environments/environment-fetch';
 import { backoffDelay } from '../../lib/platform/backoff';
 

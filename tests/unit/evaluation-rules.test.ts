@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { parseDescriptor } from '../../lib/governance/evaluation/descriptor';
 import { outcomeOf, overallOutcome } from '../../lib/governance/evaluation/outcome';
 import { resourceIdentity } from '../../lib/governance/evaluation/resource-identity';

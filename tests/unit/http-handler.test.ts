@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+
 import { endpoint } from '../../lib/http/endpoint';
 import { httpHandler } from '../../lib/http/handler';
 import { Conflict } from '../../lib/http/problems';

@@ -1,5 +1,7 @@
 import { Writable } from 'node:stream';
+
 import { describe, expect, it } from 'vitest';
+
 import { createLogger } from '../../lib/logging/logger';
 import { scrubSecrets } from '../../lib/logging/scrub';
 import { present } from '../support/present';

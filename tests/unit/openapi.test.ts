@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
+
 import { catalogue } from '../../lib/api/catalogue';
 import { openApiDocument } from '../../lib/api/openapi-document';
 

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboundConnectionError, OutboundTimeoutError, outboundErrorOf, outboundFetch } from '../../lib/platform/http-client';
+
+import { OutboundConnectionError, outboundErrorOf, outboundFetch, OutboundTimeoutError } from '../../lib/platform/http-client';
 import { retryAfterMs } from '../../lib/platform/retry-after';
 import { freePort } from '../../scripts/free-port';
 import { unacceptingPort } from '../support/unaccepting-port';

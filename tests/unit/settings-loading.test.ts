@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { loadSettings, parseDuration, SettingsError } from '../../lib/settings';
 import { APPLICATION_CONF, MINIMAL, writeSettingsFile } from '../support/settings-files';
 
@@ -71,7 +72,6 @@ describe('the settings file', () => {
     expect(settings.database.name).toBe('override');
   });
 
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: HOCON's substitution syntax, named in the title
   it('substitutes ${?ENV} when the variable is set and keeps the earlier value when not', async () => {
     vi.stubEnv('CGP_TEST_SECRET', 'from-the-environment');
     const set = await load(`${ROOT}.platform-services.http-secret = \${?CGP_TEST_SECRET}`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { loadSettings, type Settings, SettingsError } from '../../lib/settings';
 import { MINIMAL, writeSettingsFile } from '../support/settings-files';
 

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
 import { getJobQueue, resetJobQueue } from '../../lib/queue/job-queue';
 import { LocalLambdaQueue } from '../../lib/queue/local-lambda-queue';
 import { SqsQueue } from '../../lib/queue/sqs-queue';

@@ -7,7 +7,7 @@ import { RemoteEngine } from './remote/remote-engine';
 
 // Loaded on first use: functions that never meet a CUE policy never load it, and the WebAssembly
 // workers start only when a policy needs them (cue/cue-evaluators.ts).
-const getCueEngine = async () => (await import('./cue/cue-evaluators')).getCueEvaluators();
+const getCueEngine = () => import('./cue/cue-evaluators').then(({ getCueEvaluators }) => getCueEvaluators());
 
 /**
  * A CUE script on its own, as it is checked when a policy is saved, and the evaluator that will run
@@ -50,7 +50,9 @@ export async function evaluateEntities(
         for (const index of indexes) results[index] = [];
         return;
       }
-      const answers = await (await engineOf(kind)).evaluate(
+      const answers = await (
+        await engineOf(kind)
+      ).evaluate(
         indexes.map((index) => entities[index]),
         resources,
         signal,

@@ -1,4 +1,5 @@
 import pRetry from 'p-retry';
+
 import { logger } from '../../logging/logger';
 import { backoffDelay } from '../../platform/backoff';
 import { callPlatform, PlatformError } from '../../platform/platform-client';

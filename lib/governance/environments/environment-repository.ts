@@ -1,4 +1,5 @@
 import { asc, notInArray } from 'drizzle-orm';
+
 import type { Database } from '../../db/client';
 import { pageOf } from '../../db/page';
 import { inTransaction } from '../../db/transaction';

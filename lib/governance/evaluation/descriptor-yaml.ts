@@ -1,4 +1,5 @@
 import { Composer, type CST, type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Pair, Parser } from 'yaml';
+
 import { Invalid } from '../../http/problems';
 
 /**

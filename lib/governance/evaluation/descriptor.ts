@@ -1,4 +1,5 @@
-import { type ParseError, parse as parseJson, printParseErrorCode } from 'jsonc-parser';
+import { parse as parseJson, type ParseError, printParseErrorCode } from 'jsonc-parser';
+
 import { storableJsonText, unstorableText } from '../../db/storable-text';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../http/json-nesting';
 import { Invalid } from '../../http/problems';

@@ -1,4 +1,5 @@
 import { count, desc, eq } from 'drizzle-orm';
+
 import type { Database } from '../../db/client';
 import { storableCopy } from '../../db/storable-text';
 import type { Pagination } from '../../http/pagination';

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+
 import { type Database, getDatabase } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import { logger } from '../../logging/logger';

@@ -1,6 +1,6 @@
 import { type Database, getDatabase } from '../../db/client';
 import { NotFound } from '../../http/problems';
-import { OUTCOMES, type Outcome } from './outcome';
+import { type Outcome, OUTCOMES } from './outcome';
 import type { EvaluationReport, EvaluationResult, ReportResultsQuery } from './report';
 import { ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository, type ResultRow } from './result-repository';

@@ -1,4 +1,5 @@
 import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';
 import type { Outcome } from './outcome';

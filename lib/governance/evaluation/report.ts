@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { wholeNumberQuery } from '../../http/whole-number';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
 import { SEVERITIES } from '../policies/entity';

@@ -1,8 +1,9 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, type SQL, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';
-import { OUTCOMES, type Outcome } from './outcome';
+import { type Outcome, OUTCOMES } from './outcome';
 import type { ResultFilters } from './report';
 
 export type ResultRow = Database['tables']['evaluationResults']['$inferSelect'];

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+
 import type { TaskWaiting } from '../../../drizzle/schema';
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+
 import { endpoint } from '../../http/endpoint';
 import { listOf, paginationQuery } from '../../http/pagination';
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
 import {
-  type EntityKind,
   entityFilters,
   entityId,
+  type EntityKind,
   metricInput,
   metricRepresentation,
   policyInput,

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, ilike, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { PG_INTEGER_MAX, wholeNumberQuery } from '../../http/whole-number';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
 import { isAbsoluteHttpUrl } from '../../settings/values';
@@ -12,7 +13,7 @@ const TRIGGERS = ['active', 'passive'] as const;
 const TIMINGS = ['deployment', 'runtime'] as const;
 const STRATEGIES = ['default', 'previous_vs_current'] as const;
 const ENGINES = ['cue', 'remote'] as const;
-export const CUE_EVALUATORS = ['native', 'wasm'] as const;
+const CUE_EVALUATORS = ['native', 'wasm'] as const;
 
 const oneOf = <T extends readonly [string, ...string[]]>(name: string, values: T) => z.enum(values, { error: `${name} must be one of ${values.join(', ')}` });
 

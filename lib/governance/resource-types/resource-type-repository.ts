@@ -1,4 +1,5 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client';
 import { pageOf } from '../../db/page';
 import type { Pagination } from '../../http/pagination';

@@ -6,7 +6,7 @@ import { callableUrlProblem } from '../../platform/http-client';
 import { getSettings } from '../../settings';
 import { EntityRepository } from '../policies/entity-repository';
 import { fromInput, type ResourceTypeInput } from './resource-type';
-import { ResourceTypeRepository, represent } from './resource-type-repository';
+import { represent, ResourceTypeRepository } from './resource-type-repository';
 
 const repository = async () => new ResourceTypeRepository(await getDatabase());
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import type { Settings } from '../../settings';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
 import { isAbsoluteHttpUrl } from '../../settings/values';

@@ -1,4 +1,5 @@
 import { and, asc, eq, isNotNull, lte, or, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client';
 import type { Transaction } from '../../db/transaction';
 import type { EntityRow } from '../policies/entity-repository';
@@ -99,6 +100,9 @@ export class CronScheduleRepository {
   /** A run was recorded: the schedule moves on to `nextRunAt`. */
   async ran(entityId: string, now: Date, nextRunAt: Date, reportId: string, tx: Pick<Transaction, 'update'>): Promise<void> {
     const t = this.table;
-    await tx.update(t).set({ nextRunAt, lastRunAt: now, lastReportId: reportId, updatedAt: sql`now()` }).where(eq(t.entityId, entityId));
+    await tx
+      .update(t)
+      .set({ nextRunAt, lastRunAt: now, lastReportId: reportId, updatedAt: sql`now()` })
+      .where(eq(t.entityId, entityId));
   }
 }

@@ -1,5 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../json-nesting';
 import { BadRequest, ContentTooLarge, UnsupportedMediaType } from '../problems';
 

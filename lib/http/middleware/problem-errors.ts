@@ -1,5 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
 import { problemResponse } from '../problem-response';
 import { HttpProblem } from '../problems';
 import type { RequestContextInternal } from './request-context';

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
 import { type Logger, logger } from '../../logging/logger';
 
 export const REQUEST_ID_HEADER = 'x-request-id';

@@ -1,5 +1,5 @@
-import { type EngineResult, engineFailure } from '../engine';
-import { attribute, type RunEntity, type RunStep, runJob, runNames } from './cue-batch';
+import { engineFailure, type EngineResult } from '../engine';
+import { attribute, type RunEntity, runJob, runNames, type RunStep } from './cue-batch';
 import { parseCueMessages } from './cue-messages';
 import { ABORTED_MESSAGE, CueRunFailure, type CueRunner } from './cue-runner';
 import type { PolicySource } from './policy-source';

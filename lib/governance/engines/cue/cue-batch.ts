@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { type CueMessage, formatCueMessage } from './cue-messages';
 import type { CueJob } from './cue-runner';
 import { type PolicySource, scriptPosition, wrappedPolicy } from './policy-source';

@@ -1,7 +1,7 @@
 import { getSettings, type Settings } from '../../../settings';
-import { type CueCompileCheck, type EngineEntity, type EngineResource, type EngineResult, engineFailure, type PolicyEngine } from '../engine';
+import { type CueCompileCheck, type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
 import { type BatchEntity, evaluateBatch } from './batch-evaluation';
-import { type PlanLimits, planBatches } from './batch-planning';
+import { planBatches, type PlanLimits } from './batch-planning';
 import { ConcurrencyLimit } from './concurrency-limit';
 import { attribute, runJob, runNames } from './cue-batch';
 import { parseCueMessages } from './cue-messages';

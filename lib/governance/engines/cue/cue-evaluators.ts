@@ -4,9 +4,9 @@ import {
   type CueScriptCheck,
   type DisagreementSink,
   type EngineEntity,
+  engineFailure,
   type EngineResource,
   type EngineResult,
-  engineFailure,
   type PolicyEngine,
 } from '../engine';
 import { getCueEngine } from './cue-engine';
@@ -41,7 +41,7 @@ function refusedResult(entity: EngineEntity, compiled: Extract<NativeCompile, { 
  * `wasm`: the WebAssembly engine only. `shadow`: both; the WebAssembly verdicts answer, and each
  * pair on which native would have answered differently goes to the disagreement sink.
  */
-export class CueEvaluators implements PolicyEngine {
+class CueEvaluators implements PolicyEngine {
   constructor(
     private readonly setting: Settings['cueConfig']['evaluator'],
     private readonly native: NativeCueEngine,

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+
 import type { Settings } from '../../../settings';
 import { ConcurrencyLimit } from './concurrency-limit';
 import { ABORTED_MESSAGE, type CueJob, type CueOutput, CueRunFailure, type CueRunner, outputCapped, timedOut } from './cue-runner';

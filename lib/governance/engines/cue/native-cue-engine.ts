@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type EngineEntity, type EngineResource, type EngineResult, engineFailure } from '../engine';
+
+import { type EngineEntity, engineFailure, type EngineResource, type EngineResult } from '../engine';
 import { ABORTED_MESSAGE } from './cue-runner';
 import { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram } from './native';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type OutboundTimeouts, outboundFetch } from '../../../platform/http-client';
-import { type EngineEntity, type EngineResource, type EngineResult, engineFailure, type PolicyEngine } from '../engine';
+
+import { outboundFetch, type OutboundTimeouts } from '../../../platform/http-client';
+import { type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
 
 const policyAnswer = z.object({
   satisfiesPolicy: z.boolean(),

@@ -4,6 +4,7 @@
  * of CUE's standard library that is not here sends the policy to the WebAssembly path.
  */
 import { isIP } from 'node:net';
+
 import { decimalArithmetic } from './decimal';
 import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
 import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
@@ -13,13 +14,13 @@ import type { Position } from './scanner';
 import {
   BOOL,
   type Bottom,
+  bottom,
   type Builtin,
   BYTES,
-  bottom,
   FLOAT,
   formatValue,
-  INT,
   incomplete,
+  INT,
   isBottom,
   isScalar,
   kindOf,
@@ -30,8 +31,8 @@ import {
   STRUCT,
   TOP_KINDS,
   typeName,
-  type Value,
   validationError,
+  type Value,
 } from './values';
 import { firstError, listOf, Vertex, withAttached } from './vertex';
 

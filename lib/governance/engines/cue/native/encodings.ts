@@ -4,10 +4,11 @@
  * only, an error when something in it is not concrete. Text is read as CUE reads it: JSON is CUE
  * (parsed as CUE, so `1.0` stays a float), YAML is turned into the CUE it means.
  */
-import { Document, isMap, isSeq, isScalar as isYamlScalar, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq, type Node as YamlNode } from 'yaml';
+import { Document, isMap, isScalar as isYamlScalar, isSeq, type Node as YamlNode, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+
 import { defaultOf, valueOf } from './expressions';
 import { parseExpression } from './parser';
-import { type Bottom, bottom, type Scalar as CueScalar, formatNumber, formatValue, incomplete, isBottom, isScalar, type Value } from './values';
+import { type Bottom, bottom, formatNumber, formatValue, incomplete, isBottom, isScalar, type Scalar as CueScalar, type Value } from './values';
 import { Vertex } from './vertex';
 
 /** A concrete value: scalars, lists (arrays) and structs (maps, in field order). */
@@ -183,8 +184,11 @@ const YAML_INT = /^[-+]?([0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$/;
 /** One YAML node as CUE source: a number keeps the kind its tag gives (`1.0` is a float). */
 function yamlSource(node: unknown): string {
   if (node === null || node === undefined) return 'null';
-  if (isMap(node))
-    return `{${node.items.map((pair) => `${JSON.stringify(String(isYamlScalar(pair.key) ? pair.key.value : pair.key))}: ${yamlSource(pair.value)}`).join(', ')}}`;
+  if (isMap(node)) {
+    const field = (pair: (typeof node.items)[number]) =>
+      `${JSON.stringify(String(isYamlScalar(pair.key) ? pair.key.value : pair.key))}: ${yamlSource(pair.value)}`;
+    return `{${node.items.map(field).join(', ')}}`;
+  }
   if (isSeq(node)) return `[${node.items.map(yamlSource).join(', ')}]`;
   if (!isYamlScalar(node)) throw new Error('yaml: unsupported node (an alias or a tag the native evaluator does not read)');
   const value = node.value;

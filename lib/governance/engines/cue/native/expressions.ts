@@ -4,7 +4,7 @@
  */
 import type { Expr, ScopeEntry, StructLit } from './ast';
 import { universe } from './builtins';
-import { type DecimalOp, decimalArithmetic } from './decimal';
+import { decimalArithmetic, type DecimalOp } from './decimal';
 import { combineDefaults, disjunctsOf } from './disjuncts';
 import { compileRegexp, InvalidRegexp } from './regexps';
 import { constraint, disjunction, unifyScalars } from './scalars';
@@ -12,14 +12,14 @@ import type { Position } from './scanner';
 import {
   BOOL,
   type Bottom,
+  bottom,
   type Bound,
+  boundKinds,
   type Builtin,
   BYTES,
-  bottom,
-  boundKinds,
   formatValue,
-  INT,
   incomplete,
+  INT,
   isBottom,
   isScalar,
   kindName,
@@ -27,9 +27,9 @@ import {
   LIST,
   NUMBER,
   type Scalar,
+  scalarEquals,
   STRING,
   STRUCT,
-  scalarEquals,
   TOP,
   TOP_KINDS,
   typeName,
@@ -72,7 +72,10 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
       // An optional field is a constraint, not a value: reading it is incomplete until it is there,
       // which a descriptor may make it (the save check: what reads it is not settled).
       if (!arc.regular && !arc.definition) {
-        if (arc.ctx.withoutData) arc.ctx.taint++, arc.ctx.dataReads++;
+        if (arc.ctx.withoutData) {
+          arc.ctx.taint++;
+          arc.ctx.dataReads++;
+        }
         return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
       }
       return arc;
@@ -234,7 +237,10 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
     if (resolved.isClosed() && !arc && !resolved.patterns.some((pattern) => labelMatches(pattern, name, resolved)))
       return bottom(`undefined field: ${name}`, [at]);
-    if (resolved.ctx.withoutData) resolved.ctx.taint++, resolved.ctx.dataReads++;
+    if (resolved.ctx.withoutData) {
+      resolved.ctx.taint++;
+      resolved.ctx.dataReads++;
+    }
     if (arc) return incomplete(arc.required ? `required field missing: ${selectorText(name)}` : `cannot reference optional field: ${selectorText(name)}`, [at]);
     return incomplete(`undefined field: ${name}`, [at]);
   }
@@ -407,7 +413,7 @@ export function evalExpr(expr: Expr, env: Env, from: Vertex): Value {
 
 const MULTIPLIERS: Record<string, number> = { K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50 };
 
-export function parseNumber(text: string, kind: 'int' | 'float'): Scalar {
+function parseNumber(text: string, kind: 'int' | 'float'): Scalar {
   const clean = text.replace(/_/g, '');
   const suffix = /(Ki|Mi|Gi|Ti|Pi|K|M|G|T|P)$/.exec(clean);
   if (suffix) return { t: 'num', int: true, v: Math.round(Number(clean.slice(0, -suffix[1].length)) * MULTIPLIERS[suffix[1]]) };
@@ -465,7 +471,7 @@ function bytesToString(bytes: string): string {
   const buffer = Buffer.from(bytes, 'latin1');
   let text = '';
   let invalid = false;
-  for (let i = 0; i < buffer.length; ) {
+  for (let i = 0; i < buffer.length;) {
     const lead = buffer[i];
     const size = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
     let char: string | undefined;
@@ -549,7 +555,7 @@ export function bareValidator(callee: Builtin, at: Position, from: Vertex): Valu
 }
 
 /** A builtin called with all its arguments, or with one fewer as a validator of the value it is unified with. */
-export function applyBuiltin(callee: Builtin, args: readonly Value[], at: Position, from: Vertex, argAt: readonly Position[] = []): Value {
+function applyBuiltin(callee: Builtin, args: readonly Value[], at: Position, from: Vertex, argAt: readonly Position[] = []): Value {
   const [min, max] = typeof callee.arity === 'number' ? [callee.arity, callee.arity] : callee.arity;
   if (callee.validator && args.length === min - 1) {
     const text = `${callee.name}(${args.map((arg) => formatValue(arg)).join(', ')})`;
@@ -713,7 +719,7 @@ function invalidOperands(op: string, left: Scalar, right: Scalar, at: Position[]
   return bottom(`invalid operands ${formatValue(left)} and ${formatValue(right)} to '${op}' (type ${typeName(left)} and ${typeName(right)})`, at);
 }
 
-export function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Position, rightAt: Position): Value {
+function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Position, rightAt: Position): Value {
   const at = [leftAt, rightAt];
   switch (op) {
     case '==':

@@ -4,8 +4,8 @@
  */
 import type { Position } from './scanner';
 import {
-  type Bound,
   bottom,
+  type Bound,
   boundKinds,
   type Constraint,
   type Disjunction,
@@ -15,8 +15,8 @@ import {
   isScalar,
   kindName,
   kindOf,
-  type Scalar,
   sameValidator,
+  type Scalar,
   scalarEquals,
   unsatisfied,
   type Validator,
@@ -56,7 +56,7 @@ function compare(op: Bound['op'], value: Scalar, limit: Scalar): boolean | undef
 }
 
 /** Whether a concrete value satisfies a bound; a message when it does not. */
-export function checkBound(value: Scalar, bound: Bound): string | undefined {
+function checkBound(value: Scalar, bound: Bound): string | undefined {
   if (bound.op === '=~' || bound.op === '!~') {
     if (value.t !== 'string' && value.t !== 'bytes') return undefined;
     const matches = (bound.pattern as RegExp).test(value.v);

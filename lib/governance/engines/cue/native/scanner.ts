@@ -37,7 +37,7 @@ export class CueSyntaxError extends Error {
   }
 }
 
-export const KEYWORDS = new Set(['package', 'import', 'for', 'in', 'if', 'let', 'true', 'false', 'null']);
+const KEYWORDS = new Set(['package', 'import', 'for', 'in', 'if', 'let', 'true', 'false', 'null']);
 const OPERATORS = [
   '...',
   '&&',

@@ -5,7 +5,7 @@
 import type { Position } from './scanner';
 import type { Vertex } from './vertex';
 
-export const NULL = 1;
+const NULL = 1;
 export const BOOL = 2;
 export const INT = 4;
 export const FLOAT = 8;
@@ -14,7 +14,7 @@ export const BYTES = 32;
 export const LIST = 64;
 export const STRUCT = 128;
 export const NUMBER = INT | FLOAT;
-export const SCALAR = NULL | BOOL | NUMBER | STRING | BYTES;
+const SCALAR = NULL | BOOL | NUMBER | STRING | BYTES;
 export const TOP_KINDS = SCALAR | LIST | STRUCT;
 
 export type ErrorCode = 'eval' | 'incomplete' | 'cycle' | 'structural-cycle' | 'user';
@@ -126,7 +126,10 @@ export function sameValidator(a: Validator, b: Validator): boolean {
 /** A validator's reason for failing; `incomplete` when the value may still change so that it holds. */
 export const validationError = (reason: string, code: ErrorCode = 'eval'): Bottom => ({ ...bottom(reason, [], code), validation: true });
 
-/** A validator's failure as CUE words it (`invalid value 3 (does not satisfy strings.MinRunes(4))`), with the reason it gave; matchN and matchIf by name alone. */
+/**
+ * A validator's failure as CUE words it (`invalid value 3 (does not satisfy strings.MinRunes(4))`), with the reason it gave;
+ * matchN and matchIf by name alone.
+ */
 export function unsatisfied(shown: string, validator: Validator, verdict: false | Bottom, at: readonly Position[]): Bottom {
   const named = validator.schemas ? validator.name : validator.text;
   return bottom(`invalid value ${shown} (does not satisfy ${named})${verdict ? `: ${verdict.message}` : ''}`, at, verdict ? verdict.code : 'eval');
@@ -228,7 +231,7 @@ function decimalText(literal: string): string {
   return `${negative}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}E${adjusted >= 0 ? '+' : ''}${adjusted}`;
 }
 
-export const quote = (text: string): string => JSON.stringify(text);
+const quote = (text: string): string => JSON.stringify(text);
 const quoteBytes = (text: string): string => `'${JSON.stringify(text).slice(1, -1).replace(/'/g, "\\'").replace(/\\"/g, '"')}'`;
 
 export function formatBound(bound: Bound): string {

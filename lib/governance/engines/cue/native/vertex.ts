@@ -16,8 +16,8 @@ import { crossDisjunction, disjunction, unifyScalars } from './scalars';
 import type { Position } from './scanner';
 import {
   type Bottom,
-  type Bound,
   bottom,
+  type Bound,
   type ErrorCode,
   formatValue,
   isBottom,
@@ -376,9 +376,7 @@ export class Vertex {
 
   /** The keys of the arcs from the root to here (verdict.ts formatPath prints them). */
   path(): string[] {
-    const keys: string[] = [];
-    for (let v: Vertex | undefined = this; v?.parent; v = v.parent) keys.unshift(v.key);
-    return keys;
+    return this.parent ? [...this.parent.path(), this.key] : [];
   }
 
   /** Its key in its parent's arcs. */
@@ -1211,8 +1209,8 @@ export class Vertex {
 
   /** A regular field of the data the descriptor fills (not inside a definition or hidden field). */
   inDataSpace(): boolean {
-    for (let v: Vertex | undefined = this; v?.parent; v = v.parent) if (!v.regular || v.definition || v.hidden) return false;
-    return true;
+    if (!this.parent) return true;
+    return this.regular && !this.definition && !this.hidden && this.parent.inDataSpace();
   }
 
   /** Ranged over while it is evaluated: the fields it has now are all it may have (CUE freezes its field set). */
