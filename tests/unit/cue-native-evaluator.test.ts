@@ -116,7 +116,10 @@ describe('the verdict', () => {
     // A string index names the regular field: meta["_x"] is the descriptor's "_x" (it was read as the hidden _x, undefined, so ignored).
     const indexed = 'meta: _\n_v: meta["_x"]\n_v: "foo"\n';
     for (const requireConcrete of [true, false]) {
-      expect(vet(indexed, { meta: { _x: 'bar' } }, requireConcrete)).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^_v: conflicting values/)] });
+      expect(vet(indexed, { meta: { _x: 'bar' } }, requireConcrete)).toMatchObject({
+        satisfiesPolicy: false,
+        errors: [expect.stringMatching(/^_v: conflicting values/)],
+      });
       expect(vet(indexed, { meta: { _x: 'foo' } }, requireConcrete)).toEqual(PASS);
     }
     expect(vet('meta: {"#k": "bar"}\nv: meta["#k"] & "bar"\n', {})).toEqual(PASS);
@@ -128,7 +131,10 @@ describe('the verdict', () => {
     const ranges = ['meta: _\n_v: {for k, v in meta {(k): v & "foo"}}\n', 'meta: _\n#v: [for v in meta {v}] & [..."foo"]\n'];
     for (const script of [...reads, ...ranges]) {
       for (const requireConcrete of [true, false]) {
-        expect(vet(script, { meta: { x: 'bar' } }, requireConcrete), script).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/conflicting values/)] });
+        expect(vet(script, { meta: { x: 'bar' } }, requireConcrete), script).toMatchObject({
+          satisfiesPolicy: false,
+          errors: [expect.stringMatching(/conflicting values/)],
+        });
         expect(vet(script, { meta: { x: 'foo' } }, requireConcrete), script).toEqual(PASS);
       }
     }
