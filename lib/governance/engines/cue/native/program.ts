@@ -160,8 +160,7 @@ function checkClauses(clauses: readonly Clause[], at: number, body: StructLit, s
 function checkExpr(expr: Expr, scopes: readonly Scope[]): void {
   switch (expr.type) {
     case 'ident':
-      if (!known(expr.name, scopes))
-        throw new ScriptError(atField(`reference "${expr.name}" not found`), expr.at);
+      if (!known(expr.name, scopes)) throw new ScriptError(atField(`reference "${expr.name}" not found`), expr.at);
       return;
     case 'literal':
       return;
