@@ -143,7 +143,10 @@ describe('the verdict', () => {
   // The fields of a descriptor's object no rule names become vertices only when reached: each way of reaching them still checks them.
   it('adds the expression of a let whose value is incomplete where it is read, so that its other conjuncts still conflict', () => {
     for (const script of ['meta: _\nlet v = meta.n & int\nout: v\n', 'meta: _\nlet v = meta.n & {...}\nlet w = v\nout: w\n']) {
-      expect(vet(script, { meta: {}, out: 'foo' }, false), script).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^out: conflicting values "foo" and/)] });
+      expect(vet(script, { meta: {}, out: 'foo' }, false), script).toMatchObject({
+        satisfiesPolicy: false,
+        errors: [expect.stringMatching(/^out: conflicting values "foo" and/)],
+      });
       expect(vet(script, { meta: {} }, false), script).toEqual(PASS);
     }
     expect(vet('meta: _\nlet v = meta.n & int\nout: v\n', { meta: { n: 2 }, out: 2 }, false)).toEqual(PASS);
