@@ -74,15 +74,30 @@ const atField = (message: string): string => (fieldPath.length > 0 ? `${formatPa
 let readNames = new Map<StructLit, Set<string>>();
 /** The imported packages some reference reads. */
 let usedImports = new Set<string>();
+/** Lets whose expression is being checked, and lets checked (CUE inlines a let where it is read: one that reaches itself is an error). */
+let openLets = new Set<LetDecl>();
+let checkedLets = new Set<LetDecl>();
+type LetDecl = Extract<Decl, { type: 'let' }>;
+
+function checkLet(decl: LetDecl, scopes: readonly Scope[]): void {
+  if (checkedLets.has(decl)) return;
+  if (openLets.has(decl)) throw new ScriptError(atField('cyclic references in let clause or alias'), decl.at);
+  openLets.add(decl);
+  checkExpr(decl.expr, scopes);
+  openLets.delete(decl);
+  checkedLets.add(decl);
+}
 
 function known(name: string, scopes: readonly Scope[]): boolean {
-  for (const scope of scopes) {
+  for (const [index, scope] of scopes.entries()) {
     if (scope.names?.has(name)) {
       if (scope.packages?.has(name)) usedImports.add(name);
       return true;
     }
     if (scope.lit !== undefined && declares(scope.lit, name)) {
       readNames.get(scope.lit)?.add(name);
+      const let_ = scope.lit.decls.find((decl): decl is LetDecl => decl.type === 'let' && decl.name === name);
+      if (let_) checkLet(let_, scopes.slice(index));
       return true;
     }
   }
@@ -104,6 +119,8 @@ function checkReferences(lit: StructLit, outer: readonly Scope[]): void {
 function checkFile(lit: StructLit, scope: Scope): ReadonlySet<string> {
   readNames = new Map();
   usedImports = new Set();
+  openLets = new Set();
+  checkedLets = new Set();
   fieldPath.length = 0;
   try {
     checkReferences(lit, [scope]);
@@ -130,8 +147,9 @@ function checkDecl(decl: Decl, scopes: readonly Scope[]): void {
         fieldPath.pop();
       }
       return;
-    case 'embed':
     case 'let':
+      return checkLet(decl, scopes);
+    case 'embed':
       checkExpr(decl.expr, scopes);
       return;
     case 'ellipsis':
