@@ -227,6 +227,14 @@ describe('the verdict', () => {
     expect(vet(script, { root: { input: 'a' }, x: 1 })).toEqual({ satisfiesPolicy: false, isError: false, errors: ['x: field not allowed'] });
   });
 
+  it('lets a closed struct allow the regular field its quoted label `"_x"` declares, and not the hidden `_x`', () => {
+    expect(vet('meta: close({"_x"?: string})\n', { meta: { _x: 'a' } })).toEqual(PASS);
+    expect(vet('#M: {"#k"?: int}\nmeta: #M\n', { meta: { '#k': 1 } })).toEqual(PASS);
+    expect(compileNative('meta: close({"_x": "a", _x?: _})\n')).toMatchObject({ ok: true });
+    expect(vet('meta: close({_x?: string})\n', { meta: { _x: 'a' } })).toMatchObject({ satisfiesPolicy: false, errors: ['meta."_x": field not allowed'] });
+    expect(vet('meta: close({[=~"^_"]: string})\n', { meta: { _x: 'a' } })).toEqual(PASS);
+  });
+
   it('closes a close()d struct one level only, as CUE does', () => {
     const script = 'cfg: close({limits: {cpu: int}})\n';
     expect(vet(script, { cfg: { limits: { cpu: 1, memory: 2 } } })).toEqual(PASS);

@@ -106,12 +106,18 @@ export class CloseGroup {
   }
 }
 
-/** The labels of the named fields of struct literals, and computed labels. */
+/**
+ * The labels of the regular fields of struct literals, and computed labels: `"_x"` declares the
+ * regular field _x (a descriptor's), `_x` and `#x` a hidden field and a definition, which are never checked.
+ */
 function labelsOf(declared: readonly (StructLit | string)[]): Set<string> {
   const labels = new Set<string>();
   for (const item of declared) {
     if (typeof item === 'string') labels.add(item);
-    else for (const decl of item.decls) if (decl.type === 'field' && decl.label.kind === 'name') labels.add(decl.label.name);
+    else
+      for (const decl of item.decls)
+        if (decl.type === 'field' && decl.label.kind === 'name' && (decl.label.quoted || regularKey(decl.label.name) === decl.label.name))
+          labels.add(decl.label.name);
   }
   return labels;
 }
@@ -1180,9 +1186,9 @@ export class Vertex {
   private checkClosedness(): void {
     const active = this.groups.filter((group) => group.active && !group.open);
     if (active.length === 0 || !this.isStruct) return;
-    for (const [label, arc] of this.arcs) {
+    for (const arc of this.arcs.values()) {
       if (arc.hidden || arc.definition || !arc.regular) continue;
-      const allowed = active.every((group) => group.allows(label, this));
+      const allowed = active.every((group) => group.allows(arc.label, this));
       if (!allowed) arc.notAllowed = bottom('field not allowed', declarations(arc));
     }
   }
