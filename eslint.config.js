@@ -27,6 +27,8 @@ export default defineConfig(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
+      // A comma expression hides a second statement, even in parentheses (the evaluator had such lines).
+      'no-sequences': ['error', { allowInParentheses: false }],
     },
   },
   {
