@@ -17,6 +17,10 @@ if (!process.env.CGP_TEST_RUN_FOLDER) {
 }
 
 export default defineConfig({
+  // Markdown imports are the file's text, as esbuild's `text` loader bundles them (serverless.yml).
+  plugins: [
+    { name: 'markdown-text', transform: (code, id) => (id.endsWith('.md') ? { code: `export default ${JSON.stringify(code)};`, map: null } : undefined) },
+  ],
   test: {
     testTimeout: 30_000,
     // Tests read what they need from captured logs; LOG_LEVEL=info npm test shows everything.

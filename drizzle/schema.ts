@@ -1,5 +1,20 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, doublePrecision, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /**
  * Why a queued evaluation's page is waiting: `call`, the resolver call is being retried by the
@@ -16,6 +31,9 @@ export interface TaskWaiting {
   attempts: number;
   nextTryAt: string;
 }
+
+/** PostgreSQL's full-text document type; only PostgreSQL writes it (a generated column). */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 /**
  * The tables, placed in the PostgreSQL schema named by `database.schema`. Migrations are
@@ -318,6 +336,40 @@ export function defineTables(schemaName: string) {
     ],
   );
 
+  /**
+   * The assistant's knowledge index: the platform's texts in chunks, each with its source, the hash
+   * of what was embedded and the vector of the embedder model that embedded it. Vectors are plain
+   * `real[]` (the embedded PostgreSQL has no pgvector): similarity is computed in SQL over them.
+   */
+  const knowledgeChunks = schema.table(
+    'knowledge_chunks',
+    {
+      /** The source and the part of it: `<type>:<id>[:<version>]#<part>`. */
+      key: text('key').primaryKey(),
+      sourceType: text('source_type', { enum: ['policy', 'metric', 'resource_type', 'environment', 'guide', 'results'] }).notNull(),
+      sourceId: text('source_id').notNull(),
+      sourceVersion: integer('source_version'),
+      title: text('title').notNull(),
+      content: text('content').notNull(),
+      /** sha256 of title and content: a chunk whose hash is unchanged is not embedded again. */
+      contentHash: text('content_hash').notNull(),
+      embedderModel: text('embedder_model').notNull(),
+      embedding: real('embedding').array().notNull(),
+      search: tsvector('search')
+        .notNull()
+        .generatedAlwaysAs(sql`to_tsvector('simple', title || ' ' || content)`),
+      embeddedAt: timestamp('embedded_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (table) => [index('knowledge_chunks_source').on(table.sourceType, table.sourceId), index('knowledge_chunks_search').using('gin', table.search)],
+  );
+
+  /** One row: when the knowledge index was last refreshed, and with which embedder model. */
+  const knowledgeIndexRefreshes = schema.table('knowledge_index_refreshes', {
+    singleton: boolean('singleton').primaryKey().default(true),
+    embedderModel: text('embedder_model').notNull(),
+    refreshedAt: timestamp('refreshed_at', { withTimezone: true }).notNull().defaultNow(),
+  });
+
   return {
     schema,
     startupRuns,
@@ -331,6 +383,8 @@ export function defineTables(schemaName: string) {
     evaluationTasks,
     cronSchedules,
     cueDisagreements,
+    knowledgeChunks,
+    knowledgeIndexRefreshes,
   };
 }
 
@@ -352,4 +406,6 @@ export const {
   evaluationTasks,
   cronSchedules,
   cueDisagreements,
+  knowledgeChunks,
+  knowledgeIndexRefreshes,
 } = defineTables(MIGRATIONS_SCHEMA_NAME);

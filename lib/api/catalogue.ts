@@ -1,4 +1,12 @@
-import { chatEndpoint, readEmbedderConfigEndpoint, readLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from '../assistant/endpoints';
+import {
+  chatEndpoint,
+  readEmbedderConfigEndpoint,
+  readIndexEndpoint,
+  readLlmConfigEndpoint,
+  refreshIndexEndpoint,
+  saveEmbedderConfigEndpoint,
+  saveLlmConfigEndpoint,
+} from '../assistant/endpoints';
 import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
 import {
   evaluateEndpoint,
@@ -27,6 +35,8 @@ export const catalogue: readonly Endpoint[] = [
   readEmbedderConfigEndpoint,
   saveEmbedderConfigEndpoint,
   chatEndpoint,
+  refreshIndexEndpoint,
+  readIndexEndpoint,
   registerResourceTypeEndpoint,
   listResourceTypesEndpoint,
   readResourceTypeEndpoint,

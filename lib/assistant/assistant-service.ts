@@ -4,6 +4,10 @@ import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-cli
 import { getSettings } from '../settings';
 import { ApiKeyDecryptionError } from './api-key-encryption';
 import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';
+import type { KnowledgeIndexState } from './knowledge/knowledge-api';
+import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
+import { KnowledgeChunkRepository } from './knowledge/knowledge-chunk-repository';
+import { type RefreshCounts, refreshKnowledgeIndex } from './knowledge/knowledge-index-refresh';
 import { chat, type ChatAnswer, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
 import { ModelConfigRepository, toConnection } from './model-config-repository';
@@ -14,6 +18,7 @@ interface AssistantContext {
   repository: ModelConfigRepository;
   gateway: GatewayOptions;
   maxQueryLength: number;
+  indexBatchSize: number;
 }
 
 let context: Promise<AssistantContext> | undefined;
@@ -28,6 +33,7 @@ async function openContext(): Promise<AssistantContext> {
     repository: new ModelConfigRepository(await getDatabase(), keys),
     gateway: { timeouts: callerTargetTimeoutsOf(settings), retries: settings.assistant.providerRetries },
     maxQueryLength: settings.assistant.maxQueryLength,
+    indexBatchSize: settings.assistant.index.batchSize,
   };
 }
 
@@ -79,21 +85,57 @@ async function connectionOf(repository: ModelConfigRepository, kind: ModelKind) 
   }
 }
 
+/** Both connections: the assistant works only with both configurations (seed); 409 names what is missing. */
+async function bothConnections(repository: ModelConfigRepository, doing: string) {
+  const [llm, embedder] = await Promise.all([connectionOf(repository, 'llm'), connectionOf(repository, 'embedder')]);
+  const missing = [...(llm ? [] : ['llm']), ...(embedder ? [] : ['embedder'])];
+  if (!llm || !embedder) {
+    const names = missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ');
+    throw new Conflict(`The assistant needs an LLM and an embedder configuration before it can ${doing}; missing: ${names}`, { missing });
+  }
+  return { llm, embedder };
+}
+
+const upstreamFailure = (error: unknown) => {
+  if (!(error instanceof ProviderError)) return error;
+  return new UpstreamFailure(error.message, { timeout: error.kind === 'timeout', upstreamStatus: error.providerStatus });
+};
+
 /** Forwards a query to the configured LLM; both configurations must exist (seed). */
 export async function answerChat(query: string, signal?: AbortSignal): Promise<ChatAnswer> {
   const { repository, gateway, maxQueryLength } = await assistant();
   if (query.length > maxQueryLength)
     throw new Invalid([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
-  const [llm, embedder] = await Promise.all([connectionOf(repository, 'llm'), connectionOf(repository, 'embedder')]);
-  const missing = [...(llm ? [] : ['llm']), ...(embedder ? [] : ['embedder'])];
-  if (!llm || missing.length > 0) {
-    const names = missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ');
-    throw new Conflict(`The assistant needs an LLM and an embedder configuration before it can chat; missing: ${names}`, { missing });
-  }
+  const { llm } = await bothConnections(repository, 'chat');
   try {
     return await chat(llm, query, { ...gateway, signal });
   } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    throw new UpstreamFailure(error.message, { timeout: error.kind === 'timeout', upstreamStatus: error.providerStatus });
+    throw upstreamFailure(error);
   }
+}
+
+/** Embeds what changed in the platform's data since the last refresh, and removes what is gone. */
+export async function refreshIndex(signal?: AbortSignal): Promise<RefreshCounts> {
+  const { repository, gateway, indexBatchSize } = await assistant();
+  const { embedder } = await bothConnections(repository, 'build its knowledge index');
+  try {
+    return await refreshKnowledgeIndex(await getDatabase(), embedder, { ...gateway, signal }, indexBatchSize);
+  } catch (error) {
+    throw upstreamFailure(error);
+  }
+}
+
+/** The index as it stands: chunks per source type, the embedder model, the last refresh. */
+export async function readIndex(): Promise<KnowledgeIndexState> {
+  const { repository } = await assistant();
+  await bothConnections(repository, 'build its knowledge index');
+  const chunks = new KnowledgeChunkRepository(await getDatabase());
+  const [counts, last] = await Promise.all([chunks.countsBySourceType(), chunks.lastRefresh()]);
+  const sourceTypes = Object.fromEntries(SOURCE_TYPES.map((type) => [type, counts[type] ?? 0])) as KnowledgeIndexState['sourceTypes'];
+  return {
+    chunks: Object.values(sourceTypes).reduce((sum, n) => sum + n, 0),
+    sourceTypes,
+    embedderModel: last?.embedderModel ?? null,
+    refreshedAt: last?.refreshedAt.toISOString() ?? null,
+  };
 }

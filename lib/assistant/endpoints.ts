@@ -1,4 +1,5 @@
 import { endpoint } from '../http/endpoint';
+import { indexRefreshAnswer, knowledgeIndexState } from './knowledge/knowledge-api';
 import { chatAnswer, chatRequest, modelConfigInput, modelConfigRepresentation, type ModelKind, verifyQuery } from './model-config';
 
 const label: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
@@ -49,5 +50,31 @@ export const chatEndpoint = endpoint({
     409: { description: 'The LLM or the embedder configuration is missing (named in the body)' },
     502: { description: 'The provider failed; `upstreamStatus` carries its HTTP status' },
     504: { description: 'The provider did not answer within http.client-*-timeout' },
+  },
+});
+
+export const refreshIndexEndpoint = endpoint({
+  operationId: 'refreshKnowledgeIndex',
+  method: 'POST',
+  path: '/assistant/v1/index/refresh',
+  summary: "Bring the assistant's knowledge index up to date now: embed what changed, remove what is gone",
+  tags: ['assistant'],
+  responses: {
+    200: { description: 'What the refresh did', schema: indexRefreshAnswer },
+    409: { description: 'The LLM or the embedder configuration is missing (named in the body)' },
+    502: { description: 'The embedder failed; `upstreamStatus` carries its HTTP status' },
+    504: { description: 'The embedder did not answer within http.client-*-timeout' },
+  },
+});
+
+export const readIndexEndpoint = endpoint({
+  operationId: 'readKnowledgeIndex',
+  method: 'GET',
+  path: '/assistant/v1/index',
+  summary: "The assistant's knowledge index: chunks per source type, the embedder model, the last refresh",
+  tags: ['assistant'],
+  responses: {
+    200: { description: 'The index', schema: knowledgeIndexState },
+    409: { description: 'The LLM or the embedder configuration is missing (named in the body)' },
   },
 });

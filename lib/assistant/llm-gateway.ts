@@ -153,6 +153,20 @@ export async function verifyLlm(connection: ModelConnection, options: GatewayOpt
   }
 }
 
+/** One embeddings call: a vector per input, in the order of `inputs` (the caller batches). */
+export async function embed(connection: ModelConnection, inputs: readonly string[], options: GatewayOptions): Promise<number[][]> {
+  const answer = await call(connection, options, (api) =>
+    api.embeddings.create({ model: connection.model, input: [...inputs], encoding_format: 'float' }, { signal: options.signal }),
+  );
+  const vectors: number[][] = [];
+  for (const item of answer.data ?? []) if (Number.isInteger(item?.index)) vectors[item.index] = item.embedding;
+  const usable = (vector: unknown) => Array.isArray(vector) && vector.length > 0 && vector.every((value) => Number.isFinite(value));
+  if (vectors.length !== inputs.length || !inputs.every((_, index) => usable(vectors[index]))) {
+    throw new ProviderError(`The model provider answered ${answer.data?.length ?? 0} embeddings for ${inputs.length} inputs`, 'malformed');
+  }
+  return vectors;
+}
+
 /** The smallest call that proves an embedder configuration works: one embedding of one input. */
 export async function verifyEmbedder(connection: ModelConnection, options: GatewayOptions): Promise<void> {
   await call(connection, options, (api) =>

@@ -218,6 +218,13 @@ export const settingsSchema = z.strictObject({
     'provider-retries': int({ min: 0 })
       .refine((n) => n <= 10, 'expected at most 10')
       .default(2),
+    // The knowledge index (docs/assistant.md "Knowledge index").
+    index: block({
+      // Texts per embeddings call.
+      'batch-size': int({ min: 1 })
+        .refine((n) => n <= 2048, 'expected at most 2048 (the provider limit of inputs per call)')
+        .default(64),
+    }),
   }),
 
   local: block({ 'http-port': int({ min: 1 }).default(3000) }),

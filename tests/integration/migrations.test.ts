@@ -17,6 +17,8 @@ const TABLES = [
   'evaluation_results',
   'evaluation_tasks',
   'governance_entities',
+  'knowledge_chunks',
+  'knowledge_index_refreshes',
   'model_configurations',
   'outbox',
   'resource_types',

@@ -1,0 +1,94 @@
+import { count, notInArray, sql } from 'drizzle-orm';
+
+import type { Database } from '../../db/client';
+import type { KnowledgeChunk, SourceType } from './knowledge-chunk';
+
+/** What a refresh compares with: the hash and the embedder model of each stored chunk. */
+export interface StoredChunk {
+  readonly contentHash: string;
+  readonly embedderModel: string;
+}
+
+/**
+ * The stored chunks, their vectors a `real[]` each. Cosine similarity over them is an SQL
+ * expression (`sum(a * b) / (norm(a) * norm(b))` over `unnest(embedding, query)`) and full-text rank
+ * is `ts_rank(search, query)`, so retrieval ranks in PostgreSQL without pgvector.
+ */
+export class KnowledgeChunkRepository {
+  constructor(private readonly database: Database) {}
+
+  private get table() {
+    return this.database.tables.knowledgeChunks;
+  }
+
+  async stored(): Promise<Map<string, StoredChunk>> {
+    const t = this.table;
+    const rows = await this.database.db.select({ key: t.key, contentHash: t.contentHash, embedderModel: t.embedderModel }).from(t);
+    return new Map(rows.map(({ key, ...stored }) => [key, stored]));
+  }
+
+  /** Writes embedded chunks, replacing those of the same keys. */
+  async save(chunks: readonly KnowledgeChunk[], vectors: readonly number[][], embedderModel: string): Promise<void> {
+    if (chunks.length === 0) return;
+    const t = this.table;
+    const rows = chunks.map((chunk, index) => ({
+      key: chunk.key,
+      sourceType: chunk.source.type,
+      sourceId: chunk.source.id,
+      sourceVersion: chunk.source.version ?? null,
+      title: chunk.source.title,
+      content: chunk.content,
+      contentHash: chunk.contentHash,
+      embedderModel,
+      embedding: vectors[index],
+    }));
+    await this.database.db
+      .insert(t)
+      .values(rows)
+      .onConflictDoUpdate({
+        target: t.key,
+        set: {
+          sourceType: sql`excluded.source_type`,
+          sourceId: sql`excluded.source_id`,
+          sourceVersion: sql`excluded.source_version`,
+          title: sql`excluded.title`,
+          content: sql`excluded.content`,
+          contentHash: sql`excluded.content_hash`,
+          embedderModel: sql`excluded.embedder_model`,
+          embedding: sql`excluded.embedding`,
+          embeddedAt: sql`now()`,
+        },
+      });
+  }
+
+  /** Deletes the chunks whose keys are not in `keep`; returns how many. */
+  async removeAllBut(keep: readonly string[]): Promise<number> {
+    const t = this.table;
+    const removed = await this.database.db
+      .delete(t)
+      .where(keep.length > 0 ? notInArray(t.key, [...keep]) : undefined)
+      .returning({ key: t.key });
+    return removed.length;
+  }
+
+  async countsBySourceType(): Promise<Partial<Record<SourceType, number>>> {
+    const t = this.table;
+    const rows = await this.database.db.select({ type: t.sourceType, count: count() }).from(t).groupBy(t.sourceType);
+    return Object.fromEntries(rows.map((row) => [row.type, row.count]));
+  }
+
+  async recordRefresh(embedderModel: string): Promise<void> {
+    const t = this.database.tables.knowledgeIndexRefreshes;
+    const values = { embedderModel, refreshedAt: new Date() };
+    await this.database.db
+      .insert(t)
+      .values({ singleton: true, ...values })
+      .onConflictDoUpdate({ target: t.singleton, set: values });
+  }
+
+  async lastRefresh(): Promise<{ embedderModel: string; refreshedAt: Date } | undefined> {
+    const t = this.database.tables.knowledgeIndexRefreshes;
+    const [row] = await this.database.db.select({ embedderModel: t.embedderModel, refreshedAt: t.refreshedAt }).from(t);
+    return row;
+  }
+}

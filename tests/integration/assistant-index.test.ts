@@ -1,0 +1,256 @@
+import { randomBytes } from 'node:crypto';
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import type * as embedderConfigModule from '../../functions/assistant/embedder-config';
+import type * as indexModule from '../../functions/assistant/knowledge-index';
+import type * as llmConfigModule from '../../functions/assistant/llm-config';
+import type * as policiesModule from '../../functions/governance/policies';
+import type { Database } from '../../lib/db/client';
+import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
+import { fakeEmbedding, FakeHostedModel } from '../fakes/hosted-model';
+import { testDatabase } from '../support/database';
+import { releaseHandlers, useHandlersOn } from '../support/handlers';
+import { invoke } from '../support/invoke';
+
+const SCHEMA = 'it_assistant_index';
+const API_KEY = 'sk-index-0123456789abcdef';
+const BATCH_SIZE = 4;
+const OVERRIDES = `computational-governance-platform {
+  assistant { encryption-key = "${randomBytes(32).toString('base64')}", provider-retries = 0, index.batch-size = ${BATCH_SIZE} }
+  resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/resources" } } ]
+}`;
+const POLICIES = '/v1/computational-governance/policies';
+
+const fake = new FakeHostedModel();
+let database: Database;
+let handlers: { llm: typeof llmConfigModule; embedder: typeof embedderConfigModule; index: typeof indexModule; policies: typeof policiesModule };
+
+const config = (model: string) => ({
+  provider: 'hosted_llm',
+  api_key: API_KEY,
+  endpoint: fake.url,
+  api_version: '2024-10-21',
+  model,
+  deployment: `${model}-deployment`,
+});
+
+const saveBoth = async (embedderModel = 'text-embedding-3-small') => {
+  expect((await invoke(handlers.llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') })).status).toBeLessThan(300);
+  expect((await invoke(handlers.embedder.save, { method: 'POST', path: '/assistant/v1/embedder/config', body: config(embedderModel) })).status).toBeLessThan(
+    300,
+  );
+};
+const refresh = () => invoke(handlers.index.refresh, { method: 'POST', path: '/assistant/v1/index/refresh' });
+const readIndex = () => invoke(handlers.index.read, { method: 'GET', path: '/assistant/v1/index' });
+const createPolicy = async (name: string, description: string) => {
+  const response = await invoke(handlers.policies.create, {
+    method: 'POST',
+    path: POLICIES,
+    body: {
+      name,
+      description,
+      resourceType: 'dataproduct',
+      environment: null,
+      severity: 'error',
+      engine: 'cue',
+      cueScript: 'owner!: string',
+      tags: ['ownership'],
+    },
+  });
+  expect(response.status).toBe(201);
+  return response.body as { id: string; version: number };
+};
+const chunkKeys = async (sourceId: string) =>
+  (await database.sql.unsafe<{ key: string }[]>(`select key from ${SCHEMA}.knowledge_chunks where source_id = $1 order by key`, [sourceId])).map(
+    (row) => row.key,
+  );
+/** Every text embedded since the fake was reset. */
+const embeddedTexts = () => fake.embeddingCalls().flat();
+
+beforeAll(async () => {
+  await fake.start();
+  await useHandlersOn(SCHEMA, OVERRIDES);
+  database = await testDatabase(SCHEMA);
+  handlers = {
+    llm: await import('../../functions/assistant/llm-config'),
+    embedder: await import('../../functions/assistant/embedder-config'),
+    index: await import('../../functions/assistant/knowledge-index'),
+    policies: await import('../../functions/governance/policies'),
+  };
+});
+
+beforeEach(async () => {
+  await backgroundDispatchSettled();
+  await database.sql.unsafe(
+    `delete from ${SCHEMA}.model_configurations; delete from ${SCHEMA}.knowledge_chunks; delete from ${SCHEMA}.knowledge_index_refreshes; delete from ${SCHEMA}.evaluation_results; delete from ${SCHEMA}.governance_entities`,
+  );
+  fake.reset();
+});
+
+afterAll(async () => {
+  await backgroundDispatchSettled();
+  await releaseHandlers();
+  await database.close();
+  await fake.stop();
+});
+
+describe('the knowledge index', () => {
+  it('answers 409 naming the missing configurations, and calls no provider', async () => {
+    for (const response of [await refresh(), await readIndex()]) {
+      expect(response.status).toBe(409);
+      expect(response.body.missing).toEqual(['llm', 'embedder']);
+    }
+    await invoke(handlers.llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') });
+    const response = await refresh();
+    expect(response.status).toBe(409);
+    expect(response.body.missing).toEqual(['embedder']);
+    expect(response.body.detail).toContain('embedder configuration');
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('is empty before the first refresh', async () => {
+    await saveBoth();
+    const response = await readIndex();
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      chunks: 0,
+      sourceTypes: { policy: 0, metric: 0, resource_type: 0, environment: 0, guide: 0, results: 0 },
+      embedderModel: null,
+      refreshedAt: null,
+    });
+  });
+
+  it('embeds every source in batches through the embedder deployment, then nothing when nothing changed', async () => {
+    await saveBoth();
+    const policy = await createPolicy('Owner is named', 'Every data product names its owner');
+    const first = await refresh();
+    expect(first.status).toBe(200);
+    const calls = fake.embeddingCalls();
+    expect(first.body).toEqual({ embedded: calls.flat().length, unchanged: 0, removed: 0 });
+    expect(calls.every((inputs) => inputs.length <= BATCH_SIZE)).toBe(true);
+    expect(calls.some((inputs) => inputs.length === BATCH_SIZE)).toBe(true);
+    const request = fake.requests[0];
+    expect(request.path).toBe('/openai/deployments/text-embedding-3-small-deployment/embeddings');
+    expect(request.headers['api-key']).toBe(API_KEY);
+
+    const texts = embeddedTexts();
+    expect(texts.some((text) => text.startsWith('Owner is named\n') && text.includes('owner!: string') && text.includes('Tags: ownership'))).toBe(true);
+    expect(texts.some((text) => text.includes('Resource type: dataproduct'))).toBe(true);
+    expect(texts.some((text) => text.startsWith('Writing CUE policies: Required fields first\n'))).toBe(true);
+    expect(await chunkKeys(policy.id)).toEqual([`policy:${policy.id}:1#0`]);
+
+    const [stored] = await database.sql.unsafe<{ embedding: number[]; embedder_model: string; title: string }[]>(
+      `select embedding, embedder_model, title from ${SCHEMA}.knowledge_chunks where source_id = $1`,
+      [policy.id],
+    );
+    expect(stored.embedder_model).toBe('text-embedding-3-small');
+    const expected = fakeEmbedding(texts.find((text) => text.startsWith('Owner is named\n')) ?? '');
+    stored.embedding.forEach((value, index) => expect(value).toBeCloseTo(expected[index], 5));
+
+    const state = await readIndex();
+    expect(state.body.chunks).toBe(first.body.embedded);
+    expect(state.body.sourceTypes).toMatchObject({ policy: 1, resource_type: 1 });
+    expect(state.body.sourceTypes.guide).toBeGreaterThan(5);
+    expect(state.body.embedderModel).toBe('text-embedding-3-small');
+    expect(Date.parse(state.body.refreshedAt)).not.toBeNaN();
+
+    fake.reset();
+    const second = await refresh();
+    expect(second.body).toEqual({ embedded: 0, unchanged: first.body.embedded, removed: 0 });
+    expect(fake.embeddingCalls()).toEqual([]);
+  });
+
+  it('embeds again only the chunks of a changed policy, and removes those of a deleted one', async () => {
+    await saveBoth();
+    const kept = await createPolicy('Owner is named', 'Every data product names its owner');
+    const changed = await createPolicy('Encryption at rest', 'Storage must be encrypted');
+    const total = (await refresh()).body.embedded;
+    fake.reset();
+
+    const update = await invoke(handlers.policies.update, {
+      method: 'PUT',
+      path: `${POLICIES}/${changed.id}`,
+      params: { id: changed.id },
+      body: {
+        name: 'Encryption at rest',
+        description: 'Storage must be encrypted with a managed key',
+        resourceType: 'dataproduct',
+        environment: null,
+        severity: 'error',
+        engine: 'cue',
+        cueScript: 'owner!: string',
+      },
+    });
+    expect(update.status).toBe(200);
+    const afterChange = await refresh();
+    expect(afterChange.body).toEqual({ embedded: 1, unchanged: total - 1, removed: 0 });
+    expect(embeddedTexts()).toEqual([expect.stringContaining('Description: Storage must be encrypted with a managed key')]);
+
+    fake.reset();
+    const removal = await invoke(handlers.policies.remove, { method: 'DELETE', path: `${POLICIES}/${changed.id}`, params: { id: changed.id } });
+    expect(removal.status).toBe(204);
+    const afterDelete = await refresh();
+    expect(afterDelete.body).toEqual({ embedded: 0, unchanged: total - 1, removed: 1 });
+    expect(await chunkKeys(changed.id)).toEqual([]);
+    expect(await chunkKeys(kept.id)).toEqual([`policy:${kept.id}:1#0`]);
+  });
+
+  it('summarises the latest results of a policy, its most frequent errors first', async () => {
+    await saveBoth();
+    const policy = await createPolicy('Owner is named', 'Every data product names its owner');
+    const result = (resourceId: string, outcome: string, errors: string[]) =>
+      database.sql.unsafe(
+        `insert into ${SCHEMA}.evaluation_results (recorded, entity_id, entity_version, entity_kind, entity_status, severity, outcome, resource_id, environment, resource_type, result)
+         values (true, $1, 1, 'policy', 'enabled', 'error', $2, $3, 'development', 'dataproduct', $4::jsonb)`,
+        [policy.id, outcome, resourceId, JSON.stringify({ satisfiesPolicy: outcome === 'ok', errors })],
+      );
+    // Replaced by a later result of the same resource: no longer counts.
+    await result('dp-3', 'error', ['stale error']);
+    await result('dp-1', 'error', ['owner: field is required but not present']);
+    await result('dp-2', 'error', ['owner: field is required but not present', 'name: too short']);
+    await result('dp-3', 'ok', []);
+
+    await refresh();
+    const [summary] = await database.sql.unsafe<{ title: string; content: string; key: string }[]>(
+      `select title, content, key from ${SCHEMA}.knowledge_chunks where source_type = 'results'`,
+    );
+    expect(summary.key).toBe(`results:${policy.id}#0`);
+    expect(summary.title).toBe('Latest results of Owner is named');
+    expect(summary.content).toBe(
+      `Latest results of the policy Owner is named (${policy.id}): 1 resources pass, 2 fail.\n- 2 x owner: field is required but not present\n- 1 x name: too short`,
+    );
+  });
+
+  it('embeds everything again when the embedder model changes, and never mixes the models', async () => {
+    await saveBoth();
+    await createPolicy('Owner is named', 'Every data product names its owner');
+    const total = (await refresh()).body.embedded;
+    await saveBoth('text-embedding-3-large');
+    fake.reset();
+    const response = await refresh();
+    expect(response.body).toEqual({ embedded: total, unchanged: 0, removed: 0 });
+    expect(fake.requests.every((request) => request.path === '/openai/deployments/text-embedding-3-large-deployment/embeddings')).toBe(true);
+    const models = await database.sql.unsafe<{ embedder_model: string }[]>(`select distinct embedder_model from ${SCHEMA}.knowledge_chunks`);
+    expect(models).toEqual([{ embedder_model: 'text-embedding-3-large' }]);
+    expect((await readIndex()).body.embedderModel).toBe('text-embedding-3-large');
+  });
+
+  it('answers 502 when the embedder fails, and keeps no secret in bodies or logs', async () => {
+    await saveBoth();
+    const { logger } = await import('../../lib/logging/logger');
+    const spies = (['info', 'warn', 'error', 'debug'] as const).map((level) => vi.spyOn(logger, level));
+    fake.answer({ status: 401, body: { error: { code: '401', message: `Key ${API_KEY} is not valid` } } });
+    const failed = await refresh();
+    expect(failed.status).toBe(502);
+    expect(failed.body.upstreamStatus).toBe(401);
+    expect(JSON.stringify(failed.body)).not.toContain(API_KEY);
+    const succeeded = await refresh();
+    expect(succeeded.status).toBe(200);
+    const logged = JSON.stringify(spies.flatMap((spy) => spy.mock.calls));
+    spies.forEach((spy) => spy.mockRestore());
+    expect(logged).toContain('knowledge index refreshed');
+    expect(logged).not.toContain(API_KEY);
+    expect(JSON.stringify(fake.requests.map((request) => request.body))).not.toContain(API_KEY);
+  });
+});
