@@ -59,12 +59,26 @@ describe('the assistant over HTTP', () => {
     expect(sent.query['api-version']).toBe('2024-10-21');
     expect(sent.headers['ocp-apim-subscription-key']).toBe('e2e-key-0123456789');
     expect(sent.headers['api-key']).toBeUndefined();
+
+    // The bundled function holds the CUE guide (docs/cue-policies.md, bundled as text): its sections are indexed.
+    fake.reset();
+    const refresh = await post('/assistant/v1/index/refresh', {});
+    expect(refresh.status).toBe(200);
+    expect(fake.embeddingCalls().flat()).toEqual(expect.arrayContaining([expect.stringMatching(/^Writing CUE policies: Required fields first\n/)]));
+    const index = await fetch(`${baseUrl}/assistant/v1/index`, { headers: await authorized() });
+    expect(await index.json()).toMatchObject({ embedderModel: 'text-embedding-3-small', sourceTypes: { guide: expect.any(Number) } });
   });
 
   it('lists the assistant endpoints in the OpenAPI document', async () => {
     const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as ReturnType<typeof openApiDocument>;
     expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(['/assistant/v1/llm/config', '/assistant/v1/embedder/config', '/assistant/v1/llm/chat']),
+      expect.arrayContaining([
+        '/assistant/v1/llm/config',
+        '/assistant/v1/embedder/config',
+        '/assistant/v1/llm/chat',
+        '/assistant/v1/index/refresh',
+        '/assistant/v1/index',
+      ]),
     );
   });
 });
