@@ -106,7 +106,7 @@ export function defineTables(schemaName: string) {
     'outbox',
     {
       id: bigserial('id', { mode: 'number' }).primaryKey(),
-      topic: text('topic', { enum: ['audit', 'notification', 'event'] }).notNull(),
+      topic: text('topic', { enum: ['audit', 'notification', 'event', 'index'] }).notNull(),
       payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
       attempts: integer('attempts').notNull().default(0),
       nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
@@ -363,6 +363,18 @@ export function defineTables(schemaName: string) {
     (table) => [index('knowledge_chunks_source').on(table.sourceType, table.sourceId), index('knowledge_chunks_search').using('gin', table.search)],
   );
 
+  /** Sources changed since the last refresh (marked through the outbox): the scheduled refresher embeds what changed. */
+  const knowledgeStaleSources = schema.table(
+    'knowledge_stale_sources',
+    {
+      sourceType: text('source_type').notNull(),
+      sourceId: text('source_id').notNull(),
+      // Milliseconds, as a JavaScript Date holds them: the refresh clears the marks up to the newest it read.
+      markedAt: timestamp('marked_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    },
+    (table) => [primaryKey({ columns: [table.sourceType, table.sourceId] })],
+  );
+
   /** One row: when the knowledge index was last refreshed, and with which embedder model. */
   const knowledgeIndexRefreshes = schema.table('knowledge_index_refreshes', {
     singleton: boolean('singleton').primaryKey().default(true),
@@ -385,6 +397,7 @@ export function defineTables(schemaName: string) {
     cueDisagreements,
     knowledgeChunks,
     knowledgeIndexRefreshes,
+    knowledgeStaleSources,
   };
 }
 
@@ -408,4 +421,5 @@ export const {
   cueDisagreements,
   knowledgeChunks,
   knowledgeIndexRefreshes,
+  knowledgeStaleSources,
 } = defineTables(MIGRATIONS_SCHEMA_NAME);

@@ -1,5 +1,6 @@
 import { getDatabase } from '../db/client';
 import { Conflict, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from '../http/problems';
+import { logger } from '../logging/logger';
 import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-client';
 import { getSettings } from '../settings';
 import { ApiKeyDecryptionError } from './api-key-encryption';
@@ -10,7 +11,7 @@ import { KnowledgeChunkRepository } from './knowledge/knowledge-chunk-repository
 import { type RefreshCounts, refreshKnowledgeIndex } from './knowledge/knowledge-index-refresh';
 import { chat, type ChatAnswer, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
-import { ModelConfigRepository, toConnection } from './model-config-repository';
+import { ModelConfigRepository, type ModelConnection, toConnection } from './model-config-repository';
 
 const LABEL: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
 
@@ -125,17 +126,45 @@ export async function refreshIndex(signal?: AbortSignal): Promise<RefreshCounts>
   }
 }
 
+/**
+ * The scheduled refresher: refreshes when sources were marked stale, when the index was never
+ * built, or when the embedder model changed. Without both configurations, or when the provider
+ * fails, it does nothing now (logged) and the marks wait for the next run.
+ */
+export async function refreshIndexWhenStale(): Promise<RefreshCounts | { skipped: string }> {
+  const { repository, gateway, indexBatchSize } = await assistant();
+  const database = await getDatabase();
+  const chunks = new KnowledgeChunkRepository(database);
+  let embedder: ModelConnection;
+  try {
+    embedder = (await bothConnections(repository, 'build its knowledge index')).embedder;
+  } catch (error) {
+    if (!(error instanceof Conflict)) throw error;
+    return { skipped: error.message };
+  }
+  const [{ count }, last] = await Promise.all([chunks.staleMarks(), chunks.lastRefresh()]);
+  if (count === 0 && last?.embedderModel === embedder.model) return { skipped: 'up to date' };
+  try {
+    return await refreshKnowledgeIndex(database, embedder, gateway, indexBatchSize);
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    logger.warn({ reason: error.message }, 'the knowledge index could not be refreshed; the next run retries');
+    return { skipped: error.message };
+  }
+}
+
 /** The index as it stands: chunks per source type, the embedder model, the last refresh. */
 export async function readIndex(): Promise<KnowledgeIndexState> {
   const { repository } = await assistant();
   await bothConnections(repository, 'build its knowledge index');
   const chunks = new KnowledgeChunkRepository(await getDatabase());
-  const [counts, last] = await Promise.all([chunks.countsBySourceType(), chunks.lastRefresh()]);
+  const [counts, last, stale] = await Promise.all([chunks.countsBySourceType(), chunks.lastRefresh(), chunks.staleMarks()]);
   const sourceTypes = Object.fromEntries(SOURCE_TYPES.map((type) => [type, counts[type] ?? 0])) as KnowledgeIndexState['sourceTypes'];
   return {
     chunks: Object.values(sourceTypes).reduce((sum, n) => sum + n, 0),
     sourceTypes,
     embedderModel: last?.embedderModel ?? null,
     refreshedAt: last?.refreshedAt.toISOString() ?? null,
+    staleSources: stale.count,
   };
 }

@@ -1,12 +1,14 @@
+import { KnowledgeChunkRepository } from '../assistant/knowledge/knowledge-chunk-repository';
 import type { Database } from '../db/client';
 import { logger } from '../logging/logger';
 import { backoffDelay } from '../platform/backoff';
 import { callPlatform } from '../platform/platform-client';
 import type { Settings } from '../settings';
+import type { ChangedSource } from './knowledge-changes';
 import { type OutboxMessage, OutboxRepository, type OutboxTopic } from './outbox-repository';
 
-/** How each topic reaches its receiver. */
-export type Senders = Record<OutboxTopic, (payload: Record<string, unknown>) => Promise<void>>;
+/** How each topic reaches its receiver (the database of the outbox at hand, for receivers that are ours). */
+export type Senders = Record<OutboxTopic, (payload: Record<string, unknown>, database: Database) => Promise<void>>;
 
 const BATCH = 100;
 /** A claimed message is someone's for this long; a dispatcher that dies mid-way gives it back then. */
@@ -32,12 +34,15 @@ export function platformSenders(settings: Settings): Senders {
         secret: settings.platformServices.httpSecret,
       });
     },
+    index: async (payload, database) => {
+      await new KnowledgeChunkRepository(database).markStale((payload.sources ?? []) as ChangedSource[]);
+    },
   };
 }
 
-async function deliver(repository: OutboxRepository, senders: Senders, message: OutboxMessage): Promise<boolean> {
+async function deliver(database: Database, repository: OutboxRepository, senders: Senders, message: OutboxMessage): Promise<boolean> {
   try {
-    await senders[message.topic](message.payload);
+    await senders[message.topic](message.payload, database);
     await repository.delivered(message.id);
     return true;
   } catch (error) {
@@ -57,7 +62,7 @@ export async function dispatchOutbox(database: Database, senders: Senders): Prom
   for (;;) {
     const batch = await repository.claim(BATCH, LEASE_MS);
     if (batch.length === 0) return counts;
-    for (const message of batch) counts[(await deliver(repository, senders, message)) ? 'delivered' : 'failed']++;
+    for (const message of batch) counts[(await deliver(database, repository, senders, message)) ? 'delivered' : 'failed']++;
     if (counts.failed > 0) return counts;
   }
 }

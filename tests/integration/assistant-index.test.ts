@@ -6,6 +6,8 @@ import type * as embedderConfigModule from '../../functions/assistant/embedder-c
 import type * as indexModule from '../../functions/assistant/knowledge-index';
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as policiesModule from '../../functions/governance/policies';
+import type * as resourceTypesModule from '../../functions/governance/resource-types';
+import type * as refresherModule from '../../functions/schedules/knowledge-index-refresher';
 import type { Database } from '../../lib/db/client';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { fakeEmbedding, FakeHostedModel } from '../fakes/hosted-model';
@@ -24,7 +26,14 @@ const POLICIES = '/v1/computational-governance/policies';
 
 const fake = new FakeHostedModel();
 let database: Database;
-let handlers: { llm: typeof llmConfigModule; embedder: typeof embedderConfigModule; index: typeof indexModule; policies: typeof policiesModule };
+let handlers: {
+  llm: typeof llmConfigModule;
+  embedder: typeof embedderConfigModule;
+  index: typeof indexModule;
+  policies: typeof policiesModule;
+  resourceTypes: typeof resourceTypesModule;
+  refresher: typeof refresherModule;
+};
 
 const config = (model: string) => ({
   provider: 'hosted_llm',
@@ -77,13 +86,15 @@ beforeAll(async () => {
     embedder: await import('../../functions/assistant/embedder-config'),
     index: await import('../../functions/assistant/knowledge-index'),
     policies: await import('../../functions/governance/policies'),
+    resourceTypes: await import('../../functions/governance/resource-types'),
+    refresher: await import('../../functions/schedules/knowledge-index-refresher'),
   };
 });
 
 beforeEach(async () => {
   await backgroundDispatchSettled();
   await database.sql.unsafe(
-    `delete from ${SCHEMA}.model_configurations; delete from ${SCHEMA}.knowledge_chunks; delete from ${SCHEMA}.knowledge_index_refreshes; delete from ${SCHEMA}.evaluation_results; delete from ${SCHEMA}.governance_entities`,
+    `delete from ${SCHEMA}.model_configurations; delete from ${SCHEMA}.knowledge_chunks; delete from ${SCHEMA}.knowledge_index_refreshes; delete from ${SCHEMA}.knowledge_stale_sources; delete from ${SCHEMA}.outbox; delete from ${SCHEMA}.evaluation_results; delete from ${SCHEMA}.governance_entities`,
   );
   fake.reset();
 });
@@ -118,6 +129,7 @@ describe('the knowledge index', () => {
       sourceTypes: { policy: 0, metric: 0, resource_type: 0, environment: 0, guide: 0, results: 0 },
       embedderModel: null,
       refreshedAt: null,
+      staleSources: 0,
     });
   });
 
@@ -252,5 +264,129 @@ describe('the knowledge index', () => {
     expect(logged).toContain('knowledge index refreshed');
     expect(logged).not.toContain(API_KEY);
     expect(JSON.stringify(fake.requests.map((request) => request.body))).not.toContain(API_KEY);
+  });
+});
+
+describe('keeping the index fresh', () => {
+  const update = (id: string, description: string) =>
+    invoke(handlers.policies.update, {
+      method: 'PUT',
+      path: `${POLICIES}/${id}`,
+      params: { id },
+      body: {
+        name: 'Owner is named',
+        description,
+        resourceType: 'dataproduct',
+        environment: null,
+        severity: 'error',
+        engine: 'cue',
+        cueScript: 'owner!: string',
+      },
+    });
+  const staleSources = async () => (await readIndex()).body.staleSources;
+
+  it('builds the index on its first run, then does nothing while nothing changed', async () => {
+    expect(await handlers.refresher.handler()).toEqual({ skipped: expect.stringContaining('missing: LLM configuration and embedder configuration') });
+    await saveBoth();
+    const built = await handlers.refresher.handler();
+    expect(built).toMatchObject({ unchanged: 0, removed: 0 });
+    expect((built as { embedded: number }).embedded).toBeGreaterThan(10);
+    fake.reset();
+    expect(await handlers.refresher.handler()).toEqual({ skipped: 'up to date' });
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('a changed policy is marked stale through the outbox, and the next run embeds only its chunk', async () => {
+    await saveBoth();
+    const policy = await createPolicy('Owner is named', 'Every data product names its owner');
+    await backgroundDispatchSettled();
+    const total = (await refresh()).body.embedded;
+    expect(await staleSources()).toBe(0);
+
+    expect((await update(policy.id, 'Every data product names its accountable owner')).status).toBe(200);
+    await backgroundDispatchSettled();
+    expect(await staleSources()).toBe(1);
+    fake.reset();
+    expect(await handlers.refresher.handler()).toEqual({ embedded: 1, unchanged: total - 1, removed: 0 });
+    expect(embeddedTexts()).toEqual([expect.stringContaining('accountable owner')]);
+    expect(await staleSources()).toBe(0);
+    expect(await handlers.refresher.handler()).toEqual({ skipped: 'up to date' });
+  });
+
+  it('marks a resource type and a deleted policy too; an embedder failure keeps the marks for the next run', async () => {
+    await saveBoth();
+    const policy = await createPolicy('Owner is named', 'Every data product names its owner');
+    await backgroundDispatchSettled();
+    await refresh();
+    const type = await invoke(handlers.resourceTypes.register, {
+      method: 'POST',
+      path: '/v1/computational-governance/resource-types',
+      body: { name: 'dataset', displayName: 'Data set', resolverConfiguration: { url: 'http://127.0.0.1:9', path: '/datasets' } },
+    });
+    expect(type.status).toBe(201);
+    expect((await invoke(handlers.policies.remove, { method: 'DELETE', path: `${POLICIES}/${policy.id}`, params: { id: policy.id } })).status).toBe(204);
+    await backgroundDispatchSettled();
+    expect(await staleSources()).toBe(2);
+
+    fake.reset();
+    fake.answer({ status: 500, body: { error: { message: 'down' } } });
+    expect(await handlers.refresher.handler()).toEqual({ skipped: expect.stringContaining('500') });
+    expect(await staleSources()).toBe(2);
+    fake.reset();
+    const run = await handlers.refresher.handler();
+    expect(run).toMatchObject({ embedded: 1, removed: 1 });
+    expect(embeddedTexts()).toEqual([expect.stringContaining('Resource type: dataset')]);
+    expect(await staleSources()).toBe(0);
+  });
+
+  it('a recorded result marks the results of its policy, and the next run embeds the new summary', async () => {
+    await saveBoth();
+    const created = await invoke(handlers.policies.create, {
+      method: 'POST',
+      path: POLICIES,
+      body: { name: 'Checked outside', resourceType: 'dataproduct', environment: null, severity: 'error', trigger: 'passive' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await invoke(handlers.policies.publish, { method: 'POST', path: `${POLICIES}/${id}/publish`, params: { id } })).status).toBe(200);
+    await backgroundDispatchSettled();
+    await refresh();
+    expect(await chunkKeys(id)).toEqual([`policy:${id}:1#0`]);
+
+    const recorded = await invoke(handlers.policies.recordResult, {
+      method: 'POST',
+      path: `${POLICIES}/${id}/results`,
+      params: { id },
+      body: { environment: 'development', resource: { id: 'dp-10' }, satisfiesPolicy: false, errors: ['owner is missing'] },
+    });
+    expect(recorded.status).toBe(201);
+    await backgroundDispatchSettled();
+    expect(await staleSources()).toBe(1);
+    fake.reset();
+    expect(await handlers.refresher.handler()).toMatchObject({ embedded: 1, removed: 0 });
+    expect(embeddedTexts()).toEqual([
+      `Latest results of Checked outside\nLatest results of the policy Checked outside (${id}): 0 resources pass, 1 fail.\n- 1 x owner is missing`,
+    ]);
+    expect(await chunkKeys(id)).toEqual([`policy:${id}:1#0`, `results:${id}#0`]);
+  });
+
+  it('a change whose mark cannot be written still succeeds', async () => {
+    await saveBoth();
+    const { OutboxRepository } = await import('../../lib/outbox/outbox-repository');
+    const enqueue = vi.spyOn(OutboxRepository.prototype, 'enqueue').mockRejectedValue(new Error('outbox unavailable'));
+    const { logger } = await import('../../lib/logging/logger');
+    const warnings = vi.spyOn(logger, 'warn');
+    try {
+      const response = await invoke(handlers.policies.create, {
+        method: 'POST',
+        path: POLICIES,
+        body: { name: 'Owner', resourceType: 'dataproduct', environment: null, severity: 'error', engine: 'cue', cueScript: 'owner!: string' },
+      });
+      expect(response.status).toBe(201);
+      expect(warnings.mock.calls.map((call) => call[1])).toContain('could not mark the knowledge index stale; the next change or refresh catches up');
+    } finally {
+      enqueue.mockRestore();
+      warnings.mockRestore();
+    }
   });
 });

@@ -19,6 +19,7 @@ const TABLES = [
   'governance_entities',
   'knowledge_chunks',
   'knowledge_index_refreshes',
+  'knowledge_stale_sources',
   'model_configurations',
   'outbox',
   'resource_types',

@@ -16,6 +16,7 @@ export const knowledgeIndexState = z
     sourceTypes: z.object(Object.fromEntries(SOURCE_TYPES.map((type) => [type, z.number().int()])) as Record<(typeof SOURCE_TYPES)[number], z.ZodNumber>),
     embedderModel: z.string().nullable().meta({ description: 'the model of the last refresh; null before the first' }),
     refreshedAt: z.string().nullable().meta({ description: 'when the index was last refreshed; null before the first' }),
+    staleSources: z.number().int().meta({ description: 'sources changed since, that the scheduled refresher will embed (within about a minute)' }),
   })
   .meta({ id: 'KnowledgeIndex' });
 

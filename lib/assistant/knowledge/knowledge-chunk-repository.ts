@@ -1,6 +1,7 @@
-import { count, notInArray, sql } from 'drizzle-orm';
+import { count, lte, max, notInArray, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client';
+import type { ChangedSource } from '../../outbox/knowledge-changes';
 import type { KnowledgeChunk, SourceType } from './knowledge-chunk';
 
 /** What a refresh compares with: the hash and the embedder model of each stored chunk. */
@@ -75,6 +76,29 @@ export class KnowledgeChunkRepository {
     const t = this.table;
     const rows = await this.database.db.select({ type: t.sourceType, count: count() }).from(t).groupBy(t.sourceType);
     return Object.fromEntries(rows.map((row) => [row.type, row.count]));
+  }
+
+  /** Marks sources changed, now: a source marked again during a refresh stays marked after it. */
+  async markStale(sources: readonly ChangedSource[]): Promise<void> {
+    if (sources.length === 0) return;
+    const t = this.database.tables.knowledgeStaleSources;
+    await this.database.db
+      .insert(t)
+      .values(sources.map((source) => ({ sourceType: source.type, sourceId: source.id })))
+      .onConflictDoUpdate({ target: [t.sourceType, t.sourceId], set: { markedAt: sql`now()` } });
+  }
+
+  /** How many sources are marked, and the newest mark (the database's clock), if any. */
+  async staleMarks(): Promise<{ count: number; newest: Date | null }> {
+    const t = this.database.tables.knowledgeStaleSources;
+    const [row] = await this.database.db.select({ count: count(), newest: max(t.markedAt) }).from(t);
+    return row;
+  }
+
+  /** Clears the marks up to `newest`, those a refresh took into account: later ones wait for the next. */
+  async clearStale(newest: Date): Promise<void> {
+    const t = this.database.tables.knowledgeStaleSources;
+    await this.database.db.delete(t).where(lte(t.markedAt, newest));
   }
 
   async recordRefresh(embedderModel: string): Promise<void> {

@@ -19,6 +19,8 @@ export interface RefreshCounts {
  */
 export async function refreshKnowledgeIndex(database: Database, embedder: ModelConnection, gateway: GatewayOptions, batchSize: number): Promise<RefreshCounts> {
   const repository = new KnowledgeChunkRepository(database);
+  // Sources marked stale until now are taken into account: the sources are read after this.
+  const { newest: marked } = await repository.staleMarks();
   const chunks = (await knowledgeSources(database)).flatMap(chunksOf);
   const stored = await repository.stored();
   // Vectors of two models are never compared: a chunk embedded by another model is embedded again.
@@ -37,6 +39,7 @@ export async function refreshKnowledgeIndex(database: Database, embedder: ModelC
   }
   const removed = await repository.removeAllBut(chunks.map((chunk) => chunk.key));
   await repository.recordRefresh(embedder.model);
+  if (marked) await repository.clearStale(marked);
   const counts = { embedded: stale.length, unchanged: chunks.length - stale.length, removed };
   logger.info({ ...counts, embedderModel: embedder.model }, 'knowledge index refreshed');
   return counts;

@@ -2,6 +2,7 @@ import { type Database, getDatabase } from '../../db/client';
 import { storableCopy, unstorableText } from '../../db/storable-text';
 import { Invalid } from '../../http/problems';
 import { logger } from '../../logging/logger';
+import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
 import { type Perimeter, resolveDeployed, type ResolvedResource, resolvePerimeter, type ResolverRetry } from '../../platform/perimeter-resolver';
 import { getSettings, type Settings } from '../../settings';
@@ -253,6 +254,8 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
     );
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
     await reports.finish(reportId, 'completed', outcome, passed);
+    // A test's results belong to its report, not to the history the index summarises.
+    if (report.cause !== 'test') await announceKnowledgeChange({ type: 'results', id: reportId });
   } catch (error) {
     logger.warn({ err: error, reportId }, 'an evaluation failed');
     await reports.finish(reportId, 'failed', 'failed', false, (error as Error).message);

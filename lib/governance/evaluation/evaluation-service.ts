@@ -2,6 +2,7 @@ import { getDatabase } from '../../db/client';
 import { listBody, type Pagination } from '../../http/pagination';
 import { Conflict, Invalid, NotFound } from '../../http/problems';
 import { logger } from '../../logging/logger';
+import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import type { EntityKind } from '../policies/entity';
 import { EntityRepository } from '../policies/entity-repository';
@@ -159,5 +160,6 @@ export async function recordPassiveResult(id: string, input: PassiveResultInput)
     result,
     value: null,
   });
+  await announceKnowledgeChange({ type: 'results', id: entity.id });
   return representResult(row);
 }

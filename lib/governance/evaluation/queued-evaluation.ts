@@ -4,6 +4,7 @@ import { type Database, getDatabase } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
+import { announceKnowledgeChangeIn } from '../../outbox/knowledge-changes';
 import { callerTargetTimeoutsOf } from '../../platform/http-client';
 import { fetchPerimeterPage, type PerimeterPage, ResolverError, type ResolverRetry } from '../../platform/perimeter-resolver';
 import { getJobQueue, maxReceives, queueVisibilityMs } from '../../queue/job-queue';
@@ -97,7 +98,10 @@ async function finishIfEnded(database: Database, report: ReportRow, tx: Transact
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(report.id, tx));
     ended = await reports.finish(report.id, 'completed', outcome, passed, null, tx);
   }
-  return ended?.cause === 'schedule' ? announceRuntimeFailure(database, ended, tx) : false;
+  if (!ended) return false;
+  await announceKnowledgeChangeIn(database, tx, { type: 'results', id: ended.id });
+  if (ended.cause === 'schedule') await announceRuntimeFailure(database, ended, tx);
+  return true;
 }
 
 /** A page could not be evaluated; the task is queued again for the queue's redelivery of its message. */

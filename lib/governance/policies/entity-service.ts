@@ -4,6 +4,7 @@ import { listBody, type Pagination } from '../../http/pagination';
 import { Conflict, type FieldError, type HttpProblem, Invalid, NotFound } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
+import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
 import { OutboxRepository } from '../../outbox/outbox-repository';
 import { callableUrlProblem } from '../../platform/http-client';
 import { notificationOf } from '../../platform/notifications';
@@ -107,6 +108,7 @@ export async function createEntity(kind: EntityKind, input: EntityInput, subject
     return created;
   });
   dispatchInBackground();
+  await announceKnowledgeChange({ type: kind, id: row.id });
   return represent(row);
 }
 
@@ -172,6 +174,7 @@ export async function updateEntity(
       ? await entities.updateDraft(kind, id, current.version, content, subject)
       : await entities.createNextVersion(kind, current, content, subject);
   if (!row) throw new Conflict(`The ${NOUN[kind]} changed while it was being edited; read it again and retry`);
+  await announceKnowledgeChange({ type: kind, id });
   return { entity: represent(row), newVersion: row.version !== current.version };
 }
 
@@ -191,6 +194,7 @@ export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus,
     followSchedule(database, id, timeZone, tx),
   );
   if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
+  await announceKnowledgeChange({ type: kind, id });
   return represent(row);
 }
 
@@ -229,6 +233,7 @@ export async function publishEntity(kind: EntityKind, id: string, subject: strin
     });
   }
   if (queued) await sendTasks(queued.taskIds);
+  await announceKnowledgeChange({ type: kind, id });
   return { ...represent(row), evaluationReportId: queued?.reportId ?? null };
 }
 
@@ -237,4 +242,5 @@ export async function deleteEntity(kind: EntityKind, id: string): Promise<void> 
   const outcome = await new EntityRepository(database).delete(kind, id, (tx) => new CronScheduleRepository(database).remove(id, tx));
   if (outcome === 'missing') throw notFound(kind, id);
   if (outcome === 'active') throw new Conflict(`Only draft and disabled ${NOUN[kind] === 'policy' ? 'policies' : 'metrics'} can be deleted; disable it first`);
+  await announceKnowledgeChange({ type: kind, id });
 }

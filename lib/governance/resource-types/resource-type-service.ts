@@ -2,6 +2,7 @@ import { getDatabase } from '../../db/client';
 import type { Pagination } from '../../http/pagination';
 import { listBody } from '../../http/pagination';
 import { Conflict, Invalid, NotFound } from '../../http/problems';
+import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
 import { callableUrlProblem } from '../../platform/http-client';
 import { getSettings } from '../../settings';
 import { EntityRepository } from '../policies/entity-repository';
@@ -16,6 +17,7 @@ export async function registerResourceType(input: ResourceTypeInput, subject: st
   const problem = callableUrlProblem(await getSettings(), input.resolverConfiguration.url);
   if (problem) throw new Invalid([{ path: 'resolverConfiguration.url', message: `url ${problem}` }]);
   const { row, outcome } = await (await repository()).upsert(fromInput(input), 'api', subject);
+  if (outcome !== 'unchanged') await announceKnowledgeChange({ type: 'resource_type', id: row.name });
   return { resourceType: represent(row), created: outcome === 'created' };
 }
 
@@ -40,4 +42,5 @@ export async function deleteResourceType(name: string): Promise<void> {
     );
   }
   if (!(await (await repository()).delete(name))) throw notFound(name);
+  await announceKnowledgeChange({ type: 'resource_type', id: name });
 }
