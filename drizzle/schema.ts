@@ -141,10 +141,12 @@ export function defineTables(schemaName: string) {
       severity: text('severity', { enum: ['info', 'warning', 'error'] }).notNull(),
       interactionType: text('interaction_type'),
       tags: jsonb('tags').$type<string[]>().notNull().default([]),
-      engine: text('engine', { enum: ['cue', 'remote'] }),
+      engine: text('engine', { enum: ['cue', 'remote', 'llm'] }),
       cueScript: text('cue_script'),
       requireConcrete: boolean('require_concrete').notNull().default(true),
       remoteEngineUrl: text('remote_engine_url'),
+      /** llm: the requirement in natural language. */
+      llmRule: text('llm_rule'),
       trigger: text('trigger', { enum: ['active', 'passive'] }).notNull(),
       timing: text('timing', { enum: ['deployment', 'runtime'] }).notNull(),
       cronExpression: text('cron_expression'),
@@ -382,6 +384,26 @@ export function defineTables(schemaName: string) {
     refreshedAt: timestamp('refreshed_at', { withTimezone: true }).notNull().defaultNow(),
   });
 
+  /**
+   * The LLM engine's answers, one per (policy version, descriptor): the same question is not asked
+   * twice. `model` is the configuration that answered; another model asks again.
+   */
+  const llmAnswers = schema.table(
+    'llm_answers',
+    {
+      entityId: uuid('entity_id').notNull(),
+      entityVersion: integer('entity_version').notNull(),
+      /** sha256 (hex) of the descriptor text sent to the model. */
+      descriptorHash: text('descriptor_hash').notNull(),
+      model: text('model').notNull(),
+      satisfiesPolicy: boolean('satisfies_policy').notNull(),
+      errors: jsonb('errors').$type<string[]>().notNull(),
+      suggestions: jsonb('suggestions').$type<string[]>().notNull(),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (table) => [primaryKey({ columns: [table.entityId, table.entityVersion, table.descriptorHash] })],
+  );
+
   return {
     schema,
     startupRuns,
@@ -398,6 +420,7 @@ export function defineTables(schemaName: string) {
     knowledgeChunks,
     knowledgeIndexRefreshes,
     knowledgeStaleSources,
+    llmAnswers,
   };
 }
 
@@ -422,4 +445,5 @@ export const {
   knowledgeChunks,
   knowledgeIndexRefreshes,
   knowledgeStaleSources,
+  llmAnswers,
 } = defineTables(MIGRATIONS_SCHEMA_NAME);

@@ -1,5 +1,5 @@
 import { getDatabase } from '../db/client';
-import { Conflict, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from '../http/problems';
+import { Conflict, HttpProblem, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from '../http/problems';
 import { logger } from '../logging/logger';
 import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-client';
 import { getSettings } from '../settings';
@@ -101,6 +101,21 @@ const upstreamFailure = (error: unknown) => {
   if (!(error instanceof ProviderError)) return error;
   return new UpstreamFailure(error.message, { timeout: error.kind === 'timeout', upstreamStatus: error.providerStatus });
 };
+
+/**
+ * The stored LLM and the gateway's options, for the LLM policy engine; `unavailable` says why the
+ * LLM cannot be used (none stored, its key unreadable, no encryption key), which fails the results.
+ */
+export async function storedLlm(): Promise<{ connection: ModelConnection; gateway: GatewayOptions } | { unavailable: string }> {
+  try {
+    const { repository, gateway } = await assistant();
+    const connection = await connectionOf(repository, 'llm');
+    return connection ? { connection, gateway } : { unavailable: `No ${LABEL.llm} configuration is stored: POST /assistant/v1/llm/config to create it` };
+  } catch (error) {
+    if (error instanceof HttpProblem) return { unavailable: error.message };
+    throw error;
+  }
+}
 
 /** Forwards a query to the configured LLM; both configurations must exist (seed). */
 export async function answerChat(query: string, signal?: AbortSignal): Promise<ChatAnswer> {

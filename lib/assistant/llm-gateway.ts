@@ -136,6 +136,48 @@ export async function chat(connection: ModelConnection, query: string, options: 
   return { answer, model: completion.model ?? connection.model, usage: { ...completion.usage } };
 }
 
+/** A question whose answer must be JSON of `schema` (the provider's structured output). */
+export interface StructuredQuestion {
+  readonly system: string;
+  readonly user: string;
+  /** The schema's name for the provider ([a-zA-Z0-9_-]). */
+  readonly schemaName: string;
+  readonly schema: Record<string, unknown>;
+}
+
+/**
+ * Asks for a JSON answer of a schema (response_format json_schema, strict), at temperature 0 so the
+ * same question gets the same answer as far as the model allows. The JSON is the caller's to
+ * validate; an answer that is no JSON (or a refusal) is `malformed`.
+ */
+export async function structuredChat(connection: ModelConnection, question: StructuredQuestion, options: GatewayOptions): Promise<unknown> {
+  const completion = await call(connection, options, (api) =>
+    api.chat.completions.create(
+      {
+        model: connection.model,
+        temperature: 0,
+        messages: [
+          { role: 'system', content: question.system },
+          { role: 'user', content: question.user },
+        ],
+        response_format: { type: 'json_schema', json_schema: { name: question.schemaName, strict: true, schema: question.schema } },
+      },
+      { signal: options.signal },
+    ),
+  );
+  const message = completion.choices?.[0]?.message;
+  if (typeof message?.content !== 'string')
+    throw new ProviderError(
+      `The model provider answered without JSON${message?.refusal ? `: it refused (${message.refusal.slice(0, 200)})` : ''}`,
+      'malformed',
+    );
+  try {
+    return JSON.parse(message.content);
+  } catch {
+    throw new ProviderError(`The model provider answered something that is not JSON: ${message.content.slice(0, 200)}`, 'malformed');
+  }
+}
+
 /**
  * The smallest call that proves an LLM configuration works: a one-token chat. Reasoning models
  * refuse `max_tokens` and want `max_completion_tokens`, which older API versions do not know.

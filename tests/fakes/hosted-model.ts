@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { FakeServer, type RecordedRequest } from './fake-server';
+import { type FakeAnswer, FakeServer, type RecordedRequest } from './fake-server';
 
 export const completion = (content = 'Hello from the fake model', model = 'gpt-4o-2024-08-06') => ({
   status: 200,
@@ -64,10 +64,31 @@ export const providerError = (status: number, message: string, headers?: Record<
   headers,
 });
 
-/** A hosted-model service (Azure-OpenAI style): chat completions or embeddings unless told otherwise. */
+/** The verdicts a structured-output request gets, by the marker `[fake:<mode>]` its user message holds (e.g. in a policy's llmRule). */
+const SCRIPTED_VERDICTS: Record<string, FakeAnswer> = {
+  ok: completion(JSON.stringify({ satisfiesPolicy: true, errors: [], suggestions: [] })),
+  'not-ok': completion(JSON.stringify({ satisfiesPolicy: false, errors: ['owner is missing'], suggestions: ['add an owner field naming the team'] })),
+  malformed: completion(JSON.stringify({ satisfiesPolicy: 'maybe', errors: [] })),
+  'not-json': completion('I think it is fine.'),
+  '500': providerError(500, 'the model crashed'),
+  hang: { hang: true },
+};
+
+/** Chat completions asking for structured output (response_format json_schema): the scripted verdict its marker names. */
+function structuredAnswer(request: RecordedRequest<Record<string, unknown>>): FakeAnswer | undefined {
+  if ((request.body?.response_format as { type?: string } | undefined)?.type !== 'json_schema') return undefined;
+  const messages = (request.body.messages ?? []) as { role: string; content: string }[];
+  const mode = /\[fake:([a-z0-9-]+)\]/.exec(messages.find((message) => message.role === 'user')?.content ?? '')?.[1];
+  return (mode && SCRIPTED_VERDICTS[mode]) || SCRIPTED_VERDICTS.ok;
+}
+
+/**
+ * A hosted-model service (Azure-OpenAI style): chat completions or embeddings unless told otherwise;
+ * structured-output requests get scripted verdicts (SCRIPTED_VERDICTS).
+ */
 export class FakeHostedModel extends FakeServer<Record<string, unknown>> {
   constructor() {
-    super((request) => (request.path.endsWith('/embeddings') ? embeddings(request) : completion()));
+    super((request) => (request.path.endsWith('/embeddings') ? embeddings(request) : (structuredAnswer(request) ?? completion())));
   }
 
   /** The inputs of each embeddings call received, in order. */

@@ -390,3 +390,19 @@ describe('keeping the index fresh', () => {
     }
   });
 });
+
+describe('LLM policies in the index', () => {
+  it('are indexed with their rule in plain words, as CUE policies with their script', async () => {
+    await saveBoth();
+    const created = await invoke(handlers.policies.create, {
+      method: 'POST',
+      path: POLICIES,
+      body: { name: 'Owner is a team', resourceType: 'dataproduct', engine: 'llm', llmRule: 'The owner is a team, not a person.' },
+    });
+    expect(created.status).toBe(201);
+    expect((await refresh()).status).toBe(200);
+    const chunks = await database.sql.unsafe<{ content: string }[]>(`select content from ${SCHEMA}.knowledge_chunks where source_id = $1`, [created.body.id]);
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0].content).toContain('LLM rule:\nThe owner is a team, not a person.');
+  });
+});

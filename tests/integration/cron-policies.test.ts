@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
+
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 
+import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as policiesModule from '../../functions/governance/policies';
 import type * as outboxDispatcherModule from '../../functions/schedules/outbox-dispatcher';
 import type * as evaluationWorkerModule from '../../functions/workers/evaluation-worker';
@@ -11,6 +14,7 @@ import type { Notification } from '../../lib/platform/notifications';
 import { resetJobQueue } from '../../lib/queue/job-queue';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
+import { FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
@@ -36,8 +40,11 @@ const lambda = new FakeServer<SQSEvent>(() => ({ status: 202 }));
 /** The events backend and the notification service. */
 const events = new FakeServer<{ topic: string; payload: unknown }>(() => ({ status: 202, body: {} }));
 const notifications = new FakeServer<Notification>(() => ({ status: 200, body: {} }));
+/** The assistant's LLM, for LLM policies: a `[fake:not-ok]` marker in a descriptor fails it. */
+const model = new FakeHostedModel();
 
 const SETTINGS = () => `computational-governance-platform {
+  assistant.encryption-key = "${randomBytes(32).toString('base64')}"
   evaluation.resolver-retries = 0
   events { enabled = true, events-backend-base-url = "${events.url}/api/events", runtime-policy-failed-topic = "governance.runtime-policy-failed" }
   notification { enabled = true, url = "${notifications.url}/api/notifications", secret = "notification-secret", failure-event = "scheduled-policy-failure" }
@@ -100,7 +107,7 @@ const sentEvents = () => events.requests.filter((request) => request.path === '/
 const failureNotifications = () => notifications.requests.filter((request) => request.body?.event === 'scheduled-policy-failure');
 
 beforeAll(async () => {
-  for (const server of [engine, resolver, lambda, events, notifications]) await server.start();
+  for (const server of [engine, resolver, lambda, events, notifications, model]) await server.start();
   await useHandlersOn(SCHEMA, SETTINGS());
   vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', lambda.url);
   resetJobQueue();
@@ -112,7 +119,7 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   await flushOutbox();
-  for (const server of [engine, resolver, lambda, events, notifications]) server.reset();
+  for (const server of [engine, resolver, lambda, events, notifications, model]) server.reset();
   delivered = 0;
   resolverDown = false;
   perimeter.length = 0;
@@ -124,7 +131,7 @@ afterAll(async () => {
   await releaseHandlers();
   resetJobQueue();
   await database.close();
-  for (const server of [engine, resolver, lambda, events, notifications]) await server.stop();
+  for (const server of [engine, resolver, lambda, events, notifications, model]) await server.stop();
 });
 
 describe('scheduling', () => {
@@ -366,5 +373,34 @@ describe('failures of a scheduled run', () => {
     });
     expect(failureNotifications()).toHaveLength(1);
     expect(failureNotifications()[0].body.message).toContain('could not be evaluated everywhere');
+  });
+});
+
+describe('an LLM policy on a schedule', () => {
+  it('is judged by the stored LLM at each run, and a descriptor that did not change is not asked again', async () => {
+    const llmConfig: typeof llmConfigModule = await import('../../functions/assistant/llm-config');
+    const saved = await invoke(llmConfig.save, {
+      method: 'POST',
+      path: '/assistant/v1/llm/config',
+      body: { provider: 'hosted_llm', api_key: 'sk-cron-key', endpoint: model.url, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'judge' },
+    });
+    expect(saved.status).toBe(201);
+    perimeter.push({ id: 'dp-1', content: 'id: dp-1\nowner: alice\n' }, { id: 'dp-2', content: 'id: dp-2\nowner: nobody [fake:not-ok]\n' });
+    const policy = await cronPolicy({ name: 'owner is a person', engine: 'llm', remoteEngineUrl: undefined, llmRule: 'The owner is a named person.' });
+    await publish(policy.id);
+    await deliverAll();
+    const judgements = () => model.requests.filter((request) => request.path.endsWith('/chat/completions'));
+    expect(judgements()).toHaveLength(2);
+
+    const { started } = await dispatchDueCronPolicies(minutesFromNow(6));
+    await deliverAll();
+    expect((await reportsOf(policy.id)).at(-1)).toMatchObject({ id: started[0].reportId, status: 'completed', cause: 'schedule', outcome: 'error' });
+    const outcomes = await database.sql.unsafe(`select resource_id, outcome from "${SCHEMA}".evaluation_results where report_id = $1 order by resource_id`, [
+      started[0].reportId,
+    ]);
+    expect(outcomes.map((row) => `${row.resource_id}:${row.outcome}`)).toEqual(['dp-1:ok', 'dp-2:error']);
+    // The same descriptors under the same version: the kept answers, no new question.
+    expect(judgements()).toHaveLength(2);
+    expect(engine.requests).toHaveLength(0);
   });
 });

@@ -20,6 +20,7 @@ const TABLES = [
   'knowledge_chunks',
   'knowledge_index_refreshes',
   'knowledge_stale_sources',
+  'llm_answers',
   'model_configurations',
   'outbox',
   'resource_types',

@@ -89,6 +89,7 @@ describe('creating policies', () => {
       cueScript: null,
       requireConcrete: true,
       remoteEngineUrl: 'http://127.0.0.1:9/engine',
+      llmRule: null,
       trigger: 'active',
       timing: 'deployment',
       cronExpression: null,

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
+
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as metricsModule from '../../functions/governance/metrics';
 import type * as policiesModule from '../../functions/governance/policies';
@@ -10,6 +13,7 @@ import type * as evaluationWorkerModule from '../../functions/workers/evaluation
 import type { Database } from '../../lib/db/client';
 import { resetJobQueue } from '../../lib/queue/job-queue';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
+import { FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
@@ -45,6 +49,9 @@ const resolver = new FakeServer(async (request) => {
     body: { resources: all.slice(Number(offset), Number(offset) + Number(limit)), page: { offset: Number(offset), limit: Number(limit), total: all.length } },
   };
 });
+
+/** The assistant's LLM, for LLM policies: its verdict is chosen by a `[fake:<mode>]` marker in the rule or the descriptor. */
+const model = new FakeHostedModel();
 
 /** serverless offline's Lambda endpoint, as the local queue uses it: it records each asynchronous invocation of the worker. */
 const lambda = new FakeServer<SQSEvent>(() => ({ status: 202 }));
@@ -128,7 +135,12 @@ beforeAll(async () => {
   await engine.start();
   await resolver.start();
   await lambda.start();
-  await useHandlersOn(SCHEMA, 'computational-governance-platform.evaluation.resolver-retries = 2');
+  await model.start();
+  await useHandlersOn(
+    SCHEMA,
+    `computational-governance-platform.evaluation.resolver-retries = 2
+    computational-governance-platform.assistant.encryption-key = "${randomBytes(32).toString('base64')}"`,
+  );
   vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', lambda.url);
   vi.stubEnv('EVALUATION_WORKER_FUNCTION', WORKER);
   vi.stubEnv('EVALUATION_QUEUE_MAX_RECEIVES', '3');
@@ -158,6 +170,7 @@ afterAll(async () => {
   await engine.stop();
   await resolver.stop();
   await lambda.stop();
+  await model.stop();
 });
 
 describe('publishing evaluates against every resource of every environment, through the queue', () => {
@@ -291,6 +304,36 @@ describe('publishing evaluates against every resource of every environment, thro
     await deliverAll();
     expect((await readReport(first)).status).toBe('completed');
     expect((await readReport(second)).status).toBe('completed');
+  });
+});
+
+describe('publishing an LLM policy', () => {
+  it('judges every resource through the queue with the stored LLM, like the other engines', async () => {
+    const llmConfig: typeof llmConfigModule = await import('../../functions/assistant/llm-config');
+    const saved = await invoke(llmConfig.save, {
+      method: 'POST',
+      path: '/assistant/v1/llm/config',
+      body: { provider: 'hosted_llm', api_key: 'sk-publish-key', endpoint: model.url, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'judge' },
+    });
+    expect(saved.status).toBe(201);
+    const type = await freshType();
+    perimeter.development = ['dp-1', 'dp-2', 'dp-3'].map((id) => ({
+      id,
+      displayName: id,
+      version: '1.0.0',
+      content: `id: ${id}\nowner: ${id === 'dp-2' ? 'nobody [fake:not-ok]' : 'alice'}\n`,
+    }));
+    const id = await draft(type, { engine: 'llm', remoteEngineUrl: undefined, llmRule: 'Every data product names its owner.' });
+    const reportId = (await publish(id)).body.evaluationReportId as string;
+    await deliverAll();
+    expect(await readReport(reportId)).toMatchObject({ status: 'completed', outcome: 'error', passed: false });
+    expect((await resultRows(reportId)).map((row) => `${row.environment}/${row.resource_id}/${row.outcome}`)).toEqual([
+      'development/dp-1/ok',
+      'development/dp-2/error',
+      'development/dp-3/ok',
+    ]);
+    expect(model.requests.map((request) => request.path)).toEqual(Array.from({ length: 3 }, () => '/openai/deployments/judge/chat/completions'));
+    expect(engine.requests).toHaveLength(0);
   });
 });
 

@@ -36,6 +36,7 @@ async function entitySources(database: Database): Promise<KnowledgeSource[]> {
         ['Trigger', `${row.trigger}, at ${row.timing}${row.cronExpression ? `, cron ${row.cronExpression}` : ''}`],
       ),
       row.cueScript ? `CUE script:\n${row.cueScript}` : '',
+      row.llmRule ? `LLM rule:\n${row.llmRule}` : '',
     ]
       .filter(Boolean)
       .join('\n'),

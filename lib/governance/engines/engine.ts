@@ -1,6 +1,7 @@
 /**
- * What the evaluation code asks of an engine, whichever it is (CUE in WebAssembly, a `cue`
- * executable, a remote HTTP engine). Engines know nothing of reports, statuses or the database.
+ * What the evaluation code asks of an engine, whichever it is (CUE in process or in WebAssembly, a
+ * remote HTTP engine, the assistant's LLM). Engines know nothing of reports or statuses; the LLM engine
+ * reaches the database only through the ports it is given (its stored LLM, its kept answers).
  */
 
 /** One resource to evaluate, as the policy sees it. */
@@ -22,13 +23,15 @@ export interface EngineEntity {
   readonly id: string;
   readonly version: number;
   readonly kind: 'policy' | 'metric';
-  readonly engine: 'cue' | 'remote';
+  readonly engine: 'cue' | 'remote' | 'llm';
   /** cue: the policy text. */
   readonly cueScript: string | null;
   /** cue: true = `cue vet -c` semantics (missing regular fields are violations); false = conflicts only. */
   readonly requireConcrete: boolean;
   /** remote: base URL; the engine is called at `{remoteEngineUrl}/v1/evaluate`. */
   readonly remoteEngineUrl: string | null;
+  /** llm: the requirement in natural language. */
+  readonly llmRule?: string | null;
   /** cue: the evaluator chosen when it was saved; absent (saved before the choice existed): decided when evaluated. */
   readonly evaluator?: CueEvaluator | null;
 }

@@ -27,8 +27,13 @@ export async function checkCueScript(script: string): Promise<CueScriptCheck> {
   }
 }
 
+// Loaded on first use too: the openai SDK stays out of functions that never meet an LLM policy.
+const getLlmEngine = () => import('./llm/assistant-llm-engine').then(({ assistantLlmEngine }) => assistantLlmEngine());
+
 async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
-  return kind === 'cue' ? getCueEngine() : new RemoteEngine(callerTargetTimeoutsOf(await getSettings()));
+  if (kind === 'cue') return getCueEngine();
+  if (kind === 'llm') return getLlmEngine();
+  return new RemoteEngine(callerTargetTimeoutsOf(await getSettings()));
 }
 
 /**
@@ -44,7 +49,7 @@ export async function evaluateEntities(
 ): Promise<EngineResult[][]> {
   const results: EngineResult[][] = new Array(entities.length);
   await Promise.all(
-    (['cue', 'remote'] as const).map(async (kind) => {
+    (['cue', 'remote', 'llm'] as const).map(async (kind) => {
       const indexes = entities.flatMap((entity, index) => (entity.engine === kind ? [index] : []));
       if (indexes.length === 0 || resources.length === 0) {
         for (const index of indexes) results[index] = [];

@@ -70,6 +70,7 @@ const engineEntity = (row: EntityRow): EngineEntity => ({
   cueScript: row.cueScript,
   requireConcrete: row.requireConcrete,
   remoteEngineUrl: row.remoteEngineUrl,
+  llmRule: row.llmRule,
   evaluator: row.evaluator,
 });
 

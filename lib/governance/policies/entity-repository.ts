@@ -24,6 +24,7 @@ function contentOf(input: EntityContent) {
     cueScript: input.cueScript,
     requireConcrete: input.requireConcrete,
     remoteEngineUrl: input.remoteEngineUrl,
+    llmRule: input.llmRule,
     trigger: input.trigger,
     timing: input.timing,
     cronExpression: input.cronExpression,

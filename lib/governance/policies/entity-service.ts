@@ -10,6 +10,7 @@ import { callableUrlProblem } from '../../platform/http-client';
 import { notificationOf } from '../../platform/notifications';
 import { getSettings } from '../../settings';
 import { checkCueScript } from '../engines/engines';
+import { LlmAnswerRepository } from '../engines/llm/llm-answer-repository';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { environmentsOf, type QueuedEvaluation, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
@@ -35,6 +36,7 @@ function represent(row: EntityRow): EntityRepresentation {
     cueScript: row.cueScript,
     requireConcrete: row.requireConcrete,
     remoteEngineUrl: row.remoteEngineUrl,
+    llmRule: row.llmRule,
     trigger: row.trigger,
     timing: row.timing,
     cronExpression: row.cronExpression,
@@ -239,7 +241,10 @@ export async function publishEntity(kind: EntityKind, id: string, subject: strin
 
 export async function deleteEntity(kind: EntityKind, id: string): Promise<void> {
   const database = await getDatabase();
-  const outcome = await new EntityRepository(database).delete(kind, id, (tx) => new CronScheduleRepository(database).remove(id, tx));
+  const outcome = await new EntityRepository(database).delete(kind, id, async (tx) => {
+    await new CronScheduleRepository(database).remove(id, tx);
+    await new LlmAnswerRepository(database).forget(id, tx);
+  });
   if (outcome === 'missing') throw notFound(kind, id);
   if (outcome === 'active') throw new Conflict(`Only draft and disabled ${NOUN[kind] === 'policy' ? 'policies' : 'metrics'} can be deleted; disable it first`);
   await announceKnowledgeChange({ type: kind, id });

@@ -12,7 +12,7 @@ export const SEVERITIES = ['info', 'warning', 'error'] as const;
 const TRIGGERS = ['active', 'passive'] as const;
 const TIMINGS = ['deployment', 'runtime'] as const;
 const STRATEGIES = ['default', 'previous_vs_current'] as const;
-const ENGINES = ['cue', 'remote'] as const;
+const ENGINES = ['cue', 'remote', 'llm'] as const;
 const CUE_EVALUATORS = ['native', 'wasm'] as const;
 
 const oneOf = <T extends readonly [string, ...string[]]>(name: string, values: T) => z.enum(values, { error: `${name} must be one of ${values.join(', ')}` });
@@ -55,6 +55,17 @@ const fields = {
     .refine(isAbsoluteHttpUrl, 'remoteEngineUrl must be an absolute http(s) URL')
     .nullable()
     .default(null),
+  /**
+   * llm: the requirement in natural language, judged by the assistant's LLM (docs/governance.md, "LLM policies").
+   * The peer platform's `governanceAgentSpec.prompt` is the same text: an alias can map onto this field.
+   */
+  llmRule: z
+    .string({ error: 'llmRule must be a string' })
+    .trim()
+    .min(1, 'llmRule must not be empty')
+    .max(20_000, 'llmRule is longer than 20000 characters')
+    .nullable()
+    .default(null),
   trigger: oneOf('trigger', TRIGGERS).default('active'),
   timing: oneOf('timing', TIMINGS).default('deployment'),
   cronExpression: text('cronExpression', 120).nullable().default(null),
@@ -65,6 +76,7 @@ interface CrossFieldInput {
   engine: string | null;
   cueScript: string | null;
   remoteEngineUrl: string | null;
+  llmRule: string | null;
   trigger: string;
   timing: string;
   cronExpression: string | null;
@@ -73,11 +85,13 @@ interface CrossFieldInput {
 /** Rules between fields, each reported on the field to change. */
 function crossFieldRules(entity: CrossFieldInput, ctx: z.RefinementCtx) {
   const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-  if (entity.trigger === 'active' && !entity.engine) issue('engine', 'engine is required for an active entity (cue or remote)');
+  if (entity.trigger === 'active' && !entity.engine) issue('engine', 'engine is required for an active entity (cue, remote or llm)');
   if (entity.engine === 'cue' && !entity.cueScript) issue('cueScript', 'cueScript is required when engine is cue');
   if (entity.engine !== 'cue' && entity.cueScript) issue('cueScript', 'cueScript is only for engine cue');
   if (entity.engine === 'remote' && !entity.remoteEngineUrl) issue('remoteEngineUrl', 'remoteEngineUrl is required when engine is remote');
   if (entity.engine !== 'remote' && entity.remoteEngineUrl) issue('remoteEngineUrl', 'remoteEngineUrl is only for engine remote');
+  if (entity.engine === 'llm' && !entity.llmRule) issue('llmRule', 'llmRule is required when engine is llm');
+  if (entity.engine !== 'llm' && entity.llmRule) issue('llmRule', 'llmRule is only for engine llm');
   if (entity.cronExpression) {
     const problem = cronProblem(entity.cronExpression);
     if (problem) issue('cronExpression', `not a valid cron expression: ${problem}`);
@@ -94,6 +108,11 @@ export const policyInput = z.strictObject(fields).superRefine(crossFieldRules).m
 export const metricInput = z
   .strictObject({ ...fields, thresholds: z.array(threshold).max(20, 'at most 20 thresholds').default([]) })
   .superRefine(crossFieldRules)
+  .superRefine((metric, ctx) => {
+    // A metric's number is read against thresholds and charted over time: a model's guess would make it drift.
+    if (metric.engine === 'llm')
+      ctx.addIssue({ code: 'custom', path: ['engine'], message: 'engine llm is only for policies: a metric needs a reproducible number (cue or remote)' });
+  })
   .meta({ id: 'MetricInput' });
 
 export type PolicyInput = z.output<typeof policyInput>;
@@ -117,6 +136,7 @@ const representationFields = {
   cueScript: z.string().nullable(),
   requireConcrete: z.boolean(),
   remoteEngineUrl: z.string().nullable(),
+  llmRule: z.string().nullable().meta({ description: 'llm: the requirement in natural language the LLM judges descriptors against; null otherwise' }),
   trigger: z.enum(TRIGGERS),
   timing: z.enum(TIMINGS),
   cronExpression: z.string().nullable(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { outboundFetch, type OutboundTimeouts } from '../../../platform/http-client';
 import { type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
+import { judgeEachPair } from '../engine-pairs';
 
 const policyAnswer = z.object({
   satisfiesPolicy: z.boolean(),
@@ -27,18 +28,8 @@ const MAX_ANSWER_BYTES = 1_048_576;
 export class RemoteEngine implements PolicyEngine {
   constructor(private readonly timeouts: OutboundTimeouts) {}
 
-  async evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
-    const results = entities.map(() => new Array<EngineResult>(resources.length));
-    const pairs = entities.flatMap((entity, e) => resources.map((resource, r) => ({ entity, resource, e, r })));
-    let next = 0;
-    const lane = async () => {
-      while (next < pairs.length) {
-        const { entity, resource, e, r } = pairs[next++];
-        results[e][r] = await this.call(entity, resource, signal);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, pairs.length) }, lane));
-    return results;
+  evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+    return judgeEachPair(entities, resources, CONCURRENCY, (entity, resource) => this.call(entity, resource, signal));
   }
 
   private async call(entity: EngineEntity, resource: EngineResource, signal?: AbortSignal): Promise<EngineResult> {
