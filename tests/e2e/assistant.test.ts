@@ -69,6 +69,50 @@ describe('the assistant over HTTP', () => {
     expect(await index.json()).toMatchObject({ embedderModel: 'text-embedding-3-small', sourceTypes: { guide: expect.any(Number) } });
   });
 
+  it('judges an LLM policy through the bundled evaluation function, with the stored LLM', async () => {
+    const llm = await post('/assistant/v1/llm/config', {
+      provider: 'hosted_llm',
+      api_key: 'e2e-judge-key-0123456789',
+      endpoint: fake.url,
+      api_version: '2024-10-21',
+      model: 'gpt-4o',
+      deployment: 'judge-deployment',
+    });
+    expect(llm.status).toBeLessThan(300);
+    const api = '/v1/computational-governance';
+    expect(
+      (
+        await post(`${api}/resource-types`, {
+          name: 'e2e-llm',
+          configuration: { resourceName: 'id' },
+          resolverConfiguration: { url: 'http://resolver.test', path: '/r' },
+        })
+      ).status,
+    ).toBe(201);
+    const created = await post(`${api}/policies`, {
+      name: 'Owner is a team',
+      resourceType: 'e2e-llm',
+      engine: 'llm',
+      llmRule: 'The owner is a team [fake:not-ok]',
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect((await post(`${api}/policies/${id}/status`, { status: 'enabled' })).status).toBe(200);
+    fake.reset();
+
+    const evaluated = await fetch(`${baseUrl}${api}/evaluate`, {
+      method: 'POST',
+      headers: await authorized({ 'content-type': 'application/json', prefer: 'wait=20' }),
+      body: JSON.stringify({ environment: 'development', resourceType: 'e2e-llm', descriptor: 'id: dp-1\nowner: alice\n' }),
+    });
+    expect(evaluated.status).toBe(200);
+    expect(await evaluated.json()).toMatchObject({
+      outcome: 'error',
+      evaluationResults: [{ outcome: 'error', result: { errors: ['owner is missing'], details: { suggestions: ['add an owner field naming the team'] } } }],
+    });
+    expect(present(fake.requests.at(-1), 'the judgement request').path).toBe('/openai/deployments/judge-deployment/chat/completions');
+  });
+
   it('lists the assistant endpoints in the OpenAPI document', async () => {
     const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as ReturnType<typeof openApiDocument>;
     expect(Object.keys(document.paths)).toEqual(
