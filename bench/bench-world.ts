@@ -105,7 +105,8 @@ async function treeMemory(root: number, name = ''): Promise<{ tree: TreeMemory; 
   return { tree: { pssMb: mb(kb.pss), rssMb: mb(kb.rss) }, named: { pssMb: mb(kb.namedPss), rssMb: mb(kb.namedRss) } };
 }
 
-export async function startBenchWorld(settings: string): Promise<BenchWorld> {
+/** An embedded PostgreSQL in a temporary folder, migrated by the start-up tasks, for the shipped application.conf with `settings` on top. */
+export async function startBenchDatabase(settings: string) {
   const folder = await mkdtemp(path.join(tmpdir(), 'cgp-bench-'));
   // The embedded PostgreSQL runs as its own user, which must reach its data folder.
   await chmod(folder, 0o755);
@@ -122,8 +123,19 @@ computational-governance-platform.platform-services.auth.backend-secrets = ["${S
 ${settings}
 `,
   );
-  await runStartupTasks(await loadSettings(configFile, { ...process.env, DATABASE_URL: postgres.url }));
+  const loaded = await loadSettings(configFile, { ...process.env, DATABASE_URL: postgres.url });
+  await runStartupTasks(loaded);
   await closeSharedDatabase();
+  const stop = async () => {
+    await postgres.stop();
+    process.off('exit', removeFolder);
+    removeFolder();
+  };
+  return { folder, postgres, configFile, settings: loaded, stop };
+}
+
+export async function startBenchWorld(settings: string): Promise<BenchWorld> {
+  const { folder, postgres, configFile, stop: stopDatabase } = await startBenchDatabase(settings);
   const offline = startServerlessOffline({
     httpPort: await freePort(),
     lambdaPort: await freePort(),
@@ -134,9 +146,7 @@ ${settings}
   const stop = async () => {
     await sql.end({ timeout: 5 });
     await offline.stop();
-    await postgres.stop();
-    process.off('exit', removeFolder);
-    removeFolder();
+    await stopDatabase();
   };
   try {
     await offline.ready;

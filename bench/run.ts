@@ -4,6 +4,7 @@ import { cueThroughput } from './cue-throughput';
 import { benchEvaluateApi } from './evaluate-api';
 import { benchPublishEvaluation } from './publish-evaluation';
 import { benchReportRead } from './report-read';
+import { benchRetrieval } from './retrieval';
 
 // The engine bench first, so that its memory figures are not those of a process that already ran the other.
 console.log('# CUE engine (WebAssembly workers, default cue-config)');
@@ -16,3 +17,5 @@ console.log('# Publish-time evaluation through the queue (serverless offline, lo
 await benchPublishEvaluation();
 console.log('# Reading a report of 100,000 results over HTTP (serverless offline, embedded PostgreSQL)');
 await benchReportRead();
+console.log('# Grounded chat retrieval over a knowledge index of 5,000 chunks (embedded PostgreSQL, real[] vectors)');
+await benchRetrieval();

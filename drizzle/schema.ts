@@ -404,6 +404,28 @@ export function defineTables(schemaName: string) {
     (table) => [primaryKey({ columns: [table.entityId, table.entityVersion, table.descriptorHash] })],
   );
 
+  /** A chat conversation: whose it is (the caller's subject) and when it began. */
+  const conversations = schema.table('conversations', {
+    id: uuid('id').primaryKey().defaultRandom(),
+    subject: text('subject').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  });
+
+  /** Its turns, numbered from 1; only the last `assistant.conversation.max-turns` are kept. */
+  const conversationTurns = schema.table(
+    'conversation_turns',
+    {
+      conversationId: uuid('conversation_id')
+        .notNull()
+        .references(() => conversations.id, { onDelete: 'cascade' }),
+      turn: integer('turn').notNull(),
+      query: text('query').notNull(),
+      answer: text('answer').notNull(),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (table) => [primaryKey({ columns: [table.conversationId, table.turn] })],
+  );
+
   return {
     schema,
     startupRuns,
@@ -421,6 +443,8 @@ export function defineTables(schemaName: string) {
     knowledgeIndexRefreshes,
     knowledgeStaleSources,
     llmAnswers,
+    conversations,
+    conversationTurns,
   };
 }
 
@@ -446,4 +470,6 @@ export const {
   knowledgeIndexRefreshes,
   knowledgeStaleSources,
   llmAnswers,
+  conversations,
+  conversationTurns,
 } = defineTables(MIGRATIONS_SCHEMA_NAME);

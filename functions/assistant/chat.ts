@@ -2,4 +2,7 @@ import { answerChat } from '../../lib/assistant/assistant-service';
 import { chatEndpoint } from '../../lib/assistant/endpoints';
 import { httpHandler } from '../../lib/http/handler';
 
-export const handler = httpHandler(chatEndpoint, async ({ body, signal }) => ({ status: 200, body: await answerChat(body.query, signal) }));
+export const handler = httpHandler(chatEndpoint, async ({ body, principal, signal }) => ({
+  status: 200,
+  body: await answerChat(body, principal.subject, signal),
+}));

@@ -4,13 +4,16 @@ import { logger } from '../logging/logger';
 import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-client';
 import { getSettings } from '../settings';
 import { ApiKeyDecryptionError } from './api-key-encryption';
+import { ConversationRepository } from './conversation-repository';
 import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';
+import { groundedMessages, sourcesOf } from './grounded-prompt';
 import type { KnowledgeIndexState } from './knowledge/knowledge-api';
 import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
 import { KnowledgeChunkRepository } from './knowledge/knowledge-chunk-repository';
 import { type RefreshCounts, refreshKnowledgeIndex } from './knowledge/knowledge-index-refresh';
-import { chat, type ChatAnswer, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
-import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
+import { hasChunksOf, retrieveChunks } from './knowledge/knowledge-retrieval';
+import { chat, embed, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
+import type { ChatRequest, GroundedAnswer, ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
 import { ModelConfigRepository, type ModelConnection, toConnection } from './model-config-repository';
 
 const LABEL: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
@@ -20,6 +23,8 @@ interface AssistantContext {
   gateway: GatewayOptions;
   maxQueryLength: number;
   indexBatchSize: number;
+  topK: number;
+  maxTurns: number;
 }
 
 let context: Promise<AssistantContext> | undefined;
@@ -35,6 +40,8 @@ async function openContext(): Promise<AssistantContext> {
     gateway: { timeouts: callerTargetTimeoutsOf(settings), retries: settings.assistant.providerRetries },
     maxQueryLength: settings.assistant.maxQueryLength,
     indexBatchSize: settings.assistant.index.batchSize,
+    topK: settings.assistant.retrieval.topK,
+    maxTurns: settings.assistant.conversation.maxTurns,
   };
 }
 
@@ -117,14 +124,29 @@ export async function storedLlm(): Promise<{ connection: ModelConnection; gatewa
   }
 }
 
-/** Forwards a query to the configured LLM; both configurations must exist (seed). */
-export async function answerChat(query: string, signal?: AbortSignal): Promise<ChatAnswer> {
-  const { repository, gateway, maxQueryLength } = await assistant();
+/**
+ * Answers a question from the knowledge index: the chunks closest to it (hybrid retrieval) go to
+ * the LLM in delimited blocks, after the conversation's earlier turns; both configurations must
+ * exist (seed). The turn is stored only once the model answered.
+ */
+export async function answerChat(request: ChatRequest, subject: string, signal?: AbortSignal): Promise<GroundedAnswer> {
+  const { repository, gateway, maxQueryLength, topK, maxTurns } = await assistant();
+  const { query, conversationId } = request;
   if (query.length > maxQueryLength)
     throw new Invalid([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
-  const { llm } = await bothConnections(repository, 'chat');
+  const { llm, embedder } = await bothConnections(repository, 'chat');
+  const database = await getDatabase();
+  const conversations = new ConversationRepository(database, maxTurns);
+  const history = conversationId === undefined ? [] : await conversations.turns(conversationId, subject);
+  if (!history) throw new NotFound(`conversationId ${conversationId} names no conversation of yours: leave conversationId out to begin one`);
   try {
-    return await chat(llm, query, { ...gateway, signal });
+    // An index never built (or of another embedder model) has nothing to retrieve: no embedding call then.
+    const chunks = (await hasChunksOf(database, embedder.model))
+      ? await retrieveChunks(database, { text: query, vector: (await embed(embedder, [query], { ...gateway, signal }))[0] }, embedder.model, topK)
+      : [];
+    const answer = await chat(llm, groundedMessages(query, chunks, history), { ...gateway, signal });
+    const id = await conversations.append(conversationId, subject, { query, answer: answer.answer });
+    return { ...answer, sources: sourcesOf(chunks), conversationId: id };
   } catch (error) {
     throw upstreamFailure(error);
   }

@@ -126,10 +126,15 @@ export interface ChatAnswer {
   usage: Record<string, unknown>;
 }
 
-/** Sends one user query to the configured chat deployment. */
-export async function chat(connection: ModelConnection, query: string, options: GatewayOptions): Promise<ChatAnswer> {
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Sends a conversation (instructions, earlier turns, the question) to the configured chat deployment. */
+export async function chat(connection: ModelConnection, messages: readonly ChatMessage[], options: GatewayOptions): Promise<ChatAnswer> {
   const completion = await call(connection, options, (api) =>
-    api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: query }] }, { signal: options.signal }),
+    api.chat.completions.create({ model: connection.model, messages: [...messages] }, { signal: options.signal }),
   );
   const answer = completion.choices?.[0]?.message?.content;
   if (typeof answer !== 'string') throw new ProviderError('The model provider answered without a message', 'malformed');

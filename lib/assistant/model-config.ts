@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { isAbsoluteHttpUrl } from '../settings/values';
+import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
 
 export type ModelKind = 'llm' | 'embedder';
 
@@ -88,13 +89,22 @@ export const chatRequest = z
       .string({ error: 'query is required (a string)' })
       .max(QUERY_HARD_LIMIT, `query is longer than ${QUERY_HARD_LIMIT} characters`)
       .refine((query) => query.trim().length > 0, 'query must not be empty'),
+    conversationId: z.uuid({ error: 'conversationId must be the id of a conversation (a UUID)' }).optional(),
   })
   .meta({ id: 'ChatRequest' });
+export type ChatRequest = z.output<typeof chatRequest>;
+
+const chatSource = z.object({ type: z.enum(SOURCE_TYPES), id: z.string(), version: z.number().int().optional(), title: z.string() }).meta({ id: 'ChatSource' });
 
 export const chatAnswer = z
   .object({
     answer: z.string(),
     model: z.string(),
     usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).partial().passthrough(),
+    /** What the answer was grounded on: the sources of the chunks given to the model, each once. */
+    sources: z.array(chatSource),
+    /** Send it back with the next question to continue the conversation. */
+    conversationId: z.uuid(),
   })
   .meta({ id: 'ChatAnswer' });
+export type GroundedAnswer = z.output<typeof chatAnswer>;

@@ -225,6 +225,19 @@ export const settingsSchema = z.strictObject({
         .refine((n) => n <= 2048, 'expected at most 2048 (the provider limit of inputs per call)')
         .default(64),
     }),
+    // Grounded chat (docs/assistant.md "Retrieval" and "Conversations").
+    retrieval: block({
+      // Chunks given to the LLM per question.
+      'top-k': int({ min: 1 })
+        .refine((n) => n <= 50, 'expected at most 50')
+        .default(8),
+    }),
+    conversation: block({
+      // Turns (question and answer) kept per conversation and sent again with the next question.
+      'max-turns': int({ min: 1 })
+        .refine((n) => n <= 100, 'expected at most 100')
+        .default(10),
+    }),
   }),
 
   local: block({ 'http-port': int({ min: 1 }).default(3000) }),

@@ -67,6 +67,13 @@ describe('the assistant over HTTP', () => {
     expect(fake.embeddingCalls().flat()).toEqual(expect.arrayContaining([expect.stringMatching(/^Writing CUE policies: Required fields first\n/)]));
     const index = await fetch(`${baseUrl}/assistant/v1/index`, { headers: await authorized() });
     expect(await index.json()).toMatchObject({ embedderModel: 'text-embedding-3-small', sourceTypes: { guide: expect.any(Number) } });
+
+    // A grounded question: the bundled chat function embeds it, retrieves from the index and names its sources.
+    fake.reset();
+    const grounded = await post('/assistant/v1/llm/chat', { query: 'Required fields first?' });
+    expect(grounded.status).toBe(200);
+    expect(await grounded.json()).toMatchObject({ sources: expect.arrayContaining([expect.objectContaining({ type: 'guide', id: 'required-fields-first' })]) });
+    expect(fake.embeddingCalls()).toEqual([['Required fields first?']]);
   });
 
   it('judges an LLM policy through the bundled evaluation function, with the stored LLM', async () => {

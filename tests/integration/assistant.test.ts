@@ -208,13 +208,23 @@ describe('chat', () => {
       answer: 'Policies are rules.',
       model: 'gpt-4o-2024-08-06',
       usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+      // The index was never built: nothing to ground on, and no embedding call.
+      sources: [],
+      conversationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
+    expect(fake.requests).toHaveLength(1);
     const [request] = fake.requests;
     expect(request.method).toBe('POST');
     expect(request.path).toBe('/openai/deployments/chat-deployment/chat/completions');
     expect(request.query).toEqual({ 'api-version': '2024-10-21' });
     expect(request.headers['api-key']).toBe(API_KEY);
-    expect(request.body).toEqual({ model: 'gpt-4o', messages: [{ role: 'user', content: 'What is a policy?' }] });
+    expect(request.body).toEqual({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: expect.stringContaining('Answer only from the sources') },
+        { role: 'user', content: expect.stringMatching(/holds no source for this question[^]*Question: What is a policy\?$/) },
+      ],
+    });
   });
 
   it('sends the key only in the custom header when one is configured', async () => {

@@ -10,6 +10,8 @@ const SCHEMA = 'it_migrations';
 const MIGRATIONS = JSON.parse(readFileSync('drizzle/migrations/meta/_journal.json', 'utf8')).entries.length as number;
 const TABLES = [
   '__drizzle_migrations',
+  'conversation_turns',
+  'conversations',
   'cron_schedules',
   'cue_disagreements',
   'environments',
