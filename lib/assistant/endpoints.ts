@@ -38,6 +38,13 @@ export const saveLlmConfigEndpoint = saveConfig('llm');
 export const readEmbedderConfigEndpoint = readConfig('embedder');
 export const saveEmbedderConfigEndpoint = saveConfig('embedder');
 
+/** What every endpoint that needs both configurations and calls the provider may answer besides its own. */
+const MISSING_CONFIGURATION = { 409: { description: 'The LLM or the embedder configuration is missing (named in the body)' } };
+const providerFailures = (provider: string) => ({
+  502: { description: `The ${provider} failed; \`upstreamStatus\` carries its HTTP status` },
+  504: { description: `The ${provider} did not answer within http.client-*-timeout` },
+});
+
 export const chatEndpoint = endpoint({
   operationId: 'chat',
   method: 'POST',
@@ -48,9 +55,8 @@ export const chatEndpoint = endpoint({
   responses: {
     200: { description: "The model's answer, the sources it was grounded on, and the conversation's id", schema: chatAnswer },
     404: { description: 'conversationId names no conversation of the caller' },
-    409: { description: 'The LLM or the embedder configuration is missing (named in the body)' },
-    502: { description: 'The provider failed; `upstreamStatus` carries its HTTP status' },
-    504: { description: 'The provider did not answer within http.client-*-timeout' },
+    ...MISSING_CONFIGURATION,
+    ...providerFailures('provider'),
   },
 });
 
@@ -62,9 +68,8 @@ export const refreshIndexEndpoint = endpoint({
   tags: ['assistant'],
   responses: {
     200: { description: 'What the refresh did', schema: indexRefreshAnswer },
-    409: { description: 'The LLM or the embedder configuration is missing (named in the body)' },
-    502: { description: 'The embedder failed; `upstreamStatus` carries its HTTP status' },
-    504: { description: 'The embedder did not answer within http.client-*-timeout' },
+    ...MISSING_CONFIGURATION,
+    ...providerFailures('embedder'),
   },
 });
 
@@ -76,6 +81,6 @@ export const readIndexEndpoint = endpoint({
   tags: ['assistant'],
   responses: {
     200: { description: 'The index', schema: knowledgeIndexState },
-    409: { description: 'The LLM or the embedder configuration is missing (named in the body)' },
+    ...MISSING_CONFIGURATION,
   },
 });
