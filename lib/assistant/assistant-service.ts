@@ -1,6 +1,6 @@
 import { getDatabase } from '../db/client';
 import { Conflict, HttpProblem, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from '../http/problems';
-import { logger } from '../logging/logger';
+import { type Logger, logger } from '../logging/logger';
 import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-client';
 import { getSettings } from '../settings';
 import { ApiKeyDecryptionError } from './api-key-encryption';
@@ -12,9 +12,10 @@ import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
 import { KnowledgeChunkRepository } from './knowledge/knowledge-chunk-repository';
 import { type RefreshCounts, refreshKnowledgeIndex } from './knowledge/knowledge-index-refresh';
 import { hasChunksOf, retrieveChunks } from './knowledge/knowledge-retrieval';
-import { chat, embed, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
+import { embed, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
 import type { ChatRequest, GroundedAnswer, ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
 import { ModelConfigRepository, type ModelConnection, toConnection } from './model-config-repository';
+import { chatWithTools } from './tools/chat-with-tools';
 
 const LABEL: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
 
@@ -25,6 +26,7 @@ interface AssistantContext {
   indexBatchSize: number;
   topK: number;
   maxTurns: number;
+  tools: { maxRounds: number; draftRepairs: number };
 }
 
 let context: Promise<AssistantContext> | undefined;
@@ -42,6 +44,7 @@ async function openContext(): Promise<AssistantContext> {
     indexBatchSize: settings.assistant.index.batchSize,
     topK: settings.assistant.retrieval.topK,
     maxTurns: settings.assistant.conversation.maxTurns,
+    tools: settings.assistant.tools,
   };
 }
 
@@ -126,11 +129,12 @@ export async function storedLlm(): Promise<{ connection: ModelConnection; gatewa
 
 /**
  * Answers a question from the knowledge index: the chunks closest to it (hybrid retrieval) go to
- * the LLM in delimited blocks, after the conversation's earlier turns; both configurations must
- * exist (seed). The turn is stored only once the model answered.
+ * the LLM in delimited blocks, after the conversation's earlier turns; the LLM may call the tools
+ * (reads of the platform's data, a CUE draft) for a bounded number of rounds, each call logged on
+ * `log`. Both configurations must exist (seed). The turn is stored only once the model answered.
  */
-export async function answerChat(request: ChatRequest, subject: string, signal?: AbortSignal): Promise<GroundedAnswer> {
-  const { repository, gateway, maxQueryLength, topK, maxTurns } = await assistant();
+export async function answerChat(request: ChatRequest, subject: string, log: Logger, signal?: AbortSignal): Promise<GroundedAnswer> {
+  const { repository, gateway, maxQueryLength, topK, maxTurns, tools } = await assistant();
   const { query, conversationId } = request;
   if (query.length > maxQueryLength)
     throw new Invalid([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
@@ -144,9 +148,14 @@ export async function answerChat(request: ChatRequest, subject: string, signal?:
     const chunks = (await hasChunksOf(database, embedder.model))
       ? await retrieveChunks(database, { text: query, vector: (await embed(embedder, [query], { ...gateway, signal }))[0] }, embedder.model, topK)
       : [];
-    const answer = await chat(llm, groundedMessages(query, chunks, history), { ...gateway, signal });
+    const { draft, ...answer } = await chatWithTools(
+      llm,
+      groundedMessages(query, chunks, history),
+      { llm, gateway: { ...gateway, signal }, draftRepairs: tools.draftRepairs },
+      { maxRounds: tools.maxRounds, log },
+    );
     const id = await conversations.append(conversationId, subject, { query, answer: answer.answer });
-    return { ...answer, sources: sourcesOf(chunks), conversationId: id };
+    return { ...answer, sources: sourcesOf(chunks), conversationId: id, ...(draft ? { draft } : {}) };
   } catch (error) {
     throw upstreamFailure(error);
   }

@@ -87,16 +87,37 @@ const retryable = (error: ProviderError) =>
   (error.kind === 'unreachable' && !(error.cause instanceof OutboundConnectTimeoutError)) ||
   (error.kind === 'rejected' && (error.providerStatus === 429 || (error.providerStatus ?? 0) >= 500));
 
-async function call<T>(connection: ModelConnection, options: GatewayOptions, request: (client: AzureOpenAI) => Promise<T>): Promise<T> {
+/**
+ * A signal for one attempt that follows the caller's. The SDK never removes the listener it adds
+ * to the signal it is given: on the request's own signal they would pile up over a chat's many
+ * calls (tool rounds, drafts); on this one they go with the attempt.
+ */
+function attemptSignal(signal: AbortSignal | undefined): { signal?: AbortSignal; release: () => void } {
+  if (!signal) return { release: () => {} };
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  return { signal: controller.signal, release: () => signal.removeEventListener('abort', abort) };
+}
+
+async function call<T>(
+  connection: ModelConnection,
+  options: GatewayOptions,
+  request: (client: AzureOpenAI, signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
   const transportFailures: Error[] = [];
   const api = client(connection, options, transportFailures);
   return pRetry(
     async () => {
       transportFailures.length = 0;
+      const attempt = attemptSignal(options.signal);
       try {
-        return await request(api);
+        return await request(api, attempt.signal);
       } catch (error) {
         throw providerError(error, connection, options, transportFailures.at(-1));
+      } finally {
+        attempt.release();
       }
     },
     {
@@ -126,19 +147,55 @@ export interface ChatAnswer {
   usage: Record<string, unknown>;
 }
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+/** A call of a tool the model asked for: `arguments` is the JSON text it wrote, unchecked. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
 }
 
-/** Sends a conversation (instructions, earlier turns, the question) to the configured chat deployment. */
-export async function chat(connection: ModelConnection, messages: readonly ChatMessage[], options: GatewayOptions): Promise<ChatAnswer> {
-  const completion = await call(connection, options, (api) =>
-    api.chat.completions.create({ model: connection.model, messages: [...messages] }, { signal: options.signal }),
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** A function the model may call (chat completions `tools`): `parameters` is its arguments' JSON schema. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+/** What the model answered with tools offered: a text, or the tools it wants called first. */
+export type ChatReply = (ChatAnswer & { toolCalls?: undefined }) | { toolCalls: ToolCall[]; model: string; usage: Record<string, unknown> };
+
+/**
+ * Sends a conversation (instructions, earlier turns, the question) to the configured chat deployment.
+ * With `tools`, the model may answer with tool calls instead of a text; `toolChoice: 'none'`
+ * still shows it the tools (a conversation holding tool calls needs them) but asks for a text.
+ */
+export async function chat(
+  connection: ModelConnection,
+  messages: readonly ChatMessage[],
+  options: GatewayOptions,
+  tools?: { definitions: readonly ToolDefinition[]; toolChoice: 'auto' | 'none' },
+): Promise<ChatReply> {
+  const offered = tools?.definitions.length
+    ? {
+        tools: tools.definitions.map((tool) => ({ type: 'function' as const, function: { ...tool } })),
+        tool_choice: tools.toolChoice,
+      }
+    : {};
+  const completion = await call(connection, options, (api, signal) =>
+    api.chat.completions.create({ model: connection.model, messages: [...messages], ...offered }, { signal }),
   );
-  const answer = completion.choices?.[0]?.message?.content;
-  if (typeof answer !== 'string') throw new ProviderError('The model provider answered without a message', 'malformed');
-  return { answer, model: completion.model ?? connection.model, usage: { ...completion.usage } };
+  const message = completion.choices?.[0]?.message;
+  const model = completion.model ?? connection.model;
+  const usage = { ...completion.usage };
+  const toolCalls = (message?.tool_calls ?? []).filter((toolCall): toolCall is ToolCall => toolCall?.type === 'function');
+  if (tools?.toolChoice === 'auto' && toolCalls.length > 0) return { toolCalls, model, usage };
+  if (typeof message?.content !== 'string') throw new ProviderError('The model provider answered without a message', 'malformed');
+  return { answer: message.content, model, usage };
 }
 
 /** A question whose answer must be JSON of `schema` (the provider's structured output). */
@@ -156,7 +213,7 @@ export interface StructuredQuestion {
  * validate; an answer that is no JSON (or a refusal) is `malformed`.
  */
 export async function structuredChat(connection: ModelConnection, question: StructuredQuestion, options: GatewayOptions): Promise<unknown> {
-  const completion = await call(connection, options, (api) =>
+  const completion = await call(connection, options, (api, signal) =>
     api.chat.completions.create(
       {
         model: connection.model,
@@ -167,7 +224,7 @@ export async function structuredChat(connection: ModelConnection, question: Stru
         ],
         response_format: { type: 'json_schema', json_schema: { name: question.schemaName, strict: true, schema: question.schema } },
       },
-      { signal: options.signal },
+      { signal },
     ),
   );
   const message = completion.choices?.[0]?.message;
@@ -189,8 +246,8 @@ export async function structuredChat(connection: ModelConnection, question: Stru
  */
 export async function verifyLlm(connection: ModelConnection, options: GatewayOptions): Promise<void> {
   const ping = (limit: { max_tokens: number } | { max_completion_tokens: number }) =>
-    call(connection, options, (api) =>
-      api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: 'ping' }], ...limit }, { signal: options.signal }),
+    call(connection, options, (api, signal) =>
+      api.chat.completions.create({ model: connection.model, messages: [{ role: 'user', content: 'ping' }], ...limit }, { signal }),
     );
   try {
     await ping({ max_tokens: 1 });
@@ -202,8 +259,8 @@ export async function verifyLlm(connection: ModelConnection, options: GatewayOpt
 
 /** One embeddings call: a vector per input, in the order of `inputs` (the caller batches). */
 export async function embed(connection: ModelConnection, inputs: readonly string[], options: GatewayOptions): Promise<number[][]> {
-  const answer = await call(connection, options, (api) =>
-    api.embeddings.create({ model: connection.model, input: [...inputs], encoding_format: 'float' }, { signal: options.signal }),
+  const answer = await call(connection, options, (api, signal) =>
+    api.embeddings.create({ model: connection.model, input: [...inputs], encoding_format: 'float' }, { signal }),
   );
   const vectors: number[][] = [];
   for (const item of answer.data ?? []) if (Number.isInteger(item?.index)) vectors[item.index] = item.embedding;
@@ -216,7 +273,5 @@ export async function embed(connection: ModelConnection, inputs: readonly string
 
 /** The smallest call that proves an embedder configuration works: one embedding of one input. */
 export async function verifyEmbedder(connection: ModelConnection, options: GatewayOptions): Promise<void> {
-  await call(connection, options, (api) =>
-    api.embeddings.create({ model: connection.model, input: ['ping'], encoding_format: 'float' }, { signal: options.signal }),
-  );
+  await call(connection, options, (api, signal) => api.embeddings.create({ model: connection.model, input: ['ping'], encoding_format: 'float' }, { signal }));
 }

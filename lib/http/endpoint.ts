@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 
+import type { Logger } from '../logging/logger';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -40,6 +42,8 @@ export interface HttpRequest<E extends Endpoint> {
   readonly method: string;
   readonly path: string;
   readonly requestId: string;
+  /** The request's logger: its lines carry the request id. */
+  readonly log: Logger;
   readonly principal: Principal;
   /** Aborted when the function is about to run out of time: pass it to outbound calls. */
   readonly signal: AbortSignal;

@@ -8,7 +8,7 @@ import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
 import { audit } from './middleware/audit';
 import { jsonBody } from './middleware/json-body';
 import { problemErrors } from './middleware/problem-errors';
-import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal } from './middleware/request-context';
+import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal, requestLogOf } from './middleware/request-context';
 import { fieldErrors } from './problem-response';
 import { type FieldError, HttpProblem, Invalid } from './problems';
 
@@ -102,6 +102,7 @@ export function httpHandler<E extends Endpoint>(
         method: event.requestContext?.http?.method ?? '',
         path: event.rawPath ?? '',
         requestId: event.headers[REQUEST_ID_HEADER] ?? '',
+        log: requestLogOf(event),
         principal,
         signal,
       });

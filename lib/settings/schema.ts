@@ -238,6 +238,17 @@ export const settingsSchema = z.strictObject({
         .refine((n) => n <= 100, 'expected at most 100')
         .default(10),
     }),
+    // Tools the LLM may call while answering (docs/assistant.md "Tools").
+    tools: block({
+      // Model turns that may call tools before the one that must answer.
+      'max-rounds': int({ min: 0 })
+        .refine((n) => n <= 10, 'expected at most 10')
+        .default(4),
+      // Times a drafted CUE policy that does not compile goes back to the model with the error.
+      'draft-repairs': int({ min: 0 })
+        .refine((n) => n <= 5, 'expected at most 5')
+        .default(2),
+    }),
   }),
 
   local: block({ 'http-port': int({ min: 1 }).default(3000) }),

@@ -14,6 +14,33 @@ export const completion = (content = 'Hello from the fake model', model = 'gpt-4
   },
 });
 
+/** A chat completion asking for tool calls: each with its arguments (JSON text as given, or a value to write as JSON). */
+export const toolCalls = (...calls: { name: string; arguments: unknown; id?: string }[]) => ({
+  status: 200,
+  body: {
+    id: 'chatcmpl-tools',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-4o-2024-08-06',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: calls.map((call, index) => ({
+            id: call.id ?? `call_${index + 1}`,
+            type: 'function',
+            function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+          })),
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+  },
+});
+
 /** Dimension of the fake's vectors. */
 const EMBEDDING_DIMENSION = 64;
 
@@ -74,21 +101,66 @@ const SCRIPTED_VERDICTS: Record<string, FakeAnswer> = {
   hang: { hang: true },
 };
 
+type Message = { role: string; content: string | null; tool_call_id?: string };
+
 /** Chat completions asking for structured output (response_format json_schema): the scripted verdict its marker names. */
 function structuredAnswer(request: RecordedRequest<Record<string, unknown>>): FakeAnswer | undefined {
   if ((request.body?.response_format as { type?: string } | undefined)?.type !== 'json_schema') return undefined;
-  const messages = (request.body.messages ?? []) as { role: string; content: string }[];
+  const messages = (request.body.messages ?? []) as Message[];
   const mode = /\[fake:([a-z0-9-]+)\]/.exec(messages.find((message) => message.role === 'user')?.content ?? '')?.[1];
   return (mode && SCRIPTED_VERDICTS[mode]) || SCRIPTED_VERDICTS.ok;
 }
 
+/** The name of the structured-output schema a request asks for, if any. */
+const schemaNameOf = (request: RecordedRequest<Record<string, unknown>>) =>
+  (request.body?.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
+
+/** A text quoting the results of the tool calls the conversation ends with, as a model answering from them would. */
+function quotingToolResults(request: RecordedRequest<Record<string, unknown>>): FakeAnswer | undefined {
+  const messages = (request.body?.messages ?? []) as Message[];
+  const results = messages.slice(messages.findLastIndex((message) => message.role !== 'tool') + 1);
+  return results.length > 0 ? completion(`From the tools: ${results.map((message) => message.content).join('\n')}`) : undefined;
+}
+
 /**
- * A hosted-model service (Azure-OpenAI style): chat completions or embeddings unless told otherwise;
- * structured-output requests get scripted verdicts (SCRIPTED_VERDICTS).
+ * A hosted-model service (Azure-OpenAI style): embeddings, and chat completions. Structured-output
+ * requests get scripted verdicts (SCRIPTED_VERDICTS), or for a CUE draft (schema cue_policy_draft)
+ * the next script of `scriptDrafts`. A chat turn gets the next answer of `scriptChat` (e.g.
+ * `toolCalls(...)`) unless it asks for a text (tool_choice none); otherwise a text quoting the tool results the conversation ends with, or
+ * a plain text.
  */
 export class FakeHostedModel extends FakeServer<Record<string, unknown>> {
+  private readonly chatScript: FakeAnswer[] = [];
+  private readonly draftScript: string[] = [];
+
   constructor() {
-    super((request) => (request.path.endsWith('/embeddings') ? embeddings(request) : (structuredAnswer(request) ?? completion())));
+    super((request) => {
+      if (request.path.endsWith('/embeddings')) return embeddings(request);
+      if (schemaNameOf(request) === 'cue_policy_draft') return completion(JSON.stringify({ cueScript: this.draftScript.shift() ?? 'name!: string' }));
+      const structured = structuredAnswer(request);
+      if (structured) return structured;
+      // Asked for a text (tool_choice none), it answers one, as a provider does.
+      const scripted = request.body?.tool_choice === 'none' ? undefined : this.chatScript.shift();
+      return scripted ?? quotingToolResults(request) ?? completion();
+    });
+  }
+
+  /** The next chat turns' answers, in order (structured-output and embeddings requests take none). */
+  scriptChat(...answers: FakeAnswer[]): this {
+    this.chatScript.push(...answers);
+    return this;
+  }
+
+  /** The CUE scripts the next draft requests get, in order. */
+  scriptDrafts(...scripts: string[]): this {
+    this.draftScript.push(...scripts);
+    return this;
+  }
+
+  override reset(): void {
+    super.reset();
+    this.chatScript.length = 0;
+    this.draftScript.length = 0;
   }
 
   /** The inputs of each embeddings call received, in order. */

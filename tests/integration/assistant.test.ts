@@ -224,6 +224,9 @@ describe('chat', () => {
         { role: 'system', content: expect.stringContaining('Answer only from the sources') },
         { role: 'user', content: expect.stringMatching(/holds no source for this question[^]*Question: What is a policy\?$/) },
       ],
+      // The tools it may call (assistant-tools.test.ts).
+      tools: expect.arrayContaining([{ type: 'function', function: expect.objectContaining({ name: 'find_policies', parameters: expect.any(Object) }) }]),
+      tool_choice: 'auto',
     });
   });
 

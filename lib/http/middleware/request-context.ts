@@ -14,6 +14,12 @@ export interface RequestContextInternal extends Record<string, unknown> {
   startedAt: number;
 }
 
+/** The logger of each request in flight (the event is the request's identity). */
+const requestLogs = new WeakMap<APIGatewayProxyEventV2, Logger>();
+
+/** The request's logger, which carries its id; the process's logger outside a request. */
+export const requestLogOf = (event: APIGatewayProxyEventV2): Logger => requestLogs.get(event) ?? logger;
+
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>;
 
 /** The id of a request: the caller's x-request-id when sane, else the Lambda invocation's, else a new one. */
@@ -46,6 +52,7 @@ export function requestContext(): middy.MiddlewareObj<APIGatewayProxyEventV2, AP
       request.event.headers = { ...request.event.headers, [REQUEST_ID_HEADER]: requestId };
       request.internal.startedAt = Date.now();
       request.internal.log = logger.child({ requestId });
+      requestLogs.set(request.event, request.internal.log);
     },
     after: finish,
     onError: finish,
