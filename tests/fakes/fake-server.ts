@@ -19,6 +19,8 @@ export type FakeAnswer = { status: number; body?: unknown; headers?: Record<stri
  */
 export class FakeServer<TBody = unknown> {
   readonly requests: RecordedRequest<TBody>[] = [];
+  /** The requests left unanswered (`hang`) whose caller gave up and closed the connection. */
+  readonly abandoned: RecordedRequest<TBody>[] = [];
   private readonly queue: FakeAnswer[] = [];
   private readonly hanging = new Set<http.ServerResponse>();
   private server?: http.Server;
@@ -38,6 +40,7 @@ export class FakeServer<TBody = unknown> {
 
   reset(): void {
     this.requests.length = 0;
+    this.abandoned.length = 0;
     this.queue.length = 0;
   }
 
@@ -64,6 +67,9 @@ export class FakeServer<TBody = unknown> {
         const answer = this.queue.shift() ?? (await this.fallback(recorded));
         if ('hang' in answer) {
           this.hanging.add(response);
+          response.once('close', () => {
+            if (this.hanging.delete(response)) this.abandoned.push(recorded);
+          });
           return;
         }
         response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
@@ -77,7 +83,9 @@ export class FakeServer<TBody = unknown> {
   }
 
   async stop(): Promise<void> {
-    for (const response of this.hanging) response.destroy();
+    const hanging = [...this.hanging];
+    this.hanging.clear();
+    for (const response of hanging) response.destroy();
     this.server?.closeAllConnections();
     await new Promise((resolve) => this.server?.close(resolve));
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type * as chatModule from '../../functions/assistant/chat';
 import type * as embedderConfigModule from '../../functions/assistant/embedder-config';
@@ -10,9 +10,11 @@ import type * as policiesModule from '../../functions/governance/policies';
 import type { EvaluationResult } from '../../lib/governance/evaluation/report';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { FakeHostedModel, toolCalls } from '../fakes/hosted-model';
+import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 import { captureLogs } from '../support/log-capture';
+import { authorized } from '../support/tokens';
 
 const SCHEMA = 'it_assistant_tools';
 const API_KEY = 'sk-tools-0123456789abcdef';
@@ -344,5 +346,26 @@ describe('tools the LLM can call', () => {
     expect(turns.map((turn) => turn.tool_choice)).toEqual([...Array(MAX_ROUNDS).fill('auto'), 'none']);
     expect(turns.at(-1)?.messages.filter((message) => message.role === 'tool')).toHaveLength(MAX_ROUNDS);
     expect(response.body.answer).toMatch(/^From the tools: /);
+  });
+
+  it('stops the provider call in flight when the function runs out of time, and stores no turn', async () => {
+    const database = await import('../../lib/db/client').then(({ getDatabase }) => getDatabase());
+    const conversations = () => database.sql.unsafe(`select id from ${SCHEMA}.conversations`);
+    const before = await conversations();
+    fake.scriptChat(toolCalls({ name: 'find_policies', arguments: {} }), { hang: true });
+    // The handler answers 504 (and aborts its work) a second before the function's deadline.
+    const context = { ...lambdaContext('out-of-time'), getRemainingTimeInMillis: () => 1_500 };
+    const event = apiGatewayEvent({
+      method: 'POST',
+      path: '/assistant/v1/llm/chat',
+      headers: await authorized({ 'content-type': 'application/json' }),
+      body: JSON.stringify({ query: 'Slow' }),
+    });
+    const response = await handlers.chat.handler(event, context);
+    expect(response.statusCode).toBe(504);
+    // The second turn hung; the request's signal reached it through the attempt's own.
+    await vi.waitFor(() => expect(fake.abandoned).toHaveLength(1));
+    expect(chatTurns()).toHaveLength(2);
+    expect(await conversations()).toEqual(before);
   });
 });
