@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import type { openApiDocument } from '../../lib/api/openapi-document';
-import { completion, FakeHostedModel } from '../fakes/hosted-model';
+import { completion, FakeHostedModel, toolCalls } from '../fakes/hosted-model';
 import { present } from '../support/present';
 import { authorized } from '../support/tokens';
 
@@ -74,6 +74,20 @@ describe('the assistant over HTTP', () => {
     expect(grounded.status).toBe(200);
     expect(await grounded.json()).toMatchObject({ sources: expect.arrayContaining([expect.objectContaining({ type: 'guide', id: 'required-fields-first' })]) });
     expect(fake.embeddingCalls()).toEqual([['Required fields first?']]);
+
+    // A drafted policy: the bundled chat function compiles the draft with the CUE engine (a broken
+    // one is checked by both evaluators, CUE v0.4 in its worker too), repairs it once and runs it.
+    fake.reset();
+    fake.scriptDrafts('owner!: string &', 'owner!: string');
+    fake.scriptChat(toolCalls({ name: 'draft_cue_policy', arguments: { requirement: 'names its owner', sampleDescriptor: '{"owner": "team-a"}' } }));
+    const drafted = await post('/assistant/v1/llm/chat', { query: 'Draft an owner policy' });
+    expect(drafted.status).toBe(200);
+    expect(((await drafted.json()) as { draft: unknown }).draft).toEqual({
+      cueScript: 'owner!: string',
+      compiles: true,
+      test: { satisfiesPolicy: true, errors: [] },
+      repairs: 1,
+    });
   });
 
   it('judges an LLM policy through the bundled evaluation function, with the stored LLM', async () => {
