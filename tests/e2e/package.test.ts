@@ -87,7 +87,7 @@ describe('npx serverless package', () => {
 
   it('ships CUE (WebAssembly, its dependencies and the worker) only with the functions that run it', () => {
     const entries = (functionName: string) => new AdmZip(path.join(packageDir, `${functionName}.zip`)).getEntries().map((entry) => entry.entryName);
-    for (const functionName of ['evaluate', 'policyCreate', 'policyTest', 'metricUpdate', 'evaluationSweeper', 'evaluationWorker']) {
+    for (const functionName of ['evaluate', 'policyCreate', 'policyTest', 'metricUpdate', 'evaluationSweeper', 'evaluationWorker', 'chat']) {
       const files = entries(functionName);
       expect(files).toEqual(
         expect.arrayContaining([
