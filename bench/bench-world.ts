@@ -11,7 +11,7 @@ import { SignJWT } from 'jose';
 import postgresJs from 'postgres';
 
 import { closeSharedDatabase } from '../lib/db/client';
-import { loadSettings } from '../lib/settings';
+import { loadSettings, type Settings } from '../lib/settings';
 import { runStartupTasks } from '../lib/startup/startup-tasks';
 import { freePort } from '../scripts/free-port';
 import { startLocalPostgres } from '../scripts/local-postgres';
@@ -26,6 +26,8 @@ export interface BenchWorld {
   fetch(route: string, headers?: Record<string, string>): Promise<Response>;
   /** SQL on the bench's database (schema `bench`). */
   sql: postgresJs.Sql;
+  /** The settings the functions run with, to call the library on the same database. */
+  settings: Settings;
   /**
    * The memory of the serverless offline process tree (and of its esbuild build service, part of it)
    * and of the PostgreSQL process tree, read from /proc (Linux).
@@ -135,7 +137,7 @@ ${settings}
 }
 
 export async function startBenchWorld(settings: string): Promise<BenchWorld> {
-  const { folder, postgres, configFile, stop: stopDatabase } = await startBenchDatabase(settings);
+  const { folder, postgres, configFile, settings: loaded, stop: stopDatabase } = await startBenchDatabase(settings);
   const offline = startServerlessOffline({
     httpPort: await freePort(),
     lambdaPort: await freePort(),
@@ -179,5 +181,5 @@ export async function startBenchWorld(settings: string): Promise<BenchWorld> {
     const total = { pssMb: offlineTree.pssMb + postgresTree.pssMb, rssMb: offlineTree.rssMb + postgresTree.rssMb };
     return { offline: offlineTree, esbuild, postgres: postgresTree, total };
   };
-  return { call, fetch: raw, sql, memory, stop };
+  return { call, fetch: raw, sql, settings: loaded, memory, stop };
 }

@@ -1,4 +1,5 @@
 /** `npm run bench`: every bench in turn, each printing its own numbers. */
+import { benchCompliance } from './compliance';
 import { nativeThroughput } from './cue-native-throughput';
 import { cueThroughput } from './cue-throughput';
 import { benchEvaluateApi } from './evaluate-api';
@@ -19,3 +20,5 @@ console.log('# Reading a report of 100,000 results over HTTP (serverless offline
 await benchReportRead();
 console.log('# Grounded chat retrieval over a knowledge index of 5,000 chunks (embedded PostgreSQL, real[] vectors)');
 await benchRetrieval();
+console.log('# The compliance summary and trend over 1,000,000 results (serverless offline, embedded PostgreSQL)');
+await benchCompliance();

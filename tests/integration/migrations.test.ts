@@ -10,6 +10,8 @@ const SCHEMA = 'it_migrations';
 const MIGRATIONS = JSON.parse(readFileSync('drizzle/migrations/meta/_journal.json', 'utf8')).entries.length as number;
 const TABLES = [
   '__drizzle_migrations',
+  'compliance_days',
+  'compliance_snapshot_days',
   'conversation_turns',
   'conversations',
   'cron_schedules',
@@ -22,6 +24,7 @@ const TABLES = [
   'knowledge_chunks',
   'knowledge_index_refreshes',
   'knowledge_stale_sources',
+  'latest_results',
   'llm_answers',
   'model_configurations',
   'outbox',
@@ -93,5 +96,32 @@ describe('repair-on-start', () => {
 
   it('is off by default', async () => {
     expect((await testSettings(SCHEMA)).database.repairOnStart).toBe(false);
+  });
+});
+
+describe('migration 0015 (compliance aggregation)', () => {
+  it('fills latest_results with the newest recorded result of each pair of the history', async () => {
+    const other = `${SCHEMA}_latest`;
+    await database.sql.unsafe(`drop schema if exists ${other} cascade`);
+    const settings = await testSettings(other);
+    await runStartupTasks(settings);
+    // Back to the schema before 0015, with a history in it.
+    await database.sql.unsafe(`
+      drop table ${other}.latest_results, ${other}.compliance_days, ${other}.compliance_snapshot_days;
+      delete from ${other}.__drizzle_migrations where created_at = (select max(created_at) from ${other}.__drizzle_migrations);
+      insert into ${other}.evaluation_results (recorded, entity_id, entity_version, entity_kind, entity_status, severity, outcome, resource_id, environment, resource_type, result)
+      select recorded, entity_id::uuid, 1, 'policy', 'enabled', 'error', outcome, resource_id, 'production', 'dataproduct', '{}'
+      from (values (true, '00000000-0000-4000-8000-000000000001', 'error', 'r1'), (true, '00000000-0000-4000-8000-000000000001', 'ok', 'r1'),
+                   (false, '00000000-0000-4000-8000-000000000001', 'failed', 'r1'), (true, '00000000-0000-4000-8000-000000000002', 'warning', 'r1'),
+                   (false, '00000000-0000-4000-8000-000000000002', 'error', 'r2')) as history(recorded, entity_id, outcome, resource_id)`);
+    const report = await runStartupTasks(settings);
+    expect(report.tasks.migrations).toBe('1 applied');
+    const latest = await database.sql.unsafe(`select entity_id, resource_id, outcome from ${other}.latest_results order by entity_id`);
+    // The newest recorded result of each pair; a policy test's results (recorded false) are not history.
+    expect(latest.map((row) => [row.entity_id, row.resource_id, row.outcome])).toEqual([
+      ['00000000-0000-4000-8000-000000000001', 'r1', 'ok'],
+      ['00000000-0000-4000-8000-000000000002', 'r1', 'warning'],
+    ]);
+    await database.sql.unsafe(`drop schema ${other} cascade`);
   });
 });

@@ -157,6 +157,7 @@ export const resultFilters = z.object({
   resourceId: z.string().optional(),
   policyId: z.uuid({ error: 'policyId must be a UUID' }).optional(),
   environment: z.string().optional(),
+  resourceType: z.string().optional(),
   outcome: z.enum(OUTCOMES, { error: `outcome must be one of ${OUTCOMES.join(', ')}` }).optional(),
   latest: z
     .enum(['true', 'false'], { error: 'latest must be true or false' })

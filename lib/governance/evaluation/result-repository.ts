@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, getTableColumns, gt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gt, inArray, type SQL, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client';
-import type { Transaction } from '../../db/transaction';
+import { inTransaction, type Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';
 import { type Outcome, OUTCOMES } from './outcome';
 import type { ResultFilters } from './report';
@@ -10,6 +10,8 @@ export type ResultRow = Database['tables']['evaluationResults']['$inferSelect'];
 /** The columns the database fills when a result is written. */
 const WRITTEN_BY_DATABASE = ['id', 'createdAt'] as const;
 export type NewResult = Omit<ResultRow, (typeof WRITTEN_BY_DATABASE)[number]>;
+/** What latest_results copies of a written result. */
+const LATEST_SOURCE_COLUMNS = sql.raw('id, recorded, entity_id, resource_id, environment, resource_type, outcome');
 
 export class ResultRepository {
   constructor(private readonly database: Database) {}
@@ -40,16 +42,38 @@ export class ResultRepository {
     );
     const records = JSON.stringify(results.map((result) => Object.fromEntries(columns.map(({ key, column }) => [column.name, result[key]]))));
     await tx.execute(
-      sql`insert into ${this.table} (${names}) select ${names}
-        from rows from (jsonb_to_recordset(${records}::jsonb) as (${types})) with ordinality as given(${names}, position)
-        order by position on conflict do nothing`,
+      sql`with written as (
+          insert into ${this.table} (${names}) select ${names}
+          from rows from (jsonb_to_recordset(${records}::jsonb) as (${types})) with ordinality as given(${names}, position)
+          order by position on conflict do nothing
+          returning ${LATEST_SOURCE_COLUMNS})
+        ${this.advanceLatest(sql`written`)}`,
     );
   }
 
   /** Appends one result and answers it as written. */
   async add(result: NewResult): Promise<ResultRow> {
-    const [row] = await this.database.db.insert(this.table).values(result).returning();
-    return row;
+    return inTransaction(this.database, 'ResultRepository.add', async (tx) => {
+      const [row] = await tx.insert(this.table).values(result).returning();
+      await tx.execute(this.advanceLatest(sql`(select ${LATEST_SOURCE_COLUMNS} from ${this.table} where id = ${row.id}) as written`));
+      return row;
+    });
+  }
+
+  /**
+   * Makes the recorded results of `written` the latest of their (entity, resource, environment)
+   * unless a newer one is there already (two reports writing the same pair at once). Rows are
+   * locked in key order, so two writers never wait on each other in a cycle; one pair written twice
+   * in a batch counts its newest result.
+   */
+  private advanceLatest(written: SQL): SQL {
+    const latest = this.database.tables.latestResults;
+    return sql`insert into ${latest} (entity_id, resource_id, environment, resource_type, outcome, result_id)
+      select distinct on (entity_id, resource_id, environment) entity_id, resource_id, environment, resource_type, outcome, id
+      from ${written} where recorded order by entity_id, resource_id, environment, id desc
+      on conflict (entity_id, resource_id, environment) do update
+        set resource_type = excluded.resource_type, outcome = excluded.outcome, result_id = excluded.result_id
+        where ${latest}.result_id < excluded.result_id`;
   }
 
   /** Up to `limit` results of a report written after the result `afterId`, in the order they were written. */
@@ -87,30 +111,38 @@ export class ResultRepository {
 
   /**
    * The history (results of policy tests excluded), newest first; with `latest`, only the newest
-   * result of each (entity, resource, environment), read along the evaluation_results_latest index.
+   * result of each (entity, resource, environment), read from latest_results (the outcome filter
+   * then applies to those newest results, not to the history before them).
    */
   async list(filters: ResultFilters, pagination: Pagination): Promise<{ rows: ResultRow[]; total: number }> {
-    const t = this.table;
-    const conditions: SQL[] = [eq(t.recorded, true)];
+    const t = filters.latest ? this.database.tables.latestResults : this.table;
+    const conditions: SQL[] = filters.latest ? [] : [eq(this.table.recorded, true)];
     if (filters.resourceId) conditions.push(eq(t.resourceId, filters.resourceId));
     if (filters.policyId) conditions.push(eq(t.entityId, filters.policyId));
     if (filters.environment) conditions.push(eq(t.environment, filters.environment));
+    if (filters.resourceType) conditions.push(eq(t.resourceType, filters.resourceType));
+    if (filters.outcome) conditions.push(eq(t.outcome, filters.outcome));
     const where = and(...conditions);
-    // With `latest`, the outcome filter applies to the newest results, not to the history before them.
-    const source = filters.latest
-      ? this.database.db
-          .selectDistinctOn([t.entityId, t.resourceId, t.environment])
-          .from(t)
-          .where(where)
-          .orderBy(t.entityId, t.resourceId, t.environment, desc(t.id))
-          .as('latest')
-      : t;
-    const filtered = filters.outcome ? eq(source.outcome, filters.outcome) : undefined;
-    const outerWhere = filters.latest ? filtered : and(where, filtered);
+    const db = this.database.db;
+    if (!filters.latest) {
+      const [rows, [{ total }]] = await Promise.all([
+        db.select().from(this.table).where(where).orderBy(desc(this.table.id)).limit(pagination.limit).offset(pagination.offset),
+        db.select({ total: count() }).from(this.table).where(where),
+      ]);
+      return { rows, total };
+    }
+    const latest = this.database.tables.latestResults;
+    const page = db
+      .select({ resultId: latest.resultId })
+      .from(latest)
+      .where(where)
+      .orderBy(desc(latest.resultId))
+      .limit(pagination.limit)
+      .offset(pagination.offset);
     const [rows, [{ total }]] = await Promise.all([
-      this.database.db.select().from(source).where(outerWhere).orderBy(desc(source.id)).limit(pagination.limit).offset(pagination.offset),
-      this.database.db.select({ total: count() }).from(source).where(outerWhere),
+      db.select().from(this.table).where(inArray(this.table.id, page)).orderBy(desc(this.table.id)),
+      db.select({ total: count() }).from(latest).where(where),
     ]);
-    return { rows: rows as ResultRow[], total };
+    return { rows, total };
   }
 }

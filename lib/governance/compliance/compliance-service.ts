@@ -1,0 +1,60 @@
+import { type Database, getDatabase } from '../../db/client';
+import { Invalid } from '../../http/problems';
+import { type ComplianceSummary, type ComplianceTrend, MAX_TREND_DAYS, type SummaryQuery, type TrendQuery } from './compliance';
+import { ComplianceRepository } from './compliance-repository';
+
+/** The trend's length when neither `days` nor `from` says. */
+const DEFAULT_TREND_DAYS = 30;
+/** Past days recorded per run of the complianceSnapshotter (about a second each on a million results). */
+const DAYS_PER_RUN = 31;
+
+const DAY_MS = 86_400_000;
+const dayOf = (time: Date) => time.toISOString().slice(0, 10);
+const addDays = (day: string, days: number) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+
+export async function complianceSummary(query: SummaryQuery, now = new Date()): Promise<ComplianceSummary> {
+  const { top, ...filters } = query;
+  const summary = await new ComplianceRepository(await getDatabase()).summary(filters, top);
+  return { ...summary, computedAt: now.toISOString() };
+}
+
+/** The days asked: `days` up to today, or [from, to] (to defaults to today, from to 29 days before it). */
+function trendDays(query: TrendQuery, today: string): { from: string; to: string } {
+  if (query.days !== undefined) return { from: addDays(today, 1 - query.days), to: today };
+  const to = query.to ?? today;
+  if (to > today) throw new Invalid([{ path: 'query.to', message: `to must not be after today (${today}, UTC)` }]);
+  const from = query.from ?? addDays(to, 1 - DEFAULT_TREND_DAYS);
+  if (from > to) throw new Invalid([{ path: 'query.from', message: 'from must not be after to' }]);
+  if (daysBetween(from, to) >= MAX_TREND_DAYS) throw new Invalid([{ path: 'query.from', message: `from and to span more than ${MAX_TREND_DAYS} days` }]);
+  return { from, to };
+}
+
+/** Per day, the compliance at its end: recorded days from compliance_days, today from the latest results. */
+export async function complianceTrend(query: TrendQuery, now = new Date()): Promise<ComplianceTrend> {
+  const today = dayOf(now);
+  const { from, to } = trendDays(query, today);
+  const repository = new ComplianceRepository(await getDatabase());
+  const { environment, resourceType } = query;
+  const yesterday = addDays(today, -1);
+  const past = from <= yesterday ? await repository.recordedDays({ environment, resourceType }, from, to < today ? to : yesterday) : [];
+  const days = to === today ? [...past, { date: today, resources: await repository.resourcesNow({ environment, resourceType }) }] : past;
+  return { from, to, days };
+}
+
+/**
+ * Records the compliance of the past days not recorded yet (from the first result, at most a trend's
+ * length back), newest first, DAYS_PER_RUN at most. Answers how many it recorded.
+ */
+export async function recordComplianceDays(database: Database, now = new Date()): Promise<number> {
+  const repository = new ComplianceRepository(database);
+  const first = await repository.firstResultDay();
+  const yesterday = addDays(dayOf(now), -1);
+  if (!first || first > yesterday) return 0;
+  const oldest = addDays(yesterday, 1 - MAX_TREND_DAYS);
+  let recorded = 0;
+  for (const day of await repository.unrecordedDays(first > oldest ? first : oldest, yesterday, DAYS_PER_RUN)) {
+    if (await repository.recordDay(day)) recorded++;
+  }
+  return recorded;
+}
