@@ -62,14 +62,19 @@ const NONE = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Wors
 export class ComplianceRepository {
   constructor(private readonly database: Database) {}
 
-  /** `l` (a source of pairs: entity_id, resource_id, environment, resource_type, outcome) joined with its enabled or grace entity `e`, filtered. */
-  private counted(latest: SQL, filters: Filters): SQL {
-    const { governanceEntities: entities } = this.database.tables;
-    const conditions: SQL[] = [sql`e.status in ('enabled', 'grace')`];
+  /** The filters, on the pairs `l`. */
+  private pairsWhere(filters: Filters): SQL {
+    const conditions: SQL[] = [sql`true`];
     if (filters.environment) conditions.push(sql`l.environment = ${filters.environment}`);
     if (filters.resourceType) conditions.push(sql`l.resource_type = ${filters.resourceType}`);
     if (filters.policyId) conditions.push(sql`l.entity_id = ${filters.policyId}`);
-    return sql`${latest} l join ${entities} e on e.id = l.entity_id where ${sql.join(conditions, sql` and `)}`;
+    return sql.join(conditions, sql` and `);
+  }
+
+  /** `l` (a source of pairs: entity_id, resource_id, environment, resource_type, outcome) joined with its enabled or grace entity `e`, filtered. */
+  private counted(latest: SQL, filters: Filters): SQL {
+    const { governanceEntities: entities } = this.database.tables;
+    return sql`${latest} l join ${entities} e on e.id = l.entity_id and e.status in ('enabled', 'grace') where ${this.pairsWhere(filters)}`;
   }
 
   /** `resources` (environment, resource_type, worst): each resource of the counted pairs with the rank of its worst outcome. */
@@ -82,7 +87,7 @@ export class ComplianceRepository {
 
   /** The summary over the newest result of every pair (latest_results), judged now. */
   async summary(filters: Filters, top: number): Promise<Omit<ComplianceSummary, 'computedAt'>> {
-    const { latestResults } = this.database.tables;
+    const { latestResults, governanceEntities: entities } = this.database.tables;
     const [row] = await this.database.db.execute<{
       breakdown: (WorstCounts & { environment: string | null; resource_type: string | null; level: number })[] | null;
       outcomes: WorstCounts;
@@ -93,10 +98,11 @@ export class ComplianceRepository {
           select environment, resource_type, grouping(environment, resource_type) as level, ${countsByRank(sql`worst`)}
           from resources group by grouping sets ((), (environment), (resource_type), (environment, resource_type))
         ),
-        -- Per entity, its counted pairs by the outcome they have now: few rows, whatever the number of pairs.
+        -- Per entity, its counted pairs by the outcome they have now: counted by stored outcome first, then judged, a few rows.
         entity_outcomes as (
-          select e.id, e.name, e.kind, e.version, e.status, e.severity, e.resource_type, ${judgedRank(sql`l.outcome`)} as rank, count(*) as pairs
-          from ${this.counted(sql`${latestResults}`, filters)}
+          select e.id, e.name, e.kind, e.version, e.status, e.severity, e.resource_type, ${judgedRank(sql`l.outcome`)} as rank, sum(l.pairs) as pairs
+          from (select l.entity_id, l.outcome, count(*) as pairs from ${latestResults} l where ${this.pairsWhere(filters)} group by l.entity_id, l.outcome) l
+          join ${entities} e on e.id = l.entity_id and e.status in ('enabled', 'grace')
           group by e.id, e.name, e.kind, e.version, e.status, e.severity, e.resource_type, rank
         ),
         policies as (
