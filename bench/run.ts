@@ -18,7 +18,7 @@ console.log('# Publish-time evaluation through the queue (serverless offline, lo
 await benchPublishEvaluation();
 console.log('# Reading a report of 100,000 results over HTTP (serverless offline, embedded PostgreSQL)');
 await benchReportRead();
-console.log('# Grounded chat retrieval over a knowledge index of 5,000 chunks (embedded PostgreSQL, real[] vectors)');
+console.log('# Grounded chat retrieval over a knowledge index of 5,000 chunks (real[] ranked in the function; pgvector where this machine has it)');
 await benchRetrieval();
 console.log('# The compliance summary and trend over 1,000,000 results (serverless offline, embedded PostgreSQL)');
 await benchCompliance();

@@ -387,7 +387,9 @@ export function defineTables(schemaName: string) {
   /**
    * The assistant's knowledge index: the platform's texts in chunks, each with its source, the hash
    * of what was embedded and the vector of the embedder model that embedded it. Vectors are plain
-   * `real[]` (the embedded PostgreSQL has no pgvector): similarity is computed in SQL over them.
+   * `real[]` (the embedded PostgreSQL has no pgvector): each function ranks them from an in-memory
+   * copy. Where pgvector can be created, the start-up tasks add a generated `embedding_vector`
+   * column of type `vector` (lib/assistant/knowledge/vector-store.ts), and PostgreSQL ranks.
    */
   const knowledgeChunks = schema.table(
     'knowledge_chunks',
@@ -407,6 +409,8 @@ export function defineTables(schemaName: string) {
         .notNull()
         .generatedAlwaysAs(sql`to_tsvector('simple', title || ' ' || content)`),
       embeddedAt: timestamp('embedded_at', { withTimezone: true }).notNull().defaultNow(),
+      /** A new number (a sequence's) at each write of the row: an in-memory copy of the vectors reloads only the rows whose revision changed. */
+      revision: bigint('revision', { mode: 'number' }).notNull().generatedByDefaultAsIdentity(),
     },
     (table) => [index('knowledge_chunks_source').on(table.sourceType, table.sourceId), index('knowledge_chunks_search').using('gin', table.search)],
   );

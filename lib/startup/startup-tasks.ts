@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { encryptionKeys } from '../assistant/encryption-key';
+import { prepareVectorStore } from '../assistant/knowledge/vector-store';
 import { ModelConfigRepository } from '../assistant/model-config-repository';
 import { type Database, openDatabase } from '../db/client';
 import { applyMigrations, dropSchema, withSchemaLock } from '../db/migrations';
@@ -57,7 +58,8 @@ async function scheduleCronPolicies(database: Database, settings: Settings): Pro
 
 /**
  * The start-up tasks, run once per deployment or `npm start` (not once per Lambda container):
- * the check of the `cue` executable (only when cue-config.cue-process-path is set), repair (only when asked), migrations,
+ * the check of the `cue` executable (only when cue-config.cue-process-path is set), repair (only when asked), migrations
+ * (and, with them, pgvector and its column when the server has it),
  * the resource types of the settings, the environments, the cron schedules, re-encryption of stored provider keys written
  * under a rotated-out key. A PostgreSQL advisory lock makes two concurrent runs take turns; a run with nothing to do
  * costs a few queries.
@@ -78,6 +80,7 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
       }
       if (migrateOnStart || repairOnStart) {
         tasks.migrations = `${await applyMigrations(database)} applied`;
+        tasks.vectorStore = await prepareVectorStore(database);
       } else {
         tasks.migrations = 'skipped (database.migrate-on-start is false)';
       }

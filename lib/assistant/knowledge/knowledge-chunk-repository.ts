@@ -1,4 +1,4 @@
-import { count, lte, max, notInArray, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, lte, max, notInArray, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client';
 import type { ChangedSource } from '../../outbox/knowledge-changes';
@@ -11,9 +11,9 @@ export interface StoredChunk {
 }
 
 /**
- * The stored chunks, their vectors a `real[]` each. Cosine similarity over them is an SQL
- * expression (`sum(a * b) / (norm(a) * norm(b))` over `unnest(embedding, query)`) and full-text rank
- * is `ts_rank(search, query)`, so retrieval ranks in PostgreSQL without pgvector.
+ * The stored chunks, their vectors a `real[]` each (and a generated pgvector column where the
+ * extension could be created). Each write of a chunk gives it a new revision, so an in-memory copy of
+ * the vectors reloads only what changed.
  */
 export class KnowledgeChunkRepository {
   constructor(private readonly database: Database) {}
@@ -58,8 +58,33 @@ export class KnowledgeChunkRepository {
           embedderModel: sql`excluded.embedder_model`,
           embedding: sql`excluded.embedding`,
           embeddedAt: sql`now()`,
+          revision: sql`default`,
         },
       });
+  }
+
+  /**
+   * The revision of every chunk of `embedderModel`, and the table's identity (its oid: a table
+   * dropped and created again numbers its revisions anew).
+   */
+  async revisions(embedderModel: string): Promise<{ key: string; revision: number; table: string }[]> {
+    const t = this.table;
+    return this.database.db
+      .select({ key: t.key, revision: t.revision, table: sql<string>`${t}.tableoid::text` })
+      .from(t)
+      .where(eq(t.embedderModel, embedderModel));
+  }
+
+  /**
+   * The vectors of these chunks of `embedderModel`, with their revisions. As JSON: PostgreSQL writes
+   * and the function reads a JSON array of numbers faster than a `real[]` literal.
+   */
+  async vectors(keys: readonly string[], embedderModel: string): Promise<{ key: string; revision: number; vector: number[] }[]> {
+    const t = this.table;
+    return this.database.db
+      .select({ key: t.key, revision: t.revision, vector: sql<number[]>`array_to_json(${t.embedding})` })
+      .from(t)
+      .where(and(inArray(t.key, [...keys]), eq(t.embedderModel, embedderModel)));
   }
 
   /** Deletes the chunks whose keys are not in `keep`; returns how many. */
