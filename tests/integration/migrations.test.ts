@@ -7,7 +7,8 @@ import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { testDatabase, testSettings } from '../support/database';
 
 const SCHEMA = 'it_migrations';
-const MIGRATIONS = JSON.parse(readFileSync('drizzle/migrations/meta/_journal.json', 'utf8')).entries.length as number;
+const JOURNAL = JSON.parse(readFileSync('drizzle/migrations/meta/_journal.json', 'utf8')) as { entries: { when: number }[] };
+const MIGRATIONS = JOURNAL.entries.length;
 const TABLES = [
   '__drizzle_migrations',
   'compliance_days',
@@ -105,17 +106,18 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015, with a history in it.
+    // Back to the schema before 0015 (undoing 0016 too), with a history in it.
     await database.sql.unsafe(`
       drop table ${other}.latest_results, ${other}.compliance_days, ${other}.compliance_snapshot_days;
-      delete from ${other}.__drizzle_migrations where created_at = (select max(created_at) from ${other}.__drizzle_migrations);
+      alter table ${other}.knowledge_chunks drop column revision;
+      delete from ${other}.__drizzle_migrations where created_at >= ${JOURNAL.entries[15].when};
       insert into ${other}.evaluation_results (recorded, entity_id, entity_version, entity_kind, entity_status, severity, outcome, resource_id, environment, resource_type, result)
       select recorded, entity_id::uuid, 1, 'policy', 'enabled', 'error', outcome, resource_id, 'production', 'dataproduct', '{}'
       from (values (true, '00000000-0000-4000-8000-000000000001', 'error', 'r1'), (true, '00000000-0000-4000-8000-000000000001', 'ok', 'r1'),
                    (false, '00000000-0000-4000-8000-000000000001', 'failed', 'r1'), (true, '00000000-0000-4000-8000-000000000002', 'warning', 'r1'),
                    (false, '00000000-0000-4000-8000-000000000002', 'error', 'r2')) as history(recorded, entity_id, outcome, resource_id)`);
     const report = await runStartupTasks(settings);
-    expect(report.tasks.migrations).toBe('1 applied');
+    expect(report.tasks.migrations).toBe(`${MIGRATIONS - 15} applied`);
     const latest = await database.sql.unsafe(`select entity_id, resource_id, outcome from ${other}.latest_results order by entity_id`);
     // The newest recorded result of each pair; a policy test's results (recorded false) are not history.
     expect(latest.map((row) => [row.entity_id, row.resource_id, row.outcome])).toEqual([
