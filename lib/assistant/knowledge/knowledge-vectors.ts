@@ -59,8 +59,7 @@ function precision(dimensions: number): number {
   return (3 * nu) / (1 - nu);
 }
 
-function entryOf(revision: number, values: readonly number[]): Entry {
-  const vector = Float32Array.from(values);
+function entryOf(revision: number, vector: Float32Array): Entry {
   return { revision, vector, squares: sumOfProducts(vector, vector), approximateSquares: approximateSumOfProducts(vector, vector) };
 }
 
@@ -104,7 +103,7 @@ export async function closestVectors(database: Database, model: string, question
   const synced = copy.turn.catch(() => undefined).then(() => sync(database, copy, model));
   copy.turn = synced;
   await synced;
-  const asked = entryOf(0, question);
+  const asked = entryOf(0, Float32Array.from(question));
   const cosine = (entry: Entry, sum: (a: Float32Array, b: Float32Array) => number, squares: (entry: Entry) => number) =>
     sum(entry.vector, asked.vector) / (Math.sqrt(squares(entry)) * Math.sqrt(squares(asked)));
   // A first pass in float8 finds the few chunks that can be among the closest; the exact cosine
