@@ -8,11 +8,11 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['node_modules/', '.data/', '.serverless/', '.esbuild/', '.esbuild-offline/', '.build/', 'coverage/'] },
+  { ignores: ['node_modules/', '.data/', '.serverless/', '.esbuild/', '.esbuild-offline/', '.build/', '.console-build/', 'test-output/', 'coverage/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
-    files: ['**/*.{ts,mjs,cjs,js}'],
+    files: ['**/*.{ts,tsx,mjs,cjs,js}'],
     languageOptions: { globals: { ...globals.node } },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     plugins: { 'simple-import-sort': simpleImportSort },
@@ -30,6 +30,11 @@ export default defineConfig(
       // A comma expression hides a second statement, even in parentheses (the evaluator had such lines).
       'no-sequences': ['error', { allowInParentheses: false }],
     },
+  },
+  {
+    // The console runs in the browser.
+    files: ['console/**'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     // CommonJS files: require() is how they load modules.

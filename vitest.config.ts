@@ -34,7 +34,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts'], globalSetup: ['tests/support/e2e-setup.ts'], testTimeout: 120_000 },
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          globalSetup: ['tests/support/e2e-setup.ts', 'tests/support/browser-setup.ts'],
+          testTimeout: 120_000,
+        },
       },
     ],
   },

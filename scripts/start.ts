@@ -7,6 +7,7 @@ import { loadSettings, SettingsError } from '../lib/settings';
 import { runStartupTasks } from '../lib/startup/startup-tasks';
 import { freePort } from './free-port';
 import { type LocalPostgres, startLocalPostgres } from './local-postgres';
+import { localToken } from './local-token';
 import { localDataFolders } from './postgres-runtime';
 import { type RunningOffline, startServerlessOffline } from './serverless-offline';
 
@@ -84,6 +85,9 @@ async function main() {
   });
   await offline.ready;
   say(`serving on ${offline.baseUrl} (try ${offline.baseUrl}/health and ${offline.baseUrl}/openapi.json); Ctrl-C stops`);
+  // The token is in the fragment: the browser never sends it, the console keeps it for its tab only.
+  const token = await localToken(settings);
+  say(`the console, signed in with a local token: ${offline.baseUrl}/console${token ? `#token=${token}` : ''}`);
   offline.child.once('exit', (code) => {
     if (!stopping) {
       say(`serverless offline exited (${code}); stopping`);

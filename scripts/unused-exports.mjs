@@ -9,20 +9,30 @@
 // not reported: the handlers under functions/ (serverless.yml names them), drizzle/schema.ts (drizzle-kit
 // reads it, see drizzle.config.ts), the vitest global setups (vitest.config.ts names them) and the configs.
 // scripts/ and bench/ are started by path, but they export nothing for anyone else: what they export is checked.
+// The console (console/tsconfig.json, its own program) is checked the same way, for its own files only
+// (it imports types of lib/, whose exports are the server's business); console/main.tsx is its entry point.
 
 import path from 'node:path';
 
 import ts from 'ts-unused-exports';
 
 const analyzeTsConfig = ts.analyzeTsConfig ?? ts.default;
-const ENTRY_POINTS = ['/functions/', '/drizzle/schema\\.ts$', '/tests/support/(database|e2e)-setup\\.ts$', '/[a-z]+\\.config\\.ts$'];
+const ENTRY_POINTS = ['/functions/', '/drizzle/schema\\.ts$', '/tests/support/(database|e2e|browser)-setup\\.ts$', '/[a-z]+\\.config\\.ts$'];
 const exclude = `--excludePathsFromReport=${ENTRY_POINTS.join(';')}`;
 
+const programs = [
+  { tsconfig: 'tsconfig.json', reported: () => true },
+  { tsconfig: 'console/tsconfig.json', reported: (file) => file.startsWith('console/') && file !== 'console/main.tsx' },
+];
+
 const unused = new Set();
-for (const mode of ['--allowUnusedTypes', '--ignoreLocallyUsed']) {
-  const { unusedExports } = analyzeTsConfig('tsconfig.json', [mode, exclude]);
-  for (const [file, exports] of Object.entries(unusedExports)) {
-    for (const { exportName, location } of exports) unused.add(`${path.relative('.', file)}${location ? `:${location.line}` : ''}: ${exportName}`);
+for (const { tsconfig, reported } of programs) {
+  for (const mode of ['--allowUnusedTypes', '--ignoreLocallyUsed']) {
+    const { unusedExports } = analyzeTsConfig(tsconfig, [mode, exclude]);
+    for (const [file, exports] of Object.entries(unusedExports)) {
+      if (!reported(path.relative('.', file))) continue;
+      for (const { exportName, location } of exports) unused.add(`${path.relative('.', file)}${location ? `:${location.line}` : ''}: ${exportName}`);
+    }
   }
 }
 for (const finding of [...unused].sort()) process.stdout.write(`unused export: ${finding}\n`);

@@ -42,3 +42,15 @@ export const unknownRouteEndpoint = endpoint({
   public: true,
   responses: {},
 });
+
+/** The governance console's page and its assets (not part of the published API; docs/console.md). */
+export const consoleEndpoint = endpoint({
+  operationId: 'getConsole',
+  method: 'GET',
+  path: '/console/{proxy+}',
+  summary: 'The governance console',
+  tags: [],
+  public: true,
+  params: z.object({ proxy: z.string().optional() }),
+  responses: {},
+});

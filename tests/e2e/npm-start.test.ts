@@ -38,7 +38,7 @@ function offlineChildren(port: number): string[] {
 
 describe('npm start', () => {
   it(
-    'serves /health on its embedded PostgreSQL without esbuild running, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder; a source change is built and served',
+    'serves /health on its embedded PostgreSQL without esbuild running, prints the link of the console (signed in) and rebuilds the console when its sources change, and on SIGTERM stops serverless offline and PostgreSQL and removes its build folder; a source change is built and served',
     {
       timeout: 330_000,
     },
@@ -47,19 +47,37 @@ describe('npm start', () => {
       const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: String(port) };
       delete env.DATABASE_URL;
       delete env.CGP_CONFIG_FILE;
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: checkout, env, stdio: 'ignore' });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'ignore'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const health = async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status;
       try {
         await expect.poll(health, { timeout: 150_000, interval: 500 }).toBe(200);
         expect(existsSync(path.join(checkout, '.esbuild-offline', String(port)))).toBe(true);
         expect(running(path.join(checkout, '.data', 'postgres'))).toBe(true);
+        // The console's link, signed in by a local token in its fragment, which the API takes.
+        await expect.poll(() => /the console, signed in with a local token: (\S+)\n/.exec(output)?.[1], { timeout: 30_000 }).toMatch(/\/console#token=/);
+        const link = new URL(/the console, signed in with a local token: (\S+)\n/.exec(output)?.[1] ?? '');
+        expect(link.pathname).toBe('/console');
+        const token = link.hash.replace('#token=', '');
+        const policies = await fetch(`http://127.0.0.1:${port}/v1/computational-governance/policies`, { headers: { authorization: `Bearer ${token}` } });
+        expect(policies.status).toBe(200);
         // Built once, esbuild's service is stopped: it holds no memory while the server runs.
         expect(offlineChildren(port).filter((args) => args.includes('esbuild'))).toEqual([]);
         // A source change is built and served (here /health made to answer 503 whatever the database).
         const source = path.join(checkout, 'functions', 'service', 'health.ts');
         writeFileSync(source, readFileSync(source, 'utf8').replace('(await databaseReachable())', '(await databaseReachable()) && false'));
         await expect.poll(health, { timeout: 120_000, interval: 500 }).toBe(503);
+        // A change to the console's sources is built and served by the next request.
+        const styleOf = async () => /href="(console\/assets\/[^"]+\.css)"/.exec(await (await fetch(`http://127.0.0.1:${port}/console`)).text())?.[1];
+        const style = await styleOf();
+        expect(style).toBeDefined();
+        writeFileSync(
+          path.join(checkout, 'console', 'styles.css'),
+          `${readFileSync(path.join(checkout, 'console', 'styles.css'), 'utf8')}\nhr { border: 0; }\n`,
+        );
+        await expect.poll(styleOf, { timeout: 30_000, interval: 300 }).not.toBe(style);
         await expect.poll(() => offlineChildren(port).filter((args) => args.includes('esbuild')), { timeout: 30_000, interval: 500 }).toEqual([]);
       } finally {
         child.kill('SIGTERM');

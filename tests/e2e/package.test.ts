@@ -44,7 +44,31 @@ describe('npx serverless package', () => {
     const functions = resourcesOf('AWS::Lambda::Function');
     expect(functions.map(([, fn]) => fn.Runtime)).toEqual(functions.map(() => 'nodejs22.x'));
     const routes = resourcesOf('AWS::ApiGatewayV2::Route').map(([, route]) => route.RouteKey);
-    expect(routes).toEqual(expect.arrayContaining(['GET /health', 'GET /openapi.json', '$default']));
+    expect(routes).toEqual(expect.arrayContaining(['GET /health', 'GET /openapi.json', 'GET /console', 'GET /console/{proxy+}', '$default']));
+  });
+
+  it('ships the built console with its function, which serves the page and its hashed assets from the package', async () => {
+    const { root, module } = await loadPackagedHandler('console', 'functions/service/console.mjs');
+    const previous = { ...process.env };
+    Object.assign(process.env, { LAMBDA_TASK_ROOT: root });
+    delete process.env.IS_OFFLINE;
+    try {
+      const get = (rawPath: string, proxy?: string) => {
+        const event = JSON.parse(readFileSync('events/http-get-health.json', 'utf8'));
+        const routeKey = proxy === undefined ? 'GET /console' : 'GET /console/{proxy+}';
+        Object.assign(event, { rawPath, routeKey, pathParameters: proxy === undefined ? undefined : { proxy } });
+        Object.assign(event.requestContext, { routeKey, http: { ...event.requestContext.http, path: rawPath } });
+        return module.handler(event, lambdaContext());
+      };
+      const page = await get('/console');
+      expect(page).toMatchObject({ statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } });
+      const script = present(/src="console\/(assets\/console-[A-Z0-9]+\.js)"/.exec(page.body)?.[1], 'the script of the page');
+      const asset = await get(`/console/${script}`, script);
+      expect(asset).toMatchObject({ statusCode: 200, headers: { 'cache-control': 'public, max-age=31536000, immutable' } });
+      expect(asset.body).toBe(readFileSync(path.join(root, '.console-build', script), 'utf8'));
+    } finally {
+      process.env = previous;
+    }
   });
 
   it('ships a bundle whose handler answers an API Gateway v2 event', async () => {

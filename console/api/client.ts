@@ -1,0 +1,91 @@
+import { authorizationOf, type Credentials, readCredentials } from '../auth/session';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** Every failed call: the API's problem document (RFC 9457), or one made up for a network failure. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    readonly detail: string,
+    readonly errors: readonly FieldError[] = [],
+    /** A 401's WWW-Authenticate: the schemes the API accepts (Basic only when it is enabled). */
+    readonly challenge = '',
+  ) {
+    super(detail);
+    this.name = 'ApiProblem';
+  }
+
+  /** The messages of the field at `path` (`name`, `query.text`, `owner.email`). */
+  errorsOf(path: string): string[] {
+    return this.errors.filter((error) => error.path === path).map((error) => error.message);
+  }
+}
+
+/** The API is served beside the console: /console's parent (also under a base path). */
+const apiBase = () => location.pathname.replace(/\/console\/?$/, '');
+
+let unauthorized: (problem: ApiProblem) => void = () => undefined;
+
+/** Who is told when the API refuses the tab's credentials (401): the app, which returns to sign-in. */
+export function onUnauthorized(handler: (problem: ApiProblem) => void): void {
+  unauthorized = handler;
+}
+
+export type Query = Record<string, string | number | undefined>;
+
+interface RequestOptions {
+  readonly query?: Query;
+  readonly body?: unknown;
+  readonly signal?: AbortSignal;
+  /** Other credentials than the tab's (signing in checks them), or none; a 401 then does not sign out. */
+  readonly credentials?: Credentials | 'none';
+  readonly headers?: Record<string, string>;
+}
+
+async function problemOf(response: Response): Promise<ApiProblem> {
+  const fallback = `${response.status} ${response.statusText}`.trim();
+  const challenge = response.headers.get('www-authenticate') ?? '';
+  try {
+    const problem = (await response.json()) as Partial<{ title: string; detail: string; errors: FieldError[] }>;
+    return new ApiProblem(response.status, problem.title ?? fallback, problem.detail ?? fallback, problem.errors ?? [], challenge);
+  } catch {
+    return new ApiProblem(response.status, fallback, `The API answered ${fallback}`);
+  }
+}
+
+/** One call to the API with the tab's credentials; the parsed JSON answer, or an ApiProblem. */
+async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const credentials = options.credentials ?? readCredentials();
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') search.set(name, String(value));
+  const url = `${apiBase()}${path}${search.size > 0 ? `?${search}` : ''}`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      signal: options.signal,
+      headers: {
+        accept: 'application/json',
+        ...(credentials && credentials !== 'none' ? { authorization: authorizationOf(credentials) } : {}),
+        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
+      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    throw new ApiProblem(0, 'Unreachable', `The API cannot be reached: ${(error as Error).message}`);
+  }
+  if (!response.ok) {
+    const problem = await problemOf(response);
+    if (response.status === 401 && !options.credentials) unauthorized(problem);
+    throw problem;
+  }
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+export const get = <T>(path: string, options?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, options);

@@ -1,0 +1,11 @@
+import { EntityListPage } from './pages/entity-list';
+import type { Route } from './router';
+
+/**
+ * Every page of the console: the first route whose path matches the address is shown; the ones
+ * with `nav` are the navigation, in this order. A new page is a file in pages/ and a line here.
+ */
+export const routes: readonly Route[] = [
+  { path: '/policies', title: 'Policies', nav: 'Policies', page: (props) => <EntityListPage collection="policies" {...props} /> },
+  { path: '/metrics', title: 'Metrics', nav: 'Metrics', page: (props) => <EntityListPage collection="metrics" {...props} /> },
+];

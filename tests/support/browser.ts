@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import chromium from '@sparticuz/chromium';
+import { chromium as playwright, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+/** The screen sizes the console must work at. */
+export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+
+/** Screenshots of the browser tests (git-ignored; the README's images are copied from here by their tests). */
+const SCREENSHOT_FOLDER = path.resolve('test-output', 'screenshots');
+
+/** @sparticuz/chromium's flags, without the two that would switch off what the tests check (same-origin, mixed content). */
+const WEAKENING = new Set(['--disable-web-security', '--allow-running-insecure-content']);
+const CLOSED_NETWORK = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface ConsoleBrowser {
+  readonly page: Page;
+  /**
+   * What went wrong in the page: uncaught errors, Content-Security-Policy violations and console
+   * errors other than the browser's note of a failed response (a 401 a test asks for).
+   */
+  readonly problems: string[];
+  close(): Promise<void>;
+}
+
+/** A headless Chromium with a new empty profile, one page at `viewport`. */
+export async function openBrowser(viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<ConsoleBrowser> {
+  const context = await playwright.launchPersistentContext(mkdtempSync(path.join(tmpdir(), 'cgp-chromium-')), {
+    executablePath: inject('chromiumPath'),
+    args: [...chromium.args.filter((arg) => !WEAKENING.has(arg)), ...CLOSED_NETWORK],
+    headless: true,
+    viewport,
+    // Not the machine's: a POSIX locale (C.UTF-8) is no language tag, and Intl refuses it.
+    locale: 'en-US',
+    timezoneId: 'UTC',
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+  });
+  await page.addInitScript({
+    content: "document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`))",
+  });
+  return { page, problems, close: () => context.close() };
+}
+
+/** Evaluates `expression` in the page (text: this project's TypeScript has no DOM types outside console/). */
+export const inPage = <T>(page: Page, expression: string) => page.evaluate<T>(expression);
+
+/** The console's address; with a token, the link `npm start` prints (signed in by the fragment). */
+export const consoleUrl = (token?: string) => `${inject('baseUrl')}/console${token ? `#token=${encodeURIComponent(token)}` : ''}`;
+
+/** A screenshot of the whole page into SCREENSHOT_FOLDER/<name>.png; answers its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_FOLDER, { recursive: true });
+  const file = path.join(SCREENSHOT_FOLDER, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
