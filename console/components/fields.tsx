@@ -28,25 +28,36 @@ function Field({ name, label, error, errorPath, children }: FieldProps & { child
 const describedBy = (name: string, error: unknown, path?: string) =>
   invalid(error, path) ? { 'aria-invalid': true, 'aria-describedby': `${name}-error` } : {};
 
-export function TextField(props: FieldProps & { readonly value: string; readonly list?: string; readonly required?: boolean }) {
-  const { name, value, list, required, error, errorPath } = props;
+/*
+ * The fields are uncontrolled: they start at `defaultValue` and keep what is typed through any
+ * re-render (data arriving meanwhile); a form reads them with FormData and is keyed by what it
+ * shows, so that new values mount it anew.
+ */
+
+export function TextField(props: FieldProps & { readonly defaultValue: string; readonly list?: string; readonly required?: boolean }) {
+  const { name, defaultValue, list, required, error, errorPath } = props;
   return (
     <Field {...props}>
-      <input id={name} name={name} type="text" value={value} list={list} required={required} {...describedBy(name, error, errorPath)} />
+      <input id={name} name={name} type="text" defaultValue={defaultValue} list={list} required={required} {...describedBy(name, error, errorPath)} />
     </Field>
   );
 }
 
 export function SelectField(
-  props: FieldProps & { readonly value: string; readonly options: readonly string[]; readonly anyLabel?: string; readonly onChange?: (event: Event) => void },
+  props: FieldProps & {
+    readonly defaultValue: string;
+    readonly options: readonly string[];
+    readonly anyLabel?: string;
+    readonly onChange?: (event: Event) => void;
+  },
 ) {
-  const { name, value, options, anyLabel, onChange, error, errorPath } = props;
+  const { name, defaultValue, options, anyLabel, onChange, error, errorPath } = props;
   return (
     <Field {...props}>
-      <select id={name} name={name} value={value} onChange={onChange} {...describedBy(name, error, errorPath)}>
+      <select id={name} name={name} onChange={onChange} {...describedBy(name, error, errorPath)}>
         {anyLabel !== undefined && <option value="">{anyLabel}</option>}
         {options.map((option) => (
-          <option key={option} value={option}>
+          <option key={option} value={option} selected={option === defaultValue}>
             {option}
           </option>
         ))}

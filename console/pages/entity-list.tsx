@@ -46,11 +46,11 @@ export function EntityListPage({ collection, query }: RouteProps & { collection:
   return (
     <>
       <form class="filters" role="search" aria-label={`Filter ${collection}`} onSubmit={submit} key={key}>
-        <TextField name="text" label="Name or description" value={filters.text ?? ''} error={list.error} errorPath="query.text" />
+        <TextField name="text" label="Name or description" defaultValue={filters.text ?? ''} error={list.error} errorPath="query.text" />
         <SelectField
           name="status"
           label="Status"
-          value={filters.status ?? ''}
+          defaultValue={filters.status ?? ''}
           options={STATUSES}
           anyLabel="any"
           onChange={applyNow}
@@ -60,7 +60,7 @@ export function EntityListPage({ collection, query }: RouteProps & { collection:
         <TextField
           name="resourceType"
           label="Resource type"
-          value={filters.resourceType ?? ''}
+          defaultValue={filters.resourceType ?? ''}
           list="resource-type-choices"
           error={list.error}
           errorPath="query.resourceType"
@@ -68,7 +68,7 @@ export function EntityListPage({ collection, query }: RouteProps & { collection:
         <TextField
           name="environment"
           label="Environment"
-          value={filters.environment ?? ''}
+          defaultValue={filters.environment ?? ''}
           list="environment-choices"
           error={list.error}
           errorPath="query.environment"
@@ -76,7 +76,7 @@ export function EntityListPage({ collection, query }: RouteProps & { collection:
         <SelectField
           name="trigger"
           label="Trigger"
-          value={filters.trigger ?? ''}
+          defaultValue={filters.trigger ?? ''}
           options={['active', 'passive']}
           anyLabel="any"
           onChange={applyNow}

@@ -164,12 +164,23 @@ describe('the policies list', () => {
     expect(problems).toEqual([]);
   });
 
-  it("puts the API's message about a filter next to that filter", async () => {
+  it("keeps what is typed in a filter while data arrives, and puts the API's message about it next to it", async () => {
     const { page } = await open();
+    // The environments (the filter's choices) answer only once the filter is typed in.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/v1/computational-governance/environments?*', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.goto(consoleUrl(await technicalToken()));
-    await page.getByLabel('Name or description').fill('x'.repeat(201));
-    await page.getByRole('button', { name: 'Filter' }).click();
     const field = page.getByLabel('Name or description');
+    await field.fill('x'.repeat(201));
+    release();
+    await expect.poll(() => page.locator('#environment-choices option').count(), SLOW).toBe(3);
+    expect(await field.inputValue()).toBe('x'.repeat(201));
+
+    await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => field.getAttribute('aria-invalid'), SLOW).toBe('true');
     const describedBy = await field.getAttribute('aria-describedby');
     expect(await page.locator(`#${describedBy}`).textContent()).toBe('text is longer than 200 characters');
