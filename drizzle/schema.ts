@@ -192,7 +192,7 @@ export function defineTables(schemaName: string) {
       labels: jsonb('labels').$type<string[]>().notNull().default([]),
       /** Everything needed to (re)run it: the work is idempotent, so a crashed run is simply run again. */
       request: jsonb('request').$type<Record<string, unknown>>().notNull(),
-      outcome: text('outcome', { enum: ['ok', 'info', 'warning', 'error', 'failed'] }),
+      outcome: text('outcome', { enum: ['ok', 'waived', 'info', 'warning', 'error', 'failed'] }),
       passed: boolean('passed'),
       total: integer('total').notNull().default(0),
       done: integer('done').notNull().default(0),
@@ -225,7 +225,7 @@ export function defineTables(schemaName: string) {
       entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
       entityStatus: text('entity_status', { enum: ['draft', 'grace', 'enabled', 'disabled'] }).notNull(),
       severity: text('severity', { enum: ['info', 'warning', 'error'] }).notNull(),
-      outcome: text('outcome', { enum: ['ok', 'info', 'warning', 'error', 'failed'] }).notNull(),
+      outcome: text('outcome', { enum: ['ok', 'waived', 'info', 'warning', 'error', 'failed'] }).notNull(),
       resourceId: text('resource_id').notNull(),
       resourceDisplayName: text('resource_display_name'),
       resourceVersion: text('resource_version'),
@@ -263,7 +263,7 @@ export function defineTables(schemaName: string) {
       resourceId: text('resource_id').notNull(),
       environment: text('environment').notNull(),
       resourceType: text('resource_type').notNull(),
-      outcome: text('outcome', { enum: ['ok', 'info', 'warning', 'error', 'failed'] }).notNull(),
+      outcome: text('outcome', { enum: ['ok', 'waived', 'info', 'warning', 'error', 'failed'] }).notNull(),
       /** The evaluation_results row it copies. */
       resultId: bigint('result_id', { mode: 'number' }).notNull(),
     },
@@ -286,12 +286,44 @@ export function defineTables(schemaName: string) {
       environment: text('environment').notNull(),
       resourceType: text('resource_type').notNull(),
       ok: integer('ok').notNull(),
+      waived: integer('waived').notNull().default(0),
       info: integer('info').notNull(),
       warning: integer('warning').notNull(),
       error: integer('error').notNull(),
       failed: integer('failed').notNull(),
     },
     (table) => [primaryKey({ columns: [table.day, table.environment, table.resourceType] })],
+  );
+
+  /**
+   * Exceptions (waivers): while one is active, a non-compliance of its policy or metric on the
+   * resources its pattern matches, in its environment (null: every one), is `waived`.
+   */
+  const governanceExceptions = schema.table(
+    'governance_exceptions',
+    {
+      id: uuid('id').primaryKey().defaultRandom(),
+      entityId: uuid('entity_id').notNull(),
+      entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
+      /** The resource id or glob as given (`*`, `?`, `\` escaping). */
+      resourceId: text('resource_id').notNull(),
+      /** The same as a LIKE pattern (escape `\`), which matching reads. */
+      resourceLike: text('resource_like').notNull(),
+      environment: text('environment'),
+      reason: text('reason').notNull(),
+      ticket: text('ticket'),
+      expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      createdBy: text('created_by').notNull(),
+      /** When the notice that it is about to expire was written to the outbox: it is sent once. */
+      expiryNoticeAt: timestamp('expiry_notice_at', { withTimezone: true }),
+    },
+    (table) => [
+      index('governance_exceptions_entity').on(table.entityId, table.expiresAt),
+      index('governance_exceptions_unnoticed')
+        .on(table.expiresAt)
+        .where(sql`expiry_notice_at is null`),
+    ],
   );
 
   /**
@@ -489,6 +521,7 @@ export function defineTables(schemaName: string) {
     latestResults,
     complianceSnapshotDays,
     complianceDays,
+    governanceExceptions,
     evaluationTasks,
     cronSchedules,
     cueDisagreements,
@@ -519,6 +552,7 @@ export const {
   latestResults,
   complianceSnapshotDays,
   complianceDays,
+  governanceExceptions,
   evaluationTasks,
   cronSchedules,
   cueDisagreements,

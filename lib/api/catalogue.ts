@@ -16,6 +16,7 @@ import {
   readReportEndpoint,
   readReportResultsEndpoint,
 } from '../governance/evaluation/endpoints';
+import { createExceptionEndpoint, deleteExceptionEndpoint, listExceptionsEndpoint, readExceptionEndpoint } from '../governance/exceptions/endpoints';
 import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '../governance/policies/endpoints';
 import {
   deleteResourceTypeEndpoint,
@@ -54,4 +55,8 @@ export const catalogue: readonly Endpoint[] = [
   listDisagreementsEndpoint,
   complianceSummaryEndpoint,
   complianceTrendEndpoint,
+  createExceptionEndpoint,
+  listExceptionsEndpoint,
+  readExceptionEndpoint,
+  deleteExceptionEndpoint,
 ];

@@ -1,6 +1,6 @@
 import type { Settings } from '../settings';
 
-export type NotificationEvent = 'new-policy-event' | 'new-metric-event' | 'failure-event';
+export type NotificationEvent = 'new-policy-event' | 'new-metric-event' | 'failure-event' | 'exception-expiring-event';
 
 /** The notification document POSTed to `notification.url` (docs/notifications.md). */
 export interface Notification extends Record<string, unknown> {
@@ -18,6 +18,7 @@ export function notificationOf(settings: Settings, event: NotificationEvent, ent
     'new-policy-event': notification.newPolicyEvent,
     'new-metric-event': notification.newMetricEvent,
     'failure-event': notification.failureEvent,
+    'exception-expiring-event': notification.exceptionExpiringEvent,
   };
   const name = names[event];
   // The settings refuse an enabled notification block without its event names.

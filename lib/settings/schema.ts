@@ -74,6 +74,8 @@ export const settingsSchema = z.strictObject({
         'failure-event': text().optional(),
         'new-policy-event': text().optional(),
         'new-metric-event': text().optional(),
+        // Sent once per exception, `exceptions.expiry-notice` before it expires.
+        'exception-expiring-event': text().default('policy-exception-expiring'),
         secret: text().optional(),
       },
       { error: 'the notification block is mandatory (set enabled = false to turn notifications off)' },
@@ -143,6 +145,16 @@ export const settingsSchema = z.strictObject({
     'enable-on-publish': bool().default(true),
     // How many times a failed perimeter resolver call (unreachable, timed out, 429, 5xx) is retried, with backoff.
     'resolver-retries': int({ min: 0 }).default(3),
+  }),
+
+  // Exceptions (waivers) of a policy or metric for some resources (docs/governance.md, "Exceptions").
+  exceptions: block({
+    // The furthest ahead an exception may expire, counted from its creation.
+    'max-duration': duration()
+      .refine((ms) => ms > 0, 'expected a duration above zero')
+      .default(90 * 86_400_000),
+    // How long before its expiry an exception is announced (the exception-expiring-event notification).
+    'expiry-notice': duration().default(7 * 86_400_000),
   }),
 
   database: z.strictObject(

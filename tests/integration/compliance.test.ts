@@ -83,7 +83,7 @@ const trend = (query: Record<string, string> = {}) => invoke(compliance.trend, {
 
 /** ResourceCounts from counts by worst outcome. */
 const resources = (counts: Partial<Record<Outcome, number>>) => {
-  const byWorstOutcome = { ok: 0, info: 0, warning: 0, error: 0, failed: 0, ...counts };
+  const byWorstOutcome = { ok: 0, waived: 0, info: 0, warning: 0, error: 0, failed: 0, ...counts };
   const total = Object.values(byWorstOutcome).reduce((sum, n) => sum + n, 0);
   const failing = byWorstOutcome.error + byWorstOutcome.failed;
   return { total, passing: total - failing, failing, byWorstOutcome };
@@ -109,7 +109,7 @@ describe('compliance of an empty database', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
       resources: resources({}),
-      outcomes: { total: 0, ok: 0, info: 0, warning: 0, error: 0, failed: 0 },
+      outcomes: { total: 0, ok: 0, waived: 0, info: 0, warning: 0, error: 0, failed: 0 },
       byEnvironment: [],
       byResourceType: [],
       byEnvironmentAndResourceType: [],
@@ -164,7 +164,7 @@ describe('compliance over the newest result of each (policy, resource, environme
     // r1 ok; r2 error (Alpha fails, Beta passes); r3 warning (Grace); r4 ok (Disabled not counted); r5 only
     // a deleted policy's result (not a resource here); r6 failed; r7 ok (its newest result); o1 error.
     expect(answer.body.resources).toEqual(resources({ ok: 3, warning: 1, error: 2, failed: 1 }));
-    expect(answer.body.outcomes).toEqual({ total: 11, ok: 5, info: 1, warning: 2, error: 2, failed: 1 });
+    expect(answer.body.outcomes).toEqual({ total: 11, ok: 5, waived: 0, info: 1, warning: 2, error: 2, failed: 1 });
     expect(answer.body.byEnvironment).toEqual([
       { environment: 'development', resources: resources({ ok: 1, failed: 1 }) },
       { environment: 'production', resources: resources({ ok: 2, warning: 1, error: 2 }) },
@@ -187,17 +187,17 @@ describe('compliance over the newest result of each (policy, resource, environme
         status: 'enabled',
         severity: 'error',
         resourceType: 'dataproduct',
-        outcomes: { total: 6, ok: 4, info: 0, warning: 0, error: 1, failed: 1 },
+        outcomes: { total: 6, ok: 4, waived: 0, info: 0, warning: 0, error: 1, failed: 1 },
       },
       expect.objectContaining({
         id: METRIC,
         kind: 'metric',
         resourceType: 'outputport',
-        outcomes: { total: 1, ok: 0, info: 0, warning: 0, error: 1, failed: 0 },
+        outcomes: { total: 1, ok: 0, waived: 0, info: 0, warning: 0, error: 1, failed: 0 },
       }),
-      expect.objectContaining({ id: BETA, outcomes: { total: 2, ok: 1, info: 0, warning: 1, error: 0, failed: 0 } }),
-      expect.objectContaining({ id: GRACE, status: 'grace', outcomes: { total: 1, ok: 0, info: 0, warning: 1, error: 0, failed: 0 } }),
-      expect.objectContaining({ id: INFO, outcomes: { total: 1, ok: 0, info: 1, warning: 0, error: 0, failed: 0 } }),
+      expect.objectContaining({ id: BETA, outcomes: { total: 2, ok: 1, waived: 0, info: 0, warning: 1, error: 0, failed: 0 } }),
+      expect.objectContaining({ id: GRACE, status: 'grace', outcomes: { total: 1, ok: 0, waived: 0, info: 0, warning: 1, error: 0, failed: 0 } }),
+      expect.objectContaining({ id: INFO, outcomes: { total: 1, ok: 0, waived: 0, info: 1, warning: 0, error: 0, failed: 0 } }),
     ]);
     expect(Date.parse(answer.body.computedAt)).not.toBeNaN();
   });
@@ -205,7 +205,7 @@ describe('compliance over the newest result of each (policy, resource, environme
   it('filters by environment, resource type and policy, and lists the top N policies', async () => {
     const development = await summary({ environment: 'development' });
     expect(development.body.resources).toEqual(resources({ ok: 1, failed: 1 }));
-    expect(development.body.outcomes).toEqual({ total: 3, ok: 1, info: 1, warning: 0, error: 0, failed: 1 });
+    expect(development.body.outcomes).toEqual({ total: 3, ok: 1, waived: 0, info: 1, warning: 0, error: 0, failed: 1 });
     expect((await summary({ resourceType: 'outputport' })).body.resources).toEqual(resources({ error: 1 }));
     // By Alpha's results alone: r1, r3, r4, r7 pass; r2 and r6 fail.
     const alpha = await summary({ policyId: A });

@@ -343,6 +343,37 @@ describe('failures of a scheduled run', () => {
     expect(failureNotifications()).toHaveLength(0);
   });
 
+  it('a run whose only findings an exception waives announces nothing, and its queued results are waived', async () => {
+    perimeter.push({ id: 'dp-1', content: 'id: dp-1\nowner: alice\n' }, { id: 'dp-2', content: 'id: dp-2\nowner: nobody\n' });
+    const policy = await cronPolicy();
+    const exceptions = await import('../../functions/governance/exceptions');
+    const waiver = await invoke(exceptions.create, {
+      method: 'POST',
+      path: '/v1/computational-governance/exceptions',
+      body: {
+        policyId: policy.id,
+        resourceId: 'dp-*',
+        environment: 'production',
+        reason: 'owners being migrated',
+        expiresAt: minutesFromNow(60).toISOString(),
+      },
+    });
+    expect(waiver.status).toBe(201);
+    await publish(policy.id);
+    const { started } = await dispatchDueCronPolicies(minutesFromNow(6));
+    await deliverAll();
+    await flushOutbox();
+    expect(sentEvents()).toHaveLength(0);
+    expect(failureNotifications()).toHaveLength(0);
+    const outcomes = await database.sql.unsafe(`select resource_id, outcome from "${SCHEMA}".evaluation_results where report_id = $1 order by resource_id`, [
+      started[0].reportId,
+    ]);
+    expect(outcomes.map((row) => [row.resource_id, row.outcome])).toEqual([
+      ['dp-1', 'ok'],
+      ['dp-2', 'waived'],
+    ]);
+  });
+
   it('a run that cannot evaluate (resolver down until dead-lettered) is announced too; an events backend that is down loses nothing', async () => {
     const policy = await cronPolicy({ name: 'resolver down' });
     await publish(policy.id);

@@ -22,6 +22,7 @@ const TABLES = [
   'evaluation_results',
   'evaluation_tasks',
   'governance_entities',
+  'governance_exceptions',
   'knowledge_chunks',
   'knowledge_index_refreshes',
   'knowledge_stale_sources',
@@ -106,9 +107,9 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 and 0017 too), with a history in it.
     await database.sql.unsafe(`
-      drop table ${other}.latest_results, ${other}.compliance_days, ${other}.compliance_snapshot_days;
+      drop table ${other}.latest_results, ${other}.compliance_days, ${other}.compliance_snapshot_days, ${other}.governance_exceptions;
       alter table ${other}.knowledge_chunks drop column revision;
       delete from ${other}.__drizzle_migrations where created_at >= ${JOURNAL.entries[15].when};
       insert into ${other}.evaluation_results (recorded, entity_id, entity_version, entity_kind, entity_status, severity, outcome, resource_id, environment, resource_type, result)

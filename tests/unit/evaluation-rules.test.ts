@@ -40,6 +40,19 @@ describe('outcome rules', () => {
     expect(outcomeOf(result, { status, severity })).toBe(expected);
   });
 
+  it('an active exception waives a non-compliance, never a pass nor a result the engine could not judge', () => {
+    expect(outcomeOf(fail, { status: 'enabled', severity: 'error' }, true)).toBe('waived');
+    expect(outcomeOf(fail, { status: 'grace', severity: 'info' }, true)).toBe('waived');
+    expect(outcomeOf(pass, { status: 'enabled', severity: 'error' }, true)).toBe('ok');
+    expect(outcomeOf(crash, { status: 'enabled', severity: 'error' }, true)).toBe('failed');
+  });
+
+  it('a waived result passes: worse than ok, better than any finding', () => {
+    expect(overallOutcome(['ok', 'waived'])).toEqual({ outcome: 'waived', passed: true });
+    expect(overallOutcome(['waived', 'info'])).toEqual({ outcome: 'info', passed: true });
+    expect(overallOutcome(['waived', 'error'])).toEqual({ outcome: 'error', passed: false });
+  });
+
   it('a report takes its worst outcome and passes only without error or failed', () => {
     expect(overallOutcome([])).toEqual({ outcome: 'ok', passed: true });
     expect(overallOutcome(['ok', 'info', 'warning'])).toEqual({ outcome: 'warning', passed: true });

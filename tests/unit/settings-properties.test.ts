@@ -116,6 +116,13 @@ const properties: Property[] = [
     override: ['"new-metric"', 'new-metric'],
     bad: ['""', 'non-empty string'],
   },
+  {
+    key: 'notification.exception-expiring-event',
+    read: (s) => s.notification.exceptionExpiringEvent,
+    default: 'policy-exception-expiring',
+    override: ['"waiver-expiring"', 'waiver-expiring'],
+    bad: ['""', 'non-empty string'],
+  },
   { key: 'notification.secret', read: (s) => s.notification.secret, default: undefined, override: ['"n-secret"', 'n-secret'], bad: ['""', 'non-empty string'] },
   {
     key: 'breaking-change.previous-resource-reference',
@@ -223,6 +230,20 @@ const properties: Property[] = [
     default: true,
     override: ['false', false],
     bad: ['"later"', 'expected a boolean'],
+  },
+  {
+    key: 'exceptions.max-duration',
+    read: (s) => s.exceptions.maxDuration,
+    default: 90 * 86_400_000,
+    override: ['"30 days"', 30 * 86_400_000],
+    bad: ['"0s"', 'expected a duration above zero'],
+  },
+  {
+    key: 'exceptions.expiry-notice',
+    read: (s) => s.exceptions.expiryNotice,
+    default: 7 * 86_400_000,
+    override: ['"3 days"', 3 * 86_400_000],
+    bad: ['"soon"', 'duration'],
   },
   {
     key: 'database.schema',

@@ -75,11 +75,15 @@ interface ResultSummaryRow extends Record<string, unknown> {
   entity_id: string;
   name: string;
   passed: number;
+  waived: number;
   failed: number;
   errors: { error: string; count: number }[] | null;
 }
 
-/** Per policy, over the latest recorded result of each (resource, environment): how many pass and fail, and the most frequent errors. */
+/**
+ * Per policy, over the latest recorded result of each (resource, environment): how many pass, pass
+ * under an exception (waived) and fail, and the most frequent errors (waived ones included).
+ */
 async function resultSources(database: Database): Promise<KnowledgeSource[]> {
   const results = database.tables.evaluationResults;
   const entities = database.tables.governanceEntities;
@@ -99,7 +103,8 @@ async function resultSources(database: Database): Promise<KnowledgeSource[]> {
     )
     select latest.entity_id, ${entities.name} as name,
       count(*) filter (where outcome = 'ok')::int as passed,
-      count(*) filter (where outcome <> 'ok')::int as failed,
+      count(*) filter (where outcome = 'waived')::int as waived,
+      count(*) filter (where outcome not in ('ok', 'waived'))::int as failed,
       (select json_agg(json_build_object('error', e.error, 'count', e.count) order by e.rank) from errors e
         where e.entity_id = latest.entity_id and e.rank <= ${TOP_ERRORS}) as errors
     from latest join ${entities} on ${entities.id} = latest.entity_id and ${entities.latest}
@@ -110,7 +115,8 @@ async function resultSources(database: Database): Promise<KnowledgeSource[]> {
     id: row.entity_id,
     title: `Latest results of ${row.name}`,
     content: [
-      `Latest results of the policy ${row.name} (${row.entity_id}): ${row.passed} resources pass, ${row.failed} fail.`,
+      `Latest results of the policy ${row.name} (${row.entity_id}): ${row.passed} resources pass, ` +
+        `${row.waived > 0 ? `${row.waived} fail under an active exception (waived), ` : ''}${row.failed} fail.`,
       ...(row.errors ?? []).map((e) => `- ${e.count} x ${e.error}`),
     ].join('\n'),
   }));

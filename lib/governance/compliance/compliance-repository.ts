@@ -30,10 +30,11 @@ const countsByRank = (rank: SQL, count: SQL = sql`count(*)`) =>
 /**
  * The outcome a result stored as `outcome` has now, by the status and severity of its entity `e`
  * (lib/governance/evaluation/outcome.ts), as its index in OUTCOMES: ranks compare and count cheaply.
+ * `ok`, `waived` and `failed` stay as they are (a waiver holds until the pair's next evaluation).
  */
 const judgedRank = (outcome: SQL) => {
   const rank = (name: Outcome) => sql.raw(String(OUTCOMES.indexOf(name)));
-  return sql`case when ${outcome} = 'ok' then ${rank('ok')} when ${outcome} = 'failed' then ${rank('failed')}
+  return sql`case when ${outcome} = 'ok' then ${rank('ok')} when ${outcome} = 'waived' then ${rank('waived')} when ${outcome} = 'failed' then ${rank('failed')}
     when e.severity = 'info' then ${rank('info')} when e.status = 'grace' then ${rank('warning')}
     when e.severity = 'warning' then ${rank('warning')} else ${rank('error')} end`;
 };
@@ -108,7 +109,7 @@ export class ComplianceRepository {
         policies as (
           select id, name, kind, version, status, severity, resource_type, ${countsByRank(sql`rank`, sql`sum(pairs)`)},
             coalesce(sum(pairs) filter (where rank >= ${sql.raw(String(OUTCOMES.indexOf('error')))}), 0) as failing,
-            coalesce(sum(pairs) filter (where rank > 0), 0) as findings
+            coalesce(sum(pairs) filter (where rank > ${sql.raw(String(OUTCOMES.indexOf('waived')))}), 0) as findings
           from entity_outcomes group by id, name, kind, version, status, severity, resource_type
         )
         select

@@ -8,6 +8,7 @@ import { type Perimeter, resolveDeployed, type ResolvedResource, resolvePerimete
 import { getSettings, type Settings } from '../../settings';
 import { type DisagreementSink, type EngineEntity, engineFailure, type EngineResource, type EngineResult } from '../engines/engine';
 import { evaluateEntities } from '../engines/engines';
+import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { DEFAULT_BATCH_SIZE } from '../resource-types/resource-type';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
@@ -98,6 +99,17 @@ async function recordDisagreements(ctx: RunContext, disagreements: NewDisagreeme
   }
 }
 
+/** The pairs of the batch that did not comply and that an active exception waives (one query, only when some did not comply). */
+async function waivedPairs(ctx: RunContext, entities: EntityRow[], candidates: Candidate[], results: EngineResult[][]): Promise<Set<string>> {
+  const failing = entities.filter((_, e) => results[e].some((result) => !result.isError && !result.satisfiesPolicy));
+  if (failing.length === 0) return new Set();
+  return new ExceptionRepository(ctx.database).waivedPairs(
+    failing.map((entity) => entity.id),
+    ctx.environment,
+    candidates.map((candidate) => candidate.identity.id),
+  );
+}
+
 /** Evaluates every entity against the candidates: the result rows to append. */
 export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<NewResult[]> {
   const results: EngineResult[][] = entities.map(() => []);
@@ -132,6 +144,7 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
     });
   }
   if (disagreements.length > 0) await recordDisagreements(ctx, disagreements);
+  const waived = await waivedPairs(ctx, entities, candidates, results);
   return entities.flatMap((entity, e) =>
     candidates.map((candidate, r) => {
       const result = results[e][r];
@@ -144,7 +157,7 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
         entityKind: entity.kind,
         entityStatus: entity.status,
         severity: entity.severity,
-        outcome: outcomeOf(result, entity),
+        outcome: outcomeOf(result, entity, waived.has(pairKey(entity.id, candidate.identity.id))),
         resourceId: candidate.identity.id,
         resourceDisplayName: candidate.identity.displayName,
         resourceVersion: candidate.identity.version,

@@ -4,6 +4,7 @@ import { Conflict, Invalid, NotFound } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
 import { requireKnownEnvironment } from '../environments/environment-service';
+import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import type { EntityKind } from '../policies/entity';
 import { EntityRepository } from '../policies/entity-repository';
 import { readEntityRow } from '../policies/entity-service';
@@ -143,6 +144,9 @@ export async function recordPassiveResult(id: string, input: PassiveResultInput)
   }
   await requireKnownEnvironment(input.environment, 'environment');
   const result = { satisfiesPolicy: input.satisfiesPolicy, isError: false, errors: input.errors, ...(input.details ? { details: input.details } : {}) };
+  const waived = input.satisfiesPolicy
+    ? new Set<string>()
+    : await new ExceptionRepository(database).waivedPairs([entity.id], input.environment, [input.resource.id]);
   const row = await new ResultRepository(database).add({
     reportId: null,
     recorded: true,
@@ -151,7 +155,7 @@ export async function recordPassiveResult(id: string, input: PassiveResultInput)
     entityKind: 'policy',
     entityStatus: entity.status,
     severity: entity.severity,
-    outcome: outcomeOf(result, entity),
+    outcome: outcomeOf(result, entity, waived.has(pairKey(entity.id, input.resource.id))),
     resourceId: input.resource.id,
     resourceDisplayName: input.resource.displayName ?? null,
     resourceVersion: input.resource.version ?? null,

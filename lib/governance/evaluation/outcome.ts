@@ -1,17 +1,20 @@
 import type { EngineResult } from '../engines/engine';
 import type { EntityStatus } from '../policies/lifecycle';
 
-export const OUTCOMES = ['ok', 'info', 'warning', 'error', 'failed'] as const;
+/** From the best to the worst; `waived` passes (a non-compliance an active exception waives). */
+export const OUTCOMES = ['ok', 'waived', 'info', 'warning', 'error', 'failed'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**
  * The outcome rules of the contract: an engine that could not judge is `failed`; a satisfied
- * entity is `ok`; otherwise severity `info` gives `info`, a `grace` entity gives `warning`, and the
- * severity counts as it is for an enabled one (a draft under test is judged as if enabled).
+ * entity is `ok`; a non-compliance an active exception covers is `waived`; otherwise severity
+ * `info` gives `info`, a `grace` entity gives `warning`, and the severity counts as it is for an
+ * enabled one (a draft under test is judged as if enabled).
  */
-export function outcomeOf(result: EngineResult, entity: { status: EntityStatus; severity: 'info' | 'warning' | 'error' }): Outcome {
+export function outcomeOf(result: EngineResult, entity: { status: EntityStatus; severity: 'info' | 'warning' | 'error' }, waived = false): Outcome {
   if (result.isError) return 'failed';
   if (result.satisfiesPolicy) return 'ok';
+  if (waived) return 'waived';
   if (entity.severity === 'info') return 'info';
   if (entity.status === 'grace') return 'warning';
   return entity.severity;

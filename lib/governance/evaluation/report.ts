@@ -1,17 +1,11 @@
 import { z } from 'zod';
 
+import { textField as text } from '../../http/text-field';
 import { wholeNumberQuery } from '../../http/whole-number';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
 import { SEVERITIES } from '../policies/entity';
 import { STATUSES } from '../policies/lifecycle';
 import { OUTCOMES } from './outcome';
-
-const text = (name: string, max: number) =>
-  z
-    .string({ error: `${name} must be a string` })
-    .trim()
-    .min(1, `${name} must not be empty`)
-    .max(max, `${name} is longer than ${max} characters`);
 
 const scalarText = (name: string) => z.union([text(name, 512), z.number().transform(String)], { error: `${name} must be a string` });
 
@@ -115,6 +109,7 @@ export const evaluationReport = z
       .object({
         total: z.number().int(),
         ok: z.number().int(),
+        waived: z.number().int().meta({ description: 'Non-compliances an active exception waived: they do not make passed false' }),
         info: z.number().int(),
         warning: z.number().int(),
         error: z.number().int(),

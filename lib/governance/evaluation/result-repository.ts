@@ -94,11 +94,11 @@ export class ResultRepository {
     return Object.fromEntries(OUTCOMES.map((outcome) => [outcome, rows.find((row) => row.outcome === outcome)?.count ?? 0])) as Record<Outcome, number>;
   }
 
-  /** How many results of the report are not `ok` (not compliant, or not evaluated), of how many. */
+  /** How many results of the report are neither `ok` nor `waived` (not compliant, or not evaluated), of how many. */
   async countsOfReport(reportId: string, tx: Pick<Transaction, 'select'> = this.database.db): Promise<{ failed: number; total: number }> {
     const t = this.table;
     const [row] = await tx
-      .select({ failed: sql<number>`count(*) filter (where ${t.outcome} <> 'ok')`.mapWith(Number), total: count() })
+      .select({ failed: sql<number>`count(*) filter (where ${t.outcome} not in ('ok', 'waived'))`.mapWith(Number), total: count() })
       .from(t)
       .where(eq(t.reportId, reportId));
     return row;

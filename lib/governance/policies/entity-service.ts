@@ -13,6 +13,7 @@ import { checkCueScript } from '../engines/engines';
 import { LlmAnswerRepository } from '../engines/llm/llm-answer-repository';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { environmentsOf, type QueuedEvaluation, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
+import { ExceptionRepository } from '../exceptions/exception-repository';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import { CronScheduleRepository } from '../scheduling/cron-schedule-repository';
 import type { EntityContent, EntityFilters, EntityInput, EntityKind, EntityRepresentation, PublishedEntity } from './entity';
@@ -244,6 +245,7 @@ export async function deleteEntity(kind: EntityKind, id: string): Promise<void> 
   const outcome = await new EntityRepository(database).delete(kind, id, async (tx) => {
     await new CronScheduleRepository(database).remove(id, tx);
     await new LlmAnswerRepository(database).forget(id, tx);
+    await new ExceptionRepository(database).forget(id, tx);
   });
   if (outcome === 'missing') throw notFound(kind, id);
   if (outcome === 'active') throw new Conflict(`Only draft and disabled ${NOUN[kind] === 'policy' ? 'policies' : 'metrics'} can be deleted; disable it first`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { textField as text } from '../../http/text-field';
 import { PG_INTEGER_MAX, wholeNumberQuery } from '../../http/whole-number';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
 import { isAbsoluteHttpUrl } from '../../settings/values';
@@ -16,13 +17,6 @@ const ENGINES = ['cue', 'remote', 'llm'] as const;
 const CUE_EVALUATORS = ['native', 'wasm'] as const;
 
 const oneOf = <T extends readonly [string, ...string[]]>(name: string, values: T) => z.enum(values, { error: `${name} must be one of ${values.join(', ')}` });
-
-const text = (name: string, max: number) =>
-  z
-    .string({ error: `${name} must be a string` })
-    .trim()
-    .min(1, `${name} must not be empty`)
-    .max(max, `${name} is longer than ${max} characters`);
 
 const threshold = z
   .strictObject({

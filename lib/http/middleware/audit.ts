@@ -23,6 +23,8 @@ export function audit(
       const settings = await getSettings();
       if (!settings.platformServices.audit.enabled) return;
       const { requestId, startedAt } = request.internal;
+      // What the call created, when its answer names it (201 Created, 202 Accepted).
+      const location = request.response?.headers?.location;
       await new OutboxRepository(await getDatabase()).enqueue('audit', {
         timestamp: new Date(startedAt).toISOString(),
         subject: principalOf(request.event)?.subject ?? 'anonymous',
@@ -31,6 +33,7 @@ export function audit(
         status: request.response?.statusCode,
         durationMs: Date.now() - startedAt,
         requestId,
+        ...(typeof location === 'string' ? { location } : {}),
       });
       dispatchInBackground();
     } catch (error) {
