@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 import { onUnauthorized } from './api/client';
 import { forgetCredentials, readCredentials, takeTokenFromAddress } from './auth/session';
+import { AssistantPanel } from './components/assistant-panel';
 import { Layout } from './components/layout';
 import { SignInPage } from './pages/sign-in';
 import { matchRoute, navigate, useLocation } from './router';
@@ -48,7 +49,7 @@ export function App() {
     setCredentials(false);
   };
   return (
-    <Layout routes={routes} current={match?.route} title={match?.route.title ?? 'Not found'} onSignOut={signOut}>
+    <Layout routes={routes} current={match?.route} title={match?.route.title ?? 'Not found'} onSignOut={signOut} aside={<AssistantPanel />}>
       {match ? match.route.page({ params: match.params, query: location.query }) : <p role="alert">The console has no page at #{location.path}.</p>}
     </Layout>
   );

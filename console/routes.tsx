@@ -1,4 +1,5 @@
 import { EntityListPage } from './pages/entity-list';
+import { OverviewPage } from './pages/overview';
 import type { Route } from './router';
 
 /**
@@ -6,6 +7,7 @@ import type { Route } from './router';
  * with `nav` are the navigation, in this order. A new page is a file in pages/ and a line here.
  */
 export const routes: readonly Route[] = [
+  { path: '/overview', title: 'Overview', nav: 'Overview', page: (props) => <OverviewPage {...props} /> },
   { path: '/policies', title: 'Policies', nav: 'Policies', page: (props) => <EntityListPage collection="policies" {...props} /> },
   { path: '/metrics', title: 'Metrics', nav: 'Metrics', page: (props) => <EntityListPage collection="metrics" {...props} /> },
 ];

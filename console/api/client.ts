@@ -89,3 +89,5 @@ async function request<T>(method: string, path: string, options: RequestOptions 
 }
 
 export const get = <T>(path: string, options?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, options);
+
+export const post = <T>(path: string, body: unknown, options?: Omit<RequestOptions, 'body'>) => request<T>('POST', path, { ...options, body });

@@ -56,7 +56,7 @@ describe('signing in with a user and an access token (Basic), where the API acce
 
     await page.getByLabel('Access token', { exact: true }).fill('access-token-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(JSON.parse((await inPage<string | null>(page, "sessionStorage.getItem('cgp.console.credentials')")) ?? '{}')).toEqual({
       kind: 'basic',
       user: 'alice',

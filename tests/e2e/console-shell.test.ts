@@ -21,6 +21,13 @@ afterEach(async () => {
   browser = undefined;
 });
 
+/** Signs in with the link npm start prints, then goes to the policies (the navigation's link). */
+async function openPolicies(page: Page) {
+  await page.goto(consoleUrl(await technicalToken()));
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Policies', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
+}
+
 /** Opens the browser for a test (closed after it); the page's problems are checked by the test. */
 async function open(viewport?: { width: number; height: number }) {
   browser = await openBrowser(viewport);
@@ -68,8 +75,9 @@ describe('signing in', () => {
     const { page, problems } = await open();
     const token = await technicalToken({ sub: 'console-link' });
     await page.goto(consoleUrl(token));
-    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
-    expect(page.url()).toBe(`${baseUrl}/console#/policies`);
+    // The Overview is the default page.
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(page.url()).toBe(`${baseUrl}/console#/overview`);
     expect(JSON.parse((await storedCredentials(page)) ?? '{}')).toEqual({ kind: 'bearer', token });
     expect(await inPage(page, 'localStorage.length')).toBe(0);
     // The new tab's blank page, then the console: the address with the token was replaced, not kept.
@@ -80,8 +88,8 @@ describe('signing in', () => {
   it('also at /console/ (a trailing slash), whose page finds the same assets', async () => {
     const { page, problems } = await open();
     await page.goto(`${baseUrl}/console/#token=${await technicalToken()}`);
-    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
-    expect(page.url()).toBe(`${baseUrl}/console/#/policies`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(page.url()).toBe(`${baseUrl}/console/#/overview`);
     expect(problems).toEqual([]);
   });
 
@@ -98,17 +106,17 @@ describe('signing in', () => {
 
     await page.getByLabel('Bearer token').fill(`Bearer ${await technicalToken()}`);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(problems).toEqual([]);
   });
 
   it('returns to sign-in, saying why, when the API refuses the credentials of the tab (401)', async () => {
     const { page } = await open();
     await page.goto(consoleUrl(await technicalToken()));
-    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     // The token expires or is revoked while the tab is open.
     await inPage(page, `sessionStorage.setItem('${CREDENTIALS_KEY}', JSON.stringify({ kind: 'bearer', token: 'a.b.c' }))`);
-    await page.getByRole('link', { name: 'Metrics' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Metrics', exact: true }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await page.getByRole('status').textContent()).toBe('Signed out: The Authorization header holds neither a Bearer token nor Basic credentials');
     expect(await storedCredentials(page)).toBeNull();
@@ -144,7 +152,7 @@ describe('the policies list', () => {
 
   it('shows the API page by page, filtered by the API, each row linking to its policy', async () => {
     const { page, problems } = await open();
-    await page.goto(consoleUrl(await technicalToken()));
+    await openPolicies(page);
     await page.getByLabel('Name or description').fill(marker);
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => page.getByRole('navigation', { name: 'Pages' }).textContent(), SLOW).toContain(`1–25 of ${COUNT}`);
@@ -175,7 +183,7 @@ describe('the policies list', () => {
       await held;
       await route.continue();
     });
-    await page.goto(consoleUrl(await technicalToken()));
+    await openPolicies(page);
     const field = page.getByLabel('Name or description');
     await field.fill('x'.repeat(201));
     release();
@@ -191,16 +199,15 @@ describe('the policies list', () => {
 
   it('works on a 390 px phone screen: nothing wider than the screen but the table, which scrolls; reachable with the keyboard', async () => {
     const { page, problems } = await open(VIEWPORTS.phone);
-    await page.goto(consoleUrl(await technicalToken()));
-    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
+    await openPolicies(page);
     // A new page starts at its heading; before it are the navigation and the skip link.
     expect(await inPage(page, 'document.activeElement?.tagName')).toBe('H1');
     const before: unknown[] = [];
-    for (let step = 0; step < 4; step++) {
+    for (let step = 0; step < 5; step++) {
       await page.keyboard.press('Shift+Tab');
       before.push(await inPage(page, 'document.activeElement?.textContent'));
     }
-    expect(before).toEqual(['Sign out', 'Metrics', 'Policies', 'Skip to content']);
+    expect(before).toEqual(['Sign out', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
 
     await page.getByLabel('Name or description').fill(marker);
     await page.getByRole('button', { name: 'Filter' }).click();

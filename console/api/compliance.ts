@@ -1,0 +1,23 @@
+import type { complianceSummaryEndpoint, complianceTrendEndpoint } from '../../lib/governance/compliance/endpoints';
+import { get, type Query } from './client';
+import type { Answer } from './contracts';
+
+const BASE = '/v1/computational-governance/compliance';
+
+export type ComplianceSummary = Answer<typeof complianceSummaryEndpoint>;
+export type ComplianceTrend = Answer<typeof complianceTrendEndpoint>;
+/** Resources by passing / failing and worst outcome (a summary's, a breakdown's or a day's). */
+export type ResourceCounts = ComplianceSummary['resources'];
+
+/** What the Overview counts: the resources of an environment, of a type, the results of one policy. */
+export interface ComplianceFilters extends Query {
+  environment?: string;
+  resourceType?: string;
+  policyId?: string;
+}
+
+export const complianceSummary = (filters: ComplianceFilters, signal?: AbortSignal) => get<ComplianceSummary>(`${BASE}/summary`, { query: filters, signal });
+
+/** The trend has no policyId filter: the resources of the environment and type, per day. */
+export const complianceTrend = ({ environment, resourceType }: ComplianceFilters, days: number, signal?: AbortSignal) =>
+  get<ComplianceTrend>(`${BASE}/trend`, { query: { environment, resourceType, days }, signal });
