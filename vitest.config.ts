@@ -39,6 +39,9 @@ export default defineConfig({
           include: ['tests/e2e/**/*.test.ts'],
           globalSetup: ['tests/support/e2e-setup.ts', 'tests/support/browser-setup.ts'],
           testTimeout: 120_000,
+          // One serverless offline and one database serve every e2e file, and some files store the
+          // assistant's configurations (state of the whole service): one file at a time, on any machine.
+          fileParallelism: false,
         },
       },
     ],
