@@ -1,4 +1,5 @@
 /** `npm run bench`: every bench in turn, each printing its own numbers. */
+import { benchCgpTest } from './cgp-test';
 import { benchCompliance } from './compliance';
 import { nativeThroughput } from './cue-native-throughput';
 import { cueThroughput } from './cue-throughput';
@@ -22,3 +23,5 @@ console.log('# Grounded chat retrieval over a knowledge index of 5,000 chunks (r
 await benchRetrieval();
 console.log('# The compliance summary and trend over 1,000,000 results (serverless offline, embedded PostgreSQL)');
 await benchCompliance();
+console.log('# `cgp test` on 1,000 descriptor files (the command line, a process of its own, no server)');
+await benchCgpTest();

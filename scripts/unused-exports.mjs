@@ -7,7 +7,8 @@
 //
 // Entry points are modules nothing imports but something outside TypeScript starts, so their exports are
 // not reported: the handlers under functions/ (serverless.yml names them), drizzle/schema.ts (drizzle-kit
-// reads it, see drizzle.config.ts), the vitest global setups (vitest.config.ts names them) and the configs.
+// reads it, see drizzle.config.ts), the vitest global setups (vitest.config.ts names them), the command line
+// (bin/cgp.mjs imports lib/cli/main.ts) and the configs.
 // scripts/ and bench/ are started by path, but they export nothing for anyone else: what they export is checked.
 // The console (console/tsconfig.json, its own program) is checked the same way, for its own files only
 // (it imports types of lib/, whose exports are the server's business); console/main.tsx is its entry point.
@@ -17,7 +18,13 @@ import path from 'node:path';
 import ts from 'ts-unused-exports';
 
 const analyzeTsConfig = ts.analyzeTsConfig ?? ts.default;
-const ENTRY_POINTS = ['/functions/', '/drizzle/schema\\.ts$', '/tests/support/(database|e2e|browser)-setup\\.ts$', '/[a-z]+\\.config\\.ts$'];
+const ENTRY_POINTS = [
+  '/functions/',
+  '/drizzle/schema\\.ts$',
+  '/tests/support/(database|e2e|browser)-setup\\.ts$',
+  '/lib/cli/main\\.ts$',
+  '/[a-z]+\\.config\\.ts$',
+];
 const exclude = `--excludePathsFromReport=${ENTRY_POINTS.join(';')}`;
 
 const programs = [

@@ -9,7 +9,8 @@ export interface RuntimeEnvironment {
   readonly stage: string;
   /**
    * Folder holding config/, drizzle/ and .data/: the Lambda task root when deployed, else the
-   * working directory (serverless-offline sets LAMBDA_TASK_ROOT to a fake /var/task).
+   * working directory (serverless-offline sets LAMBDA_TASK_ROOT to a fake /var/task). The `cgp`
+   * command runs from any folder: its launcher names the package's own in CGP_PACKAGE_ROOT.
    */
   readonly root: string;
   /** True inside AWS Lambda; false under npm start, serverless-offline and tests. */
@@ -20,7 +21,7 @@ export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): Runtim
   return {
     logLevel: env.LOG_LEVEL || 'info',
     stage: env.STAGE || 'local',
-    root: (!env.IS_OFFLINE && env.LAMBDA_TASK_ROOT) || process.cwd(),
+    root: (!env.IS_OFFLINE && env.LAMBDA_TASK_ROOT) || env.CGP_PACKAGE_ROOT || process.cwd(),
     deployed: Boolean(env.AWS_LAMBDA_FUNCTION_NAME) && !env.IS_OFFLINE,
   };
 }

@@ -66,6 +66,22 @@ const fields = {
   strategy: oneOf('strategy', STRATEGIES).default('default'),
 };
 
+const thresholds = z.array(threshold).max(20, 'at most 20 thresholds').default([]);
+
+/**
+ * The metadata of a CUE policy or metric kept as a file by the command line (lib/cli/policy-file.ts):
+ * the input fields less the engine's (the file's body is the script), each optional, plus
+ * `kind` and the `id` a pulled file keeps. The platform checks the rest when the file is pushed.
+ */
+export const entityFileMetadata = z.strictObject({
+  kind: oneOf('kind', ['policy', 'metric'] as const).default('policy'),
+  id: z.uuid({ error: 'id must be a UUID' }).optional(),
+  ...z
+    .strictObject({ ...fields, thresholds })
+    .omit({ engine: true, cueScript: true, remoteEngineUrl: true, llmRule: true })
+    .partial().shape,
+});
+
 interface CrossFieldInput {
   engine: string | null;
   cueScript: string | null;
@@ -100,7 +116,7 @@ export const policyInput = z.strictObject(fields).superRefine(crossFieldRules).m
 
 /** Body of POST (create) and PUT (edit) of a metric: a policy whose result is a number, read against thresholds. */
 export const metricInput = z
-  .strictObject({ ...fields, thresholds: z.array(threshold).max(20, 'at most 20 thresholds').default([]) })
+  .strictObject({ ...fields, thresholds })
   .superRefine(crossFieldRules)
   .superRefine((metric, ctx) => {
     // A metric's number is read against thresholds and charted over time: a model's guess would make it drift.

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { parse as parseYaml } from 'yaml';
+
+import { entityFileMetadata } from '../governance/policies/entity';
+import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
+import { runTest } from './test-command';
+import { UsageError } from './usage-error';
+
+/** Exit codes: everything passed, a result fails, the command could not run as asked. */
+const EXIT = { passed: 0, failed: 1, usage: 2 } as const;
+
+const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Writes to standard output and waits until it is handed over: the launcher ends the process right after. */
+const print = (text: string) => new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+
+const parseBoolean = (value: string) => {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidArgumentError('must be true or false');
+};
+
+const parseThresholds = (value: string) => {
+  const parsed = entityFileMetadata.shape.thresholds.safeParse(parseYaml(value));
+  if (!parsed.success) throw new InvalidArgumentError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+  return parsed.data;
+};
+
+const formatOption = () => new Option('-f, --format <format>', 'output format (default: table on a terminal, json otherwise)').choices(FORMATS);
+
+function program(): Command {
+  const cgp = new Command('cgp')
+    .description('The computational governance platform from a terminal: test CUE policies on local descriptors (docs/cli.md)')
+    .version(packageVersion)
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+
+  cgp
+    .command('test')
+    .description('evaluate CUE policy files against local descriptor files, with no server; exit 0 all pass, 1 any fails, 2 usage or compile error')
+    .argument('<policy>', 'a policy .cue file, or a folder: every .cue file under it')
+    .argument('<descriptors...>', 'YAML or JSON descriptor files, folders, or quoted globs ("descriptors/**/*.yaml")')
+    .addOption(formatOption())
+    .option('--metric', 'the policy files are metrics (their metadata can say kind: metric instead)')
+    .addOption(new Option('--severity <severity>', 'severity of a failing result (default: the metadata, else error)').choices(['info', 'warning', 'error']))
+    .option('--require-concrete <boolean>', 'true: `cue vet -c` semantics; false: conflicts only (default: the metadata, else true)', parseBoolean)
+    .option('--thresholds <yaml>', "metric thresholds as YAML or JSON: '[{label: high, color: red, min: 10}]'", parseThresholds)
+    .action(
+      async (
+        policy: string,
+        descriptors: string[],
+        options: { format?: Format; metric?: boolean; severity?: 'info' | 'warning' | 'error'; requireConcrete?: boolean; thresholds?: [] },
+      ) => {
+        const run = await runTest(policy, descriptors, {
+          kind: options.metric ? 'metric' : undefined,
+          severity: options.severity,
+          requireConcrete: options.requireConcrete,
+          thresholds: options.thresholds,
+        });
+        await print(formatRun(run, options.format ?? defaultFormat(), packageVersion));
+        process.exitCode = run.passed ? EXIT.passed : EXIT.failed;
+      },
+    );
+  return cgp;
+}
+
+/** Runs the command line; the exit code is left on process.exitCode. */
+export async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander printed its message (or the help) already; --help and --version are not errors.
+      process.exitCode = error.exitCode === 0 ? EXIT.passed : EXIT.usage;
+      return;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`cgp: ${error.message}\n`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    process.stderr.write(`cgp: ${(error as Error).message}\n`);
+    process.exitCode = EXIT.usage;
+  }
+}
