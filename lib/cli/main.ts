@@ -4,6 +4,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { parse as parseYaml } from 'yaml';
 
 import { entityFileMetadata } from '../governance/policies/entity';
+import { runEvaluate } from './evaluate-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
 import { runTest } from './test-command';
 import { UsageError } from './usage-error';
@@ -27,6 +28,14 @@ const parseThresholds = (value: string) => {
   if (!parsed.success) throw new InvalidArgumentError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
   return parsed.data;
 };
+
+const parseSeconds = (value: string) => {
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1) throw new InvalidArgumentError('must be a whole number of seconds, at least 1');
+  return seconds;
+};
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 const formatOption = () => new Option('-f, --format <format>', 'output format (default: table on a terminal, json otherwise)').choices(FORMATS);
 
@@ -59,6 +68,31 @@ function program(): Command {
           requireConcrete: options.requireConcrete,
           thresholds: options.thresholds,
         });
+        await print(formatRun(run, options.format ?? defaultFormat(), packageVersion));
+        process.exitCode = run.passed ? EXIT.passed : EXIT.failed;
+      },
+    );
+
+  cgp
+    .command('evaluate')
+    .description(
+      'the deploy gate: send a descriptor to Evaluate on a running platform, wait for the report, print it; exit 0 passed, 1 not passed, 2 usage or platform error',
+    )
+    .argument('<descriptor>', 'the YAML or JSON descriptor file')
+    .requiredOption('-t, --type <resourceType>', 'the resource type')
+    .requiredOption('-e, --env <environment>', 'the environment it is deployed to')
+    .addOption(formatOption())
+    .option('--server <url>', 'the platform (default: CGP_SERVER, else http://localhost:3000)')
+    .option('--token <jwt>', 'a bearer token (default: CGP_TOKEN; else Basic from CGP_USER and CGP_ACCESS_TOKEN)')
+    .option('--id <id>', 'the resource id, for a type without descriptor configuration')
+    .option('--label <label>', 'a label of the report (repeat for more)', collect)
+    .option('--timeout <seconds>', 'how long to wait for the report', parseSeconds, 300)
+    .action(
+      async (
+        descriptor: string,
+        options: { type: string; env: string; format?: Format; server?: string; token?: string; id?: string; label?: string[]; timeout: number },
+      ) => {
+        const run = await runEvaluate(descriptor, { ...options, labels: options.label });
         await print(formatRun(run, options.format ?? defaultFormat(), packageVersion));
         process.exitCode = run.passed ? EXIT.passed : EXIT.failed;
       },

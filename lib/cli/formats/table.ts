@@ -17,6 +17,7 @@ export function formatTable(run: CheckRun): string {
     .filter(([, count]) => count > 0)
     .map(([outcome, count]) => `${count} ${outcome}`)
     .join(', ');
-  lines.push('', `${run.passed ? 'PASSED' : 'FAILED'}: ${run.results.length} results${summary ? `: ${summary}` : ''}`);
+  const report = run.reportId ? ` (report ${run.reportId})` : '';
+  lines.push('', `${run.passed ? 'PASSED' : 'FAILED'}: ${run.results.length} results${summary ? `: ${summary}` : ''}${report}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { z } from 'zod';
+
+import { type EvaluationReport, evaluationReport, type EvaluationResult, reportAccepted, reportResultsPage } from '../governance/evaluation/report';
+import { metricRepresentation, policyRepresentation } from '../governance/policies/entity';
+import { type PlatformAccess, PlatformClient, PlatformError } from './platform-client';
+import type { CheckResult, CheckRun } from './results';
+import { UsageError } from './usage-error';
+
+export interface EvaluateOptions extends PlatformAccess {
+  readonly type: string;
+  readonly env: string;
+  /** The resource's id, for a type without descriptor configuration. */
+  readonly id?: string;
+  readonly labels?: string[];
+  /** How long to wait for the report to end, in seconds. */
+  readonly timeout: number;
+}
+
+/** The longest wait the API grants in one call (API Gateway ends a call at 30 s). */
+const PREFER_WAIT_SECONDS = 25;
+const POLL_MS = 1000;
+
+const ended = (report: EvaluationReport) => report.status === 'completed' || report.status === 'failed';
+
+/** Every result of the report: its first page, then the pages its `next` cursor names. */
+async function allResults(client: PlatformClient, report: EvaluationReport): Promise<EvaluationResult[]> {
+  const results = [...report.evaluationResults];
+  for (let next = report.resultsPage.next; next !== null;) {
+    const page = await client.call('GET', `/evaluation-reports/${report.id}/results?limit=1000&after=${encodeURIComponent(next)}`, reportResultsPage);
+    results.push(...page.body.data);
+    next = page.body.meta.next;
+  }
+  return results;
+}
+
+/** The names of the policies and metrics of the results, read once each (their id when it cannot be read). */
+async function entityNames(client: PlatformClient, results: readonly EvaluationResult[]): Promise<Map<string, string>> {
+  const entities = new Map(results.map((result) => [result.governanceEntityId, result.governanceEntityType]));
+  const names = new Map<string, string>();
+  await Promise.all(
+    [...entities].map(async ([id, type]) => {
+      const schema = type === 'metric' ? metricRepresentation : policyRepresentation;
+      try {
+        names.set(id, (await client.call('GET', `/${type === 'metric' ? 'metrics' : 'policies'}/${id}`, schema)).body.name);
+      } catch (error) {
+        if (!(error instanceof PlatformError)) throw error;
+      }
+    }),
+  );
+  return names;
+}
+
+/**
+ * `cgp evaluate`: the deploy gate. Sends the descriptor to Evaluate on a running platform, waits for
+ * the report to end (Prefer: wait, then polling), reads every result, and gives the report as a run:
+ * `passed` is the report's.
+ */
+export async function runEvaluate(descriptorFile: string, options: EvaluateOptions): Promise<CheckRun> {
+  let text: string;
+  try {
+    text = await readFile(descriptorFile, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${descriptorFile}: could not be read: ${(error as Error).message}`);
+  }
+  const client = new PlatformClient(options);
+  const body = {
+    environment: options.env,
+    resourceType: options.type,
+    descriptor: text,
+    ...(options.id ? { id: options.id } : {}),
+    labels: options.labels ?? [],
+  };
+  const answer = await client.call('POST', '/evaluate', z.union([evaluationReport, reportAccepted]), {
+    body,
+    headers: { prefer: `wait=${PREFER_WAIT_SECONDS}` },
+  });
+  let report = 'status' in answer.body ? answer.body : undefined;
+  const reportId = report?.id ?? (answer.body as z.output<typeof reportAccepted>).reportId;
+  const deadline = Date.now() + options.timeout * 1000;
+  while (!report || !ended(report)) {
+    if (Date.now() > deadline) throw new PlatformError(0, `report ${reportId} had not ended after ${options.timeout} s (--timeout)`);
+    if (report) await sleep(POLL_MS);
+    report = (await client.call('GET', `/evaluation-reports/${reportId}`, evaluationReport)).body;
+  }
+  const results = await allResults(client, report);
+  const names = await entityNames(client, results);
+  const checks: CheckResult[] = results.map((result) => ({
+    policy: {
+      ref: result.governanceEntityId,
+      name: names.get(result.governanceEntityId) ?? result.governanceEntityId,
+      kind: result.governanceEntityType,
+      severity: result.severity,
+    },
+    descriptor: { file: descriptorFile, text },
+    outcome: result.outcome,
+    errors: result.result.errors,
+    ...(result.result.value === undefined ? {} : { value: result.result.value }),
+    ...(result.result.threshold ? { threshold: result.result.threshold } : {}),
+  }));
+  if (report.status === 'failed') {
+    // The run itself failed (resolver down, type deleted): one failed result says why.
+    checks.push({
+      policy: { ref: 'evaluation', name: 'evaluation', kind: 'policy', severity: 'error' },
+      descriptor: { file: descriptorFile, text },
+      outcome: 'failed',
+      errors: [report.error ?? 'the evaluation failed'],
+    });
+  }
+  return { results: checks, outcome: report.outcome ?? 'failed', passed: report.passed === true, reportId: report.id };
+}

@@ -1,0 +1,124 @@
+import { rm } from 'node:fs/promises';
+
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+import type { EntityRepresentation } from '../../lib/governance/policies/entity';
+import { freePort } from '../../scripts/free-port';
+import { cgp, folderWith } from '../support/cgp';
+import { authorized, technicalToken } from '../support/tokens';
+
+// `cgp evaluate` as a CI job runs it, against serverless offline: the gate's exit code and output.
+
+const baseUrl = inject('baseUrl');
+const TYPE = 'cgp-dataproduct';
+const GOOD = 'id: urn:dp:cgp-good\nname: Good\nowner:\n  email: alice@example.com\n';
+const BAD = 'id: urn:dp:cgp-bad\nname: Bad\nowner:\n  email: nobody\n';
+
+async function api<T>(method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}/v1/computational-governance${route}`, {
+    method,
+    headers: await authorized({ 'content-type': 'application/json' }),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+let cwd: string;
+let policy: EntityRepresentation;
+let token: string;
+
+beforeAll(async () => {
+  await api('POST', '/resource-types', {
+    name: TYPE,
+    configuration: { resourceName: 'id', resourceDisplayName: ['name'] },
+    resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' },
+  });
+  policy = await api<EntityRepresentation>('POST', '/policies', {
+    name: 'Owners have an e-mail',
+    resourceType: TYPE,
+    environment: 'development',
+    engine: 'cue',
+    cueScript: 'owner: email: =~"@"\n',
+  });
+  await api('POST', `/policies/${policy.id}/publish`);
+  cwd = folderWith({ 'good.yaml': GOOD, 'bad.yaml': BAD, 'dp/bad.json': '{\n  "id": "urn:dp:cgp-bad-json",\n  "owner": {"email": "x"}\n}\n' });
+  token = await technicalToken({ sub: 'cgp-ci' });
+});
+
+afterAll(() => rm(cwd, { recursive: true, force: true }));
+
+const json = (stdout: string) =>
+  JSON.parse(stdout) as {
+    passed: boolean;
+    outcome: string;
+    reportId: string;
+    results: Array<{ policy: { ref: string; name: string }; outcome: string; errors: string[] }>;
+  };
+
+describe('cgp evaluate', () => {
+  it('passes a compliant descriptor: exit 0, the report as JSON', async () => {
+    const run = await cgp(['evaluate', 'good.yaml', '--type', TYPE, '--env', 'development', '--server', baseUrl], { cwd, env: { CGP_TOKEN: token } });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const report = json(run.stdout);
+    expect(report).toMatchObject({ passed: true, outcome: 'ok', results: [{ policy: { ref: policy.id, name: 'Owners have an e-mail' }, outcome: 'ok' }] });
+    const stored = await api<{ status: string; createdBy: string }>('GET', `/evaluation-reports/${report.reportId}`);
+    expect(stored).toMatchObject({ status: 'completed', createdBy: 'cgp-ci' });
+  });
+
+  it('fails the gate on a failing descriptor: exit 1, the errors, the table naming the report', async () => {
+    const run = await cgp(['evaluate', 'bad.yaml', '-t', TYPE, '-e', 'development', '--server', baseUrl, '--token', token, '--format', 'table'], { cwd });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^error\s+Owners have an e-mail\s+bad\.yaml$/m);
+    expect(run.stdout).toMatch(/owner\.email: invalid value "nobody"/);
+    expect(run.stdout).toMatch(/FAILED: 1 results: 1 error \(report [0-9a-f-]{36}\)\n$/);
+  });
+
+  it('locates the errors in the descriptor for the github format', async () => {
+    const run = await cgp(['evaluate', 'dp/bad.json', '-t', TYPE, '-e', 'development', '--server', baseUrl, '--format', 'github'], {
+      cwd,
+      env: { CGP_TOKEN: token },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^::error file=dp\/bad\.json,line=3,col=13,title=Owners have an e-mail \(error\)::owner\.email: invalid value "x"/m);
+  });
+
+  it('lets an exception waive the failing descriptor: exit 0, outcome waived', async () => {
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    await api('POST', '/exceptions', { policyId: policy.id, resourceId: 'urn:dp:cgp-bad', environment: 'development', reason: 'migrating owners', expiresAt });
+    const run = await cgp(['evaluate', 'bad.yaml', '-t', TYPE, '-e', 'development', '--server', baseUrl], { cwd, env: { CGP_TOKEN: token } });
+    expect(run.code).toBe(0);
+    expect(json(run.stdout)).toMatchObject({
+      passed: true,
+      outcome: 'waived',
+      results: [{ outcome: 'waived', errors: [expect.stringMatching(/owner\.email/)] }],
+    });
+  });
+
+  it('exits 2 with the problem when the platform refuses the call, and never prints the token', async () => {
+    const anonymous = await cgp(['evaluate', 'good.yaml', '-t', TYPE, '-e', 'development', '--server', baseUrl], { cwd, env: { CGP_TOKEN: '' } });
+    expect(anonymous.code).toBe(2);
+    expect(anonymous.stderr).toMatch(/^cgp: POST \/evaluate: 401 .*\(give a token: --token or CGP_TOKEN, or CGP_USER and CGP_ACCESS_TOKEN\)\n$/);
+
+    const unknownType = await cgp(['evaluate', 'good.yaml', '-t', 'no-such-type', '-e', 'development', '--server', baseUrl], {
+      cwd,
+      env: { CGP_TOKEN: token },
+    });
+    expect(unknownType.code).toBe(2);
+    expect(unknownType.stderr).toMatch(/^cgp: POST \/evaluate: 4\d\d .*resourceType/);
+    expect(unknownType.stderr + unknownType.stdout).not.toContain(token);
+
+    const nobody = await freePort();
+    const unreachable = await cgp(['evaluate', 'good.yaml', '-t', TYPE, '-e', 'development', '--server', `http://127.0.0.1:${nobody}`], {
+      cwd,
+      env: { CGP_TOKEN: token },
+    });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toBe(`cgp: could not reach the platform at http://127.0.0.1:${nobody}: connect ECONNREFUSED 127.0.0.1:${nobody}\n`);
+
+    const missing = await cgp(['evaluate', 'good.yaml', '--server', baseUrl], { cwd });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/required option '-t, --type <resourceType>' not specified/);
+  });
+});
