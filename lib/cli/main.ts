@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { entityFileMetadata } from '../governance/policies/entity';
 import { runEvaluate } from './evaluate-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
+import { pullPolicies, pushPolicies } from './policies-command';
 import { runTest } from './test-command';
 import { UsageError } from './usage-error';
 
@@ -97,6 +98,31 @@ function program(): Command {
         process.exitCode = run.passed ? EXIT.passed : EXIT.failed;
       },
     );
+
+  const policies = cgp.command('policies').description('CUE policies and metrics as files in git: pull them from a platform, push them back');
+  const accessOptions = (command: Command) =>
+    command
+      .option('--server <url>', 'the platform (default: CGP_SERVER, else http://localhost:3000)')
+      .option('--token <jwt>', 'a bearer token (default: CGP_TOKEN; else Basic from CGP_USER and CGP_ACCESS_TOKEN)');
+  accessOptions(
+    policies
+      .command('pull')
+      .description('write one .cue file per CUE policy and metric of the platform (metadata as front matter) into <dir>')
+      .argument('<dir>', 'the folder to write to (created when missing; files of the same name are replaced)')
+      .option('-t, --type <resourceType>', 'only the policies and metrics of this resource type'),
+  ).action(async (folder: string, options: { server?: string; token?: string; type?: string }) => {
+    await print(`${(await pullPolicies(folder, options)).join('\n')}\n`);
+  });
+  accessOptions(
+    policies
+      .command('push')
+      .description('make the platform hold the policy files of <dir>: prints the plan (create / new version / edit draft / unchanged) and applies it')
+      .argument('<dir>', 'the folder of .cue policy files (metadata as front matter or a YAML file beside each)')
+      .option('--publish', 'publish what changed, and what is not enabled yet')
+      .option('--dry-run', 'print the plan, send nothing'),
+  ).action(async (folder: string, options: { server?: string; token?: string; publish?: boolean; dryRun?: boolean }) => {
+    await print(`${(await pushPolicies(folder, { ...options, publish: options.publish === true, dryRun: options.dryRun === true })).join('\n')}\n`);
+  });
   return cgp;
 }
 
