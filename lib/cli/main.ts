@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 
 import { entityFileMetadata } from '../governance/policies/entity';
 import { runEvaluate } from './evaluate-command';
+import { exceptionsTable, listExceptions } from './exceptions-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
 import { pullPolicies, pushPolicies } from './policies-command';
 import { runTest } from './test-command';
@@ -40,6 +41,12 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 const formatOption = () => new Option('-f, --format <format>', 'output format (default: table on a terminal, json otherwise)').choices(FORMATS);
 
+/** --server and --token, for the commands that call a platform. */
+const accessOptions = (command: Command) =>
+  command
+    .option('--server <url>', 'the platform (default: CGP_SERVER, else http://localhost:3000)')
+    .option('--token <jwt>', 'a bearer token (default: CGP_TOKEN; else Basic from CGP_USER and CGP_ACCESS_TOKEN)');
+
 function program(): Command {
   const cgp = new Command('cgp')
     .description('The computational governance platform from a terminal: test CUE policies on local descriptors (docs/cli.md)')
@@ -74,8 +81,7 @@ function program(): Command {
       },
     );
 
-  cgp
-    .command('evaluate')
+  accessOptions(cgp.command('evaluate'))
     .description(
       'the deploy gate: send a descriptor to Evaluate on a running platform, wait for the report, print it; exit 0 passed, 1 not passed, 2 usage or platform error',
     )
@@ -83,8 +89,6 @@ function program(): Command {
     .requiredOption('-t, --type <resourceType>', 'the resource type')
     .requiredOption('-e, --env <environment>', 'the environment it is deployed to')
     .addOption(formatOption())
-    .option('--server <url>', 'the platform (default: CGP_SERVER, else http://localhost:3000)')
-    .option('--token <jwt>', 'a bearer token (default: CGP_TOKEN; else Basic from CGP_USER and CGP_ACCESS_TOKEN)')
     .option('--id <id>', 'the resource id, for a type without descriptor configuration')
     .option('--label <label>', 'a label of the report (repeat for more)', collect)
     .option('--timeout <seconds>', 'how long to wait for the report', parseSeconds, 300)
@@ -100,10 +104,6 @@ function program(): Command {
     );
 
   const policies = cgp.command('policies').description('CUE policies and metrics as files in git: pull them from a platform, push them back');
-  const accessOptions = (command: Command) =>
-    command
-      .option('--server <url>', 'the platform (default: CGP_SERVER, else http://localhost:3000)')
-      .option('--token <jwt>', 'a bearer token (default: CGP_TOKEN; else Basic from CGP_USER and CGP_ACCESS_TOKEN)');
   accessOptions(
     policies
       .command('pull')
@@ -123,6 +123,33 @@ function program(): Command {
   ).action(async (folder: string, options: { server?: string; token?: string; publish?: boolean; dryRun?: boolean }) => {
     await print(`${(await pushPolicies(folder, { ...options, publish: options.publish === true, dryRun: options.dryRun === true })).join('\n')}\n`);
   });
+
+  accessOptions(
+    cgp
+      .command('exceptions')
+      .description('list the exceptions of the platform: which policy is waived for which resources, until when, and why')
+      .option('--policy <id>', 'only those of this policy or metric')
+      .option('--resource <id>', 'only those that apply to this resource id (exactly or by their glob)')
+      .option('-e, --env <environment>', 'only those that apply in this environment')
+      .addOption(new Option('--active', 'only those not expired').conflicts('expired'))
+      .option('--expired', 'only the expired')
+      .addOption(new Option('-f, --format <format>', 'output format (default: table on a terminal, json otherwise)').choices(['table', 'json'])),
+  ).action(
+    async (options: {
+      server?: string;
+      token?: string;
+      policy?: string;
+      resource?: string;
+      env?: string;
+      active?: boolean;
+      expired?: boolean;
+      format?: string;
+    }) => {
+      const exceptions = await listExceptions({ ...options, active: options.active ? true : options.expired ? false : undefined });
+      const format = options.format ?? defaultFormat();
+      await print(format === 'table' ? exceptionsTable(exceptions) : `${JSON.stringify({ data: exceptions }, null, 2)}\n`);
+    },
+  );
   return cgp;
 }
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 import { UsageError } from './usage-error';
 
@@ -90,5 +90,17 @@ export class PlatformClient {
     if (!parsed.success)
       throw new PlatformError(response.status, `${method} ${route} answered a body cgp does not understand: ${parsed.error.issues[0]?.message}`);
     return { status: response.status, body: parsed.data };
+  }
+
+  /** Every item of a list endpoint (`route` may hold filters), page after page of 100. */
+  async list<T extends z.ZodType>(route: string, item: T): Promise<Array<z.output<T>>> {
+    const page = z.object({ data: z.array(item), meta: z.object({ pagination: z.object({ total: z.number().int() }) }) });
+    const items: Array<z.output<T>> = [];
+    const separator = route.includes('?') ? '&' : '?';
+    for (let offset = 0; ; offset += 100) {
+      const { body } = await this.call('GET', `${route}${separator}limit=100&offset=${offset}`, page);
+      items.push(...body.data);
+      if (body.data.length === 0 || offset + 100 >= body.meta.pagination.total) return items;
+    }
   }
 }

@@ -33,14 +33,8 @@ const KEPT = [
 
 /** Every CUE entity of a kind, newest version of each, page after page. */
 async function listCue(client: PlatformClient, kind: Kind, resourceType?: string): Promise<EntityRepresentation[]> {
-  const filter = resourceType ? `&resourceType=${encodeURIComponent(resourceType)}` : '';
-  const page = z.object({ data: z.array(representationOf(kind)), meta: z.object({ pagination: z.object({ total: z.number().int() }) }) });
-  const entities: EntityRepresentation[] = [];
-  for (let offset = 0; ; offset += 100) {
-    const { body } = await client.call('GET', `${routeOf(kind)}?limit=100&offset=${offset}${filter}`, page);
-    entities.push(...body.data);
-    if (body.data.length === 0 || offset + 100 >= body.meta.pagination.total) break;
-  }
+  const filter = resourceType ? `?resourceType=${encodeURIComponent(resourceType)}` : '';
+  const entities: EntityRepresentation[] = await client.list(`${routeOf(kind)}${filter}`, representationOf(kind));
   return entities.filter((entity) => entity.engine === 'cue' && entity.cueScript !== null);
 }
 

@@ -96,6 +96,23 @@ describe('cgp evaluate', () => {
     });
   });
 
+  it('cgp exceptions lists the exception that waived it, as JSON and as a table', async () => {
+    const listed = await cgp(['exceptions', '--policy', policy.id], { cwd, env: { CGP_TOKEN: token, CGP_SERVER: baseUrl } });
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject({
+      data: [{ policyId: policy.id, resourceId: 'urn:dp:cgp-bad', environment: 'development', reason: 'migrating owners', active: true }],
+    });
+    const table = await cgp(['exceptions', '--policy', policy.id, '--active', '--format', 'table'], { cwd, env: { CGP_TOKEN: token, CGP_SERVER: baseUrl } });
+    expect(table.stdout.split('\n')[0]).toMatch(/^STATE\s+POLICY OR METRIC\s+RESOURCE\s+ENVIRONMENT\s+EXPIRES\s+TICKET\s+REASON$/);
+    expect(table.stdout).toMatch(new RegExp(`^active\\s+policy ${policy.id}\\s+urn:dp:cgp-bad\\s+development\\s+\\S+\\s+migrating owners$`, 'm'));
+    expect(table.stdout).toMatch(/\n1 exceptions, 1 active\n$/);
+    const expired = await cgp(['exceptions', '--policy', policy.id, '--expired'], { cwd, env: { CGP_TOKEN: token, CGP_SERVER: baseUrl } });
+    expect(JSON.parse(expired.stdout)).toEqual({ data: [] });
+    const both = await cgp(['exceptions', '--active', '--expired'], { cwd, env: { CGP_TOKEN: token, CGP_SERVER: baseUrl } });
+    expect(both.code).toBe(2);
+  });
+
   it('exits 2 with the problem when the platform refuses the call, and never prints the token', async () => {
     const anonymous = await cgp(['evaluate', 'good.yaml', '-t', TYPE, '-e', 'development', '--server', baseUrl], { cwd, env: { CGP_TOKEN: '' } });
     expect(anonymous.code).toBe(2);

@@ -1,0 +1,42 @@
+import { type GovernanceException, governanceException } from '../governance/exceptions/exception';
+import { type PlatformAccess, PlatformClient } from './platform-client';
+
+export interface ExceptionFilterOptions {
+  readonly policy?: string;
+  readonly resource?: string;
+  readonly env?: string;
+  /** true: only the active ones; false: only the expired. */
+  readonly active?: boolean;
+}
+
+/** `cgp exceptions`: every exception the filters keep, newest first, as the API lists them. */
+export async function listExceptions(options: ExceptionFilterOptions & PlatformAccess): Promise<GovernanceException[]> {
+  const query = new URLSearchParams();
+  if (options.policy) query.set('policyId', options.policy);
+  if (options.resource) query.set('resourceId', options.resource);
+  if (options.env) query.set('environment', options.env);
+  if (options.active !== undefined) query.set('active', String(options.active));
+  const filters = query.size > 0 ? `?${query}` : '';
+  return new PlatformClient(options).list(`/exceptions${filters}`, governanceException);
+}
+
+/** The exceptions as a table: what is waived, where, until when, and why. */
+export function exceptionsTable(exceptions: readonly GovernanceException[]): string {
+  const rows = exceptions.map((exception) => [
+    exception.active ? 'active' : 'expired',
+    exception.policyId ? `policy ${exception.policyId}` : `metric ${exception.metricId ?? ''}`,
+    exception.resourceId,
+    exception.environment ?? '(all)',
+    exception.expiresAt,
+    exception.ticket ?? '',
+    exception.reason.replace(/\s+/g, ' '),
+  ]);
+  const header = ['STATE', 'POLICY OR METRIC', 'RESOURCE', 'ENVIRONMENT', 'EXPIRES', 'TICKET', 'REASON'];
+  const widths = header.map((title, column) => Math.min(60, Math.max(title.length, ...rows.map((row) => row[column].length))));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd();
+  return `${[line(header), ...rows.map(line), '', `${exceptions.length} exceptions, ${exceptions.filter((exception) => exception.active).length} active`].join('\n')}\n`;
+}
