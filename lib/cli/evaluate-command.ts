@@ -5,11 +5,11 @@ import { z } from 'zod';
 
 import { type EvaluationReport, evaluationReport, type EvaluationResult, reportAccepted, reportResultsPage } from '../governance/evaluation/report';
 import { metricRepresentation, policyRepresentation } from '../governance/policies/entity';
-import { type PlatformAccess, PlatformClient, PlatformError } from './platform-client';
+import { type ApiAccess, ApiClient, ApiError } from './api-client';
 import type { CheckResult, CheckRun } from './results';
 import { UsageError } from './usage-error';
 
-export interface EvaluateOptions extends PlatformAccess {
+export interface EvaluateOptions extends ApiAccess {
   readonly type: string;
   readonly env: string;
   /** The resource's id, for a type without descriptor configuration. */
@@ -17,16 +17,16 @@ export interface EvaluateOptions extends PlatformAccess {
   readonly labels?: string[];
   /** How long to wait for the report to end, in seconds. */
   readonly timeout: number;
+  /** How long Evaluate itself may hold the call (`Prefer: wait`, at most 25 s) before cgp polls. */
+  readonly wait: number;
 }
 
-/** The longest wait the API grants in one call (API Gateway ends a call at 30 s). */
-const PREFER_WAIT_SECONDS = 25;
 const POLL_MS = 1000;
 
 const ended = (report: EvaluationReport) => report.status === 'completed' || report.status === 'failed';
 
 /** Every result of the report: its first page, then the pages its `next` cursor names. */
-async function allResults(client: PlatformClient, report: EvaluationReport): Promise<EvaluationResult[]> {
+async function allResults(client: ApiClient, report: EvaluationReport): Promise<EvaluationResult[]> {
   const results = [...report.evaluationResults];
   for (let next = report.resultsPage.next; next !== null;) {
     const page = await client.call('GET', `/evaluation-reports/${report.id}/results?limit=1000&after=${encodeURIComponent(next)}`, reportResultsPage);
@@ -37,7 +37,7 @@ async function allResults(client: PlatformClient, report: EvaluationReport): Pro
 }
 
 /** The names of the policies and metrics of the results, read once each (their id when it cannot be read). */
-async function entityNames(client: PlatformClient, results: readonly EvaluationResult[]): Promise<Map<string, string>> {
+async function entityNames(client: ApiClient, results: readonly EvaluationResult[]): Promise<Map<string, string>> {
   const entities = new Map(results.map((result) => [result.governanceEntityId, result.governanceEntityType]));
   const names = new Map<string, string>();
   await Promise.all(
@@ -46,7 +46,7 @@ async function entityNames(client: PlatformClient, results: readonly EvaluationR
       try {
         names.set(id, (await client.call('GET', `/${type === 'metric' ? 'metrics' : 'policies'}/${id}`, schema)).body.name);
       } catch (error) {
-        if (!(error instanceof PlatformError)) throw error;
+        if (!(error instanceof ApiError)) throw error;
       }
     }),
   );
@@ -65,7 +65,7 @@ export async function runEvaluate(descriptorFile: string, options: EvaluateOptio
   } catch (error) {
     throw new UsageError(`${descriptorFile}: could not be read: ${(error as Error).message}`);
   }
-  const client = new PlatformClient(options);
+  const client = new ApiClient(options);
   const body = {
     environment: options.env,
     resourceType: options.type,
@@ -75,13 +75,13 @@ export async function runEvaluate(descriptorFile: string, options: EvaluateOptio
   };
   const answer = await client.call('POST', '/evaluate', z.union([evaluationReport, reportAccepted]), {
     body,
-    headers: { prefer: `wait=${PREFER_WAIT_SECONDS}` },
+    headers: { prefer: `wait=${options.wait}` },
   });
   let report = 'status' in answer.body ? answer.body : undefined;
   const reportId = report?.id ?? (answer.body as z.output<typeof reportAccepted>).reportId;
   const deadline = Date.now() + options.timeout * 1000;
   while (!report || !ended(report)) {
-    if (Date.now() > deadline) throw new PlatformError(0, `report ${reportId} had not ended after ${options.timeout} s (--timeout)`);
+    if (Date.now() > deadline) throw new ApiError(0, `report ${reportId} had not ended after ${options.timeout} s (--timeout)`);
     if (report) await sleep(POLL_MS);
     report = (await client.call('GET', `/evaluation-reports/${reportId}`, evaluationReport)).body;
   }

@@ -1,5 +1,5 @@
 import { type GovernanceException, governanceException } from '../governance/exceptions/exception';
-import { type PlatformAccess, PlatformClient } from './platform-client';
+import { type ApiAccess, ApiClient } from './api-client';
 
 export interface ExceptionFilterOptions {
   readonly policy?: string;
@@ -10,14 +10,14 @@ export interface ExceptionFilterOptions {
 }
 
 /** `cgp exceptions`: every exception the filters keep, newest first, as the API lists them. */
-export async function listExceptions(options: ExceptionFilterOptions & PlatformAccess): Promise<GovernanceException[]> {
+export async function listExceptions(options: ExceptionFilterOptions & ApiAccess): Promise<GovernanceException[]> {
   const query = new URLSearchParams();
   if (options.policy) query.set('policyId', options.policy);
   if (options.resource) query.set('resourceId', options.resource);
   if (options.env) query.set('environment', options.env);
   if (options.active !== undefined) query.set('active', String(options.active));
   const filters = query.size > 0 ? `?${query}` : '';
-  return new PlatformClient(options).list(`/exceptions${filters}`, governanceException);
+  return new ApiClient(options).list(`/exceptions${filters}`, governanceException);
 }
 
 /** The exceptions as a table: what is waived, where, until when, and why. */

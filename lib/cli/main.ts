@@ -31,9 +31,9 @@ const parseThresholds = (value: string) => {
   return parsed.data;
 };
 
-const parseSeconds = (value: string) => {
+const secondsBetween = (min: number, max: number) => (value: string) => {
   const seconds = Number(value);
-  if (!Number.isInteger(seconds) || seconds < 1) throw new InvalidArgumentError('must be a whole number of seconds, at least 1');
+  if (!/^\d+$/.test(value) || seconds < min || seconds > max) throw new InvalidArgumentError(`must be a whole number of seconds from ${min} to ${max}`);
   return seconds;
 };
 
@@ -91,11 +91,12 @@ function program(): Command {
     .addOption(formatOption())
     .option('--id <id>', 'the resource id, for a type without descriptor configuration')
     .option('--label <label>', 'a label of the report (repeat for more)', collect)
-    .option('--timeout <seconds>', 'how long to wait for the report', parseSeconds, 300)
+    .option('--timeout <seconds>', 'how long to wait for the report', secondsBetween(1, 86_400), 300)
+    .option('--wait <seconds>', 'how long Evaluate itself may hold the call (Prefer: wait) before cgp polls the report', secondsBetween(0, 25), 25)
     .action(
       async (
         descriptor: string,
-        options: { type: string; env: string; format?: Format; server?: string; token?: string; id?: string; label?: string[]; timeout: number },
+        options: { type: string; env: string; format?: Format; server?: string; token?: string; id?: string; label?: string[]; timeout: number; wait: number },
       ) => {
         const run = await runEvaluate(descriptor, { ...options, labels: options.label });
         await print(formatRun(run, options.format ?? defaultFormat(), packageVersion));

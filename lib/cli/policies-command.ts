@@ -4,8 +4,8 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { type EntityRepresentation, metricInput, metricRepresentation, policyInput, policyRepresentation } from '../governance/policies/entity';
+import { type ApiAccess, ApiClient } from './api-client';
 import { policyFilesOf } from './file-arguments';
-import { type PlatformAccess, PlatformClient } from './platform-client';
 import { type PolicyFile, policyFileText, readPolicyFile } from './policy-file';
 import { UsageError } from './usage-error';
 
@@ -32,7 +32,7 @@ const KEPT = [
 ] as const;
 
 /** Every CUE entity of a kind, newest version of each, page after page. */
-async function listCue(client: PlatformClient, kind: Kind, resourceType?: string): Promise<EntityRepresentation[]> {
+async function listCue(client: ApiClient, kind: Kind, resourceType?: string): Promise<EntityRepresentation[]> {
   const filter = resourceType ? `?resourceType=${encodeURIComponent(resourceType)}` : '';
   const entities: EntityRepresentation[] = await client.list(`${routeOf(kind)}${filter}`, representationOf(kind));
   return entities.filter((entity) => entity.engine === 'cue' && entity.cueScript !== null);
@@ -62,8 +62,8 @@ function metadataOf(kind: Kind, entity: EntityRepresentation): Record<string, un
 }
 
 /** `cgp policies pull <dir>`: one file per CUE policy and metric of the platform (of one resource type), front matter and script. */
-export async function pullPolicies(folder: string, access: PlatformAccess & { type?: string }): Promise<string[]> {
-  const client = new PlatformClient(access);
+export async function pullPolicies(folder: string, access: ApiAccess & { type?: string }): Promise<string[]> {
+  const client = new ApiClient(access);
   const entities = [
     ...(await listCue(client, 'policy', access.type)).map((entity) => ({ kind: 'policy' as const, entity })),
     ...(await listCue(client, 'metric', access.type)).map((entity) => ({ kind: 'metric' as const, entity })),
@@ -106,7 +106,7 @@ const sameContent = (input: Record<string, unknown>, entity: EntityRepresentatio
   [...KEPT, 'cueScript' as const].every((field) => JSON.stringify(input[field] ?? null) === JSON.stringify((entity as Record<string, unknown>)[field] ?? null));
 
 /** What `push` would do for every file: create, a new version, or nothing; and what to publish. */
-async function plan(client: PlatformClient, files: readonly PolicyFile[], publish: boolean): Promise<PlannedChange[]> {
+async function plan(client: ApiClient, files: readonly PolicyFile[], publish: boolean): Promise<PlannedChange[]> {
   const existing = { policy: await listCue(client, 'policy'), metric: await listCue(client, 'metric') };
   return files.map((file) => {
     const { kind, id } = file.metadata;
@@ -126,7 +126,7 @@ async function plan(client: PlatformClient, files: readonly PolicyFile[], publis
 }
 
 /** Applies one planned change through the API. */
-async function apply(client: PlatformClient, change: PlannedChange): Promise<void> {
+async function apply(client: ApiClient, change: PlannedChange): Promise<void> {
   const route = routeOf(change.kind);
   const schema = representationOf(change.kind);
   let id = change.id;
@@ -140,9 +140,9 @@ async function apply(client: PlatformClient, change: PlannedChange): Promise<voi
  * checked before anything is sent; then each change is applied. Pushing the same files again
  * changes nothing.
  */
-export async function pushPolicies(folder: string, access: PlatformAccess & { publish: boolean; dryRun: boolean }): Promise<string[]> {
+export async function pushPolicies(folder: string, access: ApiAccess & { publish: boolean; dryRun: boolean }): Promise<string[]> {
   const files = await Promise.all((await policyFilesOf(folder)).map(readPolicyFile));
-  const client = new PlatformClient(access);
+  const client = new ApiClient(access);
   const changes = await plan(client, files, access.publish);
   const lines: string[] = [];
   for (const change of changes) {

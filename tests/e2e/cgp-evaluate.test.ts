@@ -75,6 +75,21 @@ describe('cgp evaluate', () => {
     expect(run.stdout).toMatch(/FAILED: 1 results: 1 error \(report [0-9a-f-]{36}\)\n$/);
   });
 
+  it('polls the report when Evaluate answers 202 before the run ends (--wait 0)', async () => {
+    const run = await cgp(['evaluate', 'bad.yaml', '-t', TYPE, '-e', 'development', '--server', baseUrl, '--wait', '0'], { cwd, env: { CGP_TOKEN: token } });
+    expect(run.code).toBe(1);
+    expect(json(run.stdout)).toMatchObject({
+      passed: false,
+      outcome: 'error',
+      results: [{ outcome: 'error', errors: [expect.stringMatching(/owner\.email/)] }],
+    });
+    const wrong = await cgp(['evaluate', 'bad.yaml', '-t', TYPE, '-e', 'development', '--wait', '26'], { cwd });
+    expect(wrong).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--wait <seconds>' argument '26' is invalid\. must be a whole number of seconds from 0 to 25/),
+    });
+  });
+
   it('locates the errors in the descriptor for the github format', async () => {
     const run = await cgp(['evaluate', 'dp/bad.json', '-t', TYPE, '-e', 'development', '--server', baseUrl, '--format', 'github'], {
       cwd,

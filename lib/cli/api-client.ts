@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { UsageError } from './usage-error';
 
 /** How `cgp` reaches the platform: `--server` / CGP_SERVER, and a bearer token or Basic credentials. */
-export interface PlatformAccess {
+export interface ApiAccess {
   readonly server?: string;
   readonly token?: string;
 }
 
 /** The platform answered with a problem (4xx, 5xx): its status, and the problem's words. */
-export class PlatformError extends Error {
-  override name = 'PlatformError';
+export class ApiError extends Error {
+  override name = 'ApiError';
   constructor(
     readonly status: number,
     message: string,
@@ -23,7 +23,7 @@ const DEFAULT_SERVER = 'http://localhost:3000';
 const API = '/v1/computational-governance';
 
 /** The Authorization header: the token given (flag, else CGP_TOKEN) as Bearer, else Basic from CGP_USER and CGP_ACCESS_TOKEN. */
-function authorization(access: PlatformAccess, env: NodeJS.ProcessEnv): string | undefined {
+function authorization(access: ApiAccess, env: NodeJS.ProcessEnv): string | undefined {
   const token = access.token ?? env.CGP_TOKEN;
   if (token) return `Bearer ${token}`;
   if (env.CGP_USER && env.CGP_ACCESS_TOKEN) return `Basic ${Buffer.from(`${env.CGP_USER}:${env.CGP_ACCESS_TOKEN}`).toString('base64')}`;
@@ -39,11 +39,11 @@ function problemText(status: number, body: unknown): string {
 }
 
 /** The governance API of a running platform, each answer checked against its contract. */
-export class PlatformClient {
+export class ApiClient {
   readonly server: string;
   private readonly authorization: string | undefined;
 
-  constructor(access: PlatformAccess, env: NodeJS.ProcessEnv = process.env) {
+  constructor(access: ApiAccess, env: NodeJS.ProcessEnv = process.env) {
     const server = access.server ?? env.CGP_SERVER ?? DEFAULT_SERVER;
     if (!URL.canParse(server) || !/^https?:$/.test(new URL(server).protocol))
       throw new UsageError(`--server must be an http(s) URL, got ${JSON.stringify(server)}`);
@@ -80,15 +80,14 @@ export class PlatformClient {
     try {
       body = text === '' ? null : JSON.parse(text);
     } catch {
-      throw new PlatformError(response.status, `${method} ${route} answered ${response.status} with a body that is not JSON`);
+      throw new ApiError(response.status, `${method} ${route} answered ${response.status} with a body that is not JSON`);
     }
     if (!response.ok) {
       const hint = response.status === 401 ? ' (give a token: --token or CGP_TOKEN, or CGP_USER and CGP_ACCESS_TOKEN)' : '';
-      throw new PlatformError(response.status, `${method} ${route}: ${problemText(response.status, body)}${hint}`);
+      throw new ApiError(response.status, `${method} ${route}: ${problemText(response.status, body)}${hint}`);
     }
     const parsed = schema.safeParse(body);
-    if (!parsed.success)
-      throw new PlatformError(response.status, `${method} ${route} answered a body cgp does not understand: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success) throw new ApiError(response.status, `${method} ${route} answered a body cgp does not understand: ${parsed.error.issues[0]?.message}`);
     return { status: response.status, body: parsed.data };
   }
 
