@@ -1,3 +1,5 @@
+import { EntityDetailPage } from './pages/entity-detail';
+import { EntityEditorPage } from './pages/entity-editor';
 import { EntityListPage } from './pages/entity-list';
 import { OverviewPage } from './pages/overview';
 import type { Route } from './router';
@@ -10,4 +12,10 @@ export const routes: readonly Route[] = [
   { path: '/overview', title: 'Overview', nav: 'Overview', page: (props) => <OverviewPage {...props} /> },
   { path: '/policies', title: 'Policies', nav: 'Policies', page: (props) => <EntityListPage collection="policies" {...props} /> },
   { path: '/metrics', title: 'Metrics', nav: 'Metrics', page: (props) => <EntityListPage collection="metrics" {...props} /> },
+  { path: '/policies/new', title: 'New policy', page: (props) => <EntityEditorPage collection="policies" {...props} /> },
+  { path: '/metrics/new', title: 'New metric', page: (props) => <EntityEditorPage collection="metrics" {...props} /> },
+  { path: '/policies/:id', title: 'Policy', page: (props) => <EntityDetailPage collection="policies" {...props} /> },
+  { path: '/metrics/:id', title: 'Metric', page: (props) => <EntityDetailPage collection="metrics" {...props} /> },
+  { path: '/policies/:id/edit', title: 'Policy editor', page: (props) => <EntityEditorPage collection="policies" {...props} /> },
+  { path: '/metrics/:id/edit', title: 'Metric editor', page: (props) => <EntityEditorPage collection="metrics" {...props} /> },
 ];

@@ -3,6 +3,9 @@ import { authorizationOf, type Credentials, readCredentials } from '../auth/sess
 export interface FieldError {
   path: string;
   message: string;
+  /** Where in the field's text (1-based): a CUE script's compile error. */
+  line?: number;
+  column?: number;
 }
 
 /** Every failed call: the API's problem document (RFC 9457), or one made up for a network failure. */
@@ -91,3 +94,5 @@ async function request<T>(method: string, path: string, options: RequestOptions 
 export const get = <T>(path: string, options?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, options);
 
 export const post = <T>(path: string, body: unknown, options?: Omit<RequestOptions, 'body'>) => request<T>('POST', path, { ...options, body });
+
+export const put = <T>(path: string, body: unknown, options?: Omit<RequestOptions, 'body'>) => request<T>('PUT', path, { ...options, body });

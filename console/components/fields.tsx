@@ -15,7 +15,7 @@ interface FieldProps {
 const invalid = (error: unknown, path?: string) => path !== undefined && error instanceof ApiProblem && error.errorsOf(path).length > 0;
 
 /** A labelled control with the API's messages about it beside it. */
-function Field({ name, label, error, errorPath, children }: FieldProps & { children: ComponentChildren }) {
+export function Field({ name, label, error, errorPath, children }: FieldProps & { children: ComponentChildren }) {
   return (
     <div class="field">
       <label for={name}>{label}</label>
@@ -62,6 +62,15 @@ export function SelectField(
           </option>
         ))}
       </select>
+    </Field>
+  );
+}
+
+export function TextAreaField(props: FieldProps & { readonly defaultValue: string; readonly rows?: number; readonly placeholder?: string }) {
+  const { name, defaultValue, rows = 4, placeholder, error, errorPath } = props;
+  return (
+    <Field {...props}>
+      <textarea id={name} name={name} rows={rows} placeholder={placeholder} defaultValue={defaultValue} {...describedBy(name, error, errorPath)} />
     </Field>
   );
 }

@@ -7,7 +7,16 @@ export const problemSchema = z
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    errors: z
+      .array(
+        z.object({
+          path: z.string(),
+          message: z.string(),
+          line: z.number().int().optional().meta({ description: "Where in the field's text the error is (1-based): a CUE script's compile error" }),
+          column: z.number().int().optional().meta({ description: 'The column on that line (1-based), when known' }),
+        }),
+      )
+      .optional(),
     requestId: z.string().optional(),
   })
   .meta({ id: 'Problem' });

@@ -2,6 +2,9 @@
 export interface FieldError {
   path: string;
   message: string;
+  /** Where in the field's text the error is (1-based), when the field is a text with lines (a CUE script). */
+  line?: number;
+  column?: number;
 }
 
 /**

@@ -136,7 +136,9 @@ describe('creating policies', () => {
   it("a CUE script that does not compile is a 400 carrying CUE's message and line", async () => {
     const response = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\nname: "unclosed\nother: 1\n' }));
     expect(response.status).toBe(400);
-    expect(response.body.errors).toEqual([{ path: 'cueScript', message: expect.stringMatching(/^CUE does not compile \(line 2[,)].*/) }]);
+    expect(response.body.errors).toEqual([
+      { path: 'cueScript', message: expect.stringMatching(/^CUE does not compile \(line 2[,)].*/), line: 2, column: expect.any(Number) },
+    ]);
     const good = await create(remotePolicy({ engine: 'cue', remoteEngineUrl: undefined, cueScript: 'owner: string\n' }));
     expect(good.status).toBe(201);
   });

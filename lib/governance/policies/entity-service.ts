@@ -88,6 +88,8 @@ async function checkReferences(input: EntityInput): Promise<EntityContent> {
       errors.push({
         path: 'cueScript',
         message: check.unfinished ? `the script did not finish being checked: ${check.message}` : `CUE does not compile${where}: ${check.message}`,
+        ...(check.line === undefined ? {} : { line: check.line }),
+        ...(check.column === undefined ? {} : { column: check.column }),
       });
     }
   }

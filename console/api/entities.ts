@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+
+import type { listResultsEndpoint } from '../../lib/governance/evaluation/endpoints';
+import type { metricEndpoints, policyEndpoints } from '../../lib/governance/policies/endpoints';
+import type { metricRepresentation } from '../../lib/governance/policies/entity';
+import { get, post, put } from './client';
+import type { Answer } from './contracts';
+import type { EvaluationReport } from './evaluation-reports';
+import type { EntityCollection } from './governance';
+
+const BASE = '/v1/computational-governance';
+
+/** One version of a policy or metric (a metric's has its thresholds). */
+export type EntityVersion = Answer<(typeof policyEndpoints)['read']> | Answer<(typeof metricEndpoints)['read']>;
+/** A metric's version: its thresholds read its number. */
+export type MetricVersion = z.output<typeof metricRepresentation>;
+type Published = Answer<(typeof policyEndpoints)['publish']> | Answer<(typeof metricEndpoints)['publish']>;
+
+/** What the editor sends: the fields of the policy input (lib/governance/policies/entity.ts), null for an empty one. */
+export type EntityInput = Record<string, unknown>;
+
+export const readEntity = (collection: EntityCollection, id: string, signal?: AbortSignal) => get<EntityVersion>(`${BASE}/${collection}/${id}`, { signal });
+
+/** Every version, newest first (the API answers them oldest first). */
+export const listVersions = async (collection: EntityCollection, id: string, signal?: AbortSignal) =>
+  (await get<{ data: EntityVersion[] }>(`${BASE}/${collection}/${id}/versions`, { signal })).data.reverse();
+
+export const createEntity = (collection: EntityCollection, input: EntityInput) => post<EntityVersion>(`${BASE}/${collection}`, input);
+
+/** A draft is edited in place; any other status gets its next version, a draft. */
+export const updateEntity = (collection: EntityCollection, id: string, input: EntityInput) => put<EntityVersion>(`${BASE}/${collection}/${id}`, input);
+
+export const moveEntity = (collection: EntityCollection, id: string, status: string, version: number) =>
+  post<EntityVersion>(`${BASE}/${collection}/${id}/status`, { status, version });
+
+/** The newest version becomes enabled and is evaluated against every resource: the report of that, when one started. */
+export const publishEntity = (collection: EntityCollection, id: string) => post<Published>(`${BASE}/${collection}/${id}/publish`, {});
+
+export interface TestInput {
+  readonly environment: string;
+  /** YAML or JSON text; none: every resource of the environment (the perimeter). */
+  readonly descriptor?: string;
+}
+
+/** A dry run of a version: the finished report, or the id of the one still running. */
+export const testEntity = (collection: EntityCollection, id: string, version: number, input: TestInput, waitSeconds: number) =>
+  post<EvaluationReport | { reportId: string }>(`${BASE}/${collection}/${id}/test`, input, {
+    query: { version },
+    headers: { prefer: `wait=${waitSeconds}` },
+  });
+
+/** The latest result of each resource for a policy or metric, one page. */
+export const latestResults = (id: string, page: { limit: number; offset: number }, signal?: AbortSignal) =>
+  get<Answer<typeof listResultsEndpoint>>(`${BASE}/results`, { query: { policyId: id, latest: 'true', ...page }, signal });
