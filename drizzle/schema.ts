@@ -168,6 +168,10 @@ export function defineTables(schemaName: string) {
       uniqueIndex('governance_entities_latest')
         .on(table.id)
         .where(sql`latest`),
+      // A list page in its default order (name, then id) among the newest versions of a kind.
+      index('governance_entities_list')
+        .on(table.kind, table.name, table.id)
+        .where(sql`latest`),
       // What Evaluate looks for: the active entities of a type.
       index('governance_entities_active')
         .on(table.resourceType, table.status)

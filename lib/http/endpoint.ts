@@ -17,7 +17,8 @@ export interface Endpoint {
   readonly summary: string;
   readonly tags: readonly string[];
   readonly body?: z.ZodType;
-  readonly query?: z.ZodType;
+  /** An object: a query parameter it does not name is a 400 (lib/http/handler.ts). */
+  readonly query?: z.ZodObject;
   readonly params?: z.ZodType;
   readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType }>>;
   /** Reachable without credentials (only /health and /openapi.json). */

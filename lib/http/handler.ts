@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { z } from 'zod';
 
 import { unstorableText } from '../db/storable-text';
 import { authenticate } from './authentication';
@@ -24,7 +25,7 @@ export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => P
  * Path, query and body against the endpoint's schemas, with one 400 listing every bad field.
  * Text the database cannot store (NUL, unpaired surrogates) is refused here for every endpoint.
  */
-function validate<E extends Endpoint>(endpoint: E, event: APIGatewayProxyEventV2) {
+function validate<E extends Endpoint>(endpoint: E, query: Endpoint['query'], event: APIGatewayProxyEventV2) {
   const errors: FieldError[] = [];
   const parse = (schema: Endpoint['body'], input: unknown, prefix?: string) => {
     if (!schema) return undefined;
@@ -39,10 +40,10 @@ function validate<E extends Endpoint>(endpoint: E, event: APIGatewayProxyEventV2
     return undefined;
   };
   const params = parse(endpoint.params, event.pathParameters, 'path');
-  const query = parse(endpoint.query, event.queryStringParameters, 'query');
+  const parsedQuery = parse(query, event.queryStringParameters, 'query');
   const body = parse(endpoint.body, event.body);
   if (errors.length > 0) throw new Invalid(errors);
-  return { params, query, body } as Pick<HttpRequest<E>, 'params' | 'query' | 'body'>;
+  return { params, query: parsedQuery, body } as Pick<HttpRequest<E>, 'params' | 'query' | 'body'>;
 }
 
 function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
@@ -92,10 +93,13 @@ export function httpHandler<E extends Endpoint>(
     });
   }
   if (endpoint.body) chain.use(jsonBody());
+  // A query parameter the API does not know is refused, never ignored: a client's misspelt filter
+  // would otherwise list everything. Public endpoints (health, documents, console pages) ignore them.
+  const query = endpoint.public ? endpoint.query : (endpoint.query ?? z.object({})).strict();
   return chain.handler(async (event, _context, { signal }) => {
     const principal = principals.get(event) ?? PUBLIC;
     try {
-      const input = validate(endpoint, event);
+      const input = validate(endpoint, query, event);
       const result = await handle({
         ...input,
         headers: event.headers ?? {},

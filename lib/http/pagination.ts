@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { wholeNumberQuery } from './whole-number';
 
 const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 100;
+/** Above the contract's 100: clients of the peer platform ask for up to 500 (docs/governance.md, "Clients of other governance platforms"). */
+export const MAX_LIMIT = 500;
 
-/** `limit` (default 25, max 100) and `offset` of every list endpoint. */
+/** `limit` (default 25, max 500) and `offset` of every list endpoint. */
 export const paginationQuery = z.object({
   limit: wholeNumberQuery('limit', 1, MAX_LIMIT).default(DEFAULT_LIMIT),
   offset: wholeNumberQuery('offset', 0, Number.MAX_SAFE_INTEGER).default(0),

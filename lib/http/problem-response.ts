@@ -37,7 +37,8 @@ export function fieldErrors(issues: z.core.$ZodIssue[], prefix?: string): FieldE
   return issues.flatMap((issue) => {
     const base = [...(prefix ? [prefix] : []), ...issue.path.map(String)];
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ path: [...base, key].join('.'), message: 'unknown field' }));
+      const message = prefix === 'query' && issue.path.length === 0 ? 'unknown query parameter' : 'unknown field';
+      return issue.keys.map((key) => ({ path: [...base, key].join('.'), message }));
     }
     return [{ path: base.join('.'), message: issue.message }];
   });

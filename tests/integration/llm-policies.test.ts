@@ -128,7 +128,7 @@ describe('LLM policies: saving', () => {
   });
 
   it.each([
-    ['llmRule', { llmRule: undefined }, 'llmRule is required when engine is llm'],
+    ['llmRule', { llmRule: undefined }, 'llmRule (or governanceAgentSpec.prompt) is required when engine is llm'],
     ['llmRule', { llmRule: '   ' }, 'llmRule must not be empty'],
     ['llmRule', { llmRule: 'x'.repeat(20_001) }, 'llmRule is longer than 20000 characters'],
     ['llmRule', { engine: 'cue', cueScript: 'id: string', llmRule: 'an owner' }, 'llmRule is only for engine llm'],

@@ -90,6 +90,7 @@ describe('creating policies', () => {
       requireConcrete: true,
       remoteEngineUrl: 'http://127.0.0.1:9/engine',
       llmRule: null,
+      governanceAgentSpec: null,
       trigger: 'active',
       timing: 'deployment',
       cronExpression: null,

@@ -101,9 +101,9 @@ describe('the resource types API', () => {
     expect(page.status).toBe(200);
     expect(page.body.meta.pagination).toEqual({ limit: 2, offset: 1, total: 4 });
     expect(page.body.data.map((type: { name: string }) => type.name)).toEqual(['dataproduct', 'dataset']);
-    const bad = await invoke(handlers.list, { method: 'GET', path: '/v1/computational-governance/resource-types', query: { limit: '500' } });
+    const bad = await invoke(handlers.list, { method: 'GET', path: '/v1/computational-governance/resource-types', query: { limit: '501' } });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors).toEqual([{ path: 'query.limit', message: 'limit must be at most 100' }]);
+    expect(bad.body.errors).toEqual([{ path: 'query.limit', message: 'limit must be at most 500' }]);
   });
 
   it('answers 404 for an unknown name and deletes (204) a known one', async () => {

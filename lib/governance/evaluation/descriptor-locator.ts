@@ -32,33 +32,40 @@ export function cueErrorPath(message: string): string | undefined {
  * by their index. Used by the command line's SARIF and GitHub outputs.
  */
 export function locateCuePath(text: string, path: string | undefined): DescriptorPosition {
+  return descriptorLocator(text)(path);
+}
+
+/** locateCuePath for many paths of one text: the text is parsed once. */
+export function descriptorLocator(text: string): (path: string | undefined) => DescriptorPosition {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, uniqueKeys: false, strict: false });
-  const start = { line: 1, column: 1, exact: path === undefined || path === '' };
-  if (document.errors.length > 0 || path === undefined) return start;
   const at = (offset: number, exact: boolean): DescriptorPosition => {
     const { line, col } = lines.linePos(offset);
     return { line, column: col, exact };
   };
-  let node: unknown = document.contents;
-  let found: DescriptorPosition = start;
-  const labels = cuePathLabels(path);
-  for (const [index, label] of labels.entries()) {
-    const last = index === labels.length - 1;
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === label);
-      const key = pair?.key as Node | undefined;
-      if (!pair || !key?.range) return found;
-      found = at(key.range[0], last);
-      node = pair.value;
-    } else if (isSeq(node) && /^\d+$/.test(label)) {
-      const item = node.items[Number(label)] as Node | undefined;
-      if (!item?.range) return found;
-      found = at(item.range[0], last);
-      node = item;
-    } else {
-      return found;
+  return (path) => {
+    const start = { line: 1, column: 1, exact: path === undefined || path === '' };
+    if (document.errors.length > 0 || path === undefined) return start;
+    let node: unknown = document.contents;
+    let found: DescriptorPosition = start;
+    const labels = cuePathLabels(path);
+    for (const [index, label] of labels.entries()) {
+      const last = index === labels.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === label);
+        const key = pair?.key as Node | undefined;
+        if (!pair || !key?.range) return found;
+        found = at(key.range[0], last);
+        node = pair.value;
+      } else if (isSeq(node) && /^\d+$/.test(label)) {
+        const item = node.items[Number(label)] as Node | undefined;
+        if (!item?.range) return found;
+        found = at(item.range[0], last);
+        node = item;
+      } else {
+        return found;
+      }
     }
-  }
-  return found;
+    return found;
+  };
 }

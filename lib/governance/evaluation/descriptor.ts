@@ -9,6 +9,8 @@ import { readYaml } from './descriptor-yaml';
 export interface Descriptor {
   readonly value: Record<string, unknown>;
   readonly text: string;
+  /** Given as an object, not as text: `text` is ours, so no error is located in it. */
+  readonly fromObject?: true;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface Descriptor {
  * `path`, with the parser's line and column where there is one.
  */
 export function parseDescriptor(input: string | Record<string, unknown>, path = 'descriptor'): Descriptor {
-  if (typeof input !== 'string') return { value: input, text: JSON.stringify(input) };
+  if (typeof input !== 'string') return { value: input, text: JSON.stringify(input), fromObject: true };
   const json = /^\s*[[{]/.test(input);
   const value = json ? readJson(input, path) : readYaml(input, path);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {

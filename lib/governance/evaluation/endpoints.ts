@@ -1,7 +1,7 @@
 import { endpoint } from '../../http/endpoint';
 import { listOf, paginationQuery } from '../../http/pagination';
 import { cueDisagreement, disagreementFilters } from './disagreement';
-import { evaluateInput, evaluationReport, evaluationResult, reportAccepted, reportId, reportResultsPage, reportResultsQuery, resultFilters } from './report';
+import { evaluateInput, evaluationReport, evaluationResult, reportAccepted, reportId, reportResultsPage, reportResultsQuery, resultListQuery } from './report';
 
 export const evaluateEndpoint = endpoint({
   operationId: 'evaluate',
@@ -50,7 +50,7 @@ export const listResultsEndpoint = endpoint({
   path: '/v1/computational-governance/results',
   summary: 'Stored results, newest first; latest=true keeps the newest per (entity, resource, environment)',
   tags: ['evaluation'],
-  query: paginationQuery.extend(resultFilters.shape),
+  query: resultListQuery,
   responses: { 200: { description: 'A page of results', schema: listOf(evaluationResult, 'EvaluationResultList') } },
 });
 

@@ -14,6 +14,7 @@ import { DEFAULT_BATCH_SIZE } from '../resource-types/resource-type';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import { type Descriptor, parseDescriptor } from './descriptor';
 import { DisagreementRepository, type NewDisagreement } from './disagreement-repository';
+import { type ErrorLocation, locateCueErrors } from './error-locations';
 import { outcomeOf, overallOutcome } from './outcome';
 import { ReportRepository, type ReportRow } from './report-repository';
 import { type NewResult, ResultRepository } from './result-repository';
@@ -110,6 +111,18 @@ async function waivedPairs(ctx: RunContext, entities: EntityRow[], candidates: C
   );
 }
 
+/**
+ * A CUE result with its errors located in the descriptor's text, when the descriptor came as text
+ * (Evaluate, tests, the perimeter resolver) and the policy saw it as it was (not previous_vs_current).
+ */
+function locatedInDescriptor(entity: EntityRow, candidate: Candidate, result: EngineResult): EngineResult & { locations?: ErrorLocation[] } {
+  const descriptor = candidate.descriptor;
+  if (entity.engine !== 'cue' || entity.strategy !== 'default' || result.isError || result.errors.length === 0) return result;
+  if (descriptor instanceof Error || descriptor.fromObject) return result;
+  const { errors, locations } = locateCueErrors(result.errors, descriptor.text);
+  return locations.length === 0 ? result : { ...result, errors, locations };
+}
+
 /** Evaluates every entity against the candidates: the result rows to append. */
 export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<NewResult[]> {
   const results: EngineResult[][] = entities.map(() => []);
@@ -147,7 +160,7 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
   const waived = await waivedPairs(ctx, entities, candidates, results);
   return entities.flatMap((entity, e) =>
     candidates.map((candidate, r) => {
-      const result = results[e][r];
+      const result = locatedInDescriptor(entity, candidate, results[e][r]);
       const threshold = entity.kind === 'metric' && result.value !== undefined ? matchingThreshold(result.value, entity.thresholds ?? []) : undefined;
       return {
         reportId: ctx.report.id,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { sameAsAlias } from '../../http/list-query';
+import { paginationQuery } from '../../http/pagination';
 import { textField as text } from '../../http/text-field';
 import { wholeNumberQuery } from '../../http/whole-number';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
@@ -63,6 +65,13 @@ export const evaluationResult = z
       details: z.record(z.string(), z.unknown()).optional(),
       value: z.number().optional(),
       threshold: z.object({ label: z.string(), color: z.string(), min: z.number().optional(), max: z.number().optional() }).optional(),
+      locations: z
+        .array(z.object({ path: z.string(), line: z.number().int(), column: z.number().int() }))
+        .optional()
+        .meta({
+          description:
+            'CUE: where in the descriptor (given as YAML or JSON text) the field each error names is, in the order of errors; the field itself, or the parent a missing field belongs in',
+        }),
     }),
     creationTime: z.string(),
   })
@@ -148,10 +157,11 @@ export const passiveResultInput = z
 
 export type PassiveResultInput = z.output<typeof passiveResultInput>;
 
-export const resultFilters = z.object({
+const resultFilters = z.object({
   resourceId: z.string().optional(),
   policyId: z.uuid({ error: 'policyId must be a UUID' }).optional(),
   environment: z.string().optional(),
+  env: z.string().optional().meta({ description: "Another name for environment (the peer platform's)" }),
   resourceType: z.string().optional(),
   outcome: z.enum(OUTCOMES, { error: `outcome must be one of ${OUTCOMES.join(', ')}` }).optional(),
   latest: z
@@ -161,6 +171,9 @@ export const resultFilters = z.object({
 });
 
 export type ResultFilters = z.output<typeof resultFilters>;
+
+/** The query of GET /results: a page of the filtered history. */
+export const resultListQuery = paginationQuery.extend(resultFilters.shape).superRefine(sameAsAlias('env', 'environment'));
 
 export const reportId = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
 

@@ -119,7 +119,8 @@ export class ResultRepository {
     const conditions: SQL[] = filters.latest ? [] : [eq(this.table.recorded, true)];
     if (filters.resourceId) conditions.push(eq(t.resourceId, filters.resourceId));
     if (filters.policyId) conditions.push(eq(t.entityId, filters.policyId));
-    if (filters.environment) conditions.push(eq(t.environment, filters.environment));
+    const environment = filters.environment ?? filters.env;
+    if (environment) conditions.push(eq(t.environment, environment));
     if (filters.resourceType) conditions.push(eq(t.resourceType, filters.resourceType));
     if (filters.outcome) conditions.push(eq(t.outcome, filters.outcome));
     const where = and(...conditions);

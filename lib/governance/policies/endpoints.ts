@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
 import { endpoint } from '../../http/endpoint';
-import { listOf, paginationQuery } from '../../http/pagination';
+import { listOf } from '../../http/pagination';
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
 import {
-  entityFilters,
   entityId,
   type EntityKind,
+  entityListQuery,
   metricInput,
   metricRepresentation,
   policyInput,
@@ -44,7 +44,7 @@ function entityEndpoints(kind: EntityKind) {
       path: base,
       summary: `${TITLE[kind]} entities (newest version of each), filtered`,
       tags,
-      query: paginationQuery.extend(entityFilters.shape),
+      query: entityListQuery,
       responses: { 200: { description: 'A page', schema: listOf(representation, `${TITLE[kind]}List`) } },
     }),
     read: endpoint({

@@ -1,12 +1,19 @@
-import { and, asc, count, eq, ilike, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, type AnyColumn, asc, count, desc, eq, ilike, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
 import type { Pagination } from '../../http/pagination';
-import type { EntityContent, EntityFilters, EntityKind } from './entity';
-import { ACTIVE_STATUSES, type EntityStatus } from './lifecycle';
+import { type EntityContent, type EntityFilters, type EntityKind, SEVERITIES } from './entity';
+import { ACTIVE_STATUSES, type EntityStatus, STATUSES } from './lifecycle';
 
 export type EntityRow = Database['tables']['governanceEntities']['$inferSelect'];
+
+/** A column's position in a list of its values: severities and statuses sort by rank, not alphabetically. */
+const rank = (column: AnyColumn, values: readonly string[]) =>
+  sql`array_position(array[${sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  )}]::text[], ${column}::text)`;
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -73,7 +80,9 @@ export class EntityRepository {
     const conditions: (SQL | undefined)[] = [eq(t.kind, kind), eq(t.latest, true)];
     if (filters.status?.length) conditions.push(inArray(t.status, filters.status));
     if (filters.resourceType) conditions.push(eq(t.resourceType, filters.resourceType));
-    if (filters.environment) conditions.push(or(eq(t.environment, filters.environment), isNull(t.environment)));
+    if (filters['id-in']) conditions.push(inArray(t.id, filters['id-in']));
+    const environment = filters.environment ?? filters.env;
+    if (environment) conditions.push(or(eq(t.environment, environment), isNull(t.environment)));
     if (filters.trigger) conditions.push(eq(t.trigger, filters.trigger));
     if (filters.text) {
       const pattern = `%${escapeLike(filters.text)}%`;
@@ -81,10 +90,31 @@ export class EntityRepository {
     }
     const where = and(...conditions);
     const [rows, [{ total }]] = await Promise.all([
-      this.database.db.select().from(t).where(where).orderBy(asc(t.name), asc(t.id)).limit(pagination.limit).offset(pagination.offset),
+      this.database.db
+        .select()
+        .from(t)
+        .where(where)
+        .orderBy(...this.order(filters))
+        .limit(pagination.limit)
+        .offset(pagination.offset),
       this.database.db.select({ total: count() }).from(t).where(where),
     ]);
     return { rows, total };
+  }
+
+  /** `sort-by` in `sort-order`, then by name (the default order) and id, so that pages never overlap. */
+  private order(filters: EntityFilters): SQL[] {
+    const t = this.table;
+    const direction = filters['sort-order'] === 'desc' ? desc : asc;
+    const key = filters['sort-by'] ?? 'name';
+    const keys: Record<typeof key, SQL | AnyColumn> = {
+      name: t.name,
+      createdAt: t.createdAt,
+      updatedAt: t.updatedAt,
+      severity: rank(t.severity, SEVERITIES),
+      status: rank(t.status, STATUSES),
+    };
+    return [direction(keys[key]), ...(key === 'name' ? [] : [asc(t.name)]), asc(t.id)];
   }
 
   /** Edits a draft in place; undefined when it is no longer the newest draft (someone moved it meanwhile). */

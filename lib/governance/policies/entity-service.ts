@@ -38,6 +38,7 @@ function represent(row: EntityRow): EntityRepresentation {
     requireConcrete: row.requireConcrete,
     remoteEngineUrl: row.remoteEngineUrl,
     llmRule: row.llmRule,
+    governanceAgentSpec: row.llmRule === null ? null : { prompt: row.llmRule },
     trigger: row.trigger,
     timing: row.timing,
     cronExpression: row.cronExpression,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { sameAsAlias, sortQuery, uuidListQuery } from '../../http/list-query';
+import { MAX_LIMIT, paginationQuery } from '../../http/pagination';
 import { textField as text } from '../../http/text-field';
 import { PG_INTEGER_MAX, wholeNumberQuery } from '../../http/whole-number';
 import { RESOURCE_TYPE_NAME } from '../../settings/schema';
@@ -27,6 +29,13 @@ const threshold = z
   })
   .refine((range) => range.min === undefined || range.max === undefined || range.min <= range.max, { message: 'min must not be above max', path: ['min'] });
 
+const ruleText = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(20_000, `${name} is longer than 20000 characters`);
+
 const fields = {
   name: text('name', 200),
   description: z.string({ error: 'description must be a string' }).max(20_000, 'description is longer than 20000 characters').default(''),
@@ -51,15 +60,14 @@ const fields = {
     .default(null),
   /**
    * llm: the requirement in natural language, judged by the assistant's LLM (docs/governance.md, "LLM policies").
-   * The peer platform's `governanceAgentSpec.prompt` is the same text: an alias can map onto this field.
+   * The peer platform's `governanceAgentSpec.prompt` is the same text (below).
    */
-  llmRule: z
-    .string({ error: 'llmRule must be a string' })
-    .trim()
-    .min(1, 'llmRule must not be empty')
-    .max(20_000, 'llmRule is longer than 20000 characters')
+  llmRule: ruleText('llmRule').nullable().default(null),
+  /** The peer platform's spelling of llmRule (docs/governance.md, "Clients of other governance platforms"). */
+  governanceAgentSpec: z
+    .strictObject({ prompt: ruleText('governanceAgentSpec.prompt') }, { error: 'governanceAgentSpec must be an object { "prompt" }' })
     .nullable()
-    .default(null),
+    .optional(),
   trigger: oneOf('trigger', TRIGGERS).default('active'),
   timing: oneOf('timing', TIMINGS).default('deployment'),
   cronExpression: text('cronExpression', 120).nullable().default(null),
@@ -87,6 +95,7 @@ interface CrossFieldInput {
   cueScript: string | null;
   remoteEngineUrl: string | null;
   llmRule: string | null;
+  governanceAgentSpec?: { prompt: string } | null;
   trigger: string;
   timing: string;
   cronExpression: string | null;
@@ -100,8 +109,13 @@ function crossFieldRules(entity: CrossFieldInput, ctx: z.RefinementCtx) {
   if (entity.engine !== 'cue' && entity.cueScript) issue('cueScript', 'cueScript is only for engine cue');
   if (entity.engine === 'remote' && !entity.remoteEngineUrl) issue('remoteEngineUrl', 'remoteEngineUrl is required when engine is remote');
   if (entity.engine !== 'remote' && entity.remoteEngineUrl) issue('remoteEngineUrl', 'remoteEngineUrl is only for engine remote');
-  if (entity.engine === 'llm' && !entity.llmRule) issue('llmRule', 'llmRule is required when engine is llm');
-  if (entity.engine !== 'llm' && entity.llmRule) issue('llmRule', 'llmRule is only for engine llm');
+  const prompt = entity.governanceAgentSpec?.prompt;
+  const rule = entity.llmRule ?? prompt;
+  const ruleField = entity.llmRule === null && prompt !== undefined ? 'governanceAgentSpec' : 'llmRule';
+  if (entity.llmRule !== null && prompt !== undefined && prompt !== entity.llmRule)
+    issue('governanceAgentSpec', 'governanceAgentSpec.prompt is another spelling of llmRule: give one of them, or the same text to both');
+  if (entity.engine === 'llm' && !rule) issue('llmRule', 'llmRule (or governanceAgentSpec.prompt) is required when engine is llm');
+  if (entity.engine !== 'llm' && rule) issue(ruleField, `${ruleField} is only for engine llm`);
   if (entity.cronExpression) {
     const problem = cronProblem(entity.cronExpression);
     if (problem) issue('cronExpression', `not a valid cron expression: ${problem}`);
@@ -111,8 +125,14 @@ function crossFieldRules(entity: CrossFieldInput, ctx: z.RefinementCtx) {
   }
 }
 
+/** The rule under its one stored name, llmRule, whichever spelling gave it. */
+const withOneRuleName = <T extends CrossFieldInput>({ governanceAgentSpec, ...entity }: T) => ({
+  ...entity,
+  llmRule: entity.llmRule ?? governanceAgentSpec?.prompt ?? null,
+});
+
 /** Body of POST (create) and PUT (edit) of a policy. */
-export const policyInput = z.strictObject(fields).superRefine(crossFieldRules).meta({ id: 'PolicyInput' });
+export const policyInput = z.strictObject(fields).superRefine(crossFieldRules).transform(withOneRuleName).meta({ id: 'PolicyInput' });
 
 /** Body of POST (create) and PUT (edit) of a metric: a policy whose result is a number, read against thresholds. */
 export const metricInput = z
@@ -123,6 +143,7 @@ export const metricInput = z
     if (metric.engine === 'llm')
       ctx.addIssue({ code: 'custom', path: ['engine'], message: 'engine llm is only for policies: a metric needs a reproducible number (cue or remote)' });
   })
+  .transform(withOneRuleName)
   .meta({ id: 'MetricInput' });
 
 export type PolicyInput = z.output<typeof policyInput>;
@@ -147,6 +168,10 @@ const representationFields = {
   requireConcrete: z.boolean(),
   remoteEngineUrl: z.string().nullable(),
   llmRule: z.string().nullable().meta({ description: 'llm: the requirement in natural language the LLM judges descriptors against; null otherwise' }),
+  governanceAgentSpec: z
+    .object({ prompt: z.string() })
+    .nullable()
+    .meta({ description: "llmRule in the peer platform's shape, { prompt: llmRule }; null when llmRule is" }),
   trigger: z.enum(TRIGGERS),
   timing: z.enum(TIMINGS),
   cronExpression: z.string().nullable(),
@@ -208,7 +233,20 @@ export const entityFilters = z.object({
   text: z.string().max(200, 'text is longer than 200 characters').optional(),
 });
 
-export type EntityFilters = z.output<typeof entityFilters>;
+/** What a list can be sorted by (`sort-by`); severity and status in their rank order, not alphabetically. */
+const ENTITY_SORT_FIELDS = ['name', 'createdAt', 'updatedAt', 'severity', 'status'] as const;
+
+/** The query of GET /policies and /metrics: the filters, and the peer platform's spellings (docs/governance.md, "Clients of other governance platforms"). */
+export const entityListQuery = paginationQuery
+  .extend({
+    ...entityFilters.shape,
+    env: z.string().optional().meta({ description: "Another name for environment (the peer platform's)" }),
+    'id-in': uuidListQuery('id-in', MAX_LIMIT).optional().meta({ description: 'Only these ids (comma list of UUIDs)' }),
+    ...sortQuery(ENTITY_SORT_FIELDS),
+  })
+  .superRefine(sameAsAlias('env', 'environment'));
+
+export type EntityFilters = Omit<z.output<typeof entityListQuery>, 'limit' | 'offset'>;
 
 export const versionQuery = z.object({
   version: wholeNumberQuery('version', 1, PG_INTEGER_MAX).optional(),

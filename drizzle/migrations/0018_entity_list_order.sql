@@ -1,0 +1,1 @@
+CREATE INDEX "governance_entities_list" ON "cgp"."governance_entities" USING btree ("kind","name","id") WHERE latest;
