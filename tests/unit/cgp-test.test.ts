@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
@@ -86,6 +88,23 @@ describe('cgp test', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^error\s+Sales owner\s+bad\.yaml$/));
     expect(lines).toContainEqual(expect.stringMatching(/^ {4}owner\.email: invalid value "nope" .* owner\.cue:6:\d+$/));
     expect(run.stdout).toMatch(/FAILED: 2 results: 1 ok, 1 error\n$/);
+  });
+
+  it('draws a progress bar and a table on a terminal, neither in a pipe', async () => {
+    const cwd = project({ 'owner.cue': POLICY, 'd/a.yaml': GOOD, 'd/b.yaml': GOOD, 'd/c.yaml': BAD });
+    // util-linux's script runs the command on a pseudo-terminal, as a person at a terminal would.
+    const command = `'${process.execPath}' '${path.resolve('bin/cgp.mjs')}' test owner.cue d`;
+    const onTerminal = spawnSync('script', ['-qec', command, '/dev/null'], { cwd, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: '' } });
+    expect(onTerminal.status).toBe(1);
+    const terminal = onTerminal.stdout.replace(/\r\n/g, '\n');
+    // The bar, redrawn on its line, then the line cleared (ESC [2K) before the table.
+    const bar = `\rcgp test [${'.'.repeat(30)}] 0/3\rcgp test [${'#'.repeat(30)}] 3/3\r\u001b[2KOUTCOME`;
+    expect(terminal.slice(0, bar.length)).toBe(bar);
+    expect(terminal).toMatch(/FAILED: 3 results: 2 ok, 1 error\n$/);
+
+    const piped = await cgp(['test', 'owner.cue', 'd'], { cwd });
+    expect(piped.stderr).toBe('');
+    expect(json(piped.stdout).counts).toMatchObject({ ok: 2, error: 1 });
   });
 
   it('expands quoted globs itself, ** included', async () => {
