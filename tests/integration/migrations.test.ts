@@ -107,9 +107,10 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 and 0017 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0018 too), with a history in it.
     await database.sql.unsafe(`
       drop table ${other}.latest_results, ${other}.compliance_days, ${other}.compliance_snapshot_days, ${other}.governance_exceptions;
+      drop index ${other}.governance_entities_list;
       alter table ${other}.knowledge_chunks drop column revision;
       delete from ${other}.__drizzle_migrations where created_at >= ${JOURNAL.entries[15].when};
       insert into ${other}.evaluation_results (recorded, entity_id, entity_version, entity_kind, entity_status, severity, outcome, resource_id, environment, resource_type, result)
