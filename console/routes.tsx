@@ -2,6 +2,9 @@ import { EntityDetailPage } from './pages/entity-detail';
 import { EntityEditorPage } from './pages/entity-editor';
 import { EntityListPage } from './pages/entity-list';
 import { OverviewPage } from './pages/overview';
+import { ReportPage } from './pages/report';
+import { ResourcePage } from './pages/resource';
+import { ResourcesPage } from './pages/resources';
 import type { Route } from './router';
 
 /**
@@ -18,4 +21,7 @@ export const routes: readonly Route[] = [
   { path: '/metrics/:id', title: 'Metric', page: (props) => <EntityDetailPage collection="metrics" {...props} /> },
   { path: '/policies/:id/edit', title: 'Policy editor', page: (props) => <EntityEditorPage collection="policies" {...props} /> },
   { path: '/metrics/:id/edit', title: 'Metric editor', page: (props) => <EntityEditorPage collection="metrics" {...props} /> },
+  { path: '/resources', title: 'Resources', nav: 'Resources', page: (props) => <ResourcesPage {...props} /> },
+  { path: '/resources/:environment/:id', title: 'Resource', page: (props) => <ResourcePage {...props} /> },
+  { path: '/reports/:id', title: 'Evaluation report', page: (props) => <ReportPage {...props} /> },
 ];

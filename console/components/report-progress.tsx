@@ -4,6 +4,7 @@ import { type EvaluationReport, type EvaluationResult, readReport, reportResults
 import { useApi } from '../use-api';
 import { type Column, DataTable } from './data-table';
 import { ProblemNotice } from './problem';
+import { ResourceLink } from './result-cells';
 
 /** How often a running report is read again. */
 const POLL_MS = 1000;
@@ -50,7 +51,7 @@ export function MetricValue({ result }: { result: Pick<EvaluationResult, 'result
 }
 
 const resultColumns: Column<EvaluationResult>[] = [
-  { header: 'Resource', cell: (result) => result.resource.displayName ?? result.resource.id },
+  { header: 'Resource', cell: (result) => <ResourceLink resource={result.resource} /> },
   { header: 'Environment', cell: (result) => result.resource.environment },
   { header: 'Outcome', cell: (result) => <span class={`outcome outcome-${result.outcome}`}>{result.outcome}</span> },
   { header: 'Value', cell: (result) => <MetricValue result={result.result} /> },

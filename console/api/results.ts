@@ -1,0 +1,36 @@
+import type { listResultsEndpoint } from '../../lib/governance/evaluation/endpoints';
+import type { metricEndpoints, policyEndpoints } from '../../lib/governance/policies/endpoints';
+import { get, type Query } from './client';
+import type { Answer } from './contracts';
+import type { PageRequest } from './governance';
+
+const BASE = '/v1/computational-governance';
+
+export type ResultPage = Answer<typeof listResultsEndpoint>;
+export type Result = ResultPage['data'][number];
+type EntityAnswer = Answer<(typeof policyEndpoints)['read']> | Answer<(typeof metricEndpoints)['read']>;
+
+/** The filters of GET /results (lib/governance/evaluation/report.ts: resultFilters). */
+export interface ResultFilters extends Query {
+  resourceId?: string;
+  environment?: string;
+  resourceType?: string;
+  outcome?: string;
+}
+
+/** The newest result of each (policy or metric, resource, environment) that matches, one page. */
+export const listLatestResults = (filters: ResultFilters, page: PageRequest, signal?: AbortSignal) =>
+  get<ResultPage>(`${BASE}/results`, { query: { ...filters, latest: 'true', ...page }, signal });
+
+/** The page of a result's policy or metric. */
+export const entityPath = (result: Pick<Result, 'governanceEntityType' | 'governanceEntityId'>) =>
+  `/${result.governanceEntityType === 'policy' ? 'policies' : 'metrics'}/${result.governanceEntityId}`;
+
+/** The names of the policies and metrics of some results (one call each, the distinct ones): id -> name. */
+export async function entityNames(results: readonly Result[], signal?: AbortSignal): Promise<Map<string, string>> {
+  const distinct = new Map(results.map((result) => [result.governanceEntityId, result]));
+  const named = await Promise.all(
+    [...distinct.values()].map((result) => get<EntityAnswer>(`${BASE}${entityPath(result)}`, { signal }).then((entity) => [entity.id, entity.name] as const)),
+  );
+  return new Map(named);
+}
