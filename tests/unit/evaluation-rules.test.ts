@@ -77,7 +77,8 @@ describe('descriptors', () => {
   it('reads YAML and JSON text and objects alike', () => {
     expect(parseDescriptor('id: dp-1\nversion: 2\n').value).toEqual({ id: 'dp-1', version: 2 });
     expect(parseDescriptor('{"id": "dp-1", "tags": ["a"]}').value).toEqual({ id: 'dp-1', tags: ['a'] });
-    expect(parseDescriptor({ id: 'dp-1' })).toEqual({ value: { id: 'dp-1' }, text: '{"id":"dp-1"}' });
+    // An object has no text of its own to locate errors in: it says so (fromObject), and no locations are given.
+    expect(parseDescriptor({ id: 'dp-1' })).toEqual({ value: { id: 'dp-1' }, text: '{"id":"dp-1"}', fromObject: true });
   });
 
   it('names the line and column of a parse error', () => {
