@@ -42,11 +42,12 @@ describe('the assistant over HTTP', () => {
       custom_header: 'Ocp-Apim-Subscription-Key',
     });
     // The e2e files share one service: another file (the console's assistant panel) may have stored
-    // configurations first, so the first save here is a creation (201) or a replacement (200); the
-    // integration tests pin 201 on an empty database. The second save is a replacement either way.
+    // configurations and indexed them first, so the first save here is a creation (201) or a replacement
+    // (200; the integration tests pin 201 on an empty database), and this file's embedder model is its
+    // own: the index holds no chunk of it until this test refreshes it, so the first chat embeds nothing.
     const llm = await post('/assistant/v1/llm/config', config('gpt-deployment', 'gpt-4o'));
     expect([200, 201]).toContain(llm.status);
-    expect([200, 201]).toContain((await post('/assistant/v1/embedder/config', config('embedding-deployment', 'text-embedding-3-small'))).status);
+    expect([200, 201]).toContain((await post('/assistant/v1/embedder/config', config('embedding-deployment', 'text-embedding-e2e'))).status);
     expect((await post('/assistant/v1/llm/config', config('gpt-deployment', 'gpt-4o'))).status).toBe(200);
 
     const read = await fetch(`${baseUrl}/assistant/v1/llm/config`, { headers: await authorized() });
@@ -69,7 +70,7 @@ describe('the assistant over HTTP', () => {
     expect(refresh.status).toBe(200);
     expect(fake.embeddingCalls().flat()).toEqual(expect.arrayContaining([expect.stringMatching(/^Writing CUE policies: Required fields first\n/)]));
     const index = await fetch(`${baseUrl}/assistant/v1/index`, { headers: await authorized() });
-    expect(await index.json()).toMatchObject({ embedderModel: 'text-embedding-3-small', sourceTypes: { guide: expect.any(Number) } });
+    expect(await index.json()).toMatchObject({ embedderModel: 'text-embedding-e2e', sourceTypes: { guide: expect.any(Number) } });
 
     // A grounded question: the bundled chat function embeds it, retrieves from the index and names its sources.
     fake.reset();

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EntityRepresentation } from '../../lib/governance/policies/entity';
 import { freePort } from '../../scripts/free-port';
 import { cgp, folderWith } from '../support/cgp';
-import { authorized, technicalToken } from '../support/tokens';
+import { governanceApi } from '../support/governance-api';
+import { technicalToken } from '../support/tokens';
 
 // `cgp evaluate` as a CI job runs it, against serverless offline: the gate's exit code and output.
 
@@ -14,34 +15,24 @@ const TYPE = 'cgp-dataproduct';
 const GOOD = 'id: urn:dp:cgp-good\nname: Good\nowner:\n  email: alice@example.com\n';
 const BAD = 'id: urn:dp:cgp-bad\nname: Bad\nowner:\n  email: nobody\n';
 
-async function api<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}/v1/computational-governance${route}`, {
-    method,
-    headers: await authorized({ 'content-type': 'application/json' }),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
 let cwd: string;
 let policy: EntityRepresentation;
 let token: string;
 
 beforeAll(async () => {
-  await api('POST', '/resource-types', {
+  await governanceApi('POST', '/resource-types', {
     name: TYPE,
     configuration: { resourceName: 'id', resourceDisplayName: ['name'] },
     resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' },
   });
-  policy = await api<EntityRepresentation>('POST', '/policies', {
+  policy = await governanceApi<EntityRepresentation>('POST', '/policies', {
     name: 'Owners have an e-mail',
     resourceType: TYPE,
     environment: 'development',
     engine: 'cue',
     cueScript: 'owner: email: =~"@"\n',
   });
-  await api('POST', `/policies/${policy.id}/publish`);
+  await governanceApi('POST', `/policies/${policy.id}/publish`);
   cwd = folderWith({ 'good.yaml': GOOD, 'bad.yaml': BAD, 'dp/bad.json': '{\n  "id": "urn:dp:cgp-bad-json",\n  "owner": {"email": "x"}\n}\n' });
   token = await technicalToken({ sub: 'cgp-ci' });
 });
@@ -63,7 +54,7 @@ describe('cgp evaluate', () => {
     expect(run.code).toBe(0);
     const report = json(run.stdout);
     expect(report).toMatchObject({ passed: true, outcome: 'ok', results: [{ policy: { ref: policy.id, name: 'Owners have an e-mail' }, outcome: 'ok' }] });
-    const stored = await api<{ status: string; createdBy: string }>('GET', `/evaluation-reports/${report.reportId}`);
+    const stored = await governanceApi<{ status: string; createdBy: string }>('GET', `/evaluation-reports/${report.reportId}`);
     expect(stored).toMatchObject({ status: 'completed', createdBy: 'cgp-ci' });
   });
 
@@ -101,7 +92,13 @@ describe('cgp evaluate', () => {
 
   it('lets an exception waive the failing descriptor: exit 0, outcome waived', async () => {
     const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
-    await api('POST', '/exceptions', { policyId: policy.id, resourceId: 'urn:dp:cgp-bad', environment: 'development', reason: 'migrating owners', expiresAt });
+    await governanceApi('POST', '/exceptions', {
+      policyId: policy.id,
+      resourceId: 'urn:dp:cgp-bad',
+      environment: 'development',
+      reason: 'migrating owners',
+      expiresAt,
+    });
     const run = await cgp(['evaluate', 'bad.yaml', '-t', TYPE, '-e', 'development', '--server', baseUrl], { cwd, env: { CGP_TOKEN: token } });
     expect(run.code).toBe(0);
     expect(json(run.stdout)).toMatchObject({

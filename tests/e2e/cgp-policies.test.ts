@@ -6,24 +6,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import type { EntityRepresentation } from '../../lib/governance/policies/entity';
 import { cgp, folderWith } from '../support/cgp';
-import { authorized, technicalToken } from '../support/tokens';
+import { governanceApi } from '../support/governance-api';
+import { technicalToken } from '../support/tokens';
 
 // `cgp policies push / pull` against serverless offline: policies kept as files in git.
 
 const baseUrl = inject('baseUrl');
 const TYPE = 'cgp-sync-type';
 
-async function api<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}/v1/computational-governance${route}`, {
-    method,
-    headers: await authorized({ 'content-type': 'application/json' }),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-const listed = async (kind: 'policies' | 'metrics') => (await api<{ data: EntityRepresentation[] }>('GET', `/${kind}?resourceType=${TYPE}&limit=100`)).data;
+const listed = async (kind: 'policies' | 'metrics') =>
+  (await governanceApi<{ data: EntityRepresentation[] }>('GET', `/${kind}?resourceType=${TYPE}&limit=100`)).data;
 
 const OWNER = [
   '// ---',
@@ -42,7 +34,7 @@ const folders: string[] = [];
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  await api('POST', '/resource-types', { name: TYPE, resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' } });
+  await governanceApi('POST', '/resource-types', { name: TYPE, resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' } });
   env = { CGP_TOKEN: await technicalToken({ sub: 'cgp-sync' }), CGP_SERVER: baseUrl };
 });
 afterAll(() => Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true }))));
@@ -78,12 +70,12 @@ describe('cgp policies push', () => {
     const again = await cgp(['policies', 'push', 'policies', '--publish'], { cwd, env });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^pushed: 0 create, 0 new version, 0 edit draft, 2 unchanged, 0 publish$/m);
-    expect((await api<{ data: EntityRepresentation[] }>('GET', `/policies/${policy.id}/versions`)).data).toHaveLength(1);
+    expect((await governanceApi<{ data: EntityRepresentation[] }>('GET', `/policies/${policy.id}/versions`)).data).toHaveLength(1);
 
     writeFileSync(path.join(cwd, 'policies/owner.cue'), OWNER.replace('=~"@"', '=~"^[^@]+@[^@]+$"'));
     const edited = await cgp(['policies', 'push', 'policies'], { cwd, env });
     expect(edited.stdout).toMatch(/^new version\s+policy\s+"Sync owner"/m);
-    const versions = (await api<{ data: EntityRepresentation[] }>('GET', `/policies/${policy.id}/versions`)).data;
+    const versions = (await governanceApi<{ data: EntityRepresentation[] }>('GET', `/policies/${policy.id}/versions`)).data;
     expect(versions.map((version) => [version.version, version.status])).toEqual([
       [1, 'enabled'],
       [2, 'draft'],

@@ -3,13 +3,13 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import type { ComplianceSummary, ComplianceTrend } from '../../lib/governance/compliance/compliance';
 import { OUTCOMES } from '../../lib/governance/evaluation/outcome';
 import { completion, FakeHostedModel, toolCalls } from '../fakes/hosted-model';
-import { type ConsoleBrowser, consoleUrl, inPage, openBrowser, screenshot, VIEWPORTS } from '../support/browser';
-import { authorized, technicalToken } from '../support/tokens';
+import { inPage, screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
+import { authorized } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');
 const API = '/v1/computational-governance';
@@ -32,19 +32,7 @@ async function call<T>(method: string, route: string, body?: unknown): Promise<T
 
 const summaryOf = (query: Record<string, string>) => call<ComplianceSummary>('GET', `${API}/compliance/summary?${new URLSearchParams(query)}`);
 
-let browser: ConsoleBrowser | undefined;
-afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
-});
-
-async function signedIn(route: string, viewport?: { width: number; height: number }) {
-  browser = await openBrowser(viewport);
-  await browser.page.goto(consoleUrl(await technicalToken()));
-  await browser.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  await browser.page.evaluate(`location.hash = ${JSON.stringify(route)}`);
-  return browser;
-}
+const signedIn = signedInConsole();
 
 /** The figure the Overview shows under `label` (Resources, Passing, Failing), without its percentage. */
 const figure = async (page: Page, label: string) => Number((await page.locator(`.figures div:has(> dt:text-is("${label}")) dd`).textContent())?.split(' ')[0]);

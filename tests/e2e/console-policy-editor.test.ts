@@ -3,12 +3,12 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import type { EvaluationReport } from '../../lib/governance/evaluation/report';
 import { FakeServer } from '../fakes/fake-server';
-import { type ConsoleBrowser, consoleUrl, openBrowser, screenshot, VIEWPORTS } from '../support/browser';
-import { authorized, technicalToken } from '../support/tokens';
+import { screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
+import { authorized } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');
 const API = '/v1/computational-governance';
@@ -54,19 +54,7 @@ afterAll(async () => {
   await resolver.stop();
 });
 
-let browser: ConsoleBrowser | undefined;
-afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
-});
-
-async function signedIn(route: string, viewport?: { width: number; height: number }) {
-  browser = await openBrowser(viewport);
-  await browser.page.goto(consoleUrl(await technicalToken()));
-  await browser.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor(SLOW);
-  await browser.page.evaluate(`location.hash = ${JSON.stringify(route)}`);
-  return browser;
-}
+const signedIn = signedInConsole();
 
 /** The CUE editor's text area (CodeMirror, in its shadow root: CSS locators pierce it). */
 const editor = (page: Page) => page.locator('[data-editor="cueScript"] .cm-content');

@@ -203,11 +203,11 @@ describe('the policies list', () => {
     // A new page starts at its heading; before it are the navigation and the skip link.
     expect(await inPage(page, 'document.activeElement?.tagName')).toBe('H1');
     const before: unknown[] = [];
-    for (let step = 0; step < 5; step++) {
+    for (let step = 0; step < 6; step++) {
       await page.keyboard.press('Shift+Tab');
       before.push(await inPage(page, 'document.activeElement?.textContent'));
     }
-    expect(before).toEqual(['Sign out', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
+    expect(before).toEqual(['Sign out', 'Resources', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
 
     await page.getByLabel('Name or description').fill(marker);
     await page.getByRole('button', { name: 'Filter' }).click();

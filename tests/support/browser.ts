@@ -4,7 +4,9 @@ import path from 'node:path';
 
 import chromium from '@sparticuz/chromium';
 import { chromium as playwright, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { afterEach, inject } from 'vitest';
+
+import { technicalToken } from './tokens';
 
 /** The screen sizes the console must work at. */
 export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
@@ -70,4 +72,23 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_FOLDER, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/**
+ * A signed-in console for each test of a file: `signedIn(route, viewport?)` opens a browser on the
+ * link `npm start` prints, waits for the Overview, then goes to `route`; the browser closes after the test.
+ */
+export function signedInConsole(): (route: string, viewport?: { width: number; height: number }) => Promise<ConsoleBrowser> {
+  let browser: ConsoleBrowser | undefined;
+  afterEach(async () => {
+    await browser?.close();
+    browser = undefined;
+  });
+  return async (route, viewport) => {
+    browser = await openBrowser(viewport);
+    await browser.page.goto(consoleUrl(await technicalToken()));
+    await browser.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 20_000 });
+    await browser.page.evaluate(`location.hash = ${JSON.stringify(route)}`);
+    return browser;
+  };
 }
