@@ -3,15 +3,14 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ComplianceSummary, ComplianceTrend } from '../../lib/governance/compliance/compliance';
 import { OUTCOMES } from '../../lib/governance/evaluation/outcome';
 import { completion, FakeHostedModel, toolCalls } from '../fakes/hosted-model';
 import { inPage, screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
-import { authorized } from '../support/tokens';
+import { serviceCall } from '../support/governance-api';
 
-const baseUrl = inject('baseUrl');
 const API = '/v1/computational-governance';
 /** What the console shows after a call to the API: a busy machine may take seconds. */
 const SLOW = { timeout: 15_000 };
@@ -20,17 +19,7 @@ const marker = randomUUID().slice(0, 8);
 /** A resource type of this file alone: the numbers of other files' results do not move these. */
 const TYPE = `overview-${marker}`;
 
-async function call<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers: await authorized(body === undefined ? {} : { 'content-type': 'application/json' }),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.status, `${method} ${route}: ${await response.clone().text()}`).toBeLessThan(300);
-  return (await response.json()) as T;
-}
-
-const summaryOf = (query: Record<string, string>) => call<ComplianceSummary>('GET', `${API}/compliance/summary?${new URLSearchParams(query)}`);
+const summaryOf = (query: Record<string, string>) => serviceCall<ComplianceSummary>('GET', `${API}/compliance/summary?${new URLSearchParams(query)}`);
 
 const signedIn = signedInConsole();
 
@@ -46,10 +35,10 @@ const cells = (page: Page, region: string) =>
 
 /** A passive policy of TYPE, enabled, with these results pushed (resource id -> satisfied). */
 async function passivePolicy(name: string, severity: string, results: Record<string, boolean>, environment = 'development') {
-  const { id } = await call<{ id: string }>('POST', `${API}/policies`, { name, resourceType: TYPE, severity, trigger: 'passive' });
-  await call('POST', `${API}/policies/${id}/publish`, {});
+  const { id } = await serviceCall<{ id: string }>('POST', `${API}/policies`, { name, resourceType: TYPE, severity, trigger: 'passive' });
+  await serviceCall('POST', `${API}/policies/${id}/publish`, {});
   for (const [resource, satisfied] of Object.entries(results))
-    await call('POST', `${API}/policies/${id}/results`, {
+    await serviceCall('POST', `${API}/policies/${id}/results`, {
       environment,
       resource: { id: resource },
       satisfiesPolicy: satisfied,
@@ -61,7 +50,7 @@ async function passivePolicy(name: string, severity: string, results: Record<str
 const policyIds: Record<string, string> = {};
 
 beforeAll(async () => {
-  await call('POST', `${API}/resource-types`, { name: TYPE, resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' } });
+  await serviceCall('POST', `${API}/resource-types`, { name: TYPE, resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' } });
   policyIds.owner = await passivePolicy(`Owner is set ${marker}`, 'error', { 'urn:a': true, 'urn:b': false, 'urn:c': false, 'urn:d': true });
   policyIds.contract = await passivePolicy(`Data contract ${marker}`, 'warning', { 'urn:a': false, 'urn:b': true, 'urn:c': true, 'urn:d': true });
   policyIds.production = await passivePolicy(`Encryption ${marker}`, 'error', { 'urn:a': true, 'urn:e': false }, 'production');
@@ -114,7 +103,7 @@ describe('the Overview', () => {
     const { page, problems } = await signedIn(`#/overview?resourceType=${TYPE}&days=7`);
     const chart = page.locator('figure.trend');
     await expect.poll(() => chart.getAttribute('data-points'), SLOW).toBe('7');
-    const trend = await call<ComplianceTrend>('GET', `${API}/compliance/trend?resourceType=${TYPE}&days=7`);
+    const trend = await serviceCall<ComplianceTrend>('GET', `${API}/compliance/trend?resourceType=${TYPE}&days=7`);
     expect(trend.days).toHaveLength(7);
     expect(await chart.locator('.uplot canvas').count()).toBe(1);
     expect(await chart.locator('.uplot').boundingBox()).toMatchObject({ width: expect.any(Number), height: expect.any(Number) });
@@ -162,9 +151,9 @@ describe('the assistant panel', () => {
       model,
       deployment,
     });
-    await call('POST', '/assistant/v1/llm/config', config('console-chat', 'gpt-4o'));
-    await call('POST', '/assistant/v1/embedder/config', config('console-embeddings', 'text-embedding-3-small'));
-    await call('POST', '/assistant/v1/index/refresh', {});
+    await serviceCall('POST', '/assistant/v1/llm/config', config('console-chat', 'gpt-4o'));
+    await serviceCall('POST', '/assistant/v1/embedder/config', config('console-embeddings', 'text-embedding-3-small'));
+    await serviceCall('POST', '/assistant/v1/index/refresh', {});
   });
 
   afterAll(async () => {

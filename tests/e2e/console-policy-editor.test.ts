@@ -3,14 +3,13 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { EvaluationReport } from '../../lib/governance/evaluation/report';
 import { FakeServer } from '../fakes/fake-server';
 import { screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
-import { authorized } from '../support/tokens';
+import { serviceCall } from '../support/governance-api';
 
-const baseUrl = inject('baseUrl');
 const API = '/v1/computational-governance';
 /** What the console shows after a call to the API: a busy machine may take seconds. */
 const SLOW = { timeout: 20_000 };
@@ -31,19 +30,9 @@ const resolver = new FakeServer(async (request) => {
   return { status: 200, body: { resources: RESOURCES.slice(offset, offset + limit), page: { offset, limit, total: RESOURCES.length } } };
 });
 
-async function call<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers: await authorized(body === undefined ? {} : { 'content-type': 'application/json' }),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.status, `${method} ${route}: ${await response.clone().text()}`).toBeLessThan(300);
-  return (await response.json()) as T;
-}
-
 beforeAll(async () => {
   await resolver.start();
-  await call('POST', `${API}/resource-types`, {
+  await serviceCall('POST', `${API}/resource-types`, {
     name: TYPE,
     configuration: { resourceName: 'id', batchSize: 2 },
     resolverConfiguration: { url: resolver.url, path: '/resources' },
@@ -112,7 +101,7 @@ describe('the policy editor', () => {
     await page.getByRole('status').filter({ hasText: 'version 1, draft' }).waitFor(SLOW);
     expect(page.url()).toMatch(/#\/policies\/[0-9a-f-]{36}\/edit\?saved=/);
     const id = /policies\/([0-9a-f-]{36})/.exec(page.url())?.[1];
-    expect(await call('GET', `${API}/policies/${id}`)).toMatchObject({ cueScript: RULE, environment: 'qa', resourceType: TYPE, status: 'draft' });
+    expect(await serviceCall('GET', `${API}/policies/${id}`)).toMatchObject({ cueScript: RULE, environment: 'qa', resourceType: TYPE, status: 'draft' });
     expect(await linesWithErrors(page)).toEqual([]);
 
     // Test on a pasted descriptor: a failing one shows its error, a passing one its verdict.
@@ -150,7 +139,7 @@ describe('the policy editor', () => {
     await page.getByText('Report running').waitFor(SLOW);
     const reportId = new URLSearchParams(page.url().split('?')[1]).get('report');
     expect(reportId).toEqual(expect.any(String));
-    const readReport = () => call<EvaluationReport>('GET', `${API}/evaluation-reports/${reportId}`);
+    const readReport = () => serviceCall<EvaluationReport>('GET', `${API}/evaluation-reports/${reportId}`);
     await expect.poll(() => resolver.requests.length, SLOW).toBeGreaterThan(0);
     const running = await readReport();
     expect(running.status).toBe('running');
@@ -177,12 +166,17 @@ describe('the policy editor', () => {
     await expect.poll(() => lifecycle(page), SLOW).toEqual(['Edit (new version)', 'Disable', 'Start grace period', 'Publish']);
     await page.getByRole('button', { name: 'Disable' }).click();
     await expect.poll(() => lifecycle(page), SLOW).toEqual(['Edit (new version)', 'Enable', 'Publish']);
-    expect(await call('GET', `${API}/policies/${id}`)).toMatchObject({ status: 'disabled', version: 1 });
+    expect(await serviceCall('GET', `${API}/policies/${id}`)).toMatchObject({ status: 'disabled', version: 1 });
     expect(problems).toEqual([]);
   });
 
   it('on a phone: the editor of a saved policy shows its script and fits the screen', async () => {
-    const policy = await call<{ id: string }>('POST', `${API}/policies`, { name: `Phone ${marker}`, resourceType: TYPE, engine: 'cue', cueScript: RULE });
+    const policy = await serviceCall<{ id: string }>('POST', `${API}/policies`, {
+      name: `Phone ${marker}`,
+      resourceType: TYPE,
+      engine: 'cue',
+      cueScript: RULE,
+    });
     const { page, problems } = await signedIn(`#/policies/${policy.id}/edit`, VIEWPORTS.phone);
     await page.getByRole('heading', { level: 1, name: 'Policy editor' }).waitFor(SLOW);
     await editor(page).getByText('owner').waitFor(SLOW);

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { EvaluationReport, EvaluationResult } from '../../lib/governance/evaluation/report';
 import { FakeServer } from '../fakes/fake-server';
 import { screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
-import { authorized } from '../support/tokens';
+import { serviceCall } from '../support/governance-api';
 
-const baseUrl = inject('baseUrl');
 const API = '/v1/computational-governance';
 /** What the console shows after a call to the API: a busy machine may take seconds. */
 const SLOW = { timeout: 15_000 };
@@ -20,17 +19,7 @@ const SLOW_TYPE = `resources-slow-${marker}`;
 const PASSING = `urn:${marker}:passing`;
 const FAILING = `urn:${marker}:failing`;
 
-async function call<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers: await authorized(body === undefined ? {} : { 'content-type': 'application/json' }),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.status, `${method} ${route}: ${await response.clone().text()}`).toBeLessThan(300);
-  return (await response.json()) as T;
-}
-
-const report = (id: string) => call<EvaluationReport>('GET', `${API}/evaluation-reports/${id}`);
+const report = (id: string) => serviceCall<EvaluationReport>('GET', `${API}/evaluation-reports/${id}`);
 
 /** The resources of both types; the slow type's pages after the first wait for `release` (its report stays running). */
 let release: () => void = () => undefined;
@@ -48,19 +37,19 @@ const resolver = new FakeServer(async (request) => {
 
 /** A CUE policy of `type` in development, published: its report id. */
 async function published(type: string, path: string, name: string) {
-  await call('POST', `${API}/resource-types`, {
+  await serviceCall('POST', `${API}/resource-types`, {
     name: type,
     configuration: { resourceName: 'id', batchSize: 1 },
     resolverConfiguration: { url: resolver.url, path },
   });
-  const policy = await call<{ id: string }>('POST', `${API}/policies`, {
+  const policy = await serviceCall<{ id: string }>('POST', `${API}/policies`, {
     name,
     resourceType: type,
     environment: 'development',
     engine: 'cue',
     cueScript: 'owner: string & =~"^[a-z]+$"\n',
   });
-  const { evaluationReportId } = await call<{ evaluationReportId: string }>('POST', `${API}/policies/${policy.id}/publish`, {});
+  const { evaluationReportId } = await serviceCall<{ evaluationReportId: string }>('POST', `${API}/policies/${policy.id}/publish`, {});
   return { policyId: policy.id, reportId: evaluationReportId };
 }
 
@@ -115,7 +104,7 @@ describe('the Resources page', () => {
     await page.getByLabel('Outcome').selectOption('error');
     await expect.poll(() => page.evaluate('location.hash'), SLOW).toBe(`#/resources?resourceType=${TYPE}&outcome=error`);
     await expect.poll(async () => (await cells(page, 'Resources')).length, SLOW).toBe(1);
-    const api = await call<{ data: EvaluationResult[] }>('GET', `${API}/results?latest=true&resourceType=${TYPE}&outcome=error`);
+    const api = await serviceCall<{ data: EvaluationResult[] }>('GET', `${API}/results?latest=true&resourceType=${TYPE}&outcome=error`);
     expect(api.data.map((result) => result.resource.id)).toEqual([FAILING]);
     expect((await cells(page, 'Resources'))[0][0]).toBe(FAILING);
 
