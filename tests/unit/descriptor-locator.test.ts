@@ -35,6 +35,26 @@ describe('locating a CUE error path in a descriptor', () => {
     expect(locateCuePath(json, 'list.1.x')).toEqual({ line: 4, column: 16, exact: true });
   });
 
+  it('finds the same places in JSON text as the YAML reader does in the same document written as YAML', () => {
+    const json = JSON.stringify({ name: 'sales', owner: { email: 'nope' }, components: [{ kind: 'outputport' }, { kind: 'weird', 'a.b': 1 }] }, null, 2);
+    const lines = json.split('\n');
+    const lineOf = (needle: string) => lines.findIndex((line) => line.includes(needle)) + 1;
+    expect(locateCuePath(json, 'owner.email')).toEqual({ line: lineOf('"email"'), column: 5, exact: true });
+    expect(locateCuePath(json, 'components.1."a.b"')).toEqual({ line: lineOf('"a.b"'), column: 7, exact: true });
+    expect(locateCuePath(json, 'components.1')).toEqual({ line: lineOf('"weird"') - 1, column: 5, exact: true });
+    expect(locateCuePath(json, 'owner.name')).toEqual({ line: lineOf('"owner"'), column: 3, exact: false });
+    expect(locateCuePath(json, 'version')).toEqual({ line: 1, column: 1, exact: false });
+  });
+
+  it('counts CRLF lines and the first of repeated keys in JSON text', () => {
+    expect(locateCuePath('{\r\n  "a": 1,\r\n  "b": {"c": 2}\r\n}', 'b.c')).toEqual({ line: 3, column: 9, exact: true });
+    expect(locateCuePath('{"a": 1,\n "a": 2}', 'a')).toEqual({ line: 1, column: 2, exact: true });
+  });
+
+  it('reads text that opens like JSON but is not strict JSON as YAML flow style', () => {
+    expect(locateCuePath('{\n  a: 1,\n  b: {c: 2},\n}', 'b.c')).toEqual({ line: 3, column: 7, exact: true });
+  });
+
   it('falls back to line 1 on text that does not parse', () => {
     expect(locateCuePath('a: [\n', 'a')).toEqual({ line: 1, column: 1, exact: false });
   });
