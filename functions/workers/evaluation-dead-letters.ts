@@ -1,25 +1,18 @@
-import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
 import { deadLetterTask } from '../../lib/governance/evaluation/queued-evaluation';
 import { logger } from '../../lib/logging/logger';
-import { jobMessageOf } from '../../lib/queue/sqs-event';
+import { handleJobBatch } from '../../lib/queue/job-batch';
 
 /**
  * Invoked by the dead-letter queue: a message the worker failed on `maxReceiveCount` times. Its
  * task ends as failed with the reason of its last failure, and its report fails once the report's
- * other tasks have ended; the results already written stay.
+ * other tasks have ended; the results already written stay. A message that names no task is
+ * logged with its messageId and dropped.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const batchItemFailures: SQSBatchItemFailure[] = [];
-  for (const record of event.Records ?? []) {
-    const message = jobMessageOf(record);
-    if (!message) continue;
-    try {
-      await deadLetterTask(message.taskId);
-    } catch (error) {
-      logger.error({ err: error, taskId: message.taskId }, 'a dead-lettered evaluation task could not be marked failed');
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
-};
+export const handler = (event: SQSEvent): Promise<SQSBatchResponse> =>
+  handleJobBatch(event, {
+    handle: ({ taskId }) => deadLetterTask(taskId),
+    failed: (error, { taskId }) => logger.error({ err: error, taskId }, 'a dead-lettered evaluation task could not be marked failed'),
+    unreadable: 'a dead-lettered evaluation message names no task: dropped',
+  });
