@@ -37,6 +37,17 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.browser } },
   },
   {
+    // The process environment is read in lib/settings only (docs/architecture.md, "Settings").
+    files: ['lib/**', 'functions/**'],
+    ignores: ['lib/settings/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'read the environment in lib/settings (application.conf, environment.ts)' },
+      ],
+    },
+  },
+  {
     // CommonJS files: require() is how they load modules.
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { type CliEnvironment, cliEnvironment } from '../settings/environment';
 import { UsageError } from './usage-error';
 
 /** How `cgp` reaches the platform: `--server` / CGP_SERVER, and a bearer token or Basic credentials. */
@@ -23,11 +24,11 @@ const DEFAULT_SERVER = 'http://localhost:3000';
 const API = '/v1/computational-governance';
 
 /** The Authorization header: the token given (flag, else CGP_TOKEN) as Bearer, else Basic from CGP_USER and CGP_ACCESS_TOKEN. */
-function authorization(access: ApiAccess, env: NodeJS.ProcessEnv): string | undefined {
-  const token = access.token ?? env.CGP_TOKEN;
+function authorization(access: ApiAccess, env: CliEnvironment): string | undefined {
+  const token = access.token ?? env.token;
   if (token) return `Bearer ${token}`;
-  if (env.CGP_USER && env.CGP_ACCESS_TOKEN) return `Basic ${Buffer.from(`${env.CGP_USER}:${env.CGP_ACCESS_TOKEN}`).toString('base64')}`;
-  if (env.CGP_USER || env.CGP_ACCESS_TOKEN) throw new UsageError('Basic authentication needs both CGP_USER and CGP_ACCESS_TOKEN');
+  if (env.user && env.accessToken) return `Basic ${Buffer.from(`${env.user}:${env.accessToken}`).toString('base64')}`;
+  if (env.user || env.accessToken) throw new UsageError('Basic authentication needs both CGP_USER and CGP_ACCESS_TOKEN');
   return undefined;
 }
 
@@ -43,8 +44,8 @@ export class ApiClient {
   readonly server: string;
   private readonly authorization: string | undefined;
 
-  constructor(access: ApiAccess, env: NodeJS.ProcessEnv = process.env) {
-    const server = access.server ?? env.CGP_SERVER ?? DEFAULT_SERVER;
+  constructor(access: ApiAccess, env: CliEnvironment = cliEnvironment()) {
+    const server = access.server ?? env.server ?? DEFAULT_SERVER;
     if (!URL.canParse(server) || !/^https?:$/.test(new URL(server).protocol))
       throw new UsageError(`--server must be an http(s) URL, got ${JSON.stringify(server)}`);
     this.server = server.replace(/\/+$/, '');

@@ -1,30 +1,35 @@
 import { logger } from '../logging/logger';
+import { type Fetch, outboundFetch, type OutboundTimeouts } from '../platform/http-client';
 import type { JobQueue } from './job-queue';
 import { sqsEventOf } from './sqs-event';
 
 /**
  * The queue under serverless offline: each message becomes an asynchronous (`Event`) invocation of
  * the worker through the Lambda endpoint, carrying the SQS-shaped event SQS would deliver, so the
- * worker runs the same code locally and in AWS. Nothing redelivers here: the sweeper does.
+ * worker runs the same code locally and in AWS. Nothing redelivers here: the sweeper does. The
+ * invocations take the configured outbound timeouts.
  */
 export class LocalLambdaQueue implements JobQueue {
   readonly redelivers = false;
+  private readonly fetch: Fetch;
 
   constructor(
     private readonly endpoint: string,
     private readonly functionName: string,
-  ) {}
+    timeouts: OutboundTimeouts,
+  ) {
+    this.fetch = outboundFetch(timeouts);
+  }
 
   async send(ids: readonly string[]): Promise<string[]> {
     const url = `${this.endpoint.replace(/\/+$/, '')}/2015-03-31/functions/${encodeURIComponent(this.functionName)}/invocations`;
     const sent: string[] = [];
     for (const id of ids) {
       try {
-        const response = await fetch(url, {
+        const response = await this.fetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' },
           body: JSON.stringify(sqsEventOf([{ taskId: id }])),
-          signal: AbortSignal.timeout(10_000),
         });
         await response.arrayBuffer();
         if (response.status === 202) sent.push(id);

@@ -1,21 +1,39 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 
 import { logger } from '../logging/logger';
+import { OutboundTimeoutError, type OutboundTimeouts } from '../platform/http-client';
 import type { JobQueue } from './job-queue';
 
 /** SendMessageBatch takes at most ten messages. */
 const BATCH = 10;
 
-/** The SQS queue of serverless.yml: its redrive policy redelivers failed messages, then dead-letters them. */
+/**
+ * The SQS queue of serverless.yml: its redrive policy redelivers failed messages, then dead-letters
+ * them. Its calls take the configured outbound timeouts (connect; read, for the whole call).
+ */
 export class SqsQueue implements JobQueue {
   readonly redelivers = true;
   private readonly client: SQSClient;
+  private readonly host: string;
 
   constructor(
     private readonly queueUrl: string,
-    endpoint?: string,
+    endpoint: string | undefined,
+    private readonly timeouts: OutboundTimeouts,
   ) {
-    this.client = new SQSClient({ endpoint, maxAttempts: 3 });
+    this.client = new SQSClient({
+      endpoint,
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.readMs, throwOnRequestTimeout: true },
+    });
+    this.host = new URL(endpoint ?? queueUrl).host;
+  }
+
+  /** The SDK's TimeoutError (its handler's connect or request timeout) as the OutboundTimeoutError of other outbound calls. */
+  private outboundError(error: unknown): unknown {
+    if ((error as Error)?.name !== 'TimeoutError') return error;
+    const connect = /establish a connection/.test((error as Error).message);
+    return new OutboundTimeoutError(this.host, connect ? 'connect' : 'read', connect ? this.timeouts.connectMs : this.timeouts.readMs, { cause: error });
   }
 
   async send(ids: readonly string[]): Promise<string[]> {
@@ -36,7 +54,7 @@ export class SqsQueue implements JobQueue {
             'SQS refused an evaluation message; the sweeper sends it again',
           );
       } catch (error) {
-        logger.warn({ err: error, count: chunk.length }, 'the evaluation queue could not be reached; the sweeper sends the messages again');
+        logger.warn({ err: this.outboundError(error), count: chunk.length }, 'the evaluation queue could not be reached; the sweeper sends the messages again');
       }
     }
     return sent;

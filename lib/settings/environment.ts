@@ -15,6 +15,8 @@ export interface RuntimeEnvironment {
   readonly root: string;
   /** True inside AWS Lambda; false under npm start, serverless-offline and tests. */
   readonly deployed: boolean;
+  /** True under serverless offline (IS_OFFLINE): the evaluation queue is then the local Lambda endpoint. */
+  readonly offline: boolean;
 }
 
 export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): RuntimeEnvironment {
@@ -23,5 +25,21 @@ export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): Runtim
     stage: env.STAGE || 'local',
     root: (!env.IS_OFFLINE && env.LAMBDA_TASK_ROOT) || env.CGP_PACKAGE_ROOT || process.cwd(),
     deployed: Boolean(env.AWS_LAMBDA_FUNCTION_NAME) && !env.IS_OFFLINE,
+    offline: Boolean(env.IS_OFFLINE),
   };
+}
+
+/** What the `cgp` command reads of its environment: where the platform is and how to sign in. */
+export interface CliEnvironment {
+  /** CGP_SERVER: the platform's URL when --server is not given. */
+  readonly server?: string;
+  /** CGP_TOKEN: a bearer token when --token is not given. */
+  readonly token?: string;
+  /** CGP_USER and CGP_ACCESS_TOKEN: Basic credentials, used without a token. */
+  readonly user?: string;
+  readonly accessToken?: string;
+}
+
+export function cliEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnvironment {
+  return { server: env.CGP_SERVER, token: env.CGP_TOKEN, user: env.CGP_USER, accessToken: env.CGP_ACCESS_TOKEN };
 }

@@ -123,3 +123,8 @@ export function getSettings(): Promise<Settings> {
   });
   return cached;
 }
+
+/** Forgets the loaded settings, so that the next getSettings reads the file and the environment again (tests that change them). */
+export function resetSettings(): void {
+  cached = undefined;
+}

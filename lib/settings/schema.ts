@@ -145,6 +145,21 @@ export const settingsSchema = z.strictObject({
     'enable-on-publish': bool().default(true),
     // How many times a failed perimeter resolver call (unreachable, timed out, 429, 5xx) is retried, with backoff.
     'resolver-retries': int({ min: 0 }).default(3),
+    // The queue of evaluation tasks (lib/queue). No defaults: serverless.yml defines these values
+    // and passes them as environment variables (docs/settings.md, "The evaluation queue").
+    queue: block({
+      // The SQS queue URL; unset, not an http(s) URL or under serverless offline: the local Lambda endpoint.
+      url: text().optional(),
+      // Another SQS endpoint (LocalStack, tests).
+      endpoint: httpUrl().optional(),
+      // Deliveries of a message before it is dead-lettered (SQS's maxReceiveCount; the sweeper's locally).
+      'max-receives': int({ min: 1 }).optional(),
+      // How long SQS waits before it delivers a failed message again (its VisibilityTimeout).
+      'visibility-timeout': duration().optional(),
+      // Under serverless offline: the Lambda endpoint the worker is invoked through, and its function name.
+      'local-lambda-endpoint': httpUrl().optional(),
+      'worker-function': text().optional(),
+    }),
   }),
 
   // Exceptions (waivers) of a policy or metric for some resources (docs/governance.md, "Exceptions").

@@ -11,7 +11,7 @@ import type { Database } from '../../lib/db/client';
 import { dispatchDueCronPolicies } from '../../lib/governance/scheduling/cron-dispatcher';
 import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import type { Notification } from '../../lib/platform/notifications';
-import { resetJobQueue } from '../../lib/queue/job-queue';
+import { resetSettings } from '../../lib/settings';
 import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { FakeHostedModel } from '../fakes/hosted-model';
@@ -110,7 +110,7 @@ beforeAll(async () => {
   for (const server of [engine, resolver, lambda, events, notifications, model]) await server.start();
   await useHandlersOn(SCHEMA, SETTINGS());
   vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', lambda.url);
-  resetJobQueue();
+  resetSettings();
   database = await testDatabase(SCHEMA);
   policies = await import('../../functions/governance/policies');
   worker = await import('../../functions/workers/evaluation-worker');
@@ -129,7 +129,7 @@ beforeEach(async () => {
 
 afterAll(async () => {
   await releaseHandlers();
-  resetJobQueue();
+  resetSettings();
   await database.close();
   for (const server of [engine, resolver, lambda, events, notifications, model]) await server.stop();
 });

@@ -11,7 +11,7 @@ import type * as evaluationSweeperModule from '../../functions/schedules/evaluat
 import type * as evaluationDeadLettersModule from '../../functions/workers/evaluation-dead-letters';
 import type * as evaluationWorkerModule from '../../functions/workers/evaluation-worker';
 import type { Database } from '../../lib/db/client';
-import { resetJobQueue } from '../../lib/queue/job-queue';
+import { resetSettings } from '../../lib/settings';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';
@@ -144,7 +144,7 @@ beforeAll(async () => {
   vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', lambda.url);
   vi.stubEnv('EVALUATION_WORKER_FUNCTION', WORKER);
   vi.stubEnv('EVALUATION_QUEUE_MAX_RECEIVES', '3');
-  resetJobQueue();
+  resetSettings();
   database = await testDatabase(SCHEMA);
   policies = await import('../../functions/governance/policies');
   metrics = await import('../../functions/governance/metrics');
@@ -165,7 +165,7 @@ beforeEach(() => {
 
 afterAll(async () => {
   await releaseHandlers();
-  resetJobQueue();
+  resetSettings();
   await database.close();
   await engine.stop();
   await resolver.stop();
@@ -364,7 +364,7 @@ describe('nothing lost, nothing doubled', () => {
     const closedUrl = down.url;
     await down.stop();
     vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', closedUrl);
-    resetJobQueue();
+    resetSettings();
     let reportId: string;
     try {
       const published = await publish(id);
@@ -372,7 +372,7 @@ describe('nothing lost, nothing doubled', () => {
       reportId = published.body.evaluationReportId;
     } finally {
       vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', lambda.url);
-      resetJobQueue();
+      resetSettings();
     }
     const [task] = await taskRows(reportId);
     expect(task).toMatchObject({ status: 'queued', sent_at: null });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { Database } from '../../lib/db/client';
-import { resetJobQueue } from '../../lib/queue/job-queue';
+import { resetSettings } from '../../lib/settings';
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
@@ -21,13 +21,13 @@ beforeAll(async () => {
     }`,
   );
   vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', lambda.url);
-  resetJobQueue();
+  resetSettings();
   database = await testDatabase(SCHEMA);
 });
 
 afterAll(async () => {
   await releaseHandlers();
-  resetJobQueue();
+  resetSettings();
   await database.close();
   await lambda.stop();
 });

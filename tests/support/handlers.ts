@@ -18,10 +18,13 @@ export async function useHandlersOn(schema: string, overrides = ''): Promise<voi
   await runStartupTasks(settings);
   vi.stubEnv('CGP_CONFIG_FILE', testSettingsFile(all));
   vi.stubEnv('DATABASE_URL', inject('databaseUrl'));
-  // Evaluation tasks go nowhere unless a test points the local queue at a fake Lambda endpoint.
+  // The evaluation queue's settings, as serverless.yml passes them. Evaluation tasks go nowhere
+  // unless a test points the local queue at a fake Lambda endpoint.
+  vi.stubEnv('EVALUATION_QUEUE_MAX_RECEIVES', '5');
+  vi.stubEnv('EVALUATION_WORKER_FUNCTION', 'computational-governance-platform-test-evaluation-worker');
   vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', 'http://127.0.0.1:9');
-  const { resetJobQueue } = await import('../../lib/queue/job-queue');
-  resetJobQueue();
+  const { resetSettings } = await import('../../lib/settings');
+  resetSettings();
 }
 
 /** Undoes useHandlersOn: closes the handlers' pool and restores the environment. */

@@ -7,7 +7,7 @@ import { dispatchInBackground } from '../../outbox/background-dispatch';
 import { announceKnowledgeChangeIn } from '../../outbox/knowledge-changes';
 import { callerTargetTimeoutsOf } from '../../platform/http-client';
 import { fetchPerimeterPage, type PerimeterPage, ResolverError, type ResolverRetry } from '../../platform/perimeter-resolver';
-import { getJobQueue, maxReceives, queueVisibilityMs } from '../../queue/job-queue';
+import { getJobQueue, maxReceivesOf, visibilityMsOf } from '../../queue/queue-from-settings';
 import { getSettings } from '../../settings';
 import { EnvironmentRepository } from '../environments/environment-repository';
 import type { EntityRow } from '../policies/entity-repository';
@@ -77,7 +77,7 @@ export async function recordQueuedEvaluation(
 /** Sends one message per task; a task whose message did not reach the queue is sent again by the sweeper. */
 export async function sendTasks(ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  const sent = await getJobQueue().send(ids);
+  const sent = await (await getJobQueue()).send(ids);
   await new TaskRepository(await getDatabase()).markSent(sent);
 }
 
@@ -244,8 +244,9 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
     const reason = `${page}: ${(error as Error).message}`;
     // The running report shows no internal address: the resolver's own account of the failure, else none (the logs have it).
     const shown = `${page}: ${error instanceof ResolverError ? error.reason : "the page could not be evaluated (the evaluation worker's log says why)"}`;
-    const nextTryAt = getJobQueue().redelivers ? new Date(receivedAt + queueVisibilityMs()) : new Date(Date.now() + LOCAL_RETRY_MS);
-    await tasks.attemptFailed(taskId, reason, { offset, reason: shown, attempts: maxReceives(), nextTryAt });
+    const settings = await getSettings();
+    const nextTryAt = (await getJobQueue()).redelivers ? new Date(receivedAt + visibilityMsOf(settings)) : new Date(Date.now() + LOCAL_RETRY_MS);
+    await tasks.attemptFailed(taskId, reason, { offset, reason: shown, attempts: maxReceivesOf(settings), nextTryAt });
     throw new PageFailure(reason, { cause: error });
   } finally {
     await stopReading();
@@ -281,18 +282,19 @@ export async function deadLetterTask(taskId: string, reason?: string): Promise<v
 /**
  * The sweeper's part: sends the tasks whose message never reached the queue; where no queue
  * redelivers (serverless offline), also redelivers failed pages and dead-letters those that failed
- * `maxReceives()` times, as SQS's redrive policy does in AWS.
+ * `evaluation.queue.max-receives` times, as SQS's redrive policy does in AWS.
  */
 export async function sweepTasks(limit = 100): Promise<{ sent: number; redelivered: number; deadLettered: number }> {
   const tasks = new TaskRepository(await getDatabase());
   const unsent = await tasks.unsent(UNSENT_GRACE_MS, limit);
   await sendTasks(unsent);
-  if (getJobQueue().redelivers) return { sent: unsent.length, redelivered: 0, deadLettered: 0 };
+  if ((await getJobQueue()).redelivers) return { sent: unsent.length, redelivered: 0, deadLettered: 0 };
   await tasks.requeueAbandoned();
   const waiting = await tasks.awaitingRedelivery(LOCAL_RETRY_MS, limit);
-  const exhausted = waiting.filter((task) => task.attempts >= maxReceives());
+  const maxReceives = maxReceivesOf(await getSettings());
+  const exhausted = waiting.filter((task) => task.attempts >= maxReceives);
   for (const task of exhausted) await deadLetterTask(task.id);
-  const again = waiting.filter((task) => task.attempts < maxReceives()).map((task) => task.id);
+  const again = waiting.filter((task) => task.attempts < maxReceives).map((task) => task.id);
   await sendTasks(again);
   return { sent: unsent.length, redelivered: again.length, deadLettered: exhausted.length };
 }
