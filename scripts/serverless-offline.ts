@@ -59,7 +59,7 @@ export function startServerlessOffline(options: {
         AWS_SECRET_ACCESS_KEY: 'local',
         AWS_REGION: 'eu-west-1',
         ...options.env,
-        // The local evaluation queue invokes the worker through this endpoint (lib/queue/local-lambda-queue.ts).
+        // The local evaluation queue invokes the worker through this endpoint (evaluation.queue.local-lambda-endpoint, lib/queue/local-lambda-queue.ts).
         LOCAL_LAMBDA_ENDPOINT: `http://127.0.0.1:${options.lambdaPort}`,
         CGP_ESBUILD_WORK_FOLDER: workFolder,
         TMPDIR: temporaryFolder,
