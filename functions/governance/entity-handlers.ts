@@ -21,7 +21,10 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
     create: httpHandler(
       endpoints.create,
       async ({ body, principal }) => ({ status: 201, body: await createEntity(kind, body as EntityInput, principal.subject) }),
-      { onRejected: (problem, body, principal) => notifyCreationFailed(kind, body, problem, principal.subject) },
+      {
+        onRejected: (problem, body, principal) =>
+          notifyCreationFailed(kind, body, { message: problem.message, errors: problem.extra.errors }, principal.subject),
+      },
     ),
     list: httpHandler(endpoints.list, async ({ query }) => {
       const { limit, offset, ...filters } = query;

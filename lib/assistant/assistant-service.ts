@@ -1,5 +1,5 @@
 import { getDatabase } from '../db/client';
-import { Conflict, HttpProblem, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from '../http/problems';
+import { ConflictError, DomainError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '../errors/domain-errors';
 import { type Logger, logger } from '../logging/logger';
 import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-client';
 import { getSettings } from '../settings';
@@ -34,7 +34,7 @@ let context: Promise<AssistantContext> | undefined;
 async function openContext(): Promise<AssistantContext> {
   const settings = await getSettings();
   const keys = await encryptionKeys(settings).catch((error) => {
-    if (error instanceof MissingEncryptionKeyError) throw new ServiceUnavailable(error.message);
+    if (error instanceof MissingEncryptionKeyError) throw new Unavailable(error.message);
     throw error;
   });
   return {
@@ -59,7 +59,7 @@ function assistant(): Promise<AssistantContext> {
 
 export async function readModelConfig(kind: ModelKind): Promise<ModelConfigRepresentation> {
   const config = await (await assistant()).repository.find(kind);
-  if (!config) throw new NotFound(`No ${LABEL[kind]} configuration is stored yet: POST /assistant/v1/${kind}/config to create it`);
+  if (!config) throw new NotFoundError(`No ${LABEL[kind]} configuration is stored yet: POST /assistant/v1/${kind}/config to create it`);
   return config;
 }
 
@@ -67,7 +67,7 @@ export async function readModelConfig(kind: ModelKind): Promise<ModelConfigRepre
 export async function saveModelConfig(kind: ModelKind, input: ModelConfigInput, verify: boolean, subject: string, signal?: AbortSignal) {
   const { repository, gateway } = await assistant();
   const problem = callableUrlProblem(await getSettings(), input.endpoint);
-  if (problem) throw new Invalid([{ path: 'endpoint', message: `endpoint ${problem}` }]);
+  if (problem) throw new InvalidInput([{ path: 'endpoint', message: `endpoint ${problem}` }]);
   if (verify) {
     try {
       await (kind === 'llm' ? verifyLlm : verifyEmbedder)(toConnection(input), { ...gateway, signal });
@@ -76,7 +76,7 @@ export async function saveModelConfig(kind: ModelKind, input: ModelConfigInput, 
       // No HTTP answer reads the same whether the port is closed, filtered, slow or not HTTP: verify is no port scanner.
       const noAnswer = error.kind === 'unreachable' || error.kind === 'timeout';
       const reason = noAnswer ? `Could not get an HTTP answer from ${new URL(input.endpoint).host}` : error.message;
-      throw new Unprocessable(`The ${LABEL[kind]} configuration was not stored: the provider check failed. ${reason}`, {
+      throw new UnprocessableInput(`The ${LABEL[kind]} configuration was not stored: the provider check failed. ${reason}`, {
         ...(error.providerStatus === undefined ? {} : { upstreamStatus: error.providerStatus }),
         reason: noAnswer ? 'unreachable' : error.kind,
       });
@@ -90,9 +90,12 @@ async function connectionOf(repository: ModelConfigRepository, kind: ModelKind) 
     return await repository.connection(kind);
   } catch (error) {
     if (!(error instanceof ApiKeyDecryptionError)) throw error;
-    throw new Conflict(`The stored ${LABEL[kind]} API key cannot be decrypted with the configured encryption keys: POST /assistant/v1/${kind}/config again`, {
-      unreadable: kind,
-    });
+    throw new ConflictError(
+      `The stored ${LABEL[kind]} API key cannot be decrypted with the configured encryption keys: POST /assistant/v1/${kind}/config again`,
+      {
+        unreadable: kind,
+      },
+    );
   }
 }
 
@@ -102,14 +105,14 @@ async function bothConnections(repository: ModelConfigRepository, doing: string)
   const missing = [...(llm ? [] : ['llm']), ...(embedder ? [] : ['embedder'])];
   if (!llm || !embedder) {
     const names = missing.map((kind) => `${LABEL[kind as ModelKind]} configuration`).join(' and ');
-    throw new Conflict(`The assistant needs an LLM and an embedder configuration before it can ${doing}; missing: ${names}`, { missing });
+    throw new ConflictError(`The assistant needs an LLM and an embedder configuration before it can ${doing}; missing: ${names}`, { missing });
   }
   return { llm, embedder };
 }
 
 const upstreamFailure = (error: unknown) => {
   if (!(error instanceof ProviderError)) return error;
-  return new UpstreamFailure(error.message, { timeout: error.kind === 'timeout', upstreamStatus: error.providerStatus });
+  return new UpstreamError(error.message, { timeout: error.kind === 'timeout', upstreamStatus: error.providerStatus });
 };
 
 /**
@@ -122,7 +125,7 @@ export async function storedLlm(): Promise<{ connection: ModelConnection; gatewa
     const connection = await connectionOf(repository, 'llm');
     return connection ? { connection, gateway } : { unavailable: `No ${LABEL.llm} configuration is stored: POST /assistant/v1/llm/config to create it` };
   } catch (error) {
-    if (error instanceof HttpProblem) return { unavailable: error.message };
+    if (error instanceof DomainError) return { unavailable: error.message };
     throw error;
   }
 }
@@ -137,12 +140,12 @@ export async function answerChat(request: ChatRequest, subject: string, log: Log
   const { repository, gateway, maxQueryLength, topK, maxTurns, tools } = await assistant();
   const { query, conversationId } = request;
   if (query.length > maxQueryLength)
-    throw new Invalid([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
+    throw new InvalidInput([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
   const { llm, embedder } = await bothConnections(repository, 'chat');
   const database = await getDatabase();
   const conversations = new ConversationRepository(database, maxTurns);
   const history = conversationId === undefined ? [] : await conversations.turns(conversationId, subject);
-  if (!history) throw new NotFound(`conversationId ${conversationId} names no conversation of yours: leave conversationId out to begin one`);
+  if (!history) throw new NotFoundError(`conversationId ${conversationId} names no conversation of yours: leave conversationId out to begin one`);
   try {
     // An index never built (or of another embedder model) has nothing to retrieve: no embedding call then.
     const chunks = (await hasChunksOf(database, embedder.model))
@@ -185,7 +188,7 @@ export async function refreshIndexWhenStale(): Promise<RefreshCounts | { skipped
   try {
     embedder = (await bothConnections(repository, 'build its knowledge index')).embedder;
   } catch (error) {
-    if (!(error instanceof Conflict)) throw error;
+    if (!(error instanceof ConflictError)) throw error;
     return { skipped: error.message };
   }
   const [{ count }, last] = await Promise.all([chunks.staleMarks(), chunks.lastRefresh()]);

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 
+import { InvalidInput } from '../errors/domain-errors';
 import type { EngineEntity, EngineResource, EngineResult } from '../governance/engines/engine';
 import { checkCueScript, evaluateEntities } from '../governance/engines/engines';
 import { type Descriptor, parseDescriptor } from '../governance/evaluation/descriptor';
 import { outcomeOf, overallOutcome } from '../governance/evaluation/outcome';
 import { matchingThreshold } from '../governance/evaluation/thresholds';
-import { HttpProblem } from '../http/problems';
 import { descriptorFilesOf, policyFilesOf } from './file-arguments';
 import { type PolicyFile, type PolicyMetadata, readPolicyFile } from './policy-file';
 import { progressBar } from './progress';
@@ -26,7 +26,7 @@ interface LoadedDescriptor {
 
 /** Why a descriptor could not be read, in one line naming the problem (the reader's 400 lists the fields). */
 function readProblem(error: unknown): Error {
-  if (error instanceof HttpProblem) return new Error((error.extra.errors ?? []).map((e) => `${e.path}: ${e.message}`).join('; ') || error.message);
+  if (error instanceof InvalidInput) return new Error(error.errors.map((e) => `${e.path}: ${e.message}`).join('; ') || error.message);
   return error as Error;
 }
 

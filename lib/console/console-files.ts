@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 
+import { NotFoundError, Unavailable } from '../errors/domain-errors';
 import type { HttpResult } from '../http/endpoint';
-import { NotFound, ServiceUnavailable } from '../http/problems';
 import { runtimeEnvironment } from '../settings/environment';
 
 /** Where scripts/build-console.mjs writes the console, below the package root (serverless.yml packages it). */
@@ -50,7 +50,7 @@ async function read(file: string): Promise<string | undefined> {
 /** The console's page: never cached without asking again, so a new deployment shows at once. */
 export async function consolePage(): Promise<HttpResult> {
   const html = await read('index.html');
-  if (html === undefined) throw new ServiceUnavailable('The console is not built: scripts/build-console.mjs builds it (npm start and npm run package do)');
+  if (html === undefined) throw new Unavailable('The console is not built: scripts/build-console.mjs builds it (npm start and npm run package do)');
   return { status: 200, text: html, headers: { ...SECURITY_HEADERS, 'content-type': CONTENT_TYPES['.html'], 'cache-control': 'no-cache' } };
 }
 
@@ -65,7 +65,7 @@ export async function consoleFile(path: string): Promise<HttpResult> {
   const file = path.replace(/^console\//, '');
   if (!ASSET.test(file)) return { status: 308, headers: { location: `${'../'.repeat(path.split('/').length)}console` } };
   const text = await read(file);
-  if (text === undefined) throw new NotFound(`The console has no file ${file}`);
+  if (text === undefined) throw new NotFoundError(`The console has no file ${file}`);
   return {
     status: 200,
     text,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import { unstorableText } from '../db/storable-text';
 import { authenticate } from './authentication';
+import { problemOfDomainError } from './domain-problems';
 import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
 import { audit } from './middleware/audit';
 import { jsonBody } from './middleware/json-body';
@@ -112,8 +113,8 @@ export function httpHandler<E extends Endpoint>(
       });
       return toResponse(result);
     } catch (error) {
-      if (options.onRejected && error instanceof HttpProblem && error.status >= 400 && error.status < 500)
-        await options.onRejected(error, event.body, principal);
+      const problem = error instanceof HttpProblem ? error : problemOfDomainError(error);
+      if (options.onRejected && problem && problem.status >= 400 && problem.status < 500) await options.onRejected(problem, event.body, principal);
       throw error;
     }
   }) as unknown as HttpHandler;

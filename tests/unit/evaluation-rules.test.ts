@@ -1,22 +1,22 @@
 import { describe, expect, it } from 'vitest';
 
+import { InvalidInput } from '../../lib/errors/domain-errors';
 import { parseDescriptor } from '../../lib/governance/evaluation/descriptor';
 import { outcomeOf, overallOutcome } from '../../lib/governance/evaluation/outcome';
 import { resourceIdentity } from '../../lib/governance/evaluation/resource-identity';
 import { matchingThreshold } from '../../lib/governance/evaluation/thresholds';
 import { allowedMoves, canMove, STATUSES } from '../../lib/governance/policies/lifecycle';
 import { cronProblem, nextCronRun } from '../../lib/governance/scheduling/cron';
-import { Invalid } from '../../lib/http/problems';
 
-/** The field messages of the Invalid problem `fn` throws. */
+/** The field messages of the InvalidInput error `fn` throws. */
 function invalidFields(fn: () => unknown): string {
   try {
     fn();
   } catch (error) {
-    if (error instanceof Invalid) return (error.extra.errors ?? []).map((e) => `${e.path}: ${e.message}`).join('\n');
+    if (error instanceof InvalidInput) return error.errors.map((e) => `${e.path}: ${e.message}`).join('\n');
     throw error;
   }
-  throw new Error('expected an Invalid problem');
+  throw new Error('expected an InvalidInput error');
 }
 
 const pass = { satisfiesPolicy: true, isError: false, errors: [] };
@@ -83,23 +83,23 @@ describe('descriptors', () => {
 
   it('names the line and column of a parse error', () => {
     const parse = () => parseDescriptor('id: dp-1\nname: [unclosed\nother: 1\n');
-    expect(parse).toThrow(Invalid);
+    expect(parse).toThrow(InvalidInput);
     try {
       parse();
     } catch (error) {
-      expect((error as Invalid).extra.errors?.[0].path).toBe('descriptor');
-      expect((error as Invalid).extra.errors?.[0].message).toMatch(/at line \d+, column \d+/);
+      expect((error as InvalidInput).errors[0].path).toBe('descriptor');
+      expect((error as InvalidInput).errors[0].message).toMatch(/at line \d+, column \d+/);
     }
     try {
       parseDescriptor('{"id": "dp-1",\n  "x": }');
     } catch (error) {
-      expect((error as Invalid).extra.errors?.[0].message).toMatch(/line 2, column \d+/);
+      expect((error as InvalidInput).errors[0].message).toMatch(/line 2, column \d+/);
     }
   });
 
   it('refuses a descriptor that is not an object, and duplicate keys', () => {
     expect(invalidFields(() => parseDescriptor('- a\n- b\n'))).toMatch(/^descriptor: must be a YAML or JSON object/);
-    expect(() => parseDescriptor('id: 1\nid: 2\n')).toThrow(Invalid);
+    expect(() => parseDescriptor('id: 1\nid: 2\n')).toThrow(InvalidInput);
   });
 });
 

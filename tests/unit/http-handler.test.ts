@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
+import { ConflictError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '../../lib/errors/domain-errors';
 import { endpoint } from '../../lib/http/endpoint';
 import { httpHandler } from '../../lib/http/handler';
 import { Conflict } from '../../lib/http/problems';
@@ -90,6 +91,35 @@ describe('the shared HTTP stack', () => {
     );
     expect(response.statusCode).toBe(409);
     expect(json(response)).toMatchObject({ type: 'urn:problem-type:conflict', title: 'Conflict', status: 409, detail: 'already exists', existingId: '7' });
+  });
+
+  it.each([
+    [new NotFoundError('no policy 7'), 404, { title: 'Not Found', detail: 'no policy 7' }],
+    [new ConflictError('already exists', { existingId: '7' }), 409, { title: 'Conflict', existingId: '7' }],
+    [
+      new InvalidInput([{ path: 'cueScript', message: 'expected }', line: 2, column: 5 }]),
+      400,
+      {
+        title: 'Invalid request',
+        detail: 'The request has 1 invalid field: cueScript',
+        errors: [{ path: 'cueScript', message: 'expected }', line: 2, column: 5 }],
+      },
+    ],
+    [new UnprocessableInput('the provider check failed', { providerStatus: 401 }), 422, { title: 'Unprocessable Content', providerStatus: 401 }],
+    [new Unavailable('no environment is known yet', { retryable: true }), 503, { title: 'Service Unavailable', retryable: true }],
+    [new UpstreamError('the provider failed', { upstreamStatus: 500 }), 502, { title: 'Bad Gateway', upstreamStatus: 500 }],
+    [new UpstreamError('the provider did not answer', { timeout: true }), 504, { title: 'Gateway Timeout' }],
+  ])('answers the domain error %s with its problem document', async (error, status, members) => {
+    const failing = httpHandler(thingEndpoint, async () => {
+      throw error;
+    });
+    const response = await failing(
+      apiGatewayEvent({ method: 'POST', path: '/things/1', headers: { 'content-type': 'application/json' }, params: { id: '1' }, body: valid }),
+      lambdaContext(),
+    );
+    expect(response.statusCode).toBe(status);
+    expect(response.headers?.['content-type']).toBe('application/problem+json');
+    expect(json(response)).toMatchObject({ status, detail: error.message, ...members });
   });
 
   it('answers an unexpected error with a 500 that shows no internals, and logs it with the request id', async () => {

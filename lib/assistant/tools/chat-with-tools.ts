@@ -1,5 +1,5 @@
+import { DomainError, InvalidInput } from '../../errors/domain-errors';
 import { fieldErrors } from '../../http/problem-response';
-import { HttpProblem } from '../../http/problems';
 import type { Logger } from '../../logging/logger';
 import { chat, type ChatAnswer, type ChatMessage, ProviderError, type ToolCall } from '../llm-gateway';
 import type { CuePolicyDraft } from '../model-config';
@@ -50,7 +50,7 @@ async function runToolCall(call: ToolCall, context: ToolContext): Promise<ToolCa
     const { result, draft } = await tool.run(args.data, context);
     return { outcome: 'ok', content: JSON.stringify(result), draft };
   } catch (error) {
-    if (error instanceof HttpProblem) return failure('refused', error.message, error.extra.errors);
+    if (error instanceof DomainError) return failure('refused', error.message, error instanceof InvalidInput ? error.errors : undefined);
     if (error instanceof ProviderError) return failure('failed', error.message);
     throw error;
   }

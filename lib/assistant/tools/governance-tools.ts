@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
+import { NotFoundError } from '../../errors/domain-errors';
 import { listResults } from '../../governance/evaluation/evaluation-service';
 import { OUTCOMES } from '../../governance/evaluation/outcome';
 import type { EvaluationResult } from '../../governance/evaluation/report';
 import { entityFilters, type EntityRepresentation } from '../../governance/policies/entity';
 import { listEntities, readEntity } from '../../governance/policies/entity-service';
 import { STATUSES } from '../../governance/policies/lifecycle';
-import { NotFound } from '../../http/problems';
 import type { AssistantTool } from './assistant-tool';
 
 /** The errors of a result the model is shown: the first few, each cut short. */
@@ -122,13 +122,13 @@ export const explainResult: AssistantTool<z.output<typeof explainResultArguments
   arguments: explainResultArguments,
   async run({ policyId, resourceId, environment }) {
     const { data } = await listResults({ policyId, resourceId, environment, latest: true }, { limit: 10, offset: 0 });
-    if (data.length === 0) throw new NotFound(`No result of the policy ${policyId} for the resource ${resourceId} is recorded`);
+    if (data.length === 0) throw new NotFoundError(`No result of the policy ${policyId} for the resource ${resourceId} is recorded`);
     const versions = new Map(data.map((result) => [result.governanceEntityVersion, result.governanceEntityType]));
     const policies = await Promise.all(
       [...versions].map(([version, kind]) =>
         readEntity(kind, policyId, version).then(policyText, (error) => {
           // A deleted policy keeps its results: they are explained without its text.
-          if (error instanceof NotFound) return { id: policyId, version, deleted: true };
+          if (error instanceof NotFoundError) return { id: policyId, version, deleted: true };
           throw error;
         }),
       ),

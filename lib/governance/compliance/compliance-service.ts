@@ -1,5 +1,5 @@
 import { type Database, getDatabase } from '../../db/client';
-import { Invalid } from '../../http/problems';
+import { InvalidInput } from '../../errors/domain-errors';
 import { type ComplianceSummary, type ComplianceTrend, MAX_TREND_DAYS, type SummaryQuery, type TrendQuery } from './compliance';
 import { ComplianceRepository } from './compliance-repository';
 
@@ -23,10 +23,10 @@ export async function complianceSummary(query: SummaryQuery, now = new Date()): 
 function trendDays(query: TrendQuery, today: string): { from: string; to: string } {
   if (query.days !== undefined) return { from: addDays(today, 1 - query.days), to: today };
   const to = query.to ?? today;
-  if (to > today) throw new Invalid([{ path: 'query.to', message: `to must not be after today (${today}, UTC)` }]);
+  if (to > today) throw new InvalidInput([{ path: 'query.to', message: `to must not be after today (${today}, UTC)` }]);
   const from = query.from ?? addDays(to, 1 - DEFAULT_TREND_DAYS);
-  if (from > to) throw new Invalid([{ path: 'query.from', message: 'from must not be after to' }]);
-  if (daysBetween(from, to) >= MAX_TREND_DAYS) throw new Invalid([{ path: 'query.from', message: `from and to span more than ${MAX_TREND_DAYS} days` }]);
+  if (from > to) throw new InvalidInput([{ path: 'query.from', message: 'from must not be after to' }]);
+  if (daysBetween(from, to) >= MAX_TREND_DAYS) throw new InvalidInput([{ path: 'query.from', message: `from and to span more than ${MAX_TREND_DAYS} days` }]);
   return { from, to };
 }
 

@@ -1,4 +1,4 @@
-import { ServiceUnavailable } from '../../http/problems';
+import { Unavailable } from '../../errors/domain-errors';
 import { callerTargetTimeoutsOf } from '../../platform/http-client';
 import { getSettings } from '../../settings';
 import { CueRunFailure } from './cue/cue-runner';
@@ -22,7 +22,7 @@ export async function checkCueScript(script: string): Promise<CueScriptCheck> {
     return await engine.check(script);
   } catch (error) {
     if (error instanceof CueRunFailure && error.overLimit) return { ok: false, message: error.message, unfinished: true };
-    if (error instanceof CueRunFailure) throw new ServiceUnavailable(`The CUE engine could not check cueScript: ${error.message}`);
+    if (error instanceof CueRunFailure) throw new Unavailable(`The CUE engine could not check cueScript: ${error.message}`);
     throw error;
   }
 }

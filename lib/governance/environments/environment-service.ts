@@ -1,6 +1,6 @@
 import { getDatabase } from '../../db/client';
+import { InvalidInput, Unavailable } from '../../errors/domain-errors';
 import { listBody, type Pagination } from '../../http/pagination';
-import { Invalid, ServiceUnavailable } from '../../http/problems';
 import { EnvironmentRepository } from './environment-repository';
 
 const repository = async () => new EnvironmentRepository(await getDatabase());
@@ -21,10 +21,10 @@ export async function listEnvironments(pagination: Pagination) {
 export async function requireKnownEnvironment(name: string, path = 'environment'): Promise<void> {
   const known = await (await repository()).names();
   if (known.length === 0) {
-    throw new ServiceUnavailable(
+    throw new Unavailable(
       'No environments are known: the platform could not be reached at start and none were stored before. ' +
         'Check platform-services.base-url and http-secret, then restart (or run the start-up tasks).',
     );
   }
-  if (!known.includes(name)) throw new Invalid([{ path, message: `unknown environment "${name}"; known: ${known.join(', ')}` }]);
+  if (!known.includes(name)) throw new InvalidInput([{ path, message: `unknown environment "${name}"; known: ${known.join(', ')}` }]);
 }

@@ -1,6 +1,6 @@
 import { Composer, type CST, type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Pair, Parser } from 'yaml';
 
-import { Invalid } from '../../http/problems';
+import { InvalidInput } from '../../errors/domain-errors';
 
 /**
  * Bounds of a descriptor read from YAML. Reading stays linear in the text's size: nesting, entries
@@ -11,7 +11,7 @@ export const YAML_LIMITS = { bytes: 1_048_576, depth: 100, entries: 50_000, alia
 
 type YamlNode = Document['contents'];
 
-const refuse = (path: string, message: string) => new Invalid([{ path, message }]);
+const refuse = (path: string, message: string) => new InvalidInput([{ path, message }]);
 
 /** The deepest nesting, the number of collection entries and of aliases of the parser's tokens. */
 function measure(tokens: readonly CST.Token[]): { depth: number; entries: number; aliases: number } {

@@ -1,8 +1,8 @@
 import { parse as parseJson, type ParseError, printParseErrorCode } from 'jsonc-parser';
 
 import { storableJsonText, unstorableText } from '../../db/storable-text';
+import { InvalidInput } from '../../errors/domain-errors';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../http/json-nesting';
-import { Invalid } from '../../http/problems';
 import { readYaml } from './descriptor-yaml';
 
 /** A descriptor as it travels: its value (what policies see) and its text (what remote engines get). */
@@ -23,11 +23,11 @@ export function parseDescriptor(input: string | Record<string, unknown>, path = 
   const json = /^\s*[[{]/.test(input);
   const value = json ? readJson(input, path) : readYaml(input, path);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new Invalid([{ path, message: 'must be a YAML or JSON object (a mapping of fields)' }]);
+    throw new InvalidInput([{ path, message: 'must be a YAML or JSON object (a mapping of fields)' }]);
   }
   // The walk over every string is needed only when the text could hold an unstorable one.
   const unstorable = json && storableJsonText(input) ? undefined : unstorableText(value, path);
-  if (unstorable) throw new Invalid([unstorable]);
+  if (unstorable) throw new InvalidInput([unstorable]);
   return { value: value as Record<string, unknown>, text: input };
 }
 
@@ -35,7 +35,7 @@ export function parseDescriptor(input: string | Record<string, unknown>, path = 
 // runtime's JSON.parse reads it (~5x faster than jsonc-parser: bench (e) reads 5,000 descriptors of
 // ~4.7 KB per publish); jsonc-parser reads only the text JSON.parse refused, to say where and why.
 function readJson(text: string, path: string): unknown {
-  if (jsonNestsDeeperThan(text)) throw new Invalid([{ path, message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` }]);
+  if (jsonNestsDeeperThan(text)) throw new InvalidInput([{ path, message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` }]);
   try {
     return JSON.parse(text);
   } catch {
@@ -46,7 +46,7 @@ function readJson(text: string, path: string): unknown {
   const [error] = errors;
   if (!error) return value;
   const before = text.slice(0, error.offset).split('\n');
-  throw new Invalid([
+  throw new InvalidInput([
     { path, message: `not valid JSON at line ${before.length}, column ${(before.at(-1) ?? '').length + 1}: ${printParseErrorCode(error.error)}` },
   ]);
 }

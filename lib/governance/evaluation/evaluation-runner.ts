@@ -1,6 +1,6 @@
 import { type Database, getDatabase } from '../../db/client';
 import { storableCopy, unstorableText } from '../../db/storable-text';
-import { Invalid } from '../../http/problems';
+import { InvalidInput } from '../../errors/domain-errors';
 import { logger } from '../../logging/logger';
 import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
@@ -208,7 +208,7 @@ export function fromResolver(resource: ResolvedResource): Candidate {
     try {
       descriptor = parseDescriptor(resource.content);
     } catch (error) {
-      const [field] = error instanceof Invalid ? (error.extra.errors ?? []) : [];
+      const [field] = error instanceof InvalidInput ? error.errors : [];
       const reason = field ? `${field.path}: ${field.message}` : (error as Error).message;
       descriptor = new Error(`The descriptor the perimeter resolver gave for ${resource.id} was refused (${reason})`);
     }

@@ -1,6 +1,6 @@
 import { getDatabase } from '../../db/client';
+import { ConflictError, InvalidInput, NotFoundError } from '../../errors/domain-errors';
 import { listBody, type Pagination } from '../../http/pagination';
-import { Conflict, Invalid, NotFound } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
 import { requireKnownEnvironment } from '../environments/environment-service';
@@ -41,7 +41,7 @@ async function start(report: NewReport, waitMs: number): Promise<Started> {
 
 async function requireType(name: string) {
   const type = await new ResourceTypeRepository(await getDatabase()).find(name);
-  if (!type) throw new Invalid([{ path: 'resourceType', message: `no resource type is named "${name}"` }]);
+  if (!type) throw new InvalidInput([{ path: 'resourceType', message: `no resource type is named "${name}"` }]);
   return type;
 }
 
@@ -74,7 +74,7 @@ export async function evaluateDescriptor(input: EvaluateInput, subject: string, 
  */
 export async function testEntity(kind: EntityKind, id: string, input: PolicyTestInput, subject: string, waitMs: number, version?: number): Promise<Started> {
   const entity = await readEntityRow(kind, id, version);
-  if (!entity.engine) throw new Conflict(`This ${kind} has no engine (it is passive): there is nothing to run`);
+  if (!entity.engine) throw new ConflictError(`This ${kind} has no engine (it is passive): there is nothing to run`);
   const type = await requireType(entity.resourceType);
   await requireKnownEnvironment(input.environment, 'environment');
   const entities = [{ id: entity.id, version: entity.version }];
@@ -135,12 +135,12 @@ export async function recordPassiveResult(id: string, input: PassiveResultInput)
   const database = await getDatabase();
   const versions = await new EntityRepository(database).versions('policy', id);
   const latest = versions.at(-1);
-  if (!latest) throw new NotFound(`No policy has the id ${id}`);
+  if (!latest) throw new NotFoundError(`No policy has the id ${id}`);
   const entity = versions.find((row) => row.status === 'enabled' || row.status === 'grace');
-  if ((entity ?? latest).trigger !== 'passive') throw new Conflict('Results can be pushed only for passive policies; this one is evaluated by its engine');
-  if (!entity) throw new Conflict('The policy has no enabled or grace version to record a result for; publish it first');
+  if ((entity ?? latest).trigger !== 'passive') throw new ConflictError('Results can be pushed only for passive policies; this one is evaluated by its engine');
+  if (!entity) throw new ConflictError('The policy has no enabled or grace version to record a result for; publish it first');
   if (entity.environment !== null && entity.environment !== input.environment) {
-    throw new Invalid([{ path: 'environment', message: `the policy applies to the environment "${entity.environment}" only` }]);
+    throw new InvalidInput([{ path: 'environment', message: `the policy applies to the environment "${entity.environment}" only` }]);
   }
   await requireKnownEnvironment(input.environment, 'environment');
   const result = { satisfiesPolicy: input.satisfiesPolicy, isError: false, errors: input.errors, ...(input.details ? { details: input.details } : {}) };

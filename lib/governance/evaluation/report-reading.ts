@@ -1,5 +1,5 @@
 import { type Database, getDatabase } from '../../db/client';
-import { NotFound } from '../../http/problems';
+import { NotFoundError } from '../../errors/domain-errors';
 import { type Outcome, OUTCOMES } from './outcome';
 import type { EvaluationReport, EvaluationResult, ReportResultsQuery } from './report';
 import { ReportRepository, type ReportRow } from './report-repository';
@@ -92,7 +92,7 @@ function representReport(report: ReportRow, counts: Record<Outcome, number>, pag
 
 async function requireReport(database: Database, id: string): Promise<ReportRow> {
   const report = await new ReportRepository(database).find(id);
-  if (!report) throw new NotFound(`No evaluation report has the id ${id}`);
+  if (!report) throw new NotFoundError(`No evaluation report has the id ${id}`);
   return report;
 }
 

@@ -1,4 +1,4 @@
-import { type FieldError, Invalid } from '../../http/problems';
+import { type FieldError, InvalidInput } from '../../errors/domain-errors';
 import { scalarFieldOf } from './descriptor';
 import type { ResourceIdentity } from './evaluation-runner';
 
@@ -16,7 +16,7 @@ export interface DescriptorConfiguration {
  */
 export function resourceIdentity(config: DescriptorConfiguration, descriptor: Record<string, unknown>, caller: Partial<ResourceIdentity>): ResourceIdentity {
   if (config.resourceNameField === null) {
-    if (!caller.id) throw new Invalid([{ path: 'id', message: 'id is required: this resource type has no descriptor configuration to read it from' }]);
+    if (!caller.id) throw new InvalidInput([{ path: 'id', message: 'id is required: this resource type has no descriptor configuration to read it from' }]);
     return { id: caller.id, displayName: caller.displayName ?? null, version: caller.version ?? null };
   }
   const errors: FieldError[] = [];
@@ -35,6 +35,6 @@ export function resourceIdentity(config: DescriptorConfiguration, descriptor: Re
   mismatch('displayName', displayName);
   mismatch('version', version);
   // A missing id is already among the errors.
-  if (errors.length > 0 || id === undefined) throw new Invalid(errors);
+  if (errors.length > 0 || id === undefined) throw new InvalidInput(errors);
   return { id, displayName, version };
 }

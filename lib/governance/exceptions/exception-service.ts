@@ -1,6 +1,6 @@
 import { getDatabase } from '../../db/client';
+import { type FieldError, InvalidInput, NotFoundError } from '../../errors/domain-errors';
 import { listBody, type Pagination } from '../../http/pagination';
-import { type FieldError, Invalid, NotFound } from '../../http/problems';
 import { getSettings } from '../../settings';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { EntityRepository } from '../policies/entity-repository';
@@ -50,7 +50,7 @@ export async function createException(input: ExceptionInput, subject: string): P
   if (!(await new EntityRepository(database).find(kind, entityId))) errors.push({ path: field, message: `no ${kind} has the id ${entityId}` });
   const expiry = expiryProblem(expiresAt, now, settings.exceptions.maxDuration);
   if (expiry) errors.push(expiry);
-  if (errors.length > 0) throw new Invalid(errors);
+  if (errors.length > 0) throw new InvalidInput(errors);
   if (input.environment !== undefined) await requireKnownEnvironment(input.environment, 'environment');
   const row = await new ExceptionRepository(database).create({
     entityId,
@@ -68,7 +68,7 @@ export async function createException(input: ExceptionInput, subject: string): P
 
 export async function readException(id: string): Promise<GovernanceException> {
   const row = await new ExceptionRepository(await getDatabase()).find(id);
-  if (!row) throw new NotFound(`No exception has the id ${id}`);
+  if (!row) throw new NotFoundError(`No exception has the id ${id}`);
   return represent(row);
 }
 
@@ -78,5 +78,5 @@ export async function listExceptions(filters: ExceptionFilters, pagination: Pagi
 }
 
 export async function deleteException(id: string): Promise<void> {
-  if (!(await new ExceptionRepository(await getDatabase()).delete(id))) throw new NotFound(`No exception has the id ${id}`);
+  if (!(await new ExceptionRepository(await getDatabase()).delete(id))) throw new NotFoundError(`No exception has the id ${id}`);
 }

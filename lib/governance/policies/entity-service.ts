@@ -1,7 +1,7 @@
 import { type Database, getDatabase } from '../../db/client';
 import { inTransaction, type Transaction } from '../../db/transaction';
+import { ConflictError, type FieldError, InvalidInput, NotFoundError } from '../../errors/domain-errors';
 import { listBody, type Pagination } from '../../http/pagination';
-import { Conflict, type FieldError, type HttpProblem, Invalid, NotFound } from '../../http/problems';
 import { logger } from '../../logging/logger';
 import { dispatchInBackground } from '../../outbox/background-dispatch';
 import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
@@ -57,7 +57,7 @@ function represent(row: EntityRow): EntityRepresentation {
 const repository = async () => new EntityRepository(await getDatabase());
 
 const notFound = (kind: EntityKind, id: string, version?: number) =>
-  new NotFound(`No ${NOUN[kind]} has the id ${id}${version === undefined ? '' : ` and version ${version}`}`);
+  new NotFoundError(`No ${NOUN[kind]} has the id ${id}${version === undefined ? '' : ` and version ${version}`}`);
 
 /**
  * What only the database and the engine can judge: the type and environment exist, the CUE compiles.
@@ -73,8 +73,8 @@ async function checkReferences(input: EntityInput): Promise<EntityContent> {
     try {
       await requireKnownEnvironment(input.environment, 'environment');
     } catch (error) {
-      if (!(error instanceof Invalid)) throw error;
-      errors.push(...(error.extra.errors ?? []));
+      if (!(error instanceof InvalidInput)) throw error;
+      errors.push(...error.errors);
     }
   }
   const urlProblem = input.remoteEngineUrl ? callableUrlProblem(await getSettings(), input.remoteEngineUrl) : undefined;
@@ -94,7 +94,7 @@ async function checkReferences(input: EntityInput): Promise<EntityContent> {
       });
     }
   }
-  if (errors.length > 0) throw new Invalid(errors);
+  if (errors.length > 0) throw new InvalidInput(errors);
   return content;
 }
 
@@ -122,11 +122,16 @@ export async function createEntity(kind: EntityKind, input: EntityInput, subject
  * A creation that failed (invalid or conflicting) sends the failure event, when notifications are
  * on. Never fails the call: the caller already has its answer.
  */
-export async function notifyCreationFailed(kind: EntityKind, body: unknown, problem: HttpProblem, subject: string): Promise<void> {
+export async function notifyCreationFailed(
+  kind: EntityKind,
+  body: unknown,
+  refusal: { message: string; errors?: readonly FieldError[] },
+  subject: string,
+): Promise<void> {
   try {
     const settings = await getSettings();
     const name = typeof (body as { name?: unknown })?.name === 'string' ? (body as { name: string }).name : null;
-    const reasons = problem.extra.errors?.map((e) => `${e.path}: ${e.message}`).join('; ') || problem.message;
+    const reasons = refusal.errors?.map((e) => `${e.path}: ${e.message}`).join('; ') || refusal.message;
     const notification = notificationOf(
       settings,
       'failure-event',
@@ -179,7 +184,7 @@ export async function updateEntity(
     current.status === 'draft'
       ? await entities.updateDraft(kind, id, current.version, content, subject)
       : await entities.createNextVersion(kind, current, content, subject);
-  if (!row) throw new Conflict(`The ${NOUN[kind]} changed while it was being edited; read it again and retry`);
+  if (!row) throw new ConflictError(`The ${NOUN[kind]} changed while it was being edited; read it again and retry`);
   await announceKnowledgeChange({ type: kind, id });
   return { entity: represent(row), newVersion: row.version !== current.version };
 }
@@ -189,7 +194,7 @@ export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus,
   const current = await readEntityRow(kind, id, version);
   if (!canMove(current.status, to)) {
     const allowed = allowedMoves(current.status);
-    throw new Conflict(`A ${NOUN[kind]} in status ${current.status} cannot move to ${to}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`, {
+    throw new ConflictError(`A ${NOUN[kind]} in status ${current.status} cannot move to ${to}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`, {
       currentStatus: current.status,
       allowedStatuses: allowed,
     });
@@ -199,7 +204,7 @@ export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus,
   const row = await new EntityRepository(database).move(kind, id, current.version, current.status, to, subject, (tx) =>
     followSchedule(database, id, timeZone, tx),
   );
-  if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
+  if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   await announceKnowledgeChange({ type: kind, id });
   return represent(row);
 }
@@ -231,7 +236,7 @@ export async function publishEntity(kind: EntityKind, id: string, subject: strin
       await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
       if (evaluate) await recordEvaluation(tx, moved);
     });
-    if (!row) throw new Conflict(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
+    if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   } else {
     await inTransaction(database, 'publish again', async (tx) => {
       await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
@@ -251,6 +256,7 @@ export async function deleteEntity(kind: EntityKind, id: string): Promise<void> 
     await new ExceptionRepository(database).forget(id, tx);
   });
   if (outcome === 'missing') throw notFound(kind, id);
-  if (outcome === 'active') throw new Conflict(`Only draft and disabled ${NOUN[kind] === 'policy' ? 'policies' : 'metrics'} can be deleted; disable it first`);
+  if (outcome === 'active')
+    throw new ConflictError(`Only draft and disabled ${NOUN[kind] === 'policy' ? 'policies' : 'metrics'} can be deleted; disable it first`);
   await announceKnowledgeChange({ type: kind, id });
 }

@@ -1,7 +1,7 @@
 import { getDatabase } from '../../db/client';
+import { ConflictError, InvalidInput, NotFoundError } from '../../errors/domain-errors';
 import type { Pagination } from '../../http/pagination';
 import { listBody } from '../../http/pagination';
-import { Conflict, Invalid, NotFound } from '../../http/problems';
 import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
 import { callableUrlProblem } from '../../platform/http-client';
 import { getSettings } from '../../settings';
@@ -11,11 +11,11 @@ import { represent, ResourceTypeRepository } from './resource-type-repository';
 
 const repository = async () => new ResourceTypeRepository(await getDatabase());
 
-const notFound = (name: string) => new NotFound(`No resource type is named "${name}"`);
+const notFound = (name: string) => new NotFoundError(`No resource type is named "${name}"`);
 
 export async function registerResourceType(input: ResourceTypeInput, subject: string) {
   const problem = callableUrlProblem(await getSettings(), input.resolverConfiguration.url);
-  if (problem) throw new Invalid([{ path: 'resolverConfiguration.url', message: `url ${problem}` }]);
+  if (problem) throw new InvalidInput([{ path: 'resolverConfiguration.url', message: `url ${problem}` }]);
   const { row, outcome } = await (await repository()).upsert(fromInput(input), 'api', subject);
   if (outcome !== 'unchanged') await announceKnowledgeChange({ type: 'resource_type', id: row.name });
   return { resourceType: represent(row), created: outcome === 'created' };
@@ -36,7 +36,7 @@ export async function readResourceType(name: string) {
 export async function deleteResourceType(name: string): Promise<void> {
   const users = await new EntityRepository(await getDatabase()).namesUsingType(name);
   if (users.length > 0) {
-    throw new Conflict(
+    throw new ConflictError(
       `The resource type "${name}" is used by policies or metrics (${users.map((user) => JSON.stringify(user)).join(', ')}); delete them first`,
       { usedBy: users },
     );
