@@ -137,7 +137,7 @@ export class TaskRepository {
     return row;
   }
 
-  /** The dead-letter path: the task gives up, keeping what its pages before wrote. False when it had already ended. */
+  /** The dead-letter path: the task gives up, keeping what its pages before wrote. The ended task, or undefined when it had already ended. */
   async fail(id: string, reason: string, tx: Pick<Transaction, 'update'>): Promise<TaskRow | undefined> {
     const t = this.table;
     const [row] = await tx
