@@ -2,6 +2,7 @@ import path from 'node:path';
 
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type { PgDialect, PgSession } from 'drizzle-orm/pg-core';
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 
 import { MIGRATIONS_SCHEMA_NAME } from '../../drizzle/schema';
 import { logger } from '../logging/logger';
@@ -34,15 +35,33 @@ export async function applyMigrations(database: Database): Promise<number> {
     sql: migration.sql.map((statement) => retarget(statement, schemaName)),
   }));
   const before = await appliedCount(database);
-  // drizzle's own migrator, given the re-targeted statements; the journal sits in the same schema.
-  // Its dialect and session are internal to drizzle (absent from its types), as in drizzle-orm/postgres-js/migrator.
-  const { dialect, session } = db as unknown as { dialect: PgDialect; session: PgSession };
+  const { dialect, session } = drizzleMigrator(db);
   await dialect.migrate(migrations, session, {
     migrationsFolder: migrationsFolder(),
     migrationsSchema: schemaName,
     migrationsTable: MIGRATIONS_TABLE,
   });
   return (await appliedCount(database)) - before;
+}
+
+/**
+ * drizzle's own migrator, which applies the re-targeted statements (its public `migrate` reads the
+ * files itself and cannot re-target them). Its dialect and session are internal to drizzle, absent
+ * from its types, and used as drizzle-orm/postgres-js/migrator uses them: package.json pins
+ * drizzle-orm to an exact version, and tests/unit/drizzle-migrator.test.ts fails when an upgrade
+ * changes them, before any migration runs on a wrong shape.
+ */
+export function drizzleMigrator(db: PostgresJsDatabase): { dialect: PgDialect; session: PgSession } {
+  const { dialect, session } = db as unknown as { dialect?: Partial<PgDialect>; session?: Partial<PgSession> };
+  if (
+    typeof dialect?.migrate !== 'function' ||
+    ['execute', 'all', 'transaction'].some((method) => typeof session?.[method as keyof PgSession] !== 'function')
+  ) {
+    throw new Error(
+      'drizzle-orm no longer has the dialect.migrate and session this project migrates with (lib/db/migrations.ts): pin the version it was written for',
+    );
+  }
+  return { dialect: dialect as PgDialect, session: session as PgSession };
 }
 
 async function appliedCount(database: Database): Promise<number> {
