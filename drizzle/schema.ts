@@ -18,6 +18,10 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 
+import type { CueDisagreement } from '../lib/governance/evaluation/disagreement';
+import type { ReportRequest } from '../lib/governance/evaluation/evaluation-runner';
+import type { EvaluationResult } from '../lib/governance/evaluation/report';
+
 /**
  * Why a queued evaluation's page is waiting: `call`, the resolver call is being retried by the
  * worker (attempt n of resolver-retries + 1); `delivery`, the page's message will be delivered again
@@ -195,7 +199,7 @@ export function defineTables(schemaName: string) {
       resourceType: text('resource_type').notNull(),
       labels: jsonb('labels').$type<string[]>().notNull().default([]),
       /** Everything needed to (re)run it: the work is idempotent, so a crashed run is simply run again. */
-      request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+      request: jsonb('request').$type<ReportRequest>().notNull(),
       outcome: text('outcome', { enum: ['ok', 'waived', 'info', 'warning', 'error', 'failed'] }),
       passed: boolean('passed'),
       total: integer('total').notNull().default(0),
@@ -235,7 +239,7 @@ export function defineTables(schemaName: string) {
       resourceVersion: text('resource_version'),
       environment: text('environment').notNull(),
       resourceType: text('resource_type').notNull(),
-      result: jsonb('result').$type<Record<string, unknown>>().notNull(),
+      result: jsonb('result').$type<EvaluationResult['result']>().notNull(),
       value: doublePrecision('value'),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     },
@@ -409,8 +413,8 @@ export function defineTables(schemaName: string) {
       entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
       resourceId: text('resource_id').notNull(),
       environment: text('environment').notNull(),
-      native: jsonb('native').$type<Record<string, unknown>>().notNull(),
-      wasm: jsonb('wasm').$type<Record<string, unknown>>().notNull(),
+      native: jsonb('native').$type<CueDisagreement['native']>().notNull(),
+      wasm: jsonb('wasm').$type<CueDisagreement['wasm']>().notNull(),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     },
     (table) => [

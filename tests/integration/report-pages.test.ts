@@ -24,7 +24,7 @@ async function reportWith(count: number, message = 'owner: incomplete value stri
     environment: 'development',
     resourceType: 'dataproduct',
     labels: [],
-    request: {},
+    request: { mode: 'queued', entities: [] },
     createdBy: 'test',
   });
   const entityId = randomUUID();

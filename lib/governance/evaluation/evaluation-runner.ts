@@ -277,15 +277,15 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
     const perimeter = await perimeterOf(database, settings, report.resourceType);
     await run(
       { database, settings, report, environment: report.environment ?? '', perimeter, timeouts: callerTargetTimeoutsOf(settings), signal },
-      report.request as unknown as ReportRequest,
+      report.request,
     );
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
-    await reports.finish(reportId, 'completed', outcome, passed);
+    await reports.finish(reportId, { status: 'completed', outcome, passed });
     // A test's results belong to its report, not to the history the index summarises.
     if (report.cause !== 'test') await announceKnowledgeChange({ type: 'results', id: reportId });
   } catch (error) {
     logger.warn({ err: error, reportId }, 'an evaluation failed');
-    await reports.finish(reportId, 'failed', 'failed', false, (error as Error).message);
+    await reports.finish(reportId, { status: 'failed', error: (error as Error).message });
   }
 }
 

@@ -64,13 +64,13 @@ export async function recordQueuedEvaluation(
       environment: entity.environment,
       resourceType: entity.resourceType,
       labels: [],
-      request: request as unknown as Record<string, unknown>,
+      request,
       createdBy: subject,
     },
     tx,
   );
   const tasks = await new TaskRepository(database).createAll(report.id, environments, tx);
-  if (tasks.length === 0) await reports.finish(report.id, 'completed', 'ok', true, null, tx);
+  if (tasks.length === 0) await reports.finish(report.id, { status: 'completed', outcome: 'ok', passed: true }, tx);
   return { reportId: report.id, taskIds: tasks.map((task) => task.id) };
 }
 
@@ -93,10 +93,10 @@ async function finishIfEnded(database: Database, report: ReportRow, tx: Transact
   const failed = tasks.filter((task) => task.status === 'failed');
   let ended: ReportRow | undefined;
   if (failed.length > 0) {
-    ended = await reports.finish(report.id, 'failed', 'failed', false, failed.map((task) => task.lastError).join('; '), tx);
+    ended = await reports.finish(report.id, { status: 'failed', error: failed.map((task) => task.lastError).join('; ') }, tx);
   } else {
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(report.id, tx));
-    ended = await reports.finish(report.id, 'completed', outcome, passed, null, tx);
+    ended = await reports.finish(report.id, { status: 'completed', outcome, passed }, tx);
   }
   if (!ended) return false;
   await announceKnowledgeChangeIn(database, tx, { type: 'results', id: ended.id });
@@ -175,7 +175,7 @@ export async function runTask(taskId: string, remainingMs: () => number): Promis
   };
   try {
     const report = (await reports.find(task.reportId)) as ReportRow;
-    const entities = await entitiesOf(database, report.request as unknown as ReportRequest);
+    const entities = await entitiesOf(database, report.request);
     if (entities.length === 0) {
       await deadLetterTask(taskId, `Environment ${task.environment}: the version evaluated no longer exists`);
       return 'done';
@@ -265,7 +265,7 @@ export async function deadLetterTask(taskId: string, reason?: string): Promise<v
   if (!task) return;
   const reports = new ReportRepository(database);
   const report = await reports.find(task.reportId);
-  const entities = (report?.request as unknown as ReportRequest | undefined)?.entities.length ?? 1;
+  const entities = report?.request.entities.length ?? 1;
   const pageSize = report ? ((await perimeterOf(database, await getSettings(), report.resourceType).catch(() => undefined))?.batchSize ?? 0) : 0;
   const announced = await inTransaction(database, 'evaluation dead letter', async (tx) => {
     const locked = await reports.lock(task.reportId, tx);

@@ -25,7 +25,7 @@ export function representResult(row: ResultRow): EvaluationResult {
       environment: row.environment,
       resourceType: row.resourceType,
     },
-    result: row.result as EvaluationResult['result'],
+    result: row.result,
     creationTime: row.createdAt.toISOString(),
   };
 }

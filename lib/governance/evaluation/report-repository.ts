@@ -7,6 +7,9 @@ import type { Outcome } from './outcome';
 export type ReportRow = Database['tables']['evaluationReports']['$inferSelect'];
 export type NewReport = Pick<ReportRow, 'scope' | 'cause' | 'environment' | 'resourceType' | 'labels' | 'request' | 'createdBy'>;
 
+/** How a report ends: completed with its outcome, or failed with the reason. */
+type ReportEnding = { status: 'completed'; outcome: Outcome; passed: boolean } | { status: 'failed'; error: string };
+
 export class ReportRepository {
   constructor(private readonly database: Database) {}
 
@@ -81,19 +84,19 @@ export class ReportRepository {
       .where(and(eq(t.id, id), eq(t.status, 'running')));
   }
 
-  /** Ends the report; the ended row, or undefined when it had ended already. */
-  async finish(
-    id: string,
-    status: 'completed' | 'failed',
-    outcome: Outcome,
-    passed: boolean,
-    error: string | null = null,
-    tx: Pick<Transaction, 'update'> = this.database.db,
-  ): Promise<ReportRow | undefined> {
+  /**
+   * Ends the report: completed with its outcome, or failed with the reason (outcome failed, not
+   * passed). The ended row, or undefined when it had ended already.
+   */
+  async finish(id: string, ending: ReportEnding, tx: Pick<Transaction, 'update'> = this.database.db): Promise<ReportRow | undefined> {
     const t = this.table;
+    const ended =
+      ending.status === 'completed'
+        ? { status: ending.status, outcome: ending.outcome, passed: ending.passed, error: null }
+        : { status: ending.status, outcome: 'failed' as const, passed: false, error: ending.error.slice(0, 2000) };
     const [row] = await tx
       .update(t)
-      .set({ status, outcome, passed, error: error?.slice(0, 2000) ?? null, leaseUntil: null, completedAt: sql`now()` })
+      .set({ ...ended, leaseUntil: null, completedAt: sql`now()` })
       .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running'])))
       .returning();
     return row;

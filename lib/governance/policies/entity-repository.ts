@@ -149,16 +149,11 @@ export class EntityRepository {
   /**
    * Moves one version from `from` to `to`. A version becoming active (enabled, grace) disables the
    * entity's other active versions, so that one version of an entity is evaluated at a time.
-   * Undefined when the version was not in `from` any more.
+   * `alongside` writes what must commit with the move, in its transaction. Undefined when the
+   * version was not in `from` any more.
    */
-  /** Moves a version from one status to another; `alongside` writes what must commit with the move (in its transaction). */
-  async move(
-    kind: EntityKind,
-    id: string,
-    version: number,
-    from: EntityStatus,
-    to: EntityStatus,
-    subject: string,
+  async changeStatus(
+    { kind, id, version, from, to, subject }: { kind: EntityKind; id: string; version: number; from: EntityStatus; to: EntityStatus; subject: string },
     alongside?: (tx: Transaction, moved: EntityRow) => Promise<void>,
   ): Promise<EntityRow | undefined> {
     const t = this.table;

@@ -201,7 +201,7 @@ export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus,
   }
   const database = await getDatabase();
   const { timeZone } = (await getSettings()).cronPolicies;
-  const row = await new EntityRepository(database).move(kind, id, current.version, current.status, to, subject, (tx) =>
+  const row = await new EntityRepository(database).changeStatus({ kind, id, version: current.version, from: current.status, to, subject }, (tx) =>
     followSchedule(database, id, timeZone, tx),
   );
   if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
@@ -232,10 +232,13 @@ export async function publishEntity(kind: EntityKind, id: string, subject: strin
   };
   let row: EntityRow | undefined = current;
   if (current.status !== 'enabled') {
-    row = await new EntityRepository(database).move(kind, id, current.version, current.status, 'enabled', subject, async (tx, moved) => {
-      await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
-      if (evaluate) await recordEvaluation(tx, moved);
-    });
+    row = await new EntityRepository(database).changeStatus(
+      { kind, id, version: current.version, from: current.status, to: 'enabled', subject },
+      async (tx, moved) => {
+        await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
+        if (evaluate) await recordEvaluation(tx, moved);
+      },
+    );
     if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   } else {
     await inTransaction(database, 'publish again', async (tx) => {

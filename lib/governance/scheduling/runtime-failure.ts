@@ -3,7 +3,6 @@ import type { Transaction } from '../../db/transaction';
 import { OutboxRepository } from '../../outbox/outbox-repository';
 import { notificationOf } from '../../platform/notifications';
 import { getSettings } from '../../settings';
-import type { ReportRequest } from '../evaluation/evaluation-runner';
 import type { ReportRow } from '../evaluation/report-repository';
 import { ResultRepository } from '../evaluation/result-repository';
 import { EntityRepository } from '../policies/entity-repository';
@@ -19,7 +18,7 @@ export async function announceRuntimeFailure(database: Database, report: ReportR
   const { failed, total } = await new ResultRepository(database).countsOfReport(report.id, tx);
   if (report.status !== 'failed' && failed === 0) return false;
   const settings = await getSettings();
-  const [key] = (report.request as unknown as ReportRequest).entities;
+  const [key] = report.request.entities;
   const outbox = new OutboxRepository(database);
   let announced = false;
   if (settings.events.enabled) {
