@@ -9,6 +9,28 @@ const block = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefa
 /** Names of resource types, in settings and in the API. */
 export const RESOURCE_TYPE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
+/**
+ * The one rule of a resource type's `batch-size` (the page size asked of its perimeter resolver), on
+ * both of its paths: application.conf's resource-types and the register API's
+ * `configuration.batchSize`. A whole number from 1 to 10,000, also written as a string (the seed
+ * writes "50"); when it is not set, DEFAULT_BATCH_SIZE (pageSizeOf in resource-type.ts).
+ */
+export const MAX_BATCH_SIZE = 10_000;
+export const DEFAULT_BATCH_SIZE = 100;
+export const batchSize = () =>
+  z
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^\s*\d+\s*$/, 'expected a positive integer')
+          .transform(Number),
+      ],
+      { error: 'expected a positive integer' },
+    )
+    .pipe(z.number().int('expected a positive integer').positive('expected a positive integer').max(MAX_BATCH_SIZE, `expected at most ${MAX_BATCH_SIZE}`));
+
 const resourceType = z.strictObject({
   name: z.string({ error: 'expected a string' }).regex(RESOURCE_TYPE_NAME, 'expected a name of letters, digits, "_", "." or "-"'),
   'display-name': text().optional(),
@@ -20,7 +42,7 @@ const resourceType = z.strictObject({
         .transform((value) => (Array.isArray(value) ? value : [value]))
         .optional(),
       'resource-filter': text().optional(),
-      'batch-size': int({ min: 1 }).optional(),
+      'batch-size': batchSize().optional(),
     })
     .optional(),
   'resolver-configuration': z.strictObject({ url: httpUrl(), path: urlPath() }),

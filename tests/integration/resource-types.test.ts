@@ -16,9 +16,9 @@ const SETTINGS_TYPES = `computational-governance-platform.resource-types = [
 let database: Database;
 let handlers: typeof resourceTypesModule;
 
-const register = (body: unknown) => invoke(handlers.register, { method: 'POST', path: '/v1/computational-governance/resource-types', body });
+const register = (body: unknown) => invoke(handlers.registerResourceType, { method: 'POST', path: '/v1/computational-governance/resource-types', body });
 const read = (name: string, path = `/v1/resource-types/${name}`) =>
-  invoke(path.startsWith('/v1/resource-types') ? handlers.read : handlers.readGovernance, { method: 'GET', path, params: { name } });
+  invoke(path.startsWith('/v1/resource-types') ? handlers.getResourceType : handlers.getGovernanceResourceType, { method: 'GET', path, params: { name } });
 
 beforeAll(async () => {
   await useHandlersOn(SCHEMA, SETTINGS_TYPES);
@@ -97,11 +97,15 @@ describe('the resource types API', () => {
   it('lists by name with pagination', async () => {
     await register(api);
     await register({ ...api, name: 'another' });
-    const page = await invoke(handlers.list, { method: 'GET', path: '/v1/computational-governance/resource-types', query: { limit: '2', offset: '1' } });
+    const page = await invoke(handlers.listResourceTypes, {
+      method: 'GET',
+      path: '/v1/computational-governance/resource-types',
+      query: { limit: '2', offset: '1' },
+    });
     expect(page.status).toBe(200);
     expect(page.body.meta.pagination).toEqual({ limit: 2, offset: 1, total: 4 });
     expect(page.body.data.map((type: { name: string }) => type.name)).toEqual(['dataproduct', 'dataset']);
-    const bad = await invoke(handlers.list, { method: 'GET', path: '/v1/computational-governance/resource-types', query: { limit: '501' } });
+    const bad = await invoke(handlers.listResourceTypes, { method: 'GET', path: '/v1/computational-governance/resource-types', query: { limit: '501' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([{ path: 'query.limit', message: 'limit must be at most 500' }]);
   });
@@ -109,14 +113,18 @@ describe('the resource types API', () => {
   it('answers 404 for an unknown name and deletes (204) a known one', async () => {
     expect((await read('nope')).status).toBe(404);
     await register(api);
-    const removed = await invoke(handlers.remove, {
+    const removed = await invoke(handlers.deleteResourceType, {
       method: 'DELETE',
       path: '/v1/computational-governance/resource-types/dataset',
       params: { name: 'dataset' },
     });
     expect(removed.status).toBe(204);
     expect((await read('dataset')).status).toBe(404);
-    const again = await invoke(handlers.remove, { method: 'DELETE', path: '/v1/computational-governance/resource-types/dataset', params: { name: 'dataset' } });
+    const again = await invoke(handlers.deleteResourceType, {
+      method: 'DELETE',
+      path: '/v1/computational-governance/resource-types/dataset',
+      params: { name: 'dataset' },
+    });
     expect(again.status).toBe(404);
   });
 
@@ -127,6 +135,7 @@ describe('the resource types API', () => {
     ['configuration.batchSize', { configuration: { resourceName: 'id', batchSize: 0 } }, 'positive integer'],
     ['configuration.batchSize', { configuration: { resourceName: 'id', batchSize: -5 } }, 'positive integer'],
     ['configuration.batchSize', { configuration: { resourceName: 'id', batchSize: 'ten' } }, 'positive integer'],
+    ['configuration.batchSize', { configuration: { resourceName: 'id', batchSize: 10_001 } }, 'expected at most 10000'],
     ['configuration.resourceName', { configuration: { batchSize: 5 } }, 'resourceName must be a string'],
     ['resolverConfiguration', { resolverConfiguration: undefined }, 'resolverConfiguration { url, path } is required'],
   ])('rejects a bad %s with a 400 naming it, storing nothing', async (path, overrides, message) => {

@@ -198,6 +198,11 @@ describe('resource types in settings', () => {
     expect(problems).toEqual([expect.stringContaining(`${ROOT}.resource-types.0.configuration.batch-size: expected a ${message}`)]);
   });
 
+  it('holds batch-size to the rule of the register API: at most 10000', async () => {
+    const problems = await problemsOf(`${MINIMAL}\n${entry(`{ name = "t", configuration { resource-name = "id", batch-size = "10001" }, ${resolver} }`)}`);
+    expect(problems).toEqual([expect.stringContaining(`${ROOT}.resource-types.0.configuration.batch-size: expected at most 10000`)]);
+  });
+
   it('requires resolver-configuration', async () => {
     const problems = await problemsOf(`${MINIMAL}\n${entry('{ name = "t" }')}`);
     expect(problems).toEqual([`${ROOT}.resource-types.0.resolver-configuration: required, expected object`]);

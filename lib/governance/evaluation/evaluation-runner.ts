@@ -10,7 +10,7 @@ import { type DisagreementSink, type EngineEntity, engineFailure, type EngineRes
 import { evaluateEntities } from '../engines/engines';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
-import { DEFAULT_BATCH_SIZE } from '../resource-types/resource-type';
+import { pageSizeOf } from '../resource-types/resource-type';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import { type Descriptor, parseDescriptor } from './descriptor';
 import { DisagreementRepository, type NewDisagreement } from './disagreement-repository';
@@ -231,7 +231,7 @@ export async function perimeterOf(database: Database, settings: Settings, resour
     resourceType: type.name,
     url: type.resolverUrl,
     path: type.resolverPath,
-    batchSize: type.batchSize ?? DEFAULT_BATCH_SIZE,
+    batchSize: pageSizeOf(type.batchSize),
     retries: settings.evaluation.resolverRetries,
   };
 }

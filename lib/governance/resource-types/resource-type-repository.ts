@@ -3,7 +3,7 @@ import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { pageOf } from '../../db/page';
 import type { Pagination } from '../../http/pagination';
-import { DEFAULT_BATCH_SIZE, NO_DESCRIPTOR_CONFIGURATION, type ResourceTypeDefinition, type ResourceTypeRepresentation } from './resource-type';
+import { NO_DESCRIPTOR_CONFIGURATION, pageSizeOf, type ResourceTypeDefinition, type ResourceTypeRepresentation } from './resource-type';
 
 type Row = Database['tables']['resourceTypes']['$inferSelect'];
 
@@ -15,7 +15,7 @@ export function represent(row: Row): ResourceTypeRepresentation {
       resourceNameField: row.resourceNameField ?? NO_DESCRIPTOR_CONFIGURATION,
       resourceDisplayNameFields: row.resourceDisplayNameFields,
       resourceFilterField: row.resourceFilterField,
-      batchSize: row.batchSize ?? DEFAULT_BATCH_SIZE,
+      batchSize: pageSizeOf(row.batchSize),
     },
     resolverConfiguration: { url: row.resolverUrl, path: row.resolverPath },
     source: row.source,

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
 import type { Settings } from '../../settings';
-import { RESOURCE_TYPE_NAME } from '../../settings/schema';
+import { batchSize, DEFAULT_BATCH_SIZE, RESOURCE_TYPE_NAME } from '../../settings/schema';
 import { isAbsoluteHttpUrl } from '../../settings/values';
 
 /** The seed's representation of a type without descriptor configuration. */
 export const NO_DESCRIPTOR_CONFIGURATION = 'PLATFORM_no_descriptor_configuration_provided';
-/** Page size asked of the perimeter resolver when the type does not set `batch-size`. */
-export const DEFAULT_BATCH_SIZE = 100;
+/** The page size asked of the perimeter resolver: the type's `batch-size`, else the default. */
+export const pageSizeOf = (configured: number | null): number => configured ?? DEFAULT_BATCH_SIZE;
 
 const NAME_RULE = 'a name of letters, digits, "_", "." or "-" (at most 128, starting with a letter or digit)';
 
@@ -37,19 +37,6 @@ const httpUrl = z
   .trim()
   .refine(isAbsoluteHttpUrl, 'url must be an absolute http(s) URL such as "http://resolver:8080"');
 
-const batchSize = z
-  .union(
-    [
-      z.number(),
-      z
-        .string()
-        .regex(/^\s*\d+\s*$/, 'batchSize must be a positive integer')
-        .transform(Number),
-    ],
-    { error: 'batchSize must be a positive integer' },
-  )
-  .pipe(z.number().int('batchSize must be a positive integer').positive('batchSize must be a positive integer').max(10_000, 'batchSize must be at most 10000'));
-
 /** Body of POST /v1/computational-governance/resource-types. */
 export const resourceTypeInput = z
   .strictObject({
@@ -60,7 +47,7 @@ export const resourceTypeInput = z
         resourceName: field('resourceName'),
         resourceDisplayName: z.union([field('resourceDisplayName'), z.array(field('resourceDisplayName'))]).optional(),
         resourceFilter: field('resourceFilter').optional(),
-        batchSize: batchSize.optional(),
+        batchSize: batchSize().optional(),
       })
       .optional(),
     resolverConfiguration: z.strictObject(
