@@ -1,5 +1,5 @@
 import { listEnvironmentsEndpoint } from '../../lib/governance/environments/endpoints';
-import { listEnvironments } from '../../lib/governance/environments/environment-service';
+import * as environments from '../../lib/governance/environments/environment-service';
 import { httpHandler } from '../../lib/http/handler';
 
-export const list = httpHandler(listEnvironmentsEndpoint, async ({ query }) => ({ status: 200, body: await listEnvironments(query) }));
+export const listEnvironments = httpHandler(listEnvironmentsEndpoint, async ({ query }) => ({ status: 200, body: await environments.listEnvironments(query) }));

@@ -1,4 +1,14 @@
 import { metricEndpoints } from '../../lib/governance/policies/endpoints';
-import { entityHandlers } from './entity-handlers';
+import { entityHandlers } from '../../lib/governance/policies/entity-handlers';
 
-export const { create, list, read, versions, update, remove, publish, move, test } = entityHandlers('metric', metricEndpoints);
+export const {
+  create: createMetric,
+  list: listMetric,
+  get: getMetric,
+  listVersionsOf: listVersionsOfMetric,
+  update: updateMetric,
+  delete: deleteMetric,
+  publish: publishMetric,
+  changeStatusOf: changeStatusOfMetric,
+  test: testMetric,
+} = entityHandlers('metric', metricEndpoints);

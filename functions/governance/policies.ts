@@ -1,8 +1,21 @@
-import { recordPassiveResult } from '../../lib/governance/evaluation/evaluation-service';
+import * as evaluation from '../../lib/governance/evaluation/evaluation-service';
 import { passiveResultEndpoint, policyEndpoints } from '../../lib/governance/policies/endpoints';
+import { entityHandlers } from '../../lib/governance/policies/entity-handlers';
 import { httpHandler } from '../../lib/http/handler';
-import { entityHandlers } from './entity-handlers';
 
-export const { create, list, read, versions, update, remove, publish, move, test } = entityHandlers('policy', policyEndpoints);
+export const {
+  create: createPolicy,
+  list: listPolicy,
+  get: getPolicy,
+  listVersionsOf: listVersionsOfPolicy,
+  update: updatePolicy,
+  delete: deletePolicy,
+  publish: publishPolicy,
+  changeStatusOf: changeStatusOfPolicy,
+  test: testPolicy,
+} = entityHandlers('policy', policyEndpoints);
 
-export const recordResult = httpHandler(passiveResultEndpoint, async ({ params, body }) => ({ status: 201, body: await recordPassiveResult(params.id, body) }));
+export const recordPassiveResult = httpHandler(passiveResultEndpoint, async ({ params, body }) => ({
+  status: 201,
+  body: await evaluation.recordPassiveResult(params.id, body),
+}));

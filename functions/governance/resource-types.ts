@@ -5,24 +5,30 @@ import {
   readResourceTypeEndpoint,
   registerResourceTypeEndpoint,
 } from '../../lib/governance/resource-types/endpoints';
-import { deleteResourceType, listResourceTypes, readResourceType, registerResourceType } from '../../lib/governance/resource-types/resource-type-service';
+import * as resourceTypes from '../../lib/governance/resource-types/resource-type-service';
 import { httpHandler } from '../../lib/http/handler';
 
-export const register = httpHandler(registerResourceTypeEndpoint, async ({ body, principal }) => {
-  const { resourceType, created } = await registerResourceType(body, principal.subject);
+export const registerResourceType = httpHandler(registerResourceTypeEndpoint, async ({ body, principal }) => {
+  const { resourceType, created } = await resourceTypes.registerResourceType(body, principal.subject);
   return { status: created ? 201 : 200, body: resourceType };
 });
 
-export const list = httpHandler(listResourceTypesEndpoint, async ({ query }) => ({ status: 200, body: await listResourceTypes(query) }));
-
-export const read = httpHandler(readResourceTypeEndpoint, async ({ params }) => ({ status: 200, body: await readResourceType(params.name) }));
-
-export const readGovernance = httpHandler(readGovernanceResourceTypeEndpoint, async ({ params }) => ({
+export const listResourceTypes = httpHandler(listResourceTypesEndpoint, async ({ query }) => ({
   status: 200,
-  body: await readResourceType(params.name),
+  body: await resourceTypes.listResourceTypes(query),
 }));
 
-export const remove = httpHandler(deleteResourceTypeEndpoint, async ({ params }) => {
-  await deleteResourceType(params.name);
+export const getResourceType = httpHandler(readResourceTypeEndpoint, async ({ params }) => ({
+  status: 200,
+  body: await resourceTypes.getResourceType(params.name),
+}));
+
+export const getGovernanceResourceType = httpHandler(readGovernanceResourceTypeEndpoint, async ({ params }) => ({
+  status: 200,
+  body: await resourceTypes.getResourceType(params.name),
+}));
+
+export const deleteResourceType = httpHandler(deleteResourceTypeEndpoint, async ({ params }) => {
+  await resourceTypes.deleteResourceType(params.name);
   return { status: 204 };
 });

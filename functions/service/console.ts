@@ -3,4 +3,4 @@ import { httpHandler } from '../../lib/http/handler';
 import { consoleEndpoint } from '../../lib/service/endpoints';
 
 /** GET /console (and /console/): the page; GET /console/{proxy+}: its assets (docs/console.md). */
-export const handler = httpHandler(consoleEndpoint, async ({ params }) => (params.proxy ? consoleFile(params.proxy) : consolePage()));
+export const getConsole = httpHandler(consoleEndpoint, async ({ params }) => (params.proxy ? consoleFile(params.proxy) : consolePage()));

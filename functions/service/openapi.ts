@@ -4,7 +4,7 @@ import { openApiEndpoint } from '../../lib/service/endpoints';
 
 let document: ReturnType<typeof openApiDocument> | undefined;
 
-export const handler = httpHandler(openApiEndpoint, async () => {
+export const getOpenApiDocument = httpHandler(openApiEndpoint, async () => {
   document ??= openApiDocument();
   return { status: 200, body: document };
 });

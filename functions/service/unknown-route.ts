@@ -2,6 +2,6 @@ import { httpHandler } from '../../lib/http/handler';
 import { NotFound } from '../../lib/http/problems';
 import { unknownRouteEndpoint } from '../../lib/service/endpoints';
 
-export const handler = httpHandler(unknownRouteEndpoint, async ({ method, path }) => {
+export const unknownRoute = httpHandler(unknownRouteEndpoint, async ({ method, path }) => {
   throw new NotFound(`No endpoint answers ${method} ${path}`);
 });

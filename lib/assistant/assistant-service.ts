@@ -10,7 +10,7 @@ import { groundedMessages, sourcesOf } from './grounded-prompt';
 import type { KnowledgeIndexState } from './knowledge/knowledge-api';
 import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
 import { KnowledgeChunkRepository } from './knowledge/knowledge-chunk-repository';
-import { type RefreshCounts, refreshKnowledgeIndex } from './knowledge/knowledge-index-refresh';
+import { type RefreshCounts, refreshKnowledgeIndex as refreshChunks } from './knowledge/knowledge-index-refresh';
 import { hasChunksOf, retrieveChunks } from './knowledge/knowledge-retrieval';
 import { embed, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
 import type { ChatRequest, GroundedAnswer, ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
@@ -57,7 +57,7 @@ function assistant(): Promise<AssistantContext> {
   return context;
 }
 
-export async function readModelConfig(kind: ModelKind): Promise<ModelConfigRepresentation> {
+export async function getModelConfig(kind: ModelKind): Promise<ModelConfigRepresentation> {
   const config = await (await assistant()).repository.find(kind);
   if (!config) throw new NotFoundError(`No ${LABEL[kind]} configuration is stored yet: POST /assistant/v1/${kind}/config to create it`);
   return config;
@@ -136,7 +136,7 @@ export async function storedLlm(): Promise<{ connection: ModelConnection; gatewa
  * (reads of the platform's data, a CUE draft) for a bounded number of rounds, each call logged on
  * `log`. Both configurations must exist (seed). The turn is stored only once the model answered.
  */
-export async function answerChat(request: ChatRequest, subject: string, log: Logger, signal?: AbortSignal): Promise<GroundedAnswer> {
+export async function chat(request: ChatRequest, subject: string, log: Logger, signal?: AbortSignal): Promise<GroundedAnswer> {
   const { repository, gateway, maxQueryLength, topK, maxTurns, tools } = await assistant();
   const { query, conversationId } = request;
   if (query.length > maxQueryLength)
@@ -165,11 +165,11 @@ export async function answerChat(request: ChatRequest, subject: string, log: Log
 }
 
 /** Embeds what changed in the platform's data since the last refresh, and removes what is gone. */
-export async function refreshIndex(signal?: AbortSignal): Promise<RefreshCounts> {
+export async function refreshKnowledgeIndex(signal?: AbortSignal): Promise<RefreshCounts> {
   const { repository, gateway, indexBatchSize } = await assistant();
   const { embedder } = await bothConnections(repository, 'build its knowledge index');
   try {
-    return await refreshKnowledgeIndex(await getDatabase(), embedder, { ...gateway, signal }, indexBatchSize);
+    return await refreshChunks(await getDatabase(), embedder, { ...gateway, signal }, indexBatchSize);
   } catch (error) {
     throw upstreamFailure(error);
   }
@@ -194,7 +194,7 @@ export async function refreshIndexWhenStale(): Promise<RefreshCounts | { skipped
   const [{ count }, last] = await Promise.all([chunks.staleMarks(), chunks.lastRefresh()]);
   if (count === 0 && last?.embedderModel === embedder.model) return { skipped: 'up to date' };
   try {
-    return await refreshKnowledgeIndex(database, embedder, gateway, indexBatchSize);
+    return await refreshChunks(database, embedder, gateway, indexBatchSize);
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     logger.warn({ reason: error.message }, 'the knowledge index could not be refreshed; the next run retries');
@@ -203,7 +203,7 @@ export async function refreshIndexWhenStale(): Promise<RefreshCounts | { skipped
 }
 
 /** The index as it stands: chunks per source type, the embedder model, the last refresh. */
-export async function readIndex(): Promise<KnowledgeIndexState> {
+export async function readKnowledgeIndex(): Promise<KnowledgeIndexState> {
   const { repository } = await assistant();
   await bothConnections(repository, 'build its knowledge index');
   const chunks = new KnowledgeChunkRepository(await getDatabase());

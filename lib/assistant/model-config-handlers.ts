@@ -1,5 +1,5 @@
 import { httpHandler } from '../http/handler';
-import { readModelConfig, saveModelConfig } from './assistant-service';
+import { getModelConfig, saveModelConfig } from './assistant-service';
 import { readEmbedderConfigEndpoint, readLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from './endpoints';
 import type { ModelKind } from './model-config';
 
@@ -11,7 +11,7 @@ const ENDPOINTS = {
 /** GET and POST of one model configuration: the LLM's and the embedder's behave the same. */
 export function modelConfigHandlers(kind: ModelKind) {
   return {
-    read: httpHandler(ENDPOINTS[kind].read, async () => ({ status: 200, body: await readModelConfig(kind) })),
+    read: httpHandler(ENDPOINTS[kind].read, async () => ({ status: 200, body: await getModelConfig(kind) })),
     save: httpHandler(ENDPOINTS[kind].save, async ({ body, query, principal, signal }) => {
       const { config, created } = await saveModelConfig(kind, body, query.verify === 'true', principal.subject, signal);
       return { status: created ? 201 : 200, body: config };

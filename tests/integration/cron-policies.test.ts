@@ -64,7 +64,7 @@ async function deliverAll() {
 
 const BASE = '/v1/computational-governance/policies';
 async function cronPolicy(changes: Record<string, unknown> = {}) {
-  const created = await invoke(policies.create, {
+  const created = await invoke(policies.createPolicy, {
     method: 'POST',
     path: BASE,
     body: {
@@ -82,8 +82,9 @@ async function cronPolicy(changes: Record<string, unknown> = {}) {
   expect(created.status).toBe(201);
   return created.body as { id: string; version: number };
 }
-const publish = (id: string) => invoke(policies.publish, { method: 'POST', path: `${BASE}/${id}/publish`, params: { id } });
-const move = (id: string, status: string) => invoke(policies.move, { method: 'POST', path: `${BASE}/${id}/status`, params: { id }, body: { status } });
+const publish = (id: string) => invoke(policies.publishPolicy, { method: 'POST', path: `${BASE}/${id}/publish`, params: { id } });
+const move = (id: string, status: string) =>
+  invoke(policies.changeStatusOfPolicy, { method: 'POST', path: `${BASE}/${id}/status`, params: { id }, body: { status } });
 
 const schedule = async (id: string) =>
   (
@@ -213,7 +214,7 @@ describe('the schedule follows the lifecycle', () => {
     await publish(policy.id);
     const before = await schedule(policy.id);
     // Editing an enabled policy writes version 2 as a draft: version 1 keeps running as it was.
-    const edited = await invoke(policies.update, {
+    const edited = await invoke(policies.updatePolicy, {
       method: 'PUT',
       path: `${BASE}/${policy.id}`,
       params: { id: policy.id },
@@ -242,7 +243,7 @@ describe('the schedule follows the lifecycle', () => {
       policy.id,
       EVERY_FIVE_MINUTES,
     ]);
-    expect((await invoke(policies.remove, { method: 'DELETE', path: `${BASE}/${policy.id}`, params: { id: policy.id } })).status).toBe(204);
+    expect((await invoke(policies.deletePolicy, { method: 'DELETE', path: `${BASE}/${policy.id}`, params: { id: policy.id } })).status).toBe(204);
     expect(await schedule(policy.id)).toBeUndefined();
   });
 
@@ -347,7 +348,7 @@ describe('failures of a scheduled run', () => {
     perimeter.push({ id: 'dp-1', content: 'id: dp-1\nowner: alice\n' }, { id: 'dp-2', content: 'id: dp-2\nowner: nobody\n' });
     const policy = await cronPolicy();
     const exceptions = await import('../../functions/governance/exceptions');
-    const waiver = await invoke(exceptions.create, {
+    const waiver = await invoke(exceptions.createException, {
       method: 'POST',
       path: '/v1/computational-governance/exceptions',
       body: {
@@ -410,7 +411,7 @@ describe('failures of a scheduled run', () => {
 describe('an LLM policy on a schedule', () => {
   it('is judged by the stored LLM at each run, and a descriptor that did not change is not asked again', async () => {
     const llmConfig: typeof llmConfigModule = await import('../../functions/assistant/llm-config');
-    const saved = await invoke(llmConfig.save, {
+    const saved = await invoke(llmConfig.saveLlmConfig, {
       method: 'POST',
       path: '/assistant/v1/llm/config',
       body: { provider: 'hosted_llm', api_key: 'sk-cron-key', endpoint: model.url, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'judge' },

@@ -13,7 +13,7 @@ let policies: typeof policiesModule;
 let evaluation: typeof evaluationModule;
 
 async function enabledCuePolicy(cueScript: string): Promise<{ id: string; evaluator: string }> {
-  const created = await invoke(policies.create, {
+  const created = await invoke(policies.createPolicy, {
     method: 'POST',
     path: '/v1/computational-governance/policies',
     body: { name: 'p', resourceType: 'dataproduct', severity: 'error', engine: 'cue', cueScript },
@@ -21,8 +21,14 @@ async function enabledCuePolicy(cueScript: string): Promise<{ id: string; evalua
   expect(created.status).toBe(201);
   const { id } = created.body;
   expect(
-    (await invoke(policies.move, { method: 'POST', path: `/v1/computational-governance/policies/${id}/status`, params: { id }, body: { status: 'enabled' } }))
-      .status,
+    (
+      await invoke(policies.changeStatusOfPolicy, {
+        method: 'POST',
+        path: `/v1/computational-governance/policies/${id}/status`,
+        params: { id },
+        body: { status: 'enabled' },
+      })
+    ).status,
   ).toBe(200);
   return created.body;
 }
@@ -35,7 +41,7 @@ const evaluate = (descriptor: Record<string, unknown>) =>
     headers: { prefer: 'wait=30' },
   });
 
-const disagreements = (query: Record<string, string> = {}) => invoke(evaluation.cueDisagreements, { method: 'GET', path: PATH, query });
+const disagreements = (query: Record<string, string> = {}) => invoke(evaluation.listCueDisagreements, { method: 'GET', path: PATH, query });
 
 beforeAll(async () => {
   await useHandlersOn(
@@ -107,6 +113,6 @@ describe('shadow evaluation (cue-config.evaluator = shadow)', () => {
   });
 
   it('is not readable without credentials', async () => {
-    expect((await invoke(evaluation.cueDisagreements, { method: 'GET', path: PATH, headers: { authorization: '' } })).status).toBe(401);
+    expect((await invoke(evaluation.listCueDisagreements, { method: 'GET', path: PATH, headers: { authorization: '' } })).status).toBe(401);
   });
 });

@@ -65,8 +65,8 @@ describe('environments at start', () => {
   });
 
   it('are listed by the API, with what the platform said', async () => {
-    const { list } = await import('../../functions/governance/environments');
-    const response = await invoke(list, { method: 'GET', path: '/v1/computational-governance/environments' });
+    const { listEnvironments } = await import('../../functions/governance/environments');
+    const response = await invoke(listEnvironments, { method: 'GET', path: '/v1/computational-governance/environments' });
     expect(response.status).toBe(200);
     expect(response.body.data.map((environment: { name: string }) => environment.name)).toEqual(['development', 'production']);
     expect(response.body.data[0]).toMatchObject({ source: 'platform', details: { name: 'development', region: 'eu' } });

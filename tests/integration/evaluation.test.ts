@@ -44,9 +44,8 @@ let evaluation: typeof evaluationModule;
 const descriptorYaml = (id: string, extra = '') => `id: ${id}\nname: Sales orders\ndomain: finance\nversion: 1.0.0\nowner: alice\n${extra}`;
 
 async function activePolicy(changes: Record<string, unknown>, status = 'enabled', kind: 'policy' | 'metric' = 'policy') {
-  const handlers = kind === 'policy' ? policies : metrics;
   const collection = kind === 'policy' ? 'policies' : 'metrics';
-  const created = await invoke(handlers.create, {
+  const created = await invoke(kind === 'policy' ? policies.createPolicy : metrics.createMetric, {
     method: 'POST',
     path: `/v1/computational-governance/${collection}`,
     body: { name: 'p', resourceType: 'dataproduct', severity: 'error', engine: 'remote', ...changes },
@@ -54,7 +53,7 @@ async function activePolicy(changes: Record<string, unknown>, status = 'enabled'
   expect(created.status).toBe(201);
   const { id } = created.body;
   if (status !== 'draft') {
-    const moved = await invoke(handlers.move, {
+    const moved = await invoke(kind === 'policy' ? policies.changeStatusOfPolicy : metrics.changeStatusOfMetric, {
       method: 'POST',
       path: `/v1/computational-governance/${collection}/${id}/status`,
       params: { id },
@@ -74,15 +73,15 @@ const evaluate = (body: Record<string, unknown>, wait: number | null = 20) =>
   });
 
 const readReport = (id: string) =>
-  invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } });
-const results = (query: Record<string, string>) => invoke(evaluation.results, { method: 'GET', path: '/v1/computational-governance/results', query });
+  invoke(evaluation.getEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } });
+const results = (query: Record<string, string>) => invoke(evaluation.listResults, { method: 'GET', path: '/v1/computational-governance/results', query });
 
 /** Each test file evaluates against policies of its own type, so that tests do not see each other's policies. */
 let typeCount = 0;
 async function freshType(configured = true) {
   const name = `type-${++typeCount}`;
   const types = await import('../../functions/governance/resource-types');
-  await invoke(types.register, {
+  await invoke(types.registerResourceType, {
     method: 'POST',
     path: '/v1/computational-governance/resource-types',
     body: {
@@ -333,7 +332,7 @@ describe('policy tests (dry runs)', () => {
   it('run a draft against a descriptor and record nothing in the history', async () => {
     const type = await freshType();
     const draft = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/not-ok` }, 'draft');
-    const response = await invoke(policies.test, {
+    const response = await invoke(policies.testPolicy, {
       method: 'POST',
       path: `/v1/computational-governance/policies/${draft.id}/test`,
       params: { id: draft.id },
@@ -354,7 +353,7 @@ describe('policy tests (dry runs)', () => {
     for (const n of [1, 2, 3]) deployed.push({ id: `deployed-${n}`, displayName: `Deployed ${n}`, version: `${n}.0`, content: `id: deployed-${n}\n` });
     deployed.push({ id: 'broken', displayName: 'Broken', version: '1', content: 'id: [' });
     deployed.push({ id: 'nul\u0000id', displayName: 'Lone \ud800', version: '1', content: 'id: x\n' });
-    const response = await invoke(policies.test, {
+    const response = await invoke(policies.testPolicy, {
       method: 'POST',
       path: `/v1/computational-governance/policies/${draft.id}/test`,
       params: { id: draft.id },
@@ -386,7 +385,13 @@ describe('policy tests (dry runs)', () => {
     const type = await freshType();
     const draft = await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` }, 'draft');
     const test = () =>
-      invoke(policies.test, { method: 'POST', path: '/x', params: { id: draft.id }, body: { environment: 'development' }, headers: { prefer: 'wait=20' } });
+      invoke(policies.testPolicy, {
+        method: 'POST',
+        path: '/x',
+        params: { id: draft.id },
+        body: { environment: 'development' },
+        headers: { prefer: 'wait=20' },
+      });
     deployed.push({ id: 'dp-1', displayName: 'one', version: '1', content: 'id: dp-1' });
     resolver.answer({ status: 503, body: { error: 'busy' } });
     expect((await test()).body).toMatchObject({ status: 'completed', progress: { total: 1, done: 1 } });
@@ -426,7 +431,7 @@ describe('results', () => {
 describe('passive results', () => {
   it('are stored for a passive policy and refused for an active one', async () => {
     const passive = await activePolicy({ resourceType: 'dataproduct', trigger: 'passive', engine: undefined });
-    const response = await invoke(policies.recordResult, {
+    const response = await invoke(policies.recordPassiveResult, {
       method: 'POST',
       path: `/v1/computational-governance/policies/${passive.id}/results`,
       params: { id: passive.id },
@@ -442,7 +447,7 @@ describe('passive results', () => {
     expect((await results({ resourceId: 'dp-10' })).body.data).toHaveLength(1);
 
     const active = await activePolicy({ resourceType: 'dataproduct', remoteEngineUrl: `${engine.url}/ok` });
-    const refused = await invoke(policies.recordResult, {
+    const refused = await invoke(policies.recordPassiveResult, {
       method: 'POST',
       path: '/x',
       params: { id: active.id },

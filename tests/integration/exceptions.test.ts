@@ -44,20 +44,19 @@ const inDays = (days: number) => new Date(Date.now() + days * DAY_MS).toISOStrin
 
 const create = (body: Record<string, unknown>, subject = 'governance-lead') =>
   technicalToken({ sub: subject }).then((token) =>
-    invoke(exceptions.create, { method: 'POST', path: BASE, body, headers: { authorization: `Bearer ${token}` } }),
+    invoke(exceptions.createException, { method: 'POST', path: BASE, body, headers: { authorization: `Bearer ${token}` } }),
   );
-const list = (query: Record<string, string> = {}) => invoke(exceptions.list, { method: 'GET', path: BASE, query });
-const read = (id: string) => invoke(exceptions.read, { method: 'GET', path: `${BASE}/${id}`, params: { id } });
-const remove = (id: string) => invoke(exceptions.remove, { method: 'DELETE', path: `${BASE}/${id}`, params: { id } });
+const list = (query: Record<string, string> = {}) => invoke(exceptions.listExceptions, { method: 'GET', path: BASE, query });
+const read = (id: string) => invoke(exceptions.getException, { method: 'GET', path: `${BASE}/${id}`, params: { id } });
+const remove = (id: string) => invoke(exceptions.deleteException, { method: 'DELETE', path: `${BASE}/${id}`, params: { id } });
 const rows = async () => (await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.governance_exceptions`))[0].count as number;
 /** Moves an exception's expiry, as the passing of time would: the database's clock judges whether it is active. */
 const expireIn = (id: string, interval: string) =>
   database.sql.unsafe(`update ${SCHEMA}.governance_exceptions set expires_at = now() + $2::interval where id = $1`, [id, interval]);
 
 async function enabled(kind: 'policy' | 'metric', changes: Record<string, unknown> = {}) {
-  const handlers = kind === 'policy' ? policies : metrics;
   const path = `/v1/computational-governance/${kind === 'policy' ? 'policies' : 'metrics'}`;
-  const created = await invoke(handlers.create, {
+  const created = await invoke(kind === 'policy' ? policies.createPolicy : metrics.createMetric, {
     method: 'POST',
     path,
     body: {
@@ -71,7 +70,16 @@ async function enabled(kind: 'policy' | 'metric', changes: Record<string, unknow
   });
   expect(created.status).toBe(201);
   const { id } = created.body;
-  expect((await invoke(handlers.move, { method: 'POST', path: `${path}/${id}/status`, params: { id }, body: { status: 'enabled' } })).status).toBe(200);
+  expect(
+    (
+      await invoke(kind === 'policy' ? policies.changeStatusOfPolicy : metrics.changeStatusOfMetric, {
+        method: 'POST',
+        path: `${path}/${id}/status`,
+        params: { id },
+        body: { status: 'enabled' },
+      })
+    ).status,
+  ).toBe(200);
   return id as string;
 }
 
@@ -120,7 +128,7 @@ let types = 0;
 beforeEach(async () => {
   await backgroundDispatchSettled();
   resourceType = `dataproduct-${++types}`;
-  const registered = await invoke((await import('../../functions/governance/resource-types')).register, {
+  const registered = await invoke((await import('../../functions/governance/resource-types')).registerResourceType, {
     method: 'POST',
     path: '/v1/computational-governance/resource-types',
     body: { name: resourceType, configuration: { resourceName: 'id' }, resolverConfiguration: { url: engine.url, path: '/resources' } },
@@ -245,7 +253,11 @@ describe('evaluation under an exception', () => {
       expect(failing).toMatchObject({ outcome: 'error', passed: false, counts: { waived: 0, error: 1 } });
     }
 
-    const results = await invoke(evaluation.results, { method: 'GET', path: '/v1/computational-governance/results', query: { policyId, outcome: 'waived' } });
+    const results = await invoke(evaluation.listResults, {
+      method: 'GET',
+      path: '/v1/computational-governance/results',
+      query: { policyId, outcome: 'waived' },
+    });
     expect(results.status).toBe(200);
     expect(results.body.data.map((result: { resource: { id: string } }) => result.resource.id)).toEqual(['urn:dp:sales-eu']);
   });
@@ -268,21 +280,21 @@ describe('evaluation under an exception', () => {
     expect((await read(exception.id)).body.active).toBe(false);
     expect(((await list({ policyId, active: 'false' })).body.data as GovernanceException[]).map((e) => e.id)).toEqual([exception.id]);
     expect(await outcome()).toBe('error');
-    const history = await invoke(evaluation.results, { method: 'GET', path: '/v1/computational-governance/results', query: { policyId } });
+    const history = await invoke(evaluation.listResults, { method: 'GET', path: '/v1/computational-governance/results', query: { policyId } });
     expect(history.body.data.map((result: { outcome: string }) => result.outcome)).toEqual(['error', 'waived']);
   });
 
   it('a passive result pushed for a waived pair is waived', async () => {
-    const created = await invoke(policies.create, {
+    const created = await invoke(policies.createPolicy, {
       method: 'POST',
       path: '/v1/computational-governance/policies',
       body: { name: `scanner ${Math.random()}`, resourceType, trigger: 'passive' },
     });
     const { id } = created.body;
-    await invoke(policies.publish, { method: 'POST', path: `/v1/computational-governance/policies/${id}/publish`, params: { id } });
+    await invoke(policies.publishPolicy, { method: 'POST', path: `/v1/computational-governance/policies/${id}/publish`, params: { id } });
     await create({ policyId: id, resourceId: 'urn:dp:*', reason: 'scanner rules under review', expiresAt: inDays(1) });
     const push = (resource: string, satisfiesPolicy: boolean) =>
-      invoke(policies.recordResult, {
+      invoke(policies.recordPassiveResult, {
         method: 'POST',
         path: `/v1/computational-governance/policies/${id}/results`,
         params: { id },
@@ -299,7 +311,11 @@ describe('evaluation under an exception', () => {
     await evaluate('urn:dp:summary-a', 'nobody', 'qa');
     await evaluate('urn:other:summary-b', 'nobody', 'qa');
     await evaluate('urn:dp:summary-c', 'alice', 'qa');
-    const summary = await invoke(compliance.summary, { method: 'GET', path: '/v1/computational-governance/compliance/summary', query: { policyId } });
+    const summary = await invoke(compliance.getComplianceSummary, {
+      method: 'GET',
+      path: '/v1/computational-governance/compliance/summary',
+      query: { policyId },
+    });
     expect(summary.status).toBe(200);
     expect(summary.body.resources).toEqual({
       total: 3,
@@ -308,9 +324,13 @@ describe('evaluation under an exception', () => {
       byWorstOutcome: { ok: 1, waived: 1, info: 0, warning: 0, error: 1, failed: 0 },
     });
     expect(summary.body.outcomes).toEqual({ total: 3, ok: 1, waived: 1, info: 0, warning: 0, error: 1, failed: 0 });
-    const trend = await invoke(compliance.trend, { method: 'GET', path: '/v1/computational-governance/compliance/trend', query: { days: '1', resourceType } });
+    const trend = await invoke(compliance.getComplianceTrend, {
+      method: 'GET',
+      path: '/v1/computational-governance/compliance/trend',
+      query: { days: '1', resourceType },
+    });
     expect(trend.body.days[0].resources).toEqual(summary.body.resources);
-    const latest = await invoke(evaluation.results, {
+    const latest = await invoke(evaluation.listResults, {
       method: 'GET',
       path: '/v1/computational-governance/results',
       query: { policyId, latest: 'true', outcome: 'waived' },
@@ -363,8 +383,8 @@ describe('the notice before expiry', () => {
     const policyId = await enabled('policy');
     await create({ policyId, resourceId: 'urn:dp:x', reason: 'r', expiresAt: inDays(1) });
     const path = `/v1/computational-governance/policies/${policyId}`;
-    await invoke(policies.move, { method: 'POST', path: `${path}/status`, params: { id: policyId }, body: { status: 'disabled' } });
-    expect((await invoke(policies.remove, { method: 'DELETE', path, params: { id: policyId } })).status).toBe(204);
+    await invoke(policies.changeStatusOfPolicy, { method: 'POST', path: `${path}/status`, params: { id: policyId }, body: { status: 'disabled' } });
+    expect((await invoke(policies.deletePolicy, { method: 'DELETE', path, params: { id: policyId } })).status).toBe(204);
     expect((await list({ policyId })).body.meta.pagination.total).toBe(0);
   });
 });

@@ -8,8 +8,8 @@ async function health(databaseUrl: string) {
   vi.resetModules();
   vi.stubEnv('CGP_CONFIG_FILE', APPLICATION_CONF);
   vi.stubEnv('DATABASE_URL', databaseUrl);
-  const { handler } = await import('../../functions/service/health');
-  const response = await handler(apiGatewayEvent({ method: 'GET', path: '/health' }), lambdaContext());
+  const { getHealth } = await import('../../functions/service/health');
+  const response = await getHealth(apiGatewayEvent({ method: 'GET', path: '/health' }), lambdaContext());
   const { closeSharedDatabase } = await import('../../lib/db/client');
   await closeSharedDatabase();
   return { status: response.statusCode, body: JSON.parse(response.body ?? 'null') };

@@ -31,7 +31,7 @@ interface ChatRequest {
 }
 
 const saveLlm = () =>
-  invoke(llmConfig.save, {
+  invoke(llmConfig.saveLlmConfig, {
     method: 'POST',
     path: '/assistant/v1/llm/config',
     body: { provider: 'hosted_llm', api_key: API_KEY, endpoint: model.url, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'judge' },
@@ -41,7 +41,7 @@ let typeCount = 0;
 const freshType = async () => {
   const name = `llm-type-${++typeCount}`;
   const types = await import('../../functions/governance/resource-types');
-  const registered = await invoke(types.register, {
+  const registered = await invoke(types.registerResourceType, {
     method: 'POST',
     path: '/v1/computational-governance/resource-types',
     body: { name, configuration: { resourceName: 'id' }, resolverConfiguration: { url: model.url, path: '/resources' } },
@@ -51,7 +51,7 @@ const freshType = async () => {
 };
 
 const createPolicy = (body: Record<string, unknown>, handlers: typeof policiesModule | typeof metricsModule = policies) =>
-  invoke(handlers.create, {
+  invoke('createPolicy' in handlers ? handlers.createPolicy : handlers.createMetric, {
     method: 'POST',
     path: `/v1/computational-governance/${handlers === policies ? 'policies' : 'metrics'}`,
     body: { name: 'p', resourceType: 'dataproduct', engine: 'llm', ...body },
@@ -61,7 +61,7 @@ async function enabledPolicy(resourceType: string, llmRule: string) {
   const created = await createPolicy({ resourceType, llmRule, name: llmRule });
   expect(created.status).toBe(201);
   const { id } = created.body;
-  const moved = await invoke(policies.move, {
+  const moved = await invoke(policies.changeStatusOfPolicy, {
     method: 'POST',
     path: `/v1/computational-governance/policies/${id}/status`,
     params: { id },
@@ -119,7 +119,7 @@ describe('LLM policies: saving', () => {
     const created = await createPolicy({ llmRule: '  Every data product names an owner team.  ' });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ engine: 'llm', llmRule: 'Every data product names an owner team.', cueScript: null, remoteEngineUrl: null });
-    const read = await invoke(policies.read, {
+    const read = await invoke(policies.getPolicy, {
       method: 'GET',
       path: `/v1/computational-governance/policies/${created.body.id}`,
       params: { id: created.body.id },
@@ -221,8 +221,13 @@ describe('LLM policies: evaluation', () => {
     expect(kept).toHaveLength(2);
     expect(kept[0]).toMatchObject({ entity_version: 1, model: 'gpt-4o', errors: ['owner is missing'] });
     // Deleted with the policy.
-    await invoke(policies.move, { method: 'POST', path: `/v1/computational-governance/policies/${id}/status`, params: { id }, body: { status: 'disabled' } });
-    expect((await invoke(policies.remove, { method: 'DELETE', path: `/v1/computational-governance/policies/${id}`, params: { id } })).status).toBe(204);
+    await invoke(policies.changeStatusOfPolicy, {
+      method: 'POST',
+      path: `/v1/computational-governance/policies/${id}/status`,
+      params: { id },
+      body: { status: 'disabled' },
+    });
+    expect((await invoke(policies.deletePolicy, { method: 'DELETE', path: `/v1/computational-governance/policies/${id}`, params: { id } })).status).toBe(204);
     expect(await database.sql.unsafe(`select 1 from ${SCHEMA}.llm_answers where entity_id = '${id}'`)).toHaveLength(0);
   });
 
@@ -242,7 +247,7 @@ describe('LLM policies: evaluation', () => {
     await saveLlm();
     const type = await freshType();
     const draft = await createPolicy({ resourceType: type, llmRule: 'Names an owner [fake:not-ok]' });
-    const response = await invoke(policies.test, {
+    const response = await invoke(policies.testPolicy, {
       method: 'POST',
       path: `/v1/computational-governance/policies/${draft.body.id}/test`,
       params: { id: draft.body.id },

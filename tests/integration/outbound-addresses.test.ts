@@ -123,11 +123,11 @@ describe('endpoints, with loopback refused (as when deployed)', () => {
   it('refuses such URLs when they are saved, naming the field and the setting', async () => {
     const llm = await import('../../functions/assistant/llm-config');
     const model = { provider: 'hosted_llm', api_key: 'key-0123456789', api_version: '2024-10-21', model: 'gpt-4o', deployment: 'd' };
-    const saved = await invoke(llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body: { ...model, endpoint: 'http://127.0.0.1:9001' } });
+    const saved = await invoke(llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: { ...model, endpoint: 'http://127.0.0.1:9001' } });
     expect(saved.status).toBe(400);
     expect(saved.body.errors).toEqual([{ path: 'endpoint', message: 'endpoint must not point at a loopback address (http.allow-loopback)' }]);
-    const { register } = await import('../../functions/governance/resource-types');
-    const type = await invoke(register, {
+    const { registerResourceType } = await import('../../functions/governance/resource-types');
+    const type = await invoke(registerResourceType, {
       method: 'POST',
       path: '/v1/computational-governance/resource-types',
       body: { name: 'ssrf', resolverConfiguration: { url: 'http://169.254.169.254', path: '/latest' } },
@@ -135,7 +135,7 @@ describe('endpoints, with loopback refused (as when deployed)', () => {
     expect(type.status).toBe(400);
     expect(type.body.errors).toEqual([{ path: 'resolverConfiguration.url', message: 'url must not point at a link-local or metadata address' }]);
     const embedder = await import('../../functions/assistant/embedder-config');
-    const hex = await invoke(embedder.save, {
+    const hex = await invoke(embedder.saveEmbedderConfig, {
       method: 'POST',
       path: '/assistant/v1/embedder/config',
       body: { ...model, model: 'text-embedding-3-small', endpoint: 'http://0x7f.1:9001' },
@@ -143,7 +143,7 @@ describe('endpoints, with loopback refused (as when deployed)', () => {
     expect(hex.status).toBe(400);
     expect(hex.body.errors).toEqual([{ path: 'endpoint', message: 'endpoint must not point at a loopback address (http.allow-loopback)' }]);
     const policies = await import('../../functions/governance/policies');
-    const policy = await invoke(policies.create, {
+    const policy = await invoke(policies.createPolicy, {
       method: 'POST',
       path: '/v1/computational-governance/policies',
       body: { name: 'ssrf', resourceType: 'dataproduct', environment: null, severity: 'error', engine: 'remote', remoteEngineUrl: 'http://[::1]:3002/' },
@@ -194,7 +194,7 @@ describe('verify=true, with loopback allowed (npm start)', () => {
         model: 'gpt-4o',
         deployment: 'd',
       };
-      const response = await invoke(llm.save, { method: 'POST', path: '/assistant/v1/llm/config', body, query: { verify: 'true' } });
+      const response = await invoke(llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body, query: { verify: 'true' } });
       expect(response.body).toMatchObject({ status: 422, reason: 'unreachable' });
       details.push(response.body.detail.replace(String(port), 'PORT'));
     }
@@ -233,14 +233,14 @@ describe('verify=true, with loopback allowed (npm start)', () => {
         seen.resolver.add(anonymous(`${failure.message} / ${failure.reason}`));
         if (timeouts.addressPolicy === STRICT) continue; // the handlers' settings allow loopback
         for (const [handler, path] of [
-          [llm.save, 'llm'],
-          [embedder.save, 'embedder'],
+          [llm.saveLlmConfig, 'llm'],
+          [embedder.saveEmbedderConfig, 'embedder'],
         ] as const) {
           expect((await invoke(handler, { method: 'POST', path: `/assistant/v1/${path}/config`, body: { ...model, endpoint: base } })).status).toBeOneOf([
             200, 201,
           ]);
         }
-        const answer = await invoke(chat.handler, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query: 'hi' } });
+        const answer = await invoke(chat.chat, { method: 'POST', path: '/assistant/v1/llm/chat', body: { query: 'hi' } });
         seen.chat.add(anonymous(`${answer.status} ${answer.body.detail}`));
       }
     } finally {

@@ -35,16 +35,16 @@ const remotePolicy = (changes: Record<string, unknown> = {}) => ({
   ...changes,
 });
 
-const create = async (body: unknown, subject = 'alice') => invoke(policies.create, { method: 'POST', path: BASE, body, headers: await as(subject) });
+const create = async (body: unknown, subject = 'alice') => invoke(policies.createPolicy, { method: 'POST', path: BASE, body, headers: await as(subject) });
 const read = (id: string, version?: number) =>
-  invoke(policies.read, { method: 'GET', path: `${BASE}/${id}`, params: { id }, query: version ? { version: String(version) } : undefined });
+  invoke(policies.getPolicy, { method: 'GET', path: `${BASE}/${id}`, params: { id }, query: version ? { version: String(version) } : undefined });
 const move = (id: string, status: string, version?: number) =>
-  invoke(policies.move, { method: 'POST', path: `${BASE}/${id}/status`, params: { id }, body: { status, ...(version ? { version } : {}) } });
-const publish = (id: string) => invoke(policies.publish, { method: 'POST', path: `${BASE}/${id}/publish`, params: { id } });
+  invoke(policies.changeStatusOfPolicy, { method: 'POST', path: `${BASE}/${id}/status`, params: { id }, body: { status, ...(version ? { version } : {}) } });
+const publish = (id: string) => invoke(policies.publishPolicy, { method: 'POST', path: `${BASE}/${id}/publish`, params: { id } });
 const update = async (id: string, body: unknown, subject = 'bob') =>
-  invoke(policies.update, { method: 'PUT', path: `${BASE}/${id}`, params: { id }, body, headers: await as(subject) });
-const remove = (id: string) => invoke(policies.remove, { method: 'DELETE', path: `${BASE}/${id}`, params: { id } });
-const list = (query: Record<string, string> = {}) => invoke(policies.list, { method: 'GET', path: BASE, query });
+  invoke(policies.updatePolicy, { method: 'PUT', path: `${BASE}/${id}`, params: { id }, body, headers: await as(subject) });
+const remove = (id: string) => invoke(policies.deletePolicy, { method: 'DELETE', path: `${BASE}/${id}`, params: { id } });
+const list = (query: Record<string, string> = {}) => invoke(policies.listPolicy, { method: 'GET', path: BASE, query });
 
 beforeAll(async () => {
   await notifications.start();
@@ -164,7 +164,7 @@ describe('the evaluator of a CUE policy, chosen when it is saved', () => {
   });
 
   it('is shown on metrics too, and is null for remote entities', async () => {
-    const metric = await invoke(metrics.create, {
+    const metric = await invoke(metrics.createMetric, {
       method: 'POST',
       path: '/v1/computational-governance/metrics',
       body: cuePolicy('components: [...]\nvalue: len(components)\n'),
@@ -215,7 +215,7 @@ describe('lifecycle', () => {
     expect(first.body).toMatchObject({ version: 1, status: 'enabled', description: 'edited draft' });
     expect((await read(policy.id)).body.version).toBe(2);
 
-    const versions = await invoke(policies.versions, { method: 'GET', path: `${BASE}/${policy.id}/versions`, params: { id: policy.id } });
+    const versions = await invoke(policies.listVersionsOfPolicy, { method: 'GET', path: `${BASE}/${policy.id}/versions`, params: { id: policy.id } });
     expect(versions.body.data.map((v: { version: number; status: string }) => `${v.version}:${v.status}`)).toEqual(['1:enabled', '2:draft']);
 
     // Publishing version 2 retires version 1: one version of an entity is evaluated at a time.
@@ -280,10 +280,10 @@ describe('metrics', () => {
         { label: 'ok', color: 'green', min: 50 },
       ],
     };
-    const response = await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body });
+    const response = await invoke(metrics.createMetric, { method: 'POST', path: '/v1/computational-governance/metrics', body });
     expect(response.status).toBe(201);
     expect(response.body.thresholds).toEqual(body.thresholds);
-    const bad = await invoke(metrics.create, {
+    const bad = await invoke(metrics.createMetric, {
       method: 'POST',
       path: '/v1/computational-governance/metrics',
       body: { ...body, thresholds: [{ label: 'x', color: 'red', min: 5, max: 1 }] },
@@ -291,9 +291,9 @@ describe('metrics', () => {
     expect(bad.body.errors).toEqual([{ path: 'thresholds.0.min', message: 'min must not be above max' }]);
     // A policy id is not a metric.
     const { body: policy } = await create(remotePolicy());
-    expect((await invoke(metrics.read, { method: 'GET', path: `/v1/computational-governance/metrics/${policy.id}`, params: { id: policy.id } })).status).toBe(
-      404,
-    );
+    expect(
+      (await invoke(metrics.getMetric, { method: 'GET', path: `/v1/computational-governance/metrics/${policy.id}`, params: { id: policy.id } })).status,
+    ).toBe(404);
   });
 });
 
@@ -302,7 +302,7 @@ describe('notifications', () => {
 
   it('a created policy or metric sends its event with the notification secret; a failed creation sends the failure event', async () => {
     const { body: policy } = await create(remotePolicy({ name: 'Notified policy' }));
-    await invoke(metrics.create, { method: 'POST', path: '/v1/computational-governance/metrics', body: remotePolicy({ name: 'Notified metric' }) });
+    await invoke(metrics.createMetric, { method: 'POST', path: '/v1/computational-governance/metrics', body: remotePolicy({ name: 'Notified metric' }) });
     await create(remotePolicy({ name: 'Broken policy', resourceType: 'nope' }));
     await backgroundDispatchSettled();
     // Each call's message is delivered in the background after it: calls in a row may arrive in any order.
@@ -356,13 +356,13 @@ describe('notifications', () => {
 describe('resource types in use', () => {
   it('cannot be deleted while a policy or metric is written for them', async () => {
     const register = (name: string) =>
-      invoke(resourceTypes.register, {
+      invoke(resourceTypes.registerResourceType, {
         method: 'POST',
         path: '/v1/computational-governance/resource-types',
         body: { name, resolverConfiguration: { url: 'http://127.0.0.1:9', path: '/r' } },
       });
     const removeType = (name: string) =>
-      invoke(resourceTypes.remove, { method: 'DELETE', path: `/v1/computational-governance/resource-types/${name}`, params: { name } });
+      invoke(resourceTypes.deleteResourceType, { method: 'DELETE', path: `/v1/computational-governance/resource-types/${name}`, params: { name } });
     await register('pipeline');
     const { body: policy } = await create(remotePolicy({ resourceType: 'pipeline', name: 'Pipeline policy' }));
     const refused = await removeType('pipeline');

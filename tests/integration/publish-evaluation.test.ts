@@ -74,7 +74,7 @@ let typeCount = 0;
 async function freshType(batchSize = BATCH) {
   const name = `publish-type-${++typeCount}`;
   const types = await import('../../functions/governance/resource-types');
-  const registered = await invoke(types.register, {
+  const registered = await invoke(types.registerResourceType, {
     method: 'POST',
     path: '/v1/computational-governance/resource-types',
     body: { name, configuration: { resourceName: 'id', batchSize }, resolverConfiguration: { url: resolver.url, path: '/resources' } },
@@ -84,7 +84,7 @@ async function freshType(batchSize = BATCH) {
 }
 
 async function draft(resourceType: string, changes: Record<string, unknown> = {}, kind: 'policy' | 'metric' = 'policy') {
-  const created = await invoke((kind === 'policy' ? policies : metrics).create, {
+  const created = await invoke(kind === 'policy' ? policies.createPolicy : metrics.createMetric, {
     method: 'POST',
     path: `/v1/computational-governance/${kind === 'policy' ? 'policies' : 'metrics'}`,
     body: { name: 'owner required', resourceType, severity: 'error', engine: 'remote', remoteEngineUrl: `${engine.url}/check`, ...changes },
@@ -94,13 +94,13 @@ async function draft(resourceType: string, changes: Record<string, unknown> = {}
 }
 
 const publish = (id: string, kind: 'policy' | 'metric' = 'policy') =>
-  invoke((kind === 'policy' ? policies : metrics).publish, {
+  invoke(kind === 'policy' ? policies.publishPolicy : metrics.publishMetric, {
     method: 'POST',
     path: `/v1/computational-governance/${kind === 'policy' ? 'policies' : 'metrics'}/${id}/publish`,
     params: { id },
   });
 const readReport = async (id: string) =>
-  (await invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } })).body;
+  (await invoke(evaluation.getEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id } })).body;
 
 const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
 
@@ -237,7 +237,7 @@ describe('publishing evaluates against every resource of every environment, thro
     expect(report.evaluationResults).toHaveLength(9);
     expect(report.completedAt).not.toBeNull();
     // The results entered the history, as the policy's latest results.
-    const latest = await invoke(evaluation.results, {
+    const latest = await invoke(evaluation.listResults, {
       method: 'GET',
       path: '/v1/computational-governance/results',
       query: { policyId: id, latest: 'true', limit: '50' },
@@ -310,7 +310,7 @@ describe('publishing evaluates against every resource of every environment, thro
 describe('publishing an LLM policy', () => {
   it('judges every resource through the queue with the stored LLM, like the other engines', async () => {
     const llmConfig: typeof llmConfigModule = await import('../../functions/assistant/llm-config');
-    const saved = await invoke(llmConfig.save, {
+    const saved = await invoke(llmConfig.saveLlmConfig, {
       method: 'POST',
       path: '/assistant/v1/llm/config',
       body: { provider: 'hosted_llm', api_key: 'sk-publish-key', endpoint: model.url, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'judge' },

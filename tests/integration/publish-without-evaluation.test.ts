@@ -35,13 +35,13 @@ afterAll(async () => {
 describe('evaluation.enable-on-publish = false', () => {
   it('publishing enables the policy and enqueues nothing', async () => {
     const policies = await import('../../functions/governance/policies');
-    const created = await invoke(policies.create, {
+    const created = await invoke(policies.createPolicy, {
       method: 'POST',
       path: '/v1/computational-governance/policies',
       body: { name: 'p', resourceType: 'dataproduct', severity: 'error', engine: 'remote', remoteEngineUrl: 'http://127.0.0.1:9/check' },
     });
     const { id } = created.body;
-    const published = await invoke(policies.publish, { method: 'POST', path: `/v1/computational-governance/policies/${id}/publish`, params: { id } });
+    const published = await invoke(policies.publishPolicy, { method: 'POST', path: `/v1/computational-governance/policies/${id}/publish`, params: { id } });
     expect(published.status).toBe(200);
     expect(published.body).toMatchObject({ status: 'enabled', evaluationReportId: null });
     expect(lambda.requests).toHaveLength(0);

@@ -50,9 +50,9 @@ async function reportWith(count: number, message = 'owner: incomplete value stri
 }
 
 const read = (id: string, query?: Record<string, string>) =>
-  invoke(evaluation.readEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id }, query });
+  invoke(evaluation.getEvaluationReport, { method: 'GET', path: `/v1/computational-governance/evaluation-reports/${id}`, params: { id }, query });
 const results = (id: string, query?: Record<string, string>) =>
-  invoke(evaluation.readEvaluationReportResults, {
+  invoke(evaluation.getEvaluationReportResults, {
     method: 'GET',
     path: `/v1/computational-governance/evaluation-reports/${id}/results`,
     params: { id },
@@ -102,7 +102,7 @@ describe('a report of many results', () => {
 
   it('answers NDJSON, one result per line, when asked', async () => {
     const id = await reportWith(30);
-    const response = await evaluation.readEvaluationReportResults(
+    const response = await evaluation.getEvaluationReportResults(
       apiGatewayEvent({
         method: 'GET',
         path: `/v1/computational-governance/evaluation-reports/${id}/results`,
@@ -128,7 +128,7 @@ describe('a report of many results', () => {
     const seen: string[] = [];
     let after: string | undefined;
     do {
-      const response = await evaluation.readEvaluationReportResults(
+      const response = await evaluation.getEvaluationReportResults(
         apiGatewayEvent({
           method: 'GET',
           path: `/v1/computational-governance/evaluation-reports/${id}/results`,

@@ -15,8 +15,8 @@ describe('a deployed assistant without assistant.encryption-key', () => {
     );
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'cgp-prod-llm-config-read');
     vi.stubEnv('DATABASE_URL', 'postgresql://nobody@127.0.0.1:1/none');
-    const { read } = await import('../../functions/assistant/llm-config');
-    const response = await invoke(read, { method: 'GET', path: '/assistant/v1/llm/config' });
+    const { getLlmConfig } = await import('../../functions/assistant/llm-config');
+    const response = await invoke(getLlmConfig, { method: 'GET', path: '/assistant/v1/llm/config' });
     expect(response.status).toBe(503);
     expect(response.body.detail).toContain('ASSISTANT_ENCRYPTION_KEY');
   });

@@ -5,7 +5,7 @@ import { listResults } from '../../governance/evaluation/evaluation-service';
 import { OUTCOMES } from '../../governance/evaluation/outcome';
 import type { EvaluationResult } from '../../governance/evaluation/report';
 import { entityFilters, type EntityRepresentation } from '../../governance/policies/entity';
-import { listEntities, readEntity } from '../../governance/policies/entity-service';
+import { getEntity,listEntities } from '../../governance/policies/entity-service';
 import { STATUSES } from '../../governance/policies/lifecycle';
 import type { AssistantTool } from './assistant-tool';
 
@@ -126,7 +126,7 @@ export const explainResult: AssistantTool<z.output<typeof explainResultArguments
     const versions = new Map(data.map((result) => [result.governanceEntityVersion, result.governanceEntityType]));
     const policies = await Promise.all(
       [...versions].map(([version, kind]) =>
-        readEntity(kind, policyId, version).then(policyText, (error) => {
+        getEntity(kind, policyId, version).then(policyText, (error) => {
           // A deleted policy keeps its results: they are explained without its text.
           if (error instanceof NotFoundError) return { id: policyId, version, deleted: true };
           throw error;

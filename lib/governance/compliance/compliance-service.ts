@@ -13,7 +13,7 @@ const dayOf = (time: Date) => time.toISOString().slice(0, 10);
 const addDays = (day: string, days: number) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
 const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 
-export async function complianceSummary(query: SummaryQuery, now = new Date()): Promise<ComplianceSummary> {
+export async function getComplianceSummary(query: SummaryQuery, now = new Date()): Promise<ComplianceSummary> {
   const { top, ...filters } = query;
   const summary = await new ComplianceRepository(await getDatabase()).summary(filters, top);
   return { ...summary, computedAt: now.toISOString() };
@@ -31,7 +31,7 @@ function trendDays(query: TrendQuery, today: string): { from: string; to: string
 }
 
 /** Per day, the compliance at its end: recorded days from compliance_days, today from the latest results. */
-export async function complianceTrend(query: TrendQuery, now = new Date()): Promise<ComplianceTrend> {
+export async function getComplianceTrend(query: TrendQuery, now = new Date()): Promise<ComplianceTrend> {
   const today = dayOf(now);
   const { from, to } = trendDays(query, today);
   const repository = new ComplianceRepository(await getDatabase());

@@ -15,7 +15,7 @@ import { DisagreementRepository, type DisagreementRow } from './disagreement-rep
 import { type ReportRequest, runReport } from './evaluation-runner';
 import { outcomeOf } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
-import { readReport, representResult } from './report-reading';
+import { getEvaluationReport, representResult } from './report-reading';
 import { type NewReport, ReportRepository } from './report-repository';
 import { resourceIdentity } from './resource-identity';
 import { ResultRepository } from './result-repository';
@@ -35,7 +35,7 @@ async function start(report: NewReport, waitMs: number): Promise<Started> {
   const finishedInTime = await Promise.race([run.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))]);
   clearTimeout(timer);
   if (!finishedInTime) return { finished: false, reportId: created.id };
-  const finished = await readReport(created.id);
+  const finished = await getEvaluationReport(created.id);
   return finished.status === 'completed' || finished.status === 'failed' ? { finished: true, report: finished } : { finished: false, reportId: created.id };
 }
 
@@ -110,7 +110,7 @@ export async function listResults(filters: ResultFilters, pagination: Pagination
 }
 
 /** The pairs the CUE evaluators judged differently (cue-config.evaluator = shadow), newest first. */
-export async function listDisagreements(filters: DisagreementFilters, pagination: Pagination) {
+export async function listCueDisagreements(filters: DisagreementFilters, pagination: Pagination) {
   const { rows, total } = await new DisagreementRepository(await getDatabase()).list(filters, pagination);
   return listBody(rows.map(representDisagreement), pagination, total);
 }

@@ -97,7 +97,7 @@ async function requireReport(database: Database, id: string): Promise<ReportRow>
 }
 
 /** A report with its counts by outcome and the first page of its results (the one after `after`). */
-export async function readReport(id: string, query: ReportResultsQuery = { limit: MAX_RESULTS_PER_PAGE }): Promise<EvaluationReport> {
+export async function getEvaluationReport(id: string, query: ReportResultsQuery = { limit: MAX_RESULTS_PER_PAGE }): Promise<EvaluationReport> {
   const database = await getDatabase();
   const report = await requireReport(database, id);
   const ended = report.status === 'completed' || report.status === 'failed';
@@ -110,7 +110,7 @@ export async function readReport(id: string, query: ReportResultsQuery = { limit
 }
 
 /** A page of a report's results alone. */
-export async function readReportResults(id: string, query: ReportResultsQuery): Promise<ResultsPage> {
+export async function getEvaluationReportResults(id: string, query: ReportResultsQuery): Promise<ResultsPage> {
   const database = await getDatabase();
   await requireReport(database, id);
   return resultsPage(database, id, query);

@@ -66,7 +66,7 @@ export async function createException(input: ExceptionInput, subject: string): P
   return represent(row);
 }
 
-export async function readException(id: string): Promise<GovernanceException> {
+export async function getException(id: string): Promise<GovernanceException> {
   const row = await new ExceptionRepository(await getDatabase()).find(id);
   if (!row) throw new NotFoundError(`No exception has the id ${id}`);
   return represent(row);

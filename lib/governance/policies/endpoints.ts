@@ -47,7 +47,7 @@ function entityEndpoints(kind: EntityKind) {
       query: entityListQuery,
       responses: { 200: { description: 'A page', schema: listOf(representation, `${TITLE[kind]}List`) } },
     }),
-    read: endpoint({
+    get: endpoint({
       operationId: op('get'),
       method: 'GET',
       path: `${base}/{id}`,
@@ -57,7 +57,7 @@ function entityEndpoints(kind: EntityKind) {
       query: versionQuery,
       responses: { 200: { description: `The ${kind}`, schema: representation }, ...missing },
     }),
-    versions: endpoint({
+    listVersionsOf: endpoint({
       operationId: op('listVersionsOf'),
       method: 'GET',
       path: `${base}/{id}/versions`,
@@ -80,7 +80,7 @@ function entityEndpoints(kind: EntityKind) {
         ...missing,
       },
     }),
-    remove: endpoint({
+    delete: endpoint({
       operationId: op('delete'),
       method: 'DELETE',
       path: `${base}/{id}`,
@@ -104,7 +104,7 @@ function entityEndpoints(kind: EntityKind) {
         ...missing,
       },
     }),
-    move: endpoint({
+    changeStatusOf: endpoint({
       operationId: op('changeStatusOf'),
       method: 'POST',
       path: `${base}/{id}/status`,

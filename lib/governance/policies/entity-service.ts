@@ -157,11 +157,11 @@ export async function readEntityRow(kind: EntityKind, id: string, version?: numb
   return row;
 }
 
-export async function readEntity(kind: EntityKind, id: string, version?: number): Promise<EntityRepresentation> {
+export async function getEntity(kind: EntityKind, id: string, version?: number): Promise<EntityRepresentation> {
   return represent(await readEntityRow(kind, id, version));
 }
 
-export async function listVersions(kind: EntityKind, id: string): Promise<EntityRepresentation[]> {
+export async function listVersionsOfEntity(kind: EntityKind, id: string): Promise<EntityRepresentation[]> {
   const rows = await (await repository()).versions(kind, id);
   if (rows.length === 0) throw notFound(kind, id);
   return rows.map(represent);
@@ -190,7 +190,7 @@ export async function updateEntity(
 }
 
 /** A lifecycle move of one version (the newest unless `version` is given); illegal moves are 409. */
-export async function moveEntity(kind: EntityKind, id: string, to: EntityStatus, subject: string, version?: number): Promise<EntityRepresentation> {
+export async function changeStatusOfEntity(kind: EntityKind, id: string, to: EntityStatus, subject: string, version?: number): Promise<EntityRepresentation> {
   const current = await readEntityRow(kind, id, version);
   if (!canMove(current.status, to)) {
     const allowed = allowedMoves(current.status);

@@ -26,7 +26,7 @@ export async function listResourceTypes(pagination: Pagination) {
   return listBody(rows.map(represent), pagination, total);
 }
 
-export async function readResourceType(name: string) {
+export async function getResourceType(name: string) {
   const row = await (await repository()).find(name);
   if (!row) throw notFound(name);
   return represent(row);
