@@ -5,7 +5,7 @@ import { listResults } from '../../governance/evaluation/evaluation-service';
 import { OUTCOMES } from '../../governance/evaluation/outcome';
 import type { EvaluationResult } from '../../governance/evaluation/report';
 import { entityFilters, type EntityRepresentation } from '../../governance/policies/entity';
-import { getEntity,listEntities } from '../../governance/policies/entity-service';
+import { getEntity, listEntities } from '../../governance/policies/entity-service';
 import { STATUSES } from '../../governance/policies/lifecycle';
 import type { AssistantTool } from './assistant-tool';
 
