@@ -15,7 +15,7 @@ export const RESOURCE_TYPE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
  * `configuration.batchSize`. A whole number from 1 to 10,000, also written as a string (the seed
  * writes "50"); when it is not set, DEFAULT_BATCH_SIZE (pageSizeOf in resource-type.ts).
  */
-export const MAX_BATCH_SIZE = 10_000;
+const MAX_BATCH_SIZE = 10_000;
 export const DEFAULT_BATCH_SIZE = 100;
 export const batchSize = () =>
   z
