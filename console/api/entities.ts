@@ -11,7 +11,7 @@ import type { EntityCollection } from './governance';
 const BASE = '/v1/computational-governance';
 
 /** One version of a policy or metric (a metric's has its thresholds). */
-export type EntityVersion = Answer<(typeof policyEndpoints)['read']> | Answer<(typeof metricEndpoints)['read']>;
+export type EntityVersion = Answer<(typeof policyEndpoints)['get']> | Answer<(typeof metricEndpoints)['get']>;
 /** A metric's version: its thresholds read its number. */
 export type MetricVersion = z.output<typeof metricRepresentation>;
 type Published = Answer<(typeof policyEndpoints)['publish']> | Answer<(typeof metricEndpoints)['publish']>;

@@ -8,7 +8,7 @@ const BASE = '/v1/computational-governance';
 
 export type ResultPage = Answer<typeof listResultsEndpoint>;
 export type Result = ResultPage['data'][number];
-type EntityAnswer = Answer<(typeof policyEndpoints)['read']> | Answer<(typeof metricEndpoints)['read']>;
+type EntityAnswer = Answer<(typeof policyEndpoints)['get']> | Answer<(typeof metricEndpoints)['get']>;
 
 /** The filters of GET /results (lib/governance/evaluation/report.ts: resultFilters). */
 export interface ResultFilters extends Query {
