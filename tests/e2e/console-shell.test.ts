@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { CONTENT_SECURITY_POLICY } from '../../lib/console/console-files';
+import { CONTENT_SECURITY_POLICY } from '#lib/console/console-files';
+
 import { type ConsoleBrowser, consoleUrl, inPage, openBrowser, screenshot, VIEWPORTS } from '../support/browser';
 import { authorized, technicalToken } from '../support/tokens';
 
@@ -201,7 +202,7 @@ describe('the policies list', () => {
     const { page, problems } = await open(VIEWPORTS.phone);
     await openPolicies(page);
     // A new page starts at its heading; before it are the navigation and the skip link.
-    expect(await inPage(page, 'document.activeElement?.tagName')).toBe('H1');
+    await expect.poll(() => inPage(page, 'document.activeElement?.tagName'), SLOW).toBe('H1');
     const before: unknown[] = [];
     for (let step = 0; step < 6; step++) {
       await page.keyboard.press('Shift+Tab');
