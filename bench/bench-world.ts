@@ -10,9 +10,10 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import postgresJs from 'postgres';
 
-import { closeSharedDatabase } from '../lib/db/client';
-import { loadSettings, type Settings } from '../lib/settings';
-import { runStartupTasks } from '../lib/startup/startup-tasks';
+import { closeSharedDatabase } from '#lib/db/client';
+import { loadSettings, type Settings } from '#lib/settings/index';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import { freePort } from '../scripts/free-port';
 import { type LocalPostgres, startLocalPostgres } from '../scripts/local-postgres';
 import { startServerlessOffline } from '../scripts/serverless-offline';

@@ -8,8 +8,9 @@
  */
 import { pathToFileURL } from 'node:url';
 
-import { openDatabase } from '../lib/db/client';
-import { recordComplianceDays } from '../lib/governance/compliance/compliance-service';
+import { openDatabase } from '#lib/db/client';
+import { recordComplianceDays } from '#lib/governance/compliance/compliance-service';
+
 import { type BenchWorld, startBenchWorld } from './bench-world';
 
 const RESULTS = 1_000_000;

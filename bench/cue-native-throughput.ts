@@ -9,7 +9,8 @@
  */
 import { pathToFileURL } from 'node:url';
 
-import { compileNative, evaluateNative, type NativeProgram } from '../lib/governance/engines/cue/native';
+import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+
 import { type CueThroughput, PRODUCT_POLICY, productDescriptor, SMALL_POLICIES } from './cue-throughput';
 
 const BULK = 1000;

@@ -10,9 +10,9 @@ import { pathToFileURL } from 'node:url';
 
 import YAML from 'yaml';
 
-import { CueEngine } from '../lib/governance/engines/cue/cue-engine';
-import { CueWorkerPool } from '../lib/governance/engines/cue/cue-worker-pool';
-import type { EngineEntity, EngineResource } from '../lib/governance/engines/engine';
+import { CueEngine } from '#lib/governance/engines/cue/cue-engine';
+import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
+import type { EngineEntity, EngineResource } from '#lib/governance/engines/engine';
 
 /** The defaults of cue-config (lib/settings/schema.ts). */
 const DEFAULTS = { workers: 2, timeoutMs: 20_000, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 };

@@ -10,9 +10,10 @@
  */
 import { pathToFileURL } from 'node:url';
 
-import { retrieveChunks } from '../lib/assistant/knowledge/knowledge-retrieval';
-import { vectorStoreOf } from '../lib/assistant/knowledge/vector-store';
-import { type Database, openDatabase } from '../lib/db/client';
+import { retrieveChunks } from '#lib/assistant/knowledge/knowledge-retrieval';
+import { vectorStoreOf } from '#lib/assistant/knowledge/vector-store';
+import { type Database, openDatabase } from '#lib/db/client';
+
 import type { LocalPostgres } from '../scripts/local-postgres';
 import { PGVECTOR_MISSING, startPgvectorPostgres } from '../scripts/pgvector-postgres';
 import { startBenchDatabase } from './bench-world';

@@ -18,9 +18,9 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 
-import type { CueDisagreement } from '../lib/governance/evaluation/disagreement';
-import type { ReportRequest } from '../lib/governance/evaluation/evaluation-runner';
-import type { EvaluationResult } from '../lib/governance/evaluation/report';
+import type { CueDisagreement } from '#lib/governance/evaluation/disagreement';
+import type { ReportRequest } from '#lib/governance/evaluation/evaluation-runner';
+import type { EvaluationResult } from '#lib/governance/evaluation/report';
 
 /**
  * Why a queued evaluation's page is waiting: `call`, the resolver call is being retried by the

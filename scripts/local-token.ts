@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 
-import { backendSecrets } from '../lib/auth/backend-secrets';
-import type { Settings } from '../lib/settings';
+import { backendSecrets } from '#lib/auth/backend-secrets';
+import type { Settings } from '#lib/settings/index';
 
 /**
  * A technical JWT for calling the API locally, signed with the first auth.backend-secrets entry,

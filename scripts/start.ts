@@ -3,8 +3,9 @@
  * tasks, then serverless-offline. Ctrl-C or SIGTERM stops everything it started.
  */
 
-import { loadSettings, SettingsError } from '../lib/settings';
-import { runStartupTasks } from '../lib/startup/startup-tasks';
+import { loadSettings, SettingsError } from '#lib/settings/index';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import { freePort } from './free-port';
 import { type LocalPostgres, startLocalPostgres } from './local-postgres';
 import { localToken } from './local-token';

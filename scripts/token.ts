@@ -6,7 +6,7 @@
 // Only the token goes to stdout, so that $(npm run -s token) is the token: the logger is silenced
 // before the modules that load it are imported.
 process.env.LOG_LEVEL ??= 'silent';
-const { loadSettings } = await import('../lib/settings');
+const { loadSettings } = await import('#lib/settings/index');
 const { localToken } = await import('./local-token');
 
 const token = await localToken(await loadSettings(), process.argv[2]);

@@ -1,4 +1,5 @@
-import type { chatEndpoint } from '../../lib/assistant/endpoints';
+import type { chatEndpoint } from '#lib/assistant/endpoints';
+
 import { post } from './client';
 import type { Answer } from './contracts';
 

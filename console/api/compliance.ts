@@ -1,4 +1,5 @@
-import type { complianceSummaryEndpoint, complianceTrendEndpoint } from '../../lib/governance/compliance/endpoints';
+import type { complianceSummaryEndpoint, complianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
+
 import { get, type Query } from './client';
 import type { Answer } from './contracts';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-import type { Endpoint } from '../../lib/http/endpoint';
+import type { Endpoint } from '#lib/http/endpoint';
 
 /**
  * What an endpoint answers with `status`, as its contract (lib/) declares it: the console's types

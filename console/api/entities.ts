@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 
-import type { listResultsEndpoint } from '../../lib/governance/evaluation/endpoints';
-import type { metricEndpoints, policyEndpoints } from '../../lib/governance/policies/endpoints';
-import type { metricRepresentation } from '../../lib/governance/policies/entity';
+import type { listResultsEndpoint } from '#lib/governance/evaluation/endpoints';
+import type { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
+import type { metricRepresentation } from '#lib/governance/policies/entity';
+
 import { get, post, put } from './client';
 import type { Answer } from './contracts';
 import type { EvaluationReport } from './evaluation-reports';

@@ -1,4 +1,5 @@
-import type { readReportEndpoint, readReportResultsEndpoint } from '../../lib/governance/evaluation/endpoints';
+import type { readReportEndpoint, readReportResultsEndpoint } from '#lib/governance/evaluation/endpoints';
+
 import { get } from './client';
 import type { Answer } from './contracts';
 

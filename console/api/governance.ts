@@ -1,6 +1,7 @@
-import type { listEnvironmentsEndpoint } from '../../lib/governance/environments/endpoints';
-import type { metricEndpoints, policyEndpoints } from '../../lib/governance/policies/endpoints';
-import type { listResourceTypesEndpoint } from '../../lib/governance/resource-types/endpoints';
+import type { listEnvironmentsEndpoint } from '#lib/governance/environments/endpoints';
+import type { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
+import type { listResourceTypesEndpoint } from '#lib/governance/resource-types/endpoints';
+
 import type { Credentials } from '../auth/session';
 import { ApiProblem, get, type Query } from './client';
 import type { Answer } from './contracts';

@@ -1,5 +1,6 @@
-import type { listResultsEndpoint } from '../../lib/governance/evaluation/endpoints';
-import type { metricEndpoints, policyEndpoints } from '../../lib/governance/policies/endpoints';
+import type { listResultsEndpoint } from '#lib/governance/evaluation/endpoints';
+import type { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
+
 import { get, type Query } from './client';
 import type { Answer } from './contracts';
 import type { PageRequest } from './governance';

@@ -2,7 +2,8 @@ import './entity-pages.css';
 
 import { useState } from 'preact/hooks';
 
-import { allowedMoves, type EntityStatus } from '../../lib/governance/policies/lifecycle';
+import { allowedMoves, type EntityStatus } from '#lib/governance/policies/lifecycle';
+
 import { type EntityVersion, latestResults, listVersions, type MetricVersion, moveEntity, publishEntity } from '../api/entities';
 import type { EvaluationResult } from '../api/evaluation-reports';
 import { type EntityCollection, listEnvironments } from '../api/governance';

@@ -1,4 +1,5 @@
-import { STATUSES } from '../../lib/governance/policies/lifecycle';
+import { STATUSES } from '#lib/governance/policies/lifecycle';
+
 import { type Entity, type EntityCollection, type EntityFilters, listEntities, listEnvironments, listResourceTypes } from '../api/governance';
 import { type Column, DataTable } from '../components/data-table';
 import { SelectField, TextField } from '../components/fields';

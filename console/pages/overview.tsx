@@ -1,4 +1,5 @@
-import { OUTCOMES } from '../../lib/governance/evaluation/outcome';
+import { OUTCOMES } from '#lib/governance/evaluation/outcome';
+
 import { type ComplianceFilters, type ComplianceSummary, complianceSummary, complianceTrend, type ResourceCounts } from '../api/compliance';
 import { listEnvironments, listResourceTypes } from '../api/governance';
 import { type Column, DataTable } from '../components/data-table';

@@ -1,4 +1,5 @@
-import { OUTCOMES } from '../../lib/governance/evaluation/outcome';
+import { OUTCOMES } from '#lib/governance/evaluation/outcome';
+
 import { listEnvironments, listResourceTypes } from '../api/governance';
 import { entityNames, listLatestResults, type Result, type ResultFilters } from '../api/results';
 import { type Column, DataTable } from '../components/data-table';

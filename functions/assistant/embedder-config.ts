@@ -1,3 +1,3 @@
-import { modelConfigHandlers } from '../../lib/assistant/model-config-handlers';
+import { modelConfigHandlers } from '#lib/assistant/model-config-handlers';
 
 export const { read: getEmbedderConfig, save: saveEmbedderConfig } = modelConfigHandlers('embedder');

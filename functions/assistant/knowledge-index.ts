@@ -1,6 +1,6 @@
-import * as assistant from '../../lib/assistant/assistant-service';
-import { readIndexEndpoint, refreshIndexEndpoint } from '../../lib/assistant/endpoints';
-import { httpHandler } from '../../lib/http/handler';
+import * as assistant from '#lib/assistant/assistant-service';
+import { readIndexEndpoint, refreshIndexEndpoint } from '#lib/assistant/endpoints';
+import { httpHandler } from '#lib/http/handler';
 
 export const refreshKnowledgeIndex = httpHandler(refreshIndexEndpoint, async ({ signal }) => ({
   status: 200,

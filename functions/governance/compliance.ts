@@ -1,6 +1,6 @@
-import * as compliance from '../../lib/governance/compliance/compliance-service';
-import { complianceSummaryEndpoint, complianceTrendEndpoint } from '../../lib/governance/compliance/endpoints';
-import { httpHandler } from '../../lib/http/handler';
+import * as compliance from '#lib/governance/compliance/compliance-service';
+import { complianceSummaryEndpoint, complianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
+import { httpHandler } from '#lib/http/handler';
 
 export const getComplianceSummary = httpHandler(complianceSummaryEndpoint, async ({ query }) => ({
   status: 200,

@@ -4,11 +4,11 @@ import {
   listResultsEndpoint,
   readReportEndpoint,
   readReportResultsEndpoint,
-} from '../../lib/governance/evaluation/endpoints';
-import * as evaluation from '../../lib/governance/evaluation/evaluation-service';
-import * as reports from '../../lib/governance/evaluation/report-reading';
-import { startedResponse } from '../../lib/governance/evaluation/started-response';
-import { httpHandler } from '../../lib/http/handler';
+} from '#lib/governance/evaluation/endpoints';
+import * as evaluation from '#lib/governance/evaluation/evaluation-service';
+import * as reports from '#lib/governance/evaluation/report-reading';
+import { startedResponse } from '#lib/governance/evaluation/started-response';
+import { httpHandler } from '#lib/http/handler';
 
 export const evaluate = httpHandler(evaluateEndpoint, async ({ body, principal, headers }) =>
   startedResponse(headers, (waitMs) => evaluation.evaluateDescriptor(body, principal.subject, waitMs)),

@@ -1,6 +1,6 @@
-import { createExceptionEndpoint, deleteExceptionEndpoint, listExceptionsEndpoint, readExceptionEndpoint } from '../../lib/governance/exceptions/endpoints';
-import * as exceptions from '../../lib/governance/exceptions/exception-service';
-import { httpHandler } from '../../lib/http/handler';
+import { createExceptionEndpoint, deleteExceptionEndpoint, listExceptionsEndpoint, readExceptionEndpoint } from '#lib/governance/exceptions/endpoints';
+import * as exceptions from '#lib/governance/exceptions/exception-service';
+import { httpHandler } from '#lib/http/handler';
 
 export const createException = httpHandler(createExceptionEndpoint, async ({ body, principal }) => {
   const exception = await exceptions.createException(body, principal.subject);

@@ -1,5 +1,5 @@
-import { metricEndpoints } from '../../lib/governance/policies/endpoints';
-import { entityHandlers } from '../../lib/governance/policies/entity-handlers';
+import { metricEndpoints } from '#lib/governance/policies/endpoints';
+import { entityHandlers } from '#lib/governance/policies/entity-handlers';
 
 export const {
   create: createMetric,

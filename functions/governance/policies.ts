@@ -1,7 +1,7 @@
-import * as evaluation from '../../lib/governance/evaluation/evaluation-service';
-import { passiveResultEndpoint, policyEndpoints } from '../../lib/governance/policies/endpoints';
-import { entityHandlers } from '../../lib/governance/policies/entity-handlers';
-import { httpHandler } from '../../lib/http/handler';
+import * as evaluation from '#lib/governance/evaluation/evaluation-service';
+import { passiveResultEndpoint, policyEndpoints } from '#lib/governance/policies/endpoints';
+import { entityHandlers } from '#lib/governance/policies/entity-handlers';
+import { httpHandler } from '#lib/http/handler';
 
 export const {
   create: createPolicy,

@@ -4,9 +4,9 @@ import {
   readGovernanceResourceTypeEndpoint,
   readResourceTypeEndpoint,
   registerResourceTypeEndpoint,
-} from '../../lib/governance/resource-types/endpoints';
-import * as resourceTypes from '../../lib/governance/resource-types/resource-type-service';
-import { httpHandler } from '../../lib/http/handler';
+} from '#lib/governance/resource-types/endpoints';
+import * as resourceTypes from '#lib/governance/resource-types/resource-type-service';
+import { httpHandler } from '#lib/http/handler';
 
 export const registerResourceType = httpHandler(registerResourceTypeEndpoint, async ({ body, principal }) => {
   const { resourceType, created } = await resourceTypes.registerResourceType(body, principal.subject);

@@ -1,4 +1,4 @@
-import { dispatchDueCronPolicies } from '../../lib/governance/scheduling/cron-dispatcher';
+import { dispatchDueCronPolicies } from '#lib/governance/scheduling/cron-dispatcher';
 
 /** Every minute: starts the runs of the cron policies that are due (docs/governance.md, "Cron policies"). */
 export const handler = async () => dispatchDueCronPolicies();

@@ -1,5 +1,5 @@
-import { runAbandonedReports } from '../../lib/governance/evaluation/evaluation-runner';
-import { sweepTasks } from '../../lib/governance/evaluation/queued-evaluation';
+import { runAbandonedReports } from '#lib/governance/evaluation/evaluation-runner';
+import { sweepTasks } from '#lib/governance/evaluation/queued-evaluation';
 
 /**
  * Every minute: finishes evaluations whose run was lost (a function frozen or killed mid-way), and

@@ -1,6 +1,6 @@
-import { httpHandler } from '../../lib/http/handler';
-import { databaseReachable } from '../../lib/service/database-health';
-import { healthEndpoint } from '../../lib/service/endpoints';
+import { httpHandler } from '#lib/http/handler';
+import { databaseReachable } from '#lib/service/database-health';
+import { healthEndpoint } from '#lib/service/endpoints';
 
 export const getHealth = httpHandler(healthEndpoint, async () =>
   (await databaseReachable())

@@ -1,6 +1,6 @@
-import { openApiDocument } from '../../lib/api/openapi-document';
-import { httpHandler } from '../../lib/http/handler';
-import { openApiEndpoint } from '../../lib/service/endpoints';
+import { openApiDocument } from '#lib/api/openapi-document';
+import { httpHandler } from '#lib/http/handler';
+import { openApiEndpoint } from '#lib/service/endpoints';
 
 let document: ReturnType<typeof openApiDocument> | undefined;
 

@@ -1,5 +1,5 @@
-import { getSettings } from '../../lib/settings';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
+import { getSettings } from '#lib/settings/index';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
 
 /** Invoked once after each deploy (see docs/deployment.md); `npm start` runs the same tasks in-process. */
 export const handler = async () => runStartupTasks(await getSettings());

@@ -1,8 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
-import { deadLetterTask } from '../../lib/governance/evaluation/queued-evaluation';
-import { logger } from '../../lib/logging/logger';
-import { handleJobBatch } from '../../lib/queue/job-batch';
+import { deadLetterTask } from '#lib/governance/evaluation/queued-evaluation';
+import { logger } from '#lib/logging/logger';
+import { handleJobBatch } from '#lib/queue/job-batch';
 
 /**
  * Invoked by the dead-letter queue: a message the worker failed on `maxReceiveCount` times. Its

@@ -1,8 +1,8 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
-import { runTask } from '../../lib/governance/evaluation/queued-evaluation';
-import { logger } from '../../lib/logging/logger';
-import { handleJobBatch } from '../../lib/queue/job-batch';
+import { runTask } from '#lib/governance/evaluation/queued-evaluation';
+import { logger } from '#lib/logging/logger';
+import { handleJobBatch } from '#lib/queue/job-batch';
 
 /**
  * Invoked by the evaluation queue (SQS in AWS, asynchronous invocations under serverless offline):

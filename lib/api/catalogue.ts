@@ -6,27 +6,27 @@ import {
   refreshIndexEndpoint,
   saveEmbedderConfigEndpoint,
   saveLlmConfigEndpoint,
-} from '../assistant/endpoints';
-import { complianceSummaryEndpoint, complianceTrendEndpoint } from '../governance/compliance/endpoints';
-import { listEnvironmentsEndpoint } from '../governance/environments/endpoints';
+} from '#lib/assistant/endpoints';
+import { complianceSummaryEndpoint, complianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
+import { listEnvironmentsEndpoint } from '#lib/governance/environments/endpoints';
 import {
   evaluateEndpoint,
   listDisagreementsEndpoint,
   listResultsEndpoint,
   readReportEndpoint,
   readReportResultsEndpoint,
-} from '../governance/evaluation/endpoints';
-import { createExceptionEndpoint, deleteExceptionEndpoint, listExceptionsEndpoint, readExceptionEndpoint } from '../governance/exceptions/endpoints';
-import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '../governance/policies/endpoints';
+} from '#lib/governance/evaluation/endpoints';
+import { createExceptionEndpoint, deleteExceptionEndpoint, listExceptionsEndpoint, readExceptionEndpoint } from '#lib/governance/exceptions/endpoints';
+import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '#lib/governance/policies/endpoints';
 import {
   deleteResourceTypeEndpoint,
   listResourceTypesEndpoint,
   readGovernanceResourceTypeEndpoint,
   readResourceTypeEndpoint,
   registerResourceTypeEndpoint,
-} from '../governance/resource-types/endpoints';
-import type { Endpoint } from '../http/endpoint';
-import { healthEndpoint, openApiEndpoint } from '../service/endpoints';
+} from '#lib/governance/resource-types/endpoints';
+import type { Endpoint } from '#lib/http/endpoint';
+import { healthEndpoint, openApiEndpoint } from '#lib/service/endpoints';
 
 /** Every published endpoint of both services; the OpenAPI document is generated from this list. */
 export const catalogue: readonly Endpoint[] = [

@@ -1,8 +1,9 @@
 import { OpenApiGeneratorV3, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 
-import type { Endpoint } from '../http/endpoint';
-import { PROBLEM_CONTENT_TYPE } from '../http/problem-response';
-import { problemSchema } from '../http/problem-schema';
+import type { Endpoint } from '#lib/http/endpoint';
+import { PROBLEM_CONTENT_TYPE } from '#lib/http/problem-response';
+import { problemSchema } from '#lib/http/problem-schema';
+
 import { catalogue } from './catalogue';
 
 const problem = (description: string) => ({ description, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemSchema } } });

@@ -1,8 +1,9 @@
-import { getDatabase } from '../db/client';
-import { ConflictError, DomainError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '../errors/domain-errors';
-import { type Logger, logger } from '../logging/logger';
-import { callableUrlProblem, callerTargetTimeoutsOf } from '../platform/http-client';
-import { getSettings } from '../settings';
+import { getDatabase } from '#lib/db/client';
+import { ConflictError, DomainError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
+import { type Logger, logger } from '#lib/logging/logger';
+import { callableUrlProblem, callerTargetTimeoutsOf } from '#lib/platform/http-client';
+import { getSettings } from '#lib/settings/index';
+
 import { ApiKeyDecryptionError } from './api-key-encryption';
 import { ConversationRepository } from './conversation-repository';
 import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';

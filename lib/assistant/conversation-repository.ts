@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, lte, sql } from 'drizzle-orm';
 
-import type { Database } from '../db/client';
-import { inTransaction } from '../db/transaction';
+import type { Database } from '#lib/db/client';
+import { inTransaction } from '#lib/db/transaction';
 
 /** A question and the answer it got. */
 export interface ConversationTurn {

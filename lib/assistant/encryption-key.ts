@@ -1,7 +1,8 @@
-import { logger } from '../logging/logger';
-import type { Settings } from '../settings';
-import { runtimeEnvironment } from '../settings/environment';
-import { localSecret } from '../settings/local-secret';
+import { logger } from '#lib/logging/logger';
+import { runtimeEnvironment } from '#lib/settings/environment';
+import type { Settings } from '#lib/settings/index';
+import { localSecret } from '#lib/settings/local-secret';
+
 import type { KeyRing } from './api-key-encryption';
 
 export class MissingEncryptionKeyError extends Error {

@@ -1,4 +1,5 @@
-import { endpoint } from '../http/endpoint';
+import { endpoint } from '#lib/http/endpoint';
+
 import { indexRefreshAnswer, knowledgeIndexState } from './knowledge/knowledge-api';
 import { chatAnswer, chatRequest, modelConfigInput, modelConfigRepresentation, type ModelKind, verifyQuery } from './model-config';
 

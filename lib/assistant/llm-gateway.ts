@@ -1,10 +1,11 @@
 import { APIError, AzureOpenAI } from 'openai';
 import pRetry from 'p-retry';
 
-import { logger } from '../logging/logger';
-import { scrubSecrets } from '../logging/scrub';
-import { OutboundConnectTimeoutError, outboundErrorOf, outboundFetch, OutboundTimeoutError, type OutboundTimeouts } from '../platform/http-client';
-import { retryAfterMs } from '../platform/retry-after';
+import { logger } from '#lib/logging/logger';
+import { scrubSecrets } from '#lib/logging/scrub';
+import { OutboundConnectTimeoutError, outboundErrorOf, outboundFetch, OutboundTimeoutError, type OutboundTimeouts } from '#lib/platform/http-client';
+import { retryAfterMs } from '#lib/platform/retry-after';
+
 import type { ModelConnection } from './model-config-repository';
 
 /**

@@ -1,4 +1,5 @@
-import { httpHandler } from '../http/handler';
+import { httpHandler } from '#lib/http/handler';
+
 import { getModelConfig, saveModelConfig } from './assistant-service';
 import { readEmbedderConfigEndpoint, readLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from './endpoints';
 import type { ModelKind } from './model-config';

@@ -1,6 +1,7 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 
-import type { Database } from '../db/client';
+import type { Database } from '#lib/db/client';
+
 import { ApiKeyDecryptionError, decryptApiKey, encryptApiKey, type KeyRing, maskApiKey, needsReencryption } from './api-key-encryption';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { isAbsoluteHttpUrl } from '../settings/values';
+import { isAbsoluteHttpUrl } from '#lib/settings/values';
+
 import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
 
 export type ModelKind = 'llm' | 'embedder';

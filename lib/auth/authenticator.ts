@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 
-import { callPlatform, PlatformError } from '../platform/platform-client';
-import type { Settings } from '../settings';
+import { callPlatform, PlatformError } from '#lib/platform/platform-client';
+import type { Settings } from '#lib/settings/index';
+
 import { ASYMMETRIC_ALGORITHMS, type KeySetCache } from './key-set-cache';
 
 export type AuthenticationFailure = 'missing' | 'malformed' | 'expired' | 'not yet valid' | 'no expiry' | 'too long-lived' | 'invalid' | 'basic disabled';

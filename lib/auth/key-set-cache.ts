@@ -1,6 +1,6 @@
 import { importJWK, type JWK } from 'jose';
 
-import type { Fetch } from '../platform/http-client';
+import type { Fetch } from '#lib/platform/http-client';
 
 /** Only asymmetric keys verify service-account JWTs. */
 export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { type CliEnvironment, cliEnvironment } from '../settings/environment';
+import { type CliEnvironment, cliEnvironment } from '#lib/settings/environment';
+
 import { UsageError } from './usage-error';
 
 /** How `cgp` reaches the platform: `--server` / CGP_SERVER, and a bearer token or Basic credentials. */

@@ -3,8 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { z } from 'zod';
 
-import { type EvaluationReport, evaluationReport, type EvaluationResult, reportAccepted, reportResultsPage } from '../governance/evaluation/report';
-import { metricRepresentation, policyRepresentation } from '../governance/policies/entity';
+import { type EvaluationReport, evaluationReport, type EvaluationResult, reportAccepted, reportResultsPage } from '#lib/governance/evaluation/report';
+import { metricRepresentation, policyRepresentation } from '#lib/governance/policies/entity';
+
 import { type ApiAccess, ApiClient, ApiError } from './api-client';
 import type { CheckResult, CheckRun } from './results';
 import { UsageError } from './usage-error';

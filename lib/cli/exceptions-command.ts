@@ -1,4 +1,5 @@
-import { type GovernanceException, governanceException } from '../governance/exceptions/exception';
+import { type GovernanceException, governanceException } from '#lib/governance/exceptions/exception';
+
 import { type ApiAccess, ApiClient } from './api-client';
 
 export interface ExceptionFilterOptions {

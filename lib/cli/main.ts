@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 
-import { entityFileMetadata } from '../governance/policies/entity';
+import { entityFileMetadata } from '#lib/governance/policies/entity';
+
 import { runEvaluate } from './evaluate-command';
 import { exceptionsTable, listExceptions } from './exceptions-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';

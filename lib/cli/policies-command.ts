@@ -3,7 +3,8 @@ import path from 'node:path';
 
 import { z } from 'zod';
 
-import { type EntityRepresentation, metricInput, metricRepresentation, policyInput, policyRepresentation } from '../governance/policies/entity';
+import { type EntityRepresentation, metricInput, metricRepresentation, policyInput, policyRepresentation } from '#lib/governance/policies/entity';
+
 import { type ApiAccess, ApiClient } from './api-client';
 import { policyFilesOf } from './file-arguments';
 import { type PolicyFile, policyFileText, readPolicyFile } from './policy-file';

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { z } from 'zod';
 
-import { entityFileMetadata } from '../governance/policies/entity';
+import { entityFileMetadata } from '#lib/governance/policies/entity';
+
 import { UsageError } from './usage-error';
 
 export type PolicyMetadata = z.output<typeof entityFileMetadata>;

@@ -1,5 +1,5 @@
-import { type Outcome, OUTCOMES } from '../governance/evaluation/outcome';
-import type { Threshold } from '../governance/evaluation/thresholds';
+import { type Outcome, OUTCOMES } from '#lib/governance/evaluation/outcome';
+import type { Threshold } from '#lib/governance/evaluation/thresholds';
 
 /** One policy (or metric) against one descriptor, as every output format prints it. */
 export interface CheckResult {

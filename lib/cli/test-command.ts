@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 
-import { InvalidInput } from '../errors/domain-errors';
-import type { EngineEntity, EngineResource, EngineResult } from '../governance/engines/engine';
-import { checkCueScript, evaluateEntities } from '../governance/engines/engines';
-import { type Descriptor, parseDescriptor } from '../governance/evaluation/descriptor';
-import { outcomeOf, overallOutcome } from '../governance/evaluation/outcome';
-import { matchingThreshold } from '../governance/evaluation/thresholds';
+import { InvalidInput } from '#lib/errors/domain-errors';
+import type { EngineEntity, EngineResource, EngineResult } from '#lib/governance/engines/engine';
+import { checkCueScript, evaluateEntities } from '#lib/governance/engines/engines';
+import { type Descriptor, parseDescriptor } from '#lib/governance/evaluation/descriptor';
+import { outcomeOf, overallOutcome } from '#lib/governance/evaluation/outcome';
+import { matchingThreshold } from '#lib/governance/evaluation/thresholds';
+
 import { descriptorFilesOf, policyFilesOf } from './file-arguments';
 import { type PolicyFile, type PolicyMetadata, readPolicyFile } from './policy-file';
 import { progressBar } from './progress';

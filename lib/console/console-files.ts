@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 
-import { NotFoundError, Unavailable } from '../errors/domain-errors';
-import type { HttpResult } from '../http/endpoint';
-import { runtimeEnvironment } from '../settings/environment';
+import { NotFoundError, Unavailable } from '#lib/errors/domain-errors';
+import type { HttpResult } from '#lib/http/endpoint';
+import { runtimeEnvironment } from '#lib/settings/environment';
 
 /** Where scripts/build-console.mjs writes the console, below the package root (serverless.yml packages it). */
 const BUILD_FOLDER = '.console-build';

@@ -1,8 +1,9 @@
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 
+import { getSettings, type Settings } from '#lib/settings/index';
+
 import { defineTables, type Tables } from '../../drizzle/schema';
-import { getSettings, type Settings } from '../settings';
 import { connectionUrl, poolOptions } from './connection';
 
 export interface Database {

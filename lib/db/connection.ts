@@ -1,6 +1,6 @@
 import type { Options } from 'postgres';
 
-import type { Settings } from '../settings';
+import type { Settings } from '#lib/settings/index';
 
 export class DatabaseConfigurationError extends Error {
   override name = 'DatabaseConfigurationError';

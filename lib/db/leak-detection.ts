@@ -1,4 +1,5 @@
-import { logger } from '../logging/logger';
+import { logger } from '#lib/logging/logger';
+
 import type { Database } from './client';
 
 /**

@@ -4,9 +4,10 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type { PgDialect, PgSession } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 
+import { logger } from '#lib/logging/logger';
+import { runtimeEnvironment } from '#lib/settings/environment';
+
 import { MIGRATIONS_SCHEMA_NAME } from '../../drizzle/schema';
-import { logger } from '../logging/logger';
-import { runtimeEnvironment } from '../settings/environment';
 import type { Database } from './client';
 import { holdingConnection } from './leak-detection';
 import { tableExists } from './table-exists';

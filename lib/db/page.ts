@@ -1,7 +1,8 @@
 import { type AnyColumn, asc, count } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 
-import type { Pagination } from '../http/pagination';
+import type { Pagination } from '#lib/http/pagination';
+
 import type { Database } from './client';
 
 /** One page of a table in the order of `orderBy`, and how many rows there are in all. */

@@ -1,4 +1,4 @@
-import type { FieldError } from '../errors/domain-errors';
+import type { FieldError } from '#lib/errors/domain-errors';
 
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNPAIRED_SURROGATES = new RegExp(UNPAIRED_SURROGATE.source, 'g');

@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
-import { AuthenticationError, type AuthenticationFailure, AuthenticationUnavailable, Authenticator } from '../auth/authenticator';
-import { backendSecrets } from '../auth/backend-secrets';
-import { KeySetCache } from '../auth/key-set-cache';
-import { logger } from '../logging/logger';
-import { outboundFetch, timeoutsOf } from '../platform/http-client';
-import { getSettings, type Settings } from '../settings';
+import { AuthenticationError, type AuthenticationFailure, AuthenticationUnavailable, Authenticator } from '#lib/auth/authenticator';
+import { backendSecrets } from '#lib/auth/backend-secrets';
+import { KeySetCache } from '#lib/auth/key-set-cache';
+import { logger } from '#lib/logging/logger';
+import { outboundFetch, timeoutsOf } from '#lib/platform/http-client';
+import { getSettings, type Settings } from '#lib/settings/index';
+
 import type { Endpoint, Principal } from './endpoint';
 import { ServiceUnavailable, Unauthorized } from './problems';
 

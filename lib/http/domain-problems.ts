@@ -1,4 +1,5 @@
-import { ConflictError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '../errors/domain-errors';
+import { ConflictError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
+
 import { Conflict, type HttpProblem, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from './problems';
 
 /**

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-import type { Logger } from '../logging/logger';
+import type { Logger } from '#lib/logging/logger';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

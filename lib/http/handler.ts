@@ -3,7 +3,8 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { z } from 'zod';
 
-import { unstorableText } from '../db/storable-text';
+import { unstorableText } from '#lib/db/storable-text';
+
 import { authenticate } from './authentication';
 import { problemOfDomainError } from './domain-problems';
 import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';

@@ -1,4 +1,4 @@
-import type { FieldError } from '../errors/domain-errors';
+import type { FieldError } from '#lib/errors/domain-errors';
 
 export type { FieldError };
 

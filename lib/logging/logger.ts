@@ -1,6 +1,7 @@
 import pino from 'pino';
 
-import { runtimeEnvironment } from '../settings/environment';
+import { runtimeEnvironment } from '#lib/settings/environment';
+
 import { scrubSecrets } from './scrub';
 
 const SECRET_KEYS = [

@@ -1,6 +1,7 @@
-import { getDatabase } from '../db/client';
-import { logger } from '../logging/logger';
-import { getSettings } from '../settings';
+import { getDatabase } from '#lib/db/client';
+import { logger } from '#lib/logging/logger';
+import { getSettings } from '#lib/settings/index';
+
 import { dispatchOutbox, platformSenders } from './outbox-dispatcher';
 
 let running: Promise<void> | undefined;

@@ -1,6 +1,7 @@
-import { type Database, getDatabase } from '../db/client';
-import type { Transaction } from '../db/transaction';
-import { logger } from '../logging/logger';
+import { type Database, getDatabase } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
+import { logger } from '#lib/logging/logger';
+
 import { dispatchInBackground } from './background-dispatch';
 import { OutboxRepository } from './outbox-repository';
 

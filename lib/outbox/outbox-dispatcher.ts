@@ -1,9 +1,10 @@
-import { KnowledgeChunkRepository } from '../assistant/knowledge/knowledge-chunk-repository';
-import type { Database } from '../db/client';
-import { logger } from '../logging/logger';
-import { backoffDelay } from '../platform/backoff';
-import { callPlatform } from '../platform/platform-client';
-import type { Settings } from '../settings';
+import { KnowledgeChunkRepository } from '#lib/assistant/knowledge/knowledge-chunk-repository';
+import type { Database } from '#lib/db/client';
+import { logger } from '#lib/logging/logger';
+import { backoffDelay } from '#lib/platform/backoff';
+import { callPlatform } from '#lib/platform/platform-client';
+import type { Settings } from '#lib/settings/index';
+
 import type { ChangedSource } from './knowledge-changes';
 import { type OutboxMessage, OutboxRepository, type OutboxTopic } from './outbox-repository';
 

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 
-import type { Database } from '../db/client';
-import { storableCopy } from '../db/storable-text';
-import type { Transaction } from '../db/transaction';
+import type { Database } from '#lib/db/client';
+import { storableCopy } from '#lib/db/storable-text';
+import type { Transaction } from '#lib/db/transaction';
 
 type Row = Database['tables']['outbox']['$inferSelect'];
 export type OutboxTopic = Row['topic'];

@@ -1,7 +1,8 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 
-import type { Settings } from '../settings';
-import { runtimeEnvironment } from '../settings/environment';
+import { runtimeEnvironment } from '#lib/settings/environment';
+import type { Settings } from '#lib/settings/index';
+
 import { type AddressPolicy, forbiddenUrl, guardedConnector } from './address-policy';
 
 /**

@@ -1,4 +1,4 @@
-import type { Settings } from '../settings';
+import type { Settings } from '#lib/settings/index';
 
 export type NotificationEvent = 'new-policy-event' | 'new-metric-event' | 'failure-event' | 'exception-expiring-event';
 

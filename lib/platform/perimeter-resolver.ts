@@ -1,7 +1,8 @@
 import pRetry from 'p-retry';
 import { z } from 'zod';
 
-import { logger } from '../logging/logger';
+import { logger } from '#lib/logging/logger';
+
 import { backoffDelay } from './backoff';
 import { outboundFetch, OutboundTimeoutError, type OutboundTimeouts } from './http-client';
 

@@ -1,4 +1,5 @@
-import type { Settings } from '../settings';
+import type { Settings } from '#lib/settings/index';
+
 import { outboundFetch, timeoutsOf } from './http-client';
 
 /** The platform answered, but not with success. */

@@ -1,6 +1,7 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
-import { logger } from '../logging/logger';
+import { logger } from '#lib/logging/logger';
+
 import { type JobMessage, jobMessageOf } from './sqs-event';
 
 /**

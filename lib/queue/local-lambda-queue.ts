@@ -1,5 +1,6 @@
-import { logger } from '../logging/logger';
-import { type Fetch, outboundFetch, type OutboundTimeouts } from '../platform/http-client';
+import { logger } from '#lib/logging/logger';
+import { type Fetch, outboundFetch, type OutboundTimeouts } from '#lib/platform/http-client';
+
 import type { JobQueue } from './job-queue';
 import { sqsEventOf } from './sqs-event';
 

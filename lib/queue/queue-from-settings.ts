@@ -1,6 +1,7 @@
-import { timeoutsOf } from '../platform/http-client';
-import { getSettings, type Settings, SettingsError } from '../settings';
-import { type RuntimeEnvironment, runtimeEnvironment } from '../settings/environment';
+import { timeoutsOf } from '#lib/platform/http-client';
+import { type RuntimeEnvironment, runtimeEnvironment } from '#lib/settings/environment';
+import { getSettings, type Settings, SettingsError } from '#lib/settings/index';
+
 import type { JobQueue } from './job-queue';
 import { LocalLambdaQueue } from './local-lambda-queue';
 import { SqsQueue } from './sqs-queue';

@@ -1,7 +1,8 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 
-import { logger } from '../logging/logger';
-import { OutboundTimeoutError, type OutboundTimeouts } from '../platform/http-client';
+import { logger } from '#lib/logging/logger';
+import { OutboundTimeoutError, type OutboundTimeouts } from '#lib/platform/http-client';
+
 import type { JobQueue } from './job-queue';
 
 /** SendMessageBatch takes at most ten messages. */

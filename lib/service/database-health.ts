@@ -1,5 +1,5 @@
-import { getDatabase } from '../db/client';
-import { logger } from '../logging/logger';
+import { getDatabase } from '#lib/db/client';
+import { logger } from '#lib/logging/logger';
 
 const PROBE_TIMEOUT_MS = 3000;
 

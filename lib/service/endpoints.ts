@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { endpoint } from '../http/endpoint';
+import { endpoint } from '#lib/http/endpoint';
 
 const healthSchema = z
   .object({

@@ -1,19 +1,19 @@
 import { createHash } from 'node:crypto';
 
-import { encryptionKeys } from '../assistant/encryption-key';
-import { prepareVectorStore } from '../assistant/knowledge/vector-store';
-import { ModelConfigRepository } from '../assistant/model-config-repository';
-import { type Database, openDatabase } from '../db/client';
-import { applyMigrations, dropSchema, withSchemaLock } from '../db/migrations';
-import { tableExists } from '../db/table-exists';
-import { inTransaction } from '../db/transaction';
-import { checkCueExecutable } from '../governance/engines/cue/cue-process';
-import { refreshEnvironments } from '../governance/environments/environment-refresh';
-import { fromSettings } from '../governance/resource-types/resource-type';
-import { ResourceTypeRepository } from '../governance/resource-types/resource-type-repository';
-import { CronScheduleRepository } from '../governance/scheduling/cron-schedule-repository';
-import { logger } from '../logging/logger';
-import type { Settings } from '../settings';
+import { encryptionKeys } from '#lib/assistant/encryption-key';
+import { prepareVectorStore } from '#lib/assistant/knowledge/vector-store';
+import { ModelConfigRepository } from '#lib/assistant/model-config-repository';
+import { type Database, openDatabase } from '#lib/db/client';
+import { applyMigrations, dropSchema, withSchemaLock } from '#lib/db/migrations';
+import { tableExists } from '#lib/db/table-exists';
+import { inTransaction } from '#lib/db/transaction';
+import { checkCueExecutable } from '#lib/governance/engines/cue/cue-process';
+import { refreshEnvironments } from '#lib/governance/environments/environment-refresh';
+import { fromSettings } from '#lib/governance/resource-types/resource-type';
+import { ResourceTypeRepository } from '#lib/governance/resource-types/resource-type-repository';
+import { CronScheduleRepository } from '#lib/governance/scheduling/cron-schedule-repository';
+import { logger } from '#lib/logging/logger';
+import type { Settings } from '#lib/settings/index';
 
 export interface StartupReport {
   readonly tasks: Record<string, string>;

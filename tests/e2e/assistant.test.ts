@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { openApiDocument } from '../../lib/api/openapi-document';
+import type { openApiDocument } from '#lib/api/openapi-document';
+
 import { completion, FakeHostedModel, toolCalls } from '../fakes/hosted-model';
 import { present } from '../support/present';
 import { authorized } from '../support/tokens';

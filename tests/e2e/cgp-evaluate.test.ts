@@ -2,7 +2,8 @@ import { rm } from 'node:fs/promises';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { EntityRepresentation } from '../../lib/governance/policies/entity';
+import type { EntityRepresentation } from '#lib/governance/policies/entity';
+
 import { freePort } from '../../scripts/free-port';
 import { cgp, folderWith } from '../support/cgp';
 import { governanceApi } from '../support/governance-api';

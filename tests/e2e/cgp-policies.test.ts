@@ -4,7 +4,8 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { EntityRepresentation } from '../../lib/governance/policies/entity';
+import type { EntityRepresentation } from '#lib/governance/policies/entity';
+
 import { cgp, folderWith } from '../support/cgp';
 import { governanceApi } from '../support/governance-api';
 import { technicalToken } from '../support/tokens';

@@ -5,8 +5,9 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { ComplianceSummary, ComplianceTrend } from '../../lib/governance/compliance/compliance';
-import { OUTCOMES } from '../../lib/governance/evaluation/outcome';
+import type { ComplianceSummary, ComplianceTrend } from '#lib/governance/compliance/compliance';
+import { OUTCOMES } from '#lib/governance/evaluation/outcome';
+
 import { completion, FakeHostedModel, toolCalls } from '../fakes/hosted-model';
 import { inPage, screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
 import { serviceCall } from '../support/governance-api';

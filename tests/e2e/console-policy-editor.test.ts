@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { EvaluationReport } from '../../lib/governance/evaluation/report';
+import type { EvaluationReport } from '#lib/governance/evaluation/report';
+
 import { FakeServer } from '../fakes/fake-server';
 import { screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
 import { serviceCall } from '../support/governance-api';

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { EvaluationReport, EvaluationResult } from '../../lib/governance/evaluation/report';
+import type { EvaluationReport, EvaluationResult } from '#lib/governance/evaluation/report';
+
 import { FakeServer } from '../fakes/fake-server';
 import { screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
 import { serviceCall } from '../support/governance-api';

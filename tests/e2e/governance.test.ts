@@ -1,8 +1,9 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { EvaluationReport, EvaluationResult } from '../../lib/governance/evaluation/report';
-import type { EntityRepresentation } from '../../lib/governance/policies/entity';
+import type { EvaluationReport, EvaluationResult } from '#lib/governance/evaluation/report';
+import type { EntityRepresentation } from '#lib/governance/policies/entity';
+
 import { FakeServer } from '../fakes/fake-server';
 import { authorized } from '../support/tokens';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { EvaluationReport } from '../../lib/governance/evaluation/report';
-import type { EntityRepresentation } from '../../lib/governance/policies/entity';
+import type { EvaluationReport } from '#lib/governance/evaluation/report';
+import type { EntityRepresentation } from '#lib/governance/policies/entity';
+
 import { FakeServer } from '../fakes/fake-server';
 import { authorized } from '../support/tokens';
 

@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, inject, it } from 'vitest';
 
-import type { openApiDocument } from '../../lib/api/openapi-document';
+import type { openApiDocument } from '#lib/api/openapi-document';
 
 const baseUrl = inject('baseUrl');
 

@@ -2,13 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+
 import type * as chatModule from '../../functions/assistant/chat';
 import type * as embedderConfigModule from '../../functions/assistant/embedder-config';
 import type * as indexModule from '../../functions/assistant/knowledge-index';
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as policiesModule from '../../functions/governance/policies';
-import type { Database } from '../../lib/db/client';
-import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { completion, FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

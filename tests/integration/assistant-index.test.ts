@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+
 import type * as embedderConfigModule from '../../functions/assistant/embedder-config';
 import type * as indexModule from '../../functions/assistant/knowledge-index';
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as policiesModule from '../../functions/governance/policies';
 import type * as resourceTypesModule from '../../functions/governance/resource-types';
 import type * as refresherModule from '../../functions/schedules/knowledge-index-refresher';
-import type { Database } from '../../lib/db/client';
-import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { fakeEmbedding, FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
@@ -250,7 +251,7 @@ describe('the knowledge index', () => {
 
   it('answers 502 when the embedder fails, and keeps no secret in bodies or logs', async () => {
     await saveBoth();
-    const { logger } = await import('../../lib/logging/logger');
+    const { logger } = await import('#lib/logging/logger');
     const spies = (['info', 'warn', 'error', 'debug'] as const).map((level) => vi.spyOn(logger, level));
     fake.answer({ status: 401, body: { error: { code: '401', message: `Key ${API_KEY} is not valid` } } });
     const failed = await refresh();
@@ -372,9 +373,9 @@ describe('keeping the index fresh', () => {
 
   it('a change whose mark cannot be written still succeeds', async () => {
     await saveBoth();
-    const { OutboxRepository } = await import('../../lib/outbox/outbox-repository');
+    const { OutboxRepository } = await import('#lib/outbox/outbox-repository');
     const enqueue = vi.spyOn(OutboxRepository.prototype, 'enqueue').mockRejectedValue(new Error('outbox unavailable'));
-    const { logger } = await import('../../lib/logging/logger');
+    const { logger } = await import('#lib/logging/logger');
     const warnings = vi.spyOn(logger, 'warn');
     try {
       const response = await invoke(handlers.policies.createPolicy, {

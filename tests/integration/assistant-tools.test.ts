@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import type { EvaluationResult } from '#lib/governance/evaluation/report';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+
 import type * as chatModule from '../../functions/assistant/chat';
 import type * as embedderConfigModule from '../../functions/assistant/embedder-config';
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as policiesModule from '../../functions/governance/policies';
-import type { EvaluationResult } from '../../lib/governance/evaluation/report';
-import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { FakeHostedModel, toolCalls } from '../fakes/hosted-model';
 import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
@@ -350,7 +351,7 @@ describe('tools the LLM can call', () => {
   });
 
   it('stops the provider call in flight when the function runs out of time, and stores no turn', async () => {
-    const database = await import('../../lib/db/client').then(({ getDatabase }) => getDatabase());
+    const database = await import('#lib/db/client').then(({ getDatabase }) => getDatabase());
     const conversations = () => database.sql.unsafe(`select id from ${SCHEMA}.conversations`);
     const before = await conversations();
     fake.scriptChat(toolCalls({ name: 'find_policies', arguments: {} }), { hang: true });

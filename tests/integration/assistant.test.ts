@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import type * as chatModule from '../../functions/assistant/chat';
 import type * as embedderConfigModule from '../../functions/assistant/embedder-config';
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
-import type { Database } from '../../lib/db/client';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { freePort } from '../../scripts/free-port';
 import { completion, FakeHostedModel, providerError } from '../fakes/hosted-model';
 import { testDatabase, testSettings } from '../support/database';
@@ -294,7 +295,7 @@ describe('chat', () => {
   it('answers 502 when the provider cannot be reached, after retrying', async () => {
     const port = await freePort();
     await configureBoth({ endpoint: `http://127.0.0.1:${port}` });
-    const { logger } = await import('../../lib/logging/logger');
+    const { logger } = await import('#lib/logging/logger');
     const warnings = vi.spyOn(logger, 'warn');
     const response = await ask('hi');
     const retries = warnings.mock.calls.filter((call) => call[1] === 'model provider call failed; retrying');
@@ -309,7 +310,7 @@ describe('chat', () => {
     const { port, close } = await unacceptingPort();
     try {
       await configureBoth({ endpoint: `http://127.0.0.1:${port}` });
-      const { logger } = await import('../../lib/logging/logger');
+      const { logger } = await import('#lib/logging/logger');
       const warnings = vi.spyOn(logger, 'warn');
       const response = await ask('hi');
       const retries = warnings.mock.calls.filter((call) => call[1] === 'model provider call failed; retrying');
@@ -347,7 +348,7 @@ describe('key rotation', () => {
     expect((await runStartupTasks(await testSettings(SCHEMA, rotated))).tasks.assistantKeys).toBe('0 re-encrypted');
     const [after] = await database.sql.unsafe(`select api_key_ciphertext from ${SCHEMA}.model_configurations`);
     expect(after.api_key_ciphertext.split('.')[1]).not.toBe(before.api_key_ciphertext.split('.')[1]);
-    const { decryptApiKey } = await import('../../lib/assistant/api-key-encryption');
+    const { decryptApiKey } = await import('#lib/assistant/api-key-encryption');
     expect(decryptApiKey(after.api_key_ciphertext, { current: Buffer.from(next, 'base64'), previous: [] })).toBe(API_KEY);
   });
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+
 import type * as resourceTypesModule from '../../functions/governance/resource-types';
-import type { Database } from '../../lib/db/client';
-import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
@@ -121,20 +122,20 @@ describe('audit records', () => {
   });
 
   it('are not written when audit is disabled', async () => {
-    const { OutboxRepository } = await import('../../lib/outbox/outbox-repository');
+    const { OutboxRepository } = await import('#lib/outbox/outbox-repository');
     const before = await new OutboxRepository(database).pendingCount();
     vi.resetModules();
     await useHandlersOn('it_audit_off', `computational-governance-platform.platform-services { base-url = "${receiver.url}", audit.enabled = false }`);
     const off = await import('../../functions/governance/resource-types');
     expect((await invoke(off.listResourceTypes, { method: 'GET', path: '/v1/computational-governance/resource-types' })).status).toBe(200);
-    const { backgroundDispatchSettled: settled } = await import('../../lib/outbox/background-dispatch');
+    const { backgroundDispatchSettled: settled } = await import('#lib/outbox/background-dispatch');
     await settled();
     const offDatabase = await testDatabase('it_audit_off');
     expect((await offDatabase.sql.unsafe('select count(*)::int as count from it_audit_off.outbox'))[0].count).toBe(0);
     await offDatabase.close();
     expect(auditRecords()).toHaveLength(0);
     expect(before).toBe(0);
-    const { closeSharedDatabase } = await import('../../lib/db/client');
+    const { closeSharedDatabase } = await import('#lib/db/client');
     await closeSharedDatabase();
   });
 });

@@ -4,11 +4,12 @@ import { promisify } from 'node:util';
 import { decodeJwt, exportSPKI, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { AuthenticationError, Authenticator } from '../../lib/auth/authenticator';
-import { KeySetCache } from '../../lib/auth/key-set-cache';
-import { keySetUrl } from '../../lib/http/authentication';
-import { outboundFetch, timeoutsOf } from '../../lib/platform/http-client';
-import type { Settings } from '../../lib/settings';
+import { AuthenticationError, Authenticator } from '#lib/auth/authenticator';
+import { KeySetCache } from '#lib/auth/key-set-cache';
+import { keySetUrl } from '#lib/http/authentication';
+import { outboundFetch, timeoutsOf } from '#lib/platform/http-client';
+import type { Settings } from '#lib/settings/index';
+
 import { FakePlatformAuth } from '../fakes/platform-auth';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';

@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { getComplianceTrend, recordComplianceDays } from '#lib/governance/compliance/compliance-service';
+import { type NewResult, ResultRepository } from '#lib/governance/evaluation/result-repository';
+
 import type * as complianceModule from '../../functions/governance/compliance';
 import type * as evaluationModule from '../../functions/governance/evaluation';
-import type { Database } from '../../lib/db/client';
-import { getComplianceTrend, recordComplianceDays } from '../../lib/governance/compliance/compliance-service';
-import { type NewResult, ResultRepository } from '../../lib/governance/evaluation/result-repository';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';

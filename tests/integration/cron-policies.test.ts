@@ -3,16 +3,17 @@ import { randomBytes } from 'node:crypto';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { dispatchDueCronPolicies } from '#lib/governance/scheduling/cron-dispatcher';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+import type { Notification } from '#lib/platform/notifications';
+import { resetSettings } from '#lib/settings/index';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as policiesModule from '../../functions/governance/policies';
 import type * as outboxDispatcherModule from '../../functions/schedules/outbox-dispatcher';
 import type * as evaluationWorkerModule from '../../functions/workers/evaluation-worker';
-import type { Database } from '../../lib/db/client';
-import { dispatchDueCronPolicies } from '../../lib/governance/scheduling/cron-dispatcher';
-import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
-import type { Notification } from '../../lib/platform/notifications';
-import { resetSettings } from '../../lib/settings';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';

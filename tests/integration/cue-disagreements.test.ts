@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { closeCueEngine } from '#lib/governance/engines/cue/cue-engine';
+
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as policiesModule from '../../functions/governance/policies';
-import { closeCueEngine } from '../../lib/governance/engines/cue/cue-engine';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import type { Database } from '../../lib/db/client';
-import { logger } from '../../lib/logging/logger';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
+import type { Database } from '#lib/db/client';
+import { logger } from '#lib/logging/logger';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase, testSettings } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
@@ -80,7 +81,7 @@ describe('environments at start', () => {
     expect(report.tasks.environments).toMatch(
       /^fetch failed \(Reading from 127\.0\.0\.1:\d+ timed out after 300 ms \(http\.client-read-timeout\)\); 2 kept from an earlier start$/,
     );
-    const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');
+    const { requireKnownEnvironment } = await import('#lib/governance/environments/environment-service');
     await expect(requireKnownEnvironment('production')).resolves.toBeUndefined();
   });
 
@@ -100,9 +101,9 @@ describe('environments at start', () => {
 
 describe('the environment of a request', () => {
   it('must be a known one (400 naming the field)', async () => {
-    const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');
-    const { InvalidInput } = await import('../../lib/errors/domain-errors');
-    const { problemOfDomainError } = await import('../../lib/http/domain-problems');
+    const { requireKnownEnvironment } = await import('#lib/governance/environments/environment-service');
+    const { InvalidInput } = await import('#lib/errors/domain-errors');
+    const { problemOfDomainError } = await import('#lib/http/domain-problems');
     const error = await requireKnownEnvironment('staging', 'resource.environment').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidInput);
     expect(error).toMatchObject({ errors: [{ path: 'resource.environment', message: 'unknown environment "staging"; known: development, production' }] });
@@ -113,9 +114,9 @@ describe('the environment of a request', () => {
     await database.sql.unsafe(`delete from ${SCHEMA}.environments`);
     platform.answer({ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 });
     expect((await start()).tasks.environments).toMatch(/0 kept from an earlier start$/);
-    const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');
-    const { Unavailable } = await import('../../lib/errors/domain-errors');
-    const { problemOfDomainError } = await import('../../lib/http/domain-problems');
+    const { requireKnownEnvironment } = await import('#lib/governance/environments/environment-service');
+    const { Unavailable } = await import('#lib/errors/domain-errors');
+    const { problemOfDomainError } = await import('#lib/http/domain-problems');
     const error = await requireKnownEnvironment('production').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Unavailable);
     expect(error).toMatchObject({ message: expect.stringContaining('No environments are known') });
@@ -128,7 +129,7 @@ describe('the environment of a request', () => {
     );
     expect(report.tasks.environments).toBe('1 from the settings');
     expect(platform.requests).toHaveLength(0);
-    const { requireKnownEnvironment } = await import('../../lib/governance/environments/environment-service');
+    const { requireKnownEnvironment } = await import('#lib/governance/environments/environment-service');
     await expect(requireKnownEnvironment('local')).resolves.toBeUndefined();
   });
 });

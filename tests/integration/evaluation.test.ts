@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { runAbandonedReports } from '#lib/governance/evaluation/evaluation-runner';
+import type { EvaluationResult } from '#lib/governance/evaluation/report';
+
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as metricsModule from '../../functions/governance/metrics';
 import type * as policiesModule from '../../functions/governance/policies';
-import type { Database } from '../../lib/db/client';
-import { runAbandonedReports } from '../../lib/governance/evaluation/evaluation-runner';
-import type { EvaluationResult } from '../../lib/governance/evaluation/report';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

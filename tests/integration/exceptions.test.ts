@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import type { EvaluationReport } from '#lib/governance/evaluation/report';
+import type { GovernanceException } from '#lib/governance/exceptions/exception';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+
 import type * as complianceModule from '../../functions/governance/compliance';
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as exceptionsModule from '../../functions/governance/exceptions';
@@ -7,10 +12,6 @@ import type * as metricsModule from '../../functions/governance/metrics';
 import type * as policiesModule from '../../functions/governance/policies';
 import type * as notifierModule from '../../functions/schedules/exception-expiry-notifier';
 import type * as outboxDispatcherModule from '../../functions/schedules/outbox-dispatcher';
-import type { Database } from '../../lib/db/client';
-import type { EvaluationReport } from '../../lib/governance/evaluation/report';
-import type { GovernanceException } from '../../lib/governance/exceptions/exception';
-import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

@@ -9,9 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 
-import { openApiDocument } from '../../lib/api/openapi-document';
-import type { HttpHandler } from '../../lib/http/handler';
-import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
+import { openApiDocument } from '#lib/api/openapi-document';
+import type { HttpHandler } from '#lib/http/handler';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+
 import { FakeServer } from '../fakes/fake-server';
 import { FakeHostedModel } from '../fakes/hosted-model';
 import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';

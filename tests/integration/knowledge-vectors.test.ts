@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 
-import { KnowledgeChunkRepository } from '../../lib/assistant/knowledge/knowledge-chunk-repository';
-import { retrieveChunks } from '../../lib/assistant/knowledge/knowledge-retrieval';
-import { closestVectors } from '../../lib/assistant/knowledge/knowledge-vectors';
-import { type Database, openDatabase } from '../../lib/db/client';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
+import { KnowledgeChunkRepository } from '#lib/assistant/knowledge/knowledge-chunk-repository';
+import { retrieveChunks } from '#lib/assistant/knowledge/knowledge-retrieval';
+import { closestVectors } from '#lib/assistant/knowledge/knowledge-vectors';
+import { type Database, openDatabase } from '#lib/db/client';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import { PGVECTOR_MISSING, pgvectorBinaries, startPgvectorPostgres } from '../../scripts/pgvector-postgres';
 import { settingsWith } from '../support/settings-files';
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import type { Database } from '../../lib/db/client';
-import { inTransaction } from '../../lib/db/transaction';
-import { logger } from '../../lib/logging/logger';
+import type { Database } from '#lib/db/client';
+import { inTransaction } from '#lib/db/transaction';
+import { logger } from '#lib/logging/logger';
+
 import { testDatabase } from '../support/database';
 
 let database: Database;

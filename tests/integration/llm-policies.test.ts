@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import type { EvaluationResult } from '#lib/governance/evaluation/report';
+
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as metricsModule from '../../functions/governance/metrics';
 import type * as policiesModule from '../../functions/governance/policies';
-import type { Database } from '../../lib/db/client';
-import type { EvaluationResult } from '../../lib/governance/evaluation/report';
 import { FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

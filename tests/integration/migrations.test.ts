@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { Database } from '../../lib/db/client';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
+import type { Database } from '#lib/db/client';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import { testDatabase, testSettings } from '../support/database';
 
 const SCHEMA = 'it_migrations';

@@ -3,8 +3,9 @@ import net from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { forbiddenAddress, forbiddenUrl } from '../../lib/platform/address-policy';
-import { OutboundConnectionError, outboundFetch } from '../../lib/platform/http-client';
+import { forbiddenAddress, forbiddenUrl } from '#lib/platform/address-policy';
+import { OutboundConnectionError, outboundFetch } from '#lib/platform/http-client';
+
 import { freePort } from '../../scripts/free-port';
 import { FakeServer } from '../fakes/fake-server';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
@@ -218,8 +219,8 @@ describe('verify=true, with loopback allowed (npm start)', () => {
     const llm = await import('../../functions/assistant/llm-config');
     const embedder = await import('../../functions/assistant/embedder-config');
     const chat = await import('../../functions/assistant/chat');
-    const { RemoteEngine } = await import('../../lib/governance/engines/remote/remote-engine');
-    const { fetchPerimeterPage } = await import('../../lib/platform/perimeter-resolver');
+    const { RemoteEngine } = await import('#lib/governance/engines/remote/remote-engine');
+    const { fetchPerimeterPage } = await import('#lib/platform/perimeter-resolver');
     const model = { provider: 'hosted_llm', api_key: 'key-0123456789', api_version: '2024-10-21', model: 'gpt-4o', deployment: 'd' };
     const seen: Record<string, Set<string>> = { chat: new Set(), engine: new Set(), resolver: new Set() };
     try {

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+import { dispatchOutbox, platformSenders } from '#lib/outbox/outbox-dispatcher';
+import type { Notification } from '#lib/platform/notifications';
+
 import type * as metricsModule from '../../functions/governance/metrics';
 import type * as policiesModule from '../../functions/governance/policies';
 import type * as resourceTypesModule from '../../functions/governance/resource-types';
-import type { Database } from '../../lib/db/client';
-import { backgroundDispatchSettled } from '../../lib/outbox/background-dispatch';
-import { dispatchOutbox, platformSenders } from '../../lib/outbox/outbox-dispatcher';
-import type { Notification } from '../../lib/platform/notifications';
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase, testSettings } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

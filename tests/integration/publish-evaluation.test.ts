@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { resetSettings } from '#lib/settings/index';
+
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as metricsModule from '../../functions/governance/metrics';
@@ -10,8 +13,6 @@ import type * as policiesModule from '../../functions/governance/policies';
 import type * as evaluationSweeperModule from '../../functions/schedules/evaluation-sweeper';
 import type * as evaluationDeadLettersModule from '../../functions/workers/evaluation-dead-letters';
 import type * as evaluationWorkerModule from '../../functions/workers/evaluation-worker';
-import type { Database } from '../../lib/db/client';
-import { resetSettings } from '../../lib/settings';
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';

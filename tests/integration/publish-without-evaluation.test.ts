@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import type { Database } from '../../lib/db/client';
-import { resetSettings } from '../../lib/settings';
+import type { Database } from '#lib/db/client';
+import { resetSettings } from '#lib/settings/index';
+
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { ReportRepository } from '#lib/governance/evaluation/report-repository';
+import { type NewResult, ResultRepository } from '#lib/governance/evaluation/result-repository';
+
 import type * as evaluationModule from '../../functions/governance/evaluation';
-import type { Database } from '../../lib/db/client';
-import { ReportRepository } from '../../lib/governance/evaluation/report-repository';
-import { type NewResult, ResultRepository } from '../../lib/governance/evaluation/result-repository';
 import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Database } from '#lib/db/client';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import type * as resourceTypesModule from '../../functions/governance/resource-types';
-import type { Database } from '../../lib/db/client';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
 import { testDatabase, testSettings } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';

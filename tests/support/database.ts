@@ -1,7 +1,8 @@
 import { inject } from 'vitest';
 
-import { type Database, openDatabase } from '../../lib/db/client';
-import type { Settings } from '../../lib/settings';
+import { type Database, openDatabase } from '#lib/db/client';
+import type { Settings } from '#lib/settings/index';
+
 import { settingsWith } from './settings-files';
 
 /** Settings of application.conf on the test PostgreSQL, in a schema of the test's own. */

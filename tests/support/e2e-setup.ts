@@ -5,9 +5,10 @@ import path from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
-import { openDatabase } from '../../lib/db/client';
-import type { Settings } from '../../lib/settings';
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
+import { openDatabase } from '#lib/db/client';
+import type { Settings } from '#lib/settings/index';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import { freePort } from '../../scripts/free-port';
 import { startServerlessOffline } from '../../scripts/serverless-offline';
 import { startTestDatabase } from './database-setup';

@@ -1,6 +1,7 @@
 import { inject, vi } from 'vitest';
 
-import { runStartupTasks } from '../../lib/startup/startup-tasks';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
+
 import { testSettings } from './database';
 import { testSettingsFile } from './settings-files';
 
@@ -11,7 +12,7 @@ import { testSettingsFile } from './settings-files';
 export async function useHandlersOn(schema: string, overrides = ''): Promise<void> {
   const all = `computational-governance-platform.database.schema = "${schema}"\n${overrides}`;
   const settings = await testSettings(schema, overrides);
-  const { openDatabase } = await import('../../lib/db/client');
+  const { openDatabase } = await import('#lib/db/client');
   const database = openDatabase(settings);
   await database.sql.unsafe(`drop schema if exists "${schema}" cascade`);
   await database.close();
@@ -23,13 +24,13 @@ export async function useHandlersOn(schema: string, overrides = ''): Promise<voi
   vi.stubEnv('EVALUATION_QUEUE_MAX_RECEIVES', '5');
   vi.stubEnv('EVALUATION_WORKER_FUNCTION', 'computational-governance-platform-test-evaluation-worker');
   vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', 'http://127.0.0.1:9');
-  const { resetSettings } = await import('../../lib/settings');
+  const { resetSettings } = await import('#lib/settings/index');
   resetSettings();
 }
 
 /** Undoes useHandlersOn: closes the handlers' pool and restores the environment. */
 export async function releaseHandlers(): Promise<void> {
-  const { closeSharedDatabase } = await import('../../lib/db/client');
+  const { closeSharedDatabase } = await import('#lib/db/client');
   await closeSharedDatabase();
   vi.unstubAllEnvs();
 }

@@ -1,4 +1,5 @@
-import type { HttpHandler } from '../../lib/http/handler';
+import type { HttpHandler } from '#lib/http/handler';
+
 import { apiGatewayEvent, lambdaContext } from './api-gateway-event';
 import { authorized } from './tokens';
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { vi } from 'vitest';
 
-import { logger } from '../../lib/logging/logger';
+import { logger } from '#lib/logging/logger';
 
 /** One JSON line of the log. */
 export type LogLine = Record<string, unknown>;

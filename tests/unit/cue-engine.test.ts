@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createCueEngine, CueEngine } from '../../lib/governance/engines/cue/cue-engine';
-import { createCueEvaluators } from '../../lib/governance/engines/cue/cue-evaluators';
-import { CueRunFailure, type CueRunner } from '../../lib/governance/engines/cue/cue-runner';
-import { CueWorkerPool } from '../../lib/governance/engines/cue/cue-worker-pool';
-import type { PolicyEngine } from '../../lib/governance/engines/engine';
+import { createCueEngine, CueEngine } from '#lib/governance/engines/cue/cue-engine';
+import { createCueEvaluators } from '#lib/governance/engines/cue/cue-evaluators';
+import { CueRunFailure, type CueRunner } from '#lib/governance/engines/cue/cue-runner';
+import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
+import type { PolicyEngine } from '#lib/governance/engines/engine';
+
 import { entity, MIXED, MIXED_EXPECTED, PASS, PRODUCT_POLICY, resource, violation } from './cue-fixtures';
 
 const CONFIG = { timeout: 20_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 };

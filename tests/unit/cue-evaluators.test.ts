@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { createCueEngine } from '../../lib/governance/engines/cue/cue-engine';
-import { createCueEvaluators, disagree, type WasmCueEngine } from '../../lib/governance/engines/cue/cue-evaluators';
-import type { NativeProgram } from '../../lib/governance/engines/cue/native';
-import { NATIVE_EVALUATOR, type NativeEvaluator } from '../../lib/governance/engines/cue/native-cue-engine';
-import type { CueCompileCheck, EngineResult, EvaluatorDisagreement } from '../../lib/governance/engines/engine';
+import { createCueEngine } from '#lib/governance/engines/cue/cue-engine';
+import { createCueEvaluators, disagree, type WasmCueEngine } from '#lib/governance/engines/cue/cue-evaluators';
+import type { NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { NATIVE_EVALUATOR, type NativeEvaluator } from '#lib/governance/engines/cue/native-cue-engine';
+import type { CueCompileCheck, EngineResult, EvaluatorDisagreement } from '#lib/governance/engines/engine';
+
 import { entity, PASS, resource, violation } from './cue-fixtures';
 
 const NATIVE = { evaluator: 'native', maxSteps: 1_000_000 } as const;

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createCueEngine, CueEngine } from '../../lib/governance/engines/cue/cue-engine';
-import { checkCueExecutable } from '../../lib/governance/engines/cue/cue-process';
-import { CueWorkerPool } from '../../lib/governance/engines/cue/cue-worker-pool';
+import { createCueEngine, CueEngine } from '#lib/governance/engines/cue/cue-engine';
+import { checkCueExecutable } from '#lib/governance/engines/cue/cue-process';
+import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
+
 import { entity, FAKE_CUE, MIXED, MIXED_EXPECTED, PASS, PRODUCT_POLICY, resource } from './cue-fixtures';
 
 const CONFIG = { cueProcessPath: FAKE_CUE, timeout: 20_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 };

@@ -1,7 +1,7 @@
 /** Policies and descriptors shared by the tests of the CUE engine's two runners. */
 import path from 'node:path';
 
-import type { EngineEntity, EngineResource } from '../../lib/governance/engines/engine';
+import type { EngineEntity, EngineResource } from '#lib/governance/engines/engine';
 
 export const FAKE_CUE = path.resolve('tests/fakes/cue-cli.mjs');
 

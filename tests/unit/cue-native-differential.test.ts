@@ -7,9 +7,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createCueEngine, type CueEngine } from '../../lib/governance/engines/cue/cue-engine';
-import { compileNative, evaluateNative } from '../../lib/governance/engines/cue/native';
-import type { EngineResult } from '../../lib/governance/engines/engine';
+import { createCueEngine, type CueEngine } from '#lib/governance/engines/cue/cue-engine';
+import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
+import type { EngineResult } from '#lib/governance/engines/engine';
+
 import { CORPUS, type CorpusPolicy } from '../support/cue-policy-corpus';
 
 const SEED = 20261123;

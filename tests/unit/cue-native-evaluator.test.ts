@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compileNative, evaluateNative, type Inspected, inspectFiles, type NativeProgram } from '../../lib/governance/engines/cue/native';
+import { compileNative, evaluateNative, type Inspected, inspectFiles, type NativeProgram } from '#lib/governance/engines/cue/native/index';
 
 function compiled(script: string): NativeProgram {
   const result = compileNative(script);

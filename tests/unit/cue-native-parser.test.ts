@@ -3,9 +3,10 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import type { Field } from '../../lib/governance/engines/cue/native/ast';
-import { parseExpression, parseFile } from '../../lib/governance/engines/cue/native/parser';
-import { CueSyntaxError } from '../../lib/governance/engines/cue/native/scanner';
+import type { Field } from '#lib/governance/engines/cue/native/ast';
+import { parseExpression, parseFile } from '#lib/governance/engines/cue/native/parser';
+import { CueSyntaxError } from '#lib/governance/engines/cue/native/scanner';
+
 import { cueInputsOf } from '../support/txtar';
 
 describe('the CUE parser', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { parseCueMessages } from '../../lib/governance/engines/cue/cue-messages';
-import { policySource, scriptPosition, wrappedPolicy } from '../../lib/governance/engines/cue/policy-source';
+import { parseCueMessages } from '#lib/governance/engines/cue/cue-messages';
+import { policySource, scriptPosition, wrappedPolicy } from '#lib/governance/engines/cue/policy-source';
 
 describe('policySource', () => {
   it('finds the declarations after the package clause and the imports', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { CueRunFailure } from '../../lib/governance/engines/cue/cue-runner';
-import { CueWorkerPool } from '../../lib/governance/engines/cue/cue-worker-pool';
+import { CueRunFailure } from '#lib/governance/engines/cue/cue-runner';
+import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
 
 describe('the pool of CUE workers', () => {
   let pool: CueWorkerPool;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { connectionUrl, DatabaseConfigurationError, poolOptions } from '../../lib/db/connection';
-import { loadSettings } from '../../lib/settings';
+import { connectionUrl, DatabaseConfigurationError, poolOptions } from '#lib/db/connection';
+import { loadSettings } from '#lib/settings/index';
+
 import { MINIMAL, writeSettingsFile } from '../support/settings-files';
 
 const settings = (database: string, env: NodeJS.ProcessEnv = {}) =>

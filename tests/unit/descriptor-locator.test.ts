@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { cueErrorPath, cuePathLabels, locateCuePath } from '../../lib/governance/evaluation/descriptor-locator';
+import { cueErrorPath, cuePathLabels, locateCuePath } from '#lib/governance/evaluation/descriptor-locator';
 
 const yaml = ['name: sales', 'owner:', '  email: nope', 'components:', '  - kind: outputport', '  - kind: weird', '    "a.b": 1', ''].join('\n');
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { InvalidInput } from '../../lib/errors/domain-errors';
-import { parseDescriptor } from '../../lib/governance/evaluation/descriptor';
-import { YAML_LIMITS } from '../../lib/governance/evaluation/descriptor-yaml';
+import { InvalidInput } from '#lib/errors/domain-errors';
+import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
+import { YAML_LIMITS } from '#lib/governance/evaluation/descriptor-yaml';
 
 /** The field errors of the InvalidInput error parsing `text` throws. */
 function refusal(text: string): Array<{ path: string; message: string }> {

@@ -4,7 +4,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { drizzleMigrator } from '../../lib/db/migrations';
+import { drizzleMigrator } from '#lib/db/migrations';
 
 // postgres.js connects on the first query only: this client never does.
 const client = postgres('postgres://nobody@127.0.0.1:9/none', { max: 1 });

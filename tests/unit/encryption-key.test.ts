@@ -5,8 +5,9 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { encryptionKeys, MissingEncryptionKeyError } from '../../lib/assistant/encryption-key';
-import { loadSettings } from '../../lib/settings';
+import { encryptionKeys, MissingEncryptionKeyError } from '#lib/assistant/encryption-key';
+import { loadSettings } from '#lib/settings/index';
+
 import { MINIMAL, writeSettingsFile } from '../support/settings-files';
 
 const settings = (assistant = '') => loadSettings(writeSettingsFile(`${MINIMAL}\ncomputational-governance-platform.assistant { ${assistant} }`), {});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { EnvironmentListError, readEnvironmentList } from '../../lib/governance/environments/environment-fetch';
-import { backoffDelay } from '../../lib/platform/backoff';
+import { EnvironmentListError, readEnvironmentList } from '#lib/governance/environments/environment-fetch';
+import { backoffDelay } from '#lib/platform/backoff';
 
 describe("the platform's list of environments", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { locateCueErrors } from '../../lib/governance/evaluation/error-locations';
+import { locateCueErrors } from '#lib/governance/evaluation/error-locations';
 
 const yaml = ['id: urn:dp:x', 'owner:', '  email: nope', 'components:', '  - kind: outputport', '  - kind: weird', ''].join('\n');
 

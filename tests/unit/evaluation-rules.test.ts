@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
-import { InvalidInput } from '../../lib/errors/domain-errors';
-import { parseDescriptor } from '../../lib/governance/evaluation/descriptor';
-import { outcomeOf, overallOutcome } from '../../lib/governance/evaluation/outcome';
-import { resourceIdentity } from '../../lib/governance/evaluation/resource-identity';
-import { matchingThreshold } from '../../lib/governance/evaluation/thresholds';
-import { allowedMoves, canMove, STATUSES } from '../../lib/governance/policies/lifecycle';
-import { cronProblem, nextCronRun } from '../../lib/governance/scheduling/cron';
+import { InvalidInput } from '#lib/errors/domain-errors';
+import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
+import { outcomeOf, overallOutcome } from '#lib/governance/evaluation/outcome';
+import { resourceIdentity } from '#lib/governance/evaluation/resource-identity';
+import { matchingThreshold } from '#lib/governance/evaluation/thresholds';
+import { allowedMoves, canMove, STATUSES } from '#lib/governance/policies/lifecycle';
+import { cronProblem, nextCronRun } from '#lib/governance/scheduling/cron';
 
 /** The field messages of the InvalidInput error `fn` throws. */
 function invalidFields(fn: () => unknown): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { globProblem, likePattern } from '../../lib/governance/exceptions/resource-glob';
+import { globProblem, likePattern } from '#lib/governance/exceptions/resource-glob';
 
 describe('resource globs of exceptions', () => {
   it.each([

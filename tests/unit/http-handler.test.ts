@@ -1,11 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
-import { ConflictError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '../../lib/errors/domain-errors';
-import { endpoint } from '../../lib/http/endpoint';
-import { httpHandler } from '../../lib/http/handler';
-import { Conflict } from '../../lib/http/problems';
-import { logger } from '../../lib/logging/logger';
+import { ConflictError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
+import { endpoint } from '#lib/http/endpoint';
+import { httpHandler } from '#lib/http/handler';
+import { Conflict } from '#lib/http/problems';
+import { logger } from '#lib/logging/logger';
+
 import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
 
 const thingEndpoint = endpoint({

@@ -1,9 +1,10 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { handleJobBatch } from '#lib/queue/job-batch';
+import { sqsEventOf } from '#lib/queue/sqs-event';
+
 import { handler as deadLetters } from '../../functions/workers/evaluation-dead-letters';
-import { handleJobBatch } from '../../lib/queue/job-batch';
-import { sqsEventOf } from '../../lib/queue/sqs-event';
 import { captureLogs } from '../support/log-capture';
 
 /** A batch of three readable messages (tasks a, b, c) and one whose body names no task. */

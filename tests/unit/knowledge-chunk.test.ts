@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { chunksOf, guideSections } from '../../lib/assistant/knowledge/knowledge-chunk';
+import { chunksOf, guideSections } from '#lib/assistant/knowledge/knowledge-chunk';
 
 describe('chunksOf', () => {
   it('keeps a short source whole, keyed by type, id, version and part', () => {

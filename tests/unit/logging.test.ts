@@ -2,8 +2,9 @@ import { Writable } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
 
-import { createLogger } from '../../lib/logging/logger';
-import { scrubSecrets } from '../../lib/logging/scrub';
+import { createLogger } from '#lib/logging/logger';
+import { scrubSecrets } from '#lib/logging/scrub';
+
 import { present } from '../support/present';
 
 /** One JSON line of the log; `err` is the logged error, when there is one. */

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 
-import { catalogue } from '../../lib/api/catalogue';
-import { openApiDocument } from '../../lib/api/openapi-document';
+import { catalogue } from '#lib/api/catalogue';
+import { openApiDocument } from '#lib/api/openapi-document';
 
 /** The routes of the console's page and assets: served by the application, not part of its API (docs/console.md). */
 const CONSOLE_ROUTES = ['GET /console', 'GET /console/{proxy+}'];

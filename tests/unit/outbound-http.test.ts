@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { OutboundConnectionError, outboundErrorOf, outboundFetch, OutboundTimeoutError } from '../../lib/platform/http-client';
-import { retryAfterMs } from '../../lib/platform/retry-after';
+import { OutboundConnectionError, outboundErrorOf, outboundFetch, OutboundTimeoutError } from '#lib/platform/http-client';
+import { retryAfterMs } from '#lib/platform/retry-after';
+
 import { freePort } from '../../scripts/free-port';
 import { unacceptingPort } from '../support/unaccepting-port';
 

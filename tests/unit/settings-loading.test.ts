@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { loadSettings, parseDuration, SettingsError } from '../../lib/settings';
+import { loadSettings, parseDuration, SettingsError } from '#lib/settings/index';
+
 import { APPLICATION_CONF, MINIMAL, writeSettingsFile } from '../support/settings-files';
 
 const ROOT = 'computational-governance-platform';

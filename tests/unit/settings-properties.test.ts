@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { loadSettings, type Settings, SettingsError } from '../../lib/settings';
+import { loadSettings, type Settings, SettingsError } from '#lib/settings/index';
+
 import { MINIMAL, writeSettingsFile } from '../support/settings-files';
 
 interface Property {

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { LocalLambdaQueue } from '../../lib/queue/local-lambda-queue';
-import { jobQueueOf, maxReceivesOf, visibilityMsOf } from '../../lib/queue/queue-from-settings';
-import { SqsQueue } from '../../lib/queue/sqs-queue';
-import { SettingsError } from '../../lib/settings';
+import { LocalLambdaQueue } from '#lib/queue/local-lambda-queue';
+import { jobQueueOf, maxReceivesOf, visibilityMsOf } from '#lib/queue/queue-from-settings';
+import { SqsQueue } from '#lib/queue/sqs-queue';
+import { SettingsError } from '#lib/settings/index';
+
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { captureLogs } from '../support/log-capture';
 import { settingsWith } from '../support/settings-files';

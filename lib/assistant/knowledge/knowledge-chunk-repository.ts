@@ -1,7 +1,8 @@
 import { and, count, eq, inArray, lte, max, notInArray, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import type { ChangedSource } from '../../outbox/knowledge-changes';
+import type { Database } from '#lib/db/client';
+import type { ChangedSource } from '#lib/outbox/knowledge-changes';
+
 import type { KnowledgeChunk, SourceType } from './knowledge-chunk';
 
 /** What a refresh compares with: the hash and the embedder model of each stored chunk. */

@@ -1,5 +1,6 @@
-import type { Database } from '../../db/client';
-import { logger } from '../../logging/logger';
+import type { Database } from '#lib/db/client';
+import { logger } from '#lib/logging/logger';
+
 import { embed, type GatewayOptions } from '../llm-gateway';
 import type { ModelConnection } from '../model-config-repository';
 import { chunksOf } from './knowledge-chunk';

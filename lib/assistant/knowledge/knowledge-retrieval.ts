@@ -1,6 +1,7 @@
 import { count, eq, type SQL, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
+import type { Database } from '#lib/db/client';
+
 import type { SourceType } from './knowledge-chunk';
 import { closestVectors } from './knowledge-vectors';
 import { vectorStoreOf } from './vector-store';

@@ -1,7 +1,8 @@
 import { asc, sql } from 'drizzle-orm';
 
+import type { Database } from '#lib/db/client';
+
 import cuePolicyGuide from '../../../docs/cue-policies.md';
-import type { Database } from '../../db/client';
 import { guideSections, type KnowledgeSource } from './knowledge-chunk';
 
 /** How many of a policy's most frequent errors its results summary names. */

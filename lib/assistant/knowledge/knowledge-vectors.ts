@@ -1,4 +1,5 @@
-import type { Database } from '../../db/client';
+import type { Database } from '#lib/db/client';
+
 import { KnowledgeChunkRepository } from './knowledge-chunk-repository';
 
 /** A chunk's vector as PostgreSQL holds it (`real`s), its revision, and its sum of squares (both ways). */

@@ -1,5 +1,5 @@
-import type { Database } from '../../db/client';
-import { tableExists } from '../../db/table-exists';
+import type { Database } from '#lib/db/client';
+import { tableExists } from '#lib/db/table-exists';
 
 /**
  * Where retrieval ranks the vectors: in PostgreSQL with pgvector's `<=>` over the generated

@@ -1,6 +1,7 @@
-import { DomainError, InvalidInput } from '../../errors/domain-errors';
-import { fieldErrors } from '../../http/problem-response';
-import type { Logger } from '../../logging/logger';
+import { DomainError, InvalidInput } from '#lib/errors/domain-errors';
+import { fieldErrors } from '#lib/http/problem-response';
+import type { Logger } from '#lib/logging/logger';
+
 import { chat, type ChatAnswer, type ChatMessage, ProviderError, type ToolCall } from '../llm-gateway';
 import type { CuePolicyDraft } from '../model-config';
 import type { ModelConnection } from '../model-config-repository';

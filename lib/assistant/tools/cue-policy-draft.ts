@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
-import type { CueCheckRefusal, CueScriptCheck } from '../../governance/engines/engine';
-import { checkCueScript, evaluateEntities } from '../../governance/engines/engines';
-import { sha256 } from '../../governance/engines/llm/llm-prompt';
-import { type Descriptor, parseDescriptor } from '../../governance/evaluation/descriptor';
+import type { CueCheckRefusal, CueScriptCheck } from '#lib/governance/engines/engine';
+import { checkCueScript, evaluateEntities } from '#lib/governance/engines/engines';
+import { sha256 } from '#lib/governance/engines/llm/llm-prompt';
+import { type Descriptor, parseDescriptor } from '#lib/governance/evaluation/descriptor';
+
 import { ProviderError, structuredChat, type StructuredQuestion } from '../llm-gateway';
 import type { CuePolicyDraft } from '../model-config';
 import type { AssistantTool, ToolContext } from './assistant-tool';

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 
-import { NotFoundError } from '../../errors/domain-errors';
-import { listResults } from '../../governance/evaluation/evaluation-service';
-import { OUTCOMES } from '../../governance/evaluation/outcome';
-import type { EvaluationResult } from '../../governance/evaluation/report';
-import { entityFilters, type EntityRepresentation } from '../../governance/policies/entity';
-import { getEntity, listEntities } from '../../governance/policies/entity-service';
-import { STATUSES } from '../../governance/policies/lifecycle';
+import { NotFoundError } from '#lib/errors/domain-errors';
+import { listResults } from '#lib/governance/evaluation/evaluation-service';
+import { OUTCOMES } from '#lib/governance/evaluation/outcome';
+import type { EvaluationResult } from '#lib/governance/evaluation/report';
+import { entityFilters, type EntityRepresentation } from '#lib/governance/policies/entity';
+import { getEntity, listEntities } from '#lib/governance/policies/entity-service';
+import { STATUSES } from '#lib/governance/policies/lifecycle';
+
 import type { AssistantTool } from './assistant-tool';
 
 /** The errors of a result the model is shown: the first few, each cut short. */

@@ -1,4 +1,5 @@
-import { cueErrorPath, type DescriptorPosition, locateCuePath } from '../../governance/evaluation/descriptor-locator';
+import { cueErrorPath, type DescriptorPosition, locateCuePath } from '#lib/governance/evaluation/descriptor-locator';
+
 import type { CheckResult } from '../results';
 
 /** One error of a result with the place in the descriptor its CUE path names (line 1 when none). */

@@ -1,7 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import { inTransaction } from '../../db/transaction';
+import type { Database } from '#lib/db/client';
+import { inTransaction } from '#lib/db/transaction';
+
 import { type Outcome, OUTCOMES } from '../evaluation/outcome';
 import type { ComplianceFilters, ComplianceSummary, OutcomeCounts, ResourceCounts } from './compliance';
 

@@ -1,5 +1,6 @@
-import { type Database, getDatabase } from '../../db/client';
-import { InvalidInput } from '../../errors/domain-errors';
+import { type Database, getDatabase } from '#lib/db/client';
+import { InvalidInput } from '#lib/errors/domain-errors';
+
 import { type ComplianceSummary, type ComplianceTrend, MAX_TREND_DAYS, type SummaryQuery, type TrendQuery } from './compliance';
 import { ComplianceRepository } from './compliance-repository';
 

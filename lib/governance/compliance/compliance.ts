@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
-import { wholeNumberQuery } from '../../http/whole-number';
-import { RESOURCE_TYPE_NAME } from '../../settings/schema';
+import { wholeNumberQuery } from '#lib/http/whole-number';
+import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
+
 import { OUTCOMES } from '../evaluation/outcome';
 import { SEVERITIES } from '../policies/entity';
 import { STATUSES } from '../policies/lifecycle';

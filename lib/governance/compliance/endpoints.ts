@@ -1,4 +1,5 @@
-import { endpoint } from '../../http/endpoint';
+import { endpoint } from '#lib/http/endpoint';
+
 import { complianceSummary, complianceTrend, summaryQuery, trendQuery } from './compliance';
 
 export const complianceSummaryEndpoint = endpoint({

@@ -1,6 +1,7 @@
-import { Unavailable } from '../../errors/domain-errors';
-import { callerTargetTimeoutsOf } from '../../platform/http-client';
-import { getSettings } from '../../settings';
+import { Unavailable } from '#lib/errors/domain-errors';
+import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
+import { getSettings } from '#lib/settings/index';
+
 import { CueRunFailure } from './cue/cue-runner';
 import type { CueScriptCheck, DisagreementSink, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
 import { RemoteEngine } from './remote/remote-engine';

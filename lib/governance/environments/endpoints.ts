@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { endpoint } from '../../http/endpoint';
-import { listOf, paginationQuery } from '../../http/pagination';
+import { endpoint } from '#lib/http/endpoint';
+import { listOf, paginationQuery } from '#lib/http/pagination';
 
 const environmentRepresentation = z
   .object({

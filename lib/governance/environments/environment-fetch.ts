@@ -1,9 +1,9 @@
 import pRetry from 'p-retry';
 
-import { logger } from '../../logging/logger';
-import { backoffDelay } from '../../platform/backoff';
-import { callPlatform, PlatformError } from '../../platform/platform-client';
-import type { Settings } from '../../settings';
+import { logger } from '#lib/logging/logger';
+import { backoffDelay } from '#lib/platform/backoff';
+import { callPlatform, PlatformError } from '#lib/platform/platform-client';
+import type { Settings } from '#lib/settings/index';
 
 export interface PulledEnvironment {
   name: string;

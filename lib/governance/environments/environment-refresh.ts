@@ -1,6 +1,7 @@
-import type { Database } from '../../db/client';
-import { logger } from '../../logging/logger';
-import type { Settings } from '../../settings';
+import type { Database } from '#lib/db/client';
+import { logger } from '#lib/logging/logger';
+import type { Settings } from '#lib/settings/index';
+
 import { fetchEnvironments } from './environment-fetch';
 import { EnvironmentRepository } from './environment-repository';
 

@@ -1,9 +1,10 @@
 import { asc, notInArray } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import { pageOf } from '../../db/page';
-import { inTransaction } from '../../db/transaction';
-import type { Pagination } from '../../http/pagination';
+import type { Database } from '#lib/db/client';
+import { pageOf } from '#lib/db/page';
+import { inTransaction } from '#lib/db/transaction';
+import type { Pagination } from '#lib/http/pagination';
+
 import type { PulledEnvironment } from './environment-fetch';
 
 type Row = Database['tables']['environments']['$inferSelect'];

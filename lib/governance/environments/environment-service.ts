@@ -1,6 +1,7 @@
-import { getDatabase } from '../../db/client';
-import { InvalidInput, Unavailable } from '../../errors/domain-errors';
-import { listBody, type Pagination } from '../../http/pagination';
+import { getDatabase } from '#lib/db/client';
+import { InvalidInput, Unavailable } from '#lib/errors/domain-errors';
+import { listBody, type Pagination } from '#lib/http/pagination';
+
 import { EnvironmentRepository } from './environment-repository';
 
 const repository = async () => new EnvironmentRepository(await getDatabase());

@@ -1,6 +1,6 @@
 import { Composer, type CST, type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Pair, Parser } from 'yaml';
 
-import { InvalidInput } from '../../errors/domain-errors';
+import { InvalidInput } from '#lib/errors/domain-errors';
 
 /**
  * Bounds of a descriptor read from YAML. Reading stays linear in the text's size: nesting, entries

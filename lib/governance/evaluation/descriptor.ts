@@ -1,8 +1,9 @@
 import { parse as parseJson, type ParseError, printParseErrorCode } from 'jsonc-parser';
 
-import { storableJsonText, unstorableText } from '../../db/storable-text';
-import { InvalidInput } from '../../errors/domain-errors';
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../http/json-nesting';
+import { storableJsonText, unstorableText } from '#lib/db/storable-text';
+import { InvalidInput } from '#lib/errors/domain-errors';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '#lib/http/json-nesting';
+
 import { readYaml } from './descriptor-yaml';
 
 /** A descriptor as it travels: its value (what policies see) and its text (what remote engines get). */

@@ -1,8 +1,9 @@
 import { count, desc, eq } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import { storableCopy } from '../../db/storable-text';
-import type { Pagination } from '../../http/pagination';
+import type { Database } from '#lib/db/client';
+import { storableCopy } from '#lib/db/storable-text';
+import type { Pagination } from '#lib/http/pagination';
+
 import type { DisagreementFilters } from './disagreement';
 
 export type DisagreementRow = Database['tables']['cueDisagreements']['$inferSelect'];

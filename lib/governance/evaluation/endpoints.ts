@@ -1,5 +1,6 @@
-import { endpoint } from '../../http/endpoint';
-import { listOf, paginationQuery } from '../../http/pagination';
+import { endpoint } from '#lib/http/endpoint';
+import { listOf, paginationQuery } from '#lib/http/pagination';
+
 import { cueDisagreement, disagreementFilters } from './disagreement';
 import { evaluateInput, evaluationReport, evaluationResult, reportAccepted, reportId, reportResultsPage, reportResultsQuery, resultListQuery } from './report';
 

@@ -1,11 +1,12 @@
-import { type Database, getDatabase } from '../../db/client';
-import { storableCopy, unstorableText } from '../../db/storable-text';
-import { InvalidInput } from '../../errors/domain-errors';
-import { logger } from '../../logging/logger';
-import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
-import { callerTargetTimeoutsOf, type OutboundTimeouts } from '../../platform/http-client';
-import { type Perimeter, resolveDeployed, type ResolvedResource, resolvePerimeter, type ResolverRetry } from '../../platform/perimeter-resolver';
-import { getSettings, type Settings } from '../../settings';
+import { type Database, getDatabase } from '#lib/db/client';
+import { storableCopy, unstorableText } from '#lib/db/storable-text';
+import { InvalidInput } from '#lib/errors/domain-errors';
+import { logger } from '#lib/logging/logger';
+import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
+import { callerTargetTimeoutsOf, type OutboundTimeouts } from '#lib/platform/http-client';
+import { type Perimeter, resolveDeployed, type ResolvedResource, resolvePerimeter, type ResolverRetry } from '#lib/platform/perimeter-resolver';
+import { getSettings, type Settings } from '#lib/settings/index';
+
 import { type DisagreementSink, type EngineEntity, engineFailure, type EngineResource, type EngineResult } from '../engines/engine';
 import { evaluateEntities } from '../engines/engines';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';

@@ -1,8 +1,9 @@
-import { getDatabase } from '../../db/client';
-import { ConflictError, InvalidInput, NotFoundError } from '../../errors/domain-errors';
-import { listBody, type Pagination } from '../../http/pagination';
-import { logger } from '../../logging/logger';
-import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
+import { getDatabase } from '#lib/db/client';
+import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
+import { listBody, type Pagination } from '#lib/http/pagination';
+import { logger } from '#lib/logging/logger';
+import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
+
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import type { EntityKind } from '../policies/entity';

@@ -1,14 +1,15 @@
 import { performance } from 'node:perf_hooks';
 
-import { type Database, getDatabase } from '../../db/client';
-import { inTransaction, type Transaction } from '../../db/transaction';
-import { logger } from '../../logging/logger';
-import { dispatchInBackground } from '../../outbox/background-dispatch';
-import { announceKnowledgeChangeIn } from '../../outbox/knowledge-changes';
-import { callerTargetTimeoutsOf } from '../../platform/http-client';
-import { fetchPerimeterPage, type PerimeterPage, ResolverError, type ResolverRetry } from '../../platform/perimeter-resolver';
-import { getJobQueue, maxReceivesOf, visibilityMsOf } from '../../queue/queue-from-settings';
-import { getSettings } from '../../settings';
+import { type Database, getDatabase } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
+import { logger } from '#lib/logging/logger';
+import { dispatchInBackground } from '#lib/outbox/background-dispatch';
+import { announceKnowledgeChangeIn } from '#lib/outbox/knowledge-changes';
+import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
+import { fetchPerimeterPage, type PerimeterPage, ResolverError, type ResolverRetry } from '#lib/platform/perimeter-resolver';
+import { getJobQueue, maxReceivesOf, visibilityMsOf } from '#lib/queue/queue-from-settings';
+import { getSettings } from '#lib/settings/index';
+
 import { EnvironmentRepository } from '../environments/environment-repository';
 import type { EntityRow } from '../policies/entity-repository';
 import { announceRuntimeFailure } from '../scheduling/runtime-failure';

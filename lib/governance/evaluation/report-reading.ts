@@ -1,5 +1,6 @@
-import { type Database, getDatabase } from '../../db/client';
-import { NotFoundError } from '../../errors/domain-errors';
+import { type Database, getDatabase } from '#lib/db/client';
+import { NotFoundError } from '#lib/errors/domain-errors';
+
 import { type Outcome, OUTCOMES } from './outcome';
 import type { EvaluationReport, EvaluationResult, ReportResultsQuery } from './report';
 import { ReportRepository, type ReportRow } from './report-repository';

@@ -1,7 +1,8 @@
 import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import type { Transaction } from '../../db/transaction';
+import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
+
 import type { Outcome } from './outcome';
 
 export type ReportRow = Database['tables']['evaluationReports']['$inferSelect'];

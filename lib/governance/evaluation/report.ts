@@ -1,10 +1,11 @@
 import { z } from 'zod';
 
-import { sameAsAlias } from '../../http/list-query';
-import { paginationQuery } from '../../http/pagination';
-import { textField as text } from '../../http/text-field';
-import { wholeNumberQuery } from '../../http/whole-number';
-import { RESOURCE_TYPE_NAME } from '../../settings/schema';
+import { sameAsAlias } from '#lib/http/list-query';
+import { paginationQuery } from '#lib/http/pagination';
+import { textField as text } from '#lib/http/text-field';
+import { wholeNumberQuery } from '#lib/http/whole-number';
+import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
+
 import { SEVERITIES } from '../policies/entity';
 import { STATUSES } from '../policies/lifecycle';
 import { OUTCOMES } from './outcome';

@@ -1,4 +1,5 @@
-import { type FieldError, InvalidInput } from '../../errors/domain-errors';
+import { type FieldError, InvalidInput } from '#lib/errors/domain-errors';
+
 import { scalarFieldOf } from './descriptor';
 import type { ResourceIdentity } from './evaluation-runner';
 

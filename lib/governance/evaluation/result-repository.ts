@@ -1,8 +1,9 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, type SQL, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import { inTransaction, type Transaction } from '../../db/transaction';
-import type { Pagination } from '../../http/pagination';
+import type { Database } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
+import type { Pagination } from '#lib/http/pagination';
+
 import { type Outcome, OUTCOMES } from './outcome';
 import type { ResultFilters } from './report';
 

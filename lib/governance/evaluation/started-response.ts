@@ -1,5 +1,6 @@
-import type { HttpResult } from '../../http/endpoint';
-import { preferredWaitMs } from '../../http/prefer';
+import type { HttpResult } from '#lib/http/endpoint';
+import { preferredWaitMs } from '#lib/http/prefer';
+
 import type { Started } from './evaluation-service';
 
 /** Without `Prefer: wait=N` the call still gives the run this long before it answers 202. */

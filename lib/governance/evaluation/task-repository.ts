@@ -1,8 +1,9 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 
+import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
+
 import type { TaskWaiting } from '../../../drizzle/schema';
-import type { Database } from '../../db/client';
-import type { Transaction } from '../../db/transaction';
 
 export type TaskRow = Database['tables']['evaluationTasks']['$inferSelect'];
 

@@ -1,5 +1,6 @@
-import { endpoint } from '../../http/endpoint';
-import { listOf, paginationQuery } from '../../http/pagination';
+import { endpoint } from '#lib/http/endpoint';
+import { listOf, paginationQuery } from '#lib/http/pagination';
+
 import { exceptionFilters, exceptionId, exceptionInput, governanceException } from './exception';
 
 const PATH = '/v1/computational-governance/exceptions';

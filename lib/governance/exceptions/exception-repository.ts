@@ -1,8 +1,9 @@
 import { and, count, desc, eq, getTableColumns, isNull, or, type SQL, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import type { Transaction } from '../../db/transaction';
-import type { Pagination } from '../../http/pagination';
+import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
+import type { Pagination } from '#lib/http/pagination';
+
 import type { ExceptionFilters } from './exception';
 
 type Row = Database['tables']['governanceExceptions']['$inferSelect'];

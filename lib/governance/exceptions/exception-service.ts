@@ -1,7 +1,8 @@
-import { getDatabase } from '../../db/client';
-import { type FieldError, InvalidInput, NotFoundError } from '../../errors/domain-errors';
-import { listBody, type Pagination } from '../../http/pagination';
-import { getSettings } from '../../settings';
+import { getDatabase } from '#lib/db/client';
+import { type FieldError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
+import { listBody, type Pagination } from '#lib/http/pagination';
+import { getSettings } from '#lib/settings/index';
+
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { EntityRepository } from '../policies/entity-repository';
 import type { ExceptionFilters, ExceptionInput, GovernanceException } from './exception';

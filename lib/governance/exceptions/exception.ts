@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { textField } from '../../http/text-field';
+import { textField } from '#lib/http/text-field';
+
 import { globProblem } from './resource-glob';
 
 const entityId = (name: string) => z.uuid({ error: `${name} must be a UUID` });

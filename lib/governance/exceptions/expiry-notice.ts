@@ -1,9 +1,10 @@
-import type { Database } from '../../db/client';
-import { inTransaction } from '../../db/transaction';
-import { dispatchInBackground } from '../../outbox/background-dispatch';
-import { OutboxRepository } from '../../outbox/outbox-repository';
-import { notificationOf } from '../../platform/notifications';
-import { getSettings } from '../../settings';
+import type { Database } from '#lib/db/client';
+import { inTransaction } from '#lib/db/transaction';
+import { dispatchInBackground } from '#lib/outbox/background-dispatch';
+import { OutboxRepository } from '#lib/outbox/outbox-repository';
+import { notificationOf } from '#lib/platform/notifications';
+import { getSettings } from '#lib/settings/index';
+
 import { EntityRepository } from '../policies/entity-repository';
 import { ExceptionRepository } from './exception-repository';
 

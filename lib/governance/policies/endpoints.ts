@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
-import { endpoint } from '../../http/endpoint';
-import { listOf } from '../../http/pagination';
+import { endpoint } from '#lib/http/endpoint';
+import { listOf } from '#lib/http/pagination';
+
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
 import {
   entityId,

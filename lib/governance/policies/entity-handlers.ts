@@ -1,4 +1,5 @@
-import { httpHandler } from '../../http/handler';
+import { httpHandler } from '#lib/http/handler';
+
 import { testEntity } from '../evaluation/evaluation-service';
 import { startedResponse } from '../evaluation/started-response';
 import type { policyEndpoints } from './endpoints';

@@ -1,8 +1,9 @@
 import { and, type AnyColumn, asc, count, desc, eq, ilike, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import { inTransaction, type Transaction } from '../../db/transaction';
-import type { Pagination } from '../../http/pagination';
+import type { Database } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
+import type { Pagination } from '#lib/http/pagination';
+
 import { type EntityContent, type EntityFilters, type EntityKind, SEVERITIES } from './entity';
 import { ACTIVE_STATUSES, type EntityStatus, STATUSES } from './lifecycle';
 

@@ -1,14 +1,15 @@
-import { type Database, getDatabase } from '../../db/client';
-import { inTransaction, type Transaction } from '../../db/transaction';
-import { ConflictError, type FieldError, InvalidInput, NotFoundError } from '../../errors/domain-errors';
-import { listBody, type Pagination } from '../../http/pagination';
-import { logger } from '../../logging/logger';
-import { dispatchInBackground } from '../../outbox/background-dispatch';
-import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
-import { OutboxRepository } from '../../outbox/outbox-repository';
-import { callableUrlProblem } from '../../platform/http-client';
-import { notificationOf } from '../../platform/notifications';
-import { getSettings } from '../../settings';
+import { type Database, getDatabase } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
+import { ConflictError, type FieldError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
+import { listBody, type Pagination } from '#lib/http/pagination';
+import { logger } from '#lib/logging/logger';
+import { dispatchInBackground } from '#lib/outbox/background-dispatch';
+import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
+import { OutboxRepository } from '#lib/outbox/outbox-repository';
+import { callableUrlProblem } from '#lib/platform/http-client';
+import { notificationOf } from '#lib/platform/notifications';
+import { getSettings } from '#lib/settings/index';
+
 import { checkCueScript } from '../engines/engines';
 import { LlmAnswerRepository } from '../engines/llm/llm-answer-repository';
 import { requireKnownEnvironment } from '../environments/environment-service';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 
-import { sameAsAlias, sortQuery, uuidListQuery } from '../../http/list-query';
-import { MAX_LIMIT, paginationQuery } from '../../http/pagination';
-import { textField as text } from '../../http/text-field';
-import { PG_INTEGER_MAX, wholeNumberQuery } from '../../http/whole-number';
-import { RESOURCE_TYPE_NAME } from '../../settings/schema';
-import { isAbsoluteHttpUrl } from '../../settings/values';
+import { sameAsAlias, sortQuery, uuidListQuery } from '#lib/http/list-query';
+import { MAX_LIMIT, paginationQuery } from '#lib/http/pagination';
+import { textField as text } from '#lib/http/text-field';
+import { PG_INTEGER_MAX, wholeNumberQuery } from '#lib/http/whole-number';
+import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
+import { isAbsoluteHttpUrl } from '#lib/settings/values';
+
 import { cronProblem } from '../scheduling/cron';
 import { STATUSES } from './lifecycle';
 

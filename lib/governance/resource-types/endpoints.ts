@@ -1,5 +1,6 @@
-import { endpoint } from '../../http/endpoint';
-import { listOf, paginationQuery } from '../../http/pagination';
+import { endpoint } from '#lib/http/endpoint';
+import { listOf, paginationQuery } from '#lib/http/pagination';
+
 import { resourceTypeInput, resourceTypeName, resourceTypeRepresentation } from './resource-type';
 
 const BASE = '/v1/computational-governance/resource-types';

@@ -1,8 +1,9 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import { pageOf } from '../../db/page';
-import type { Pagination } from '../../http/pagination';
+import type { Database } from '#lib/db/client';
+import { pageOf } from '#lib/db/page';
+import type { Pagination } from '#lib/http/pagination';
+
 import { NO_DESCRIPTOR_CONFIGURATION, pageSizeOf, type ResourceTypeDefinition, type ResourceTypeRepresentation } from './resource-type';
 
 type Row = Database['tables']['resourceTypes']['$inferSelect'];

@@ -1,10 +1,11 @@
-import { getDatabase } from '../../db/client';
-import { ConflictError, InvalidInput, NotFoundError } from '../../errors/domain-errors';
-import type { Pagination } from '../../http/pagination';
-import { listBody } from '../../http/pagination';
-import { announceKnowledgeChange } from '../../outbox/knowledge-changes';
-import { callableUrlProblem } from '../../platform/http-client';
-import { getSettings } from '../../settings';
+import { getDatabase } from '#lib/db/client';
+import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
+import type { Pagination } from '#lib/http/pagination';
+import { listBody } from '#lib/http/pagination';
+import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
+import { callableUrlProblem } from '#lib/platform/http-client';
+import { getSettings } from '#lib/settings/index';
+
 import { EntityRepository } from '../policies/entity-repository';
 import { fromInput, type ResourceTypeInput } from './resource-type';
 import { represent, ResourceTypeRepository } from './resource-type-repository';

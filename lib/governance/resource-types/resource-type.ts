@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-import type { Settings } from '../../settings';
-import { batchSize, DEFAULT_BATCH_SIZE, RESOURCE_TYPE_NAME } from '../../settings/schema';
-import { isAbsoluteHttpUrl } from '../../settings/values';
+import type { Settings } from '#lib/settings/index';
+import { batchSize, DEFAULT_BATCH_SIZE, RESOURCE_TYPE_NAME } from '#lib/settings/schema';
+import { isAbsoluteHttpUrl } from '#lib/settings/values';
 
 /** The seed's representation of a type without descriptor configuration. */
 export const NO_DESCRIPTOR_CONFIGURATION = 'PLATFORM_no_descriptor_configuration_provided';

@@ -1,7 +1,8 @@
-import { getDatabase } from '../../db/client';
-import { inTransaction } from '../../db/transaction';
-import { logger } from '../../logging/logger';
-import { getSettings } from '../../settings';
+import { getDatabase } from '#lib/db/client';
+import { inTransaction } from '#lib/db/transaction';
+import { logger } from '#lib/logging/logger';
+import { getSettings } from '#lib/settings/index';
+
 import { environmentsOf, type QueuedEvaluation, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
 import { nextCronRun } from './cron';
 import { CronScheduleRepository } from './cron-schedule-repository';

@@ -1,7 +1,8 @@
 import { and, asc, eq, isNotNull, lte, or, sql } from 'drizzle-orm';
 
-import type { Database } from '../../db/client';
-import type { Transaction } from '../../db/transaction';
+import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
+
 import type { EntityRow } from '../policies/entity-repository';
 import { nextCronRun } from './cron';
 

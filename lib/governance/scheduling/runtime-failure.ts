@@ -1,8 +1,9 @@
-import type { Database } from '../../db/client';
-import type { Transaction } from '../../db/transaction';
-import { OutboxRepository } from '../../outbox/outbox-repository';
-import { notificationOf } from '../../platform/notifications';
-import { getSettings } from '../../settings';
+import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
+import { OutboxRepository } from '#lib/outbox/outbox-repository';
+import { notificationOf } from '#lib/platform/notifications';
+import { getSettings } from '#lib/settings/index';
+
 import type { ReportRow } from '../evaluation/report-repository';
 import { ResultRepository } from '../evaluation/result-repository';
 import { EntityRepository } from '../policies/entity-repository';

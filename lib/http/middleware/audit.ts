@@ -1,11 +1,12 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
-import { getDatabase } from '../../db/client';
-import { logger } from '../../logging/logger';
-import { dispatchInBackground } from '../../outbox/background-dispatch';
-import { OutboxRepository } from '../../outbox/outbox-repository';
-import { getSettings } from '../../settings';
+import { getDatabase } from '#lib/db/client';
+import { logger } from '#lib/logging/logger';
+import { dispatchInBackground } from '#lib/outbox/background-dispatch';
+import { OutboxRepository } from '#lib/outbox/outbox-repository';
+import { getSettings } from '#lib/settings/index';
+
 import type { Principal } from '../endpoint';
 import type { RequestContextInternal } from './request-context';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
-import { type Logger, logger } from '../../logging/logger';
+import { type Logger, logger } from '#lib/logging/logger';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

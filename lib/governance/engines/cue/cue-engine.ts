@@ -1,4 +1,5 @@
-import { getSettings, type Settings } from '../../../settings';
+import { getSettings, type Settings } from '#lib/settings/index';
+
 import { type CueCompileCheck, type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
 import { type BatchEntity, evaluateBatch } from './batch-evaluation';
 import { planBatches, type PlanLimits } from './batch-planning';

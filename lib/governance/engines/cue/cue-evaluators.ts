@@ -1,4 +1,5 @@
-import { getSettings, type Settings } from '../../../settings';
+import { getSettings, type Settings } from '#lib/settings/index';
+
 import {
   type CueCompileCheck,
   type CueScriptCheck,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 
-import type { Settings } from '../../../settings';
+import type { Settings } from '#lib/settings/index';
+
 import { ConcurrencyLimit } from './concurrency-limit';
 import { ABORTED_MESSAGE, type CueJob, type CueOutput, CueRunFailure, type CueRunner, outputCapped, timedOut } from './cue-runner';
 import { inJobDirectory } from './job-directory';

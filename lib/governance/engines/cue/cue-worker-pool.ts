@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
-import { runtimeEnvironment } from '../../../settings/environment';
+import { runtimeEnvironment } from '#lib/settings/environment';
+
 import { ABORTED_MESSAGE, type CueJob, type CueOutput, CueRunFailure, type CueRunner, outputCapped, timedOut } from './cue-runner';
 import { inJobDirectory } from './job-directory';
 

@@ -1,5 +1,6 @@
-import { storedLlm } from '../../../assistant/assistant-service';
-import { getDatabase } from '../../../db/client';
+import { storedLlm } from '#lib/assistant/assistant-service';
+import { getDatabase } from '#lib/db/client';
+
 import type { PolicyEngine } from '../engine';
 import { LlmAnswerRepository } from './llm-answer-repository';
 import { LlmEngine } from './llm-engine';

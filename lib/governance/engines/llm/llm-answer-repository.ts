@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 
-import type { Database } from '../../../db/client';
-import type { Transaction } from '../../../db/transaction';
+import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
+
 import type { LlmAnswer, LlmAnswerKey, LlmAnswerStore } from './llm-answer-store';
 
 export class LlmAnswerRepository implements LlmAnswerStore {

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
-import type { GatewayOptions } from '../../../assistant/llm-gateway';
-import { ProviderError, structuredChat } from '../../../assistant/llm-gateway';
-import type { ModelConnection } from '../../../assistant/model-config-repository';
-import { logger } from '../../../logging/logger';
+import type { GatewayOptions } from '#lib/assistant/llm-gateway';
+import { ProviderError, structuredChat } from '#lib/assistant/llm-gateway';
+import type { ModelConnection } from '#lib/assistant/model-config-repository';
+import { logger } from '#lib/logging/logger';
+
 import { type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
 import { judgeEachPair } from '../engine-pairs';
 import type { LlmAnswer, LlmAnswerStore } from './llm-answer-store';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
-import type { StructuredQuestion } from '../../../assistant/llm-gateway';
+import type { StructuredQuestion } from '#lib/assistant/llm-gateway';
+
 import type { EngineResource } from '../engine';
 
 const SYSTEM = [

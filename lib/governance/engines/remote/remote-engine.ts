@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { outboundFetch, type OutboundTimeouts } from '../../../platform/http-client';
+import { outboundFetch, type OutboundTimeouts } from '#lib/platform/http-client';
+
 import { type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
 import { judgeEachPair } from '../engine-pairs';
 

@@ -3,7 +3,8 @@
  * the WebAssembly path (docs/cue-policies.md): requireConcrete = `cue vet -c`, else conflicts only;
  * a required field (`!`) missing is a violation in both.
  */
-import type { EngineResult } from '../../engine';
+import type { EngineResult } from '#lib/governance/engines/engine';
+
 import type { StructLit } from './ast';
 import { BudgetExceeded, Context } from './context';
 import { defaultOf } from './expressions';
