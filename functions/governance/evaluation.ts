@@ -11,7 +11,7 @@ import { startedResponse } from '#lib/governance/evaluation/started-response';
 import { httpHandler } from '#lib/http/handler';
 
 export const evaluate = httpHandler(evaluateEndpoint, async ({ body, principal, headers }) =>
-  startedResponse(headers, (waitMs) => evaluation.evaluateDescriptor(body, principal.subject, waitMs)),
+  startedResponse(headers, (waitMs) => evaluation.evaluate(body, principal.subject, waitMs)),
 );
 
 /** The page after `next`, as a Link header (RFC 8288). */

@@ -65,7 +65,11 @@ export async function getModelConfig(kind: ModelKind): Promise<ModelConfigRepres
 }
 
 /** Stores a configuration; with `verify`, only after one minimal provider call succeeded. */
-export async function saveModelConfig(kind: ModelKind, input: ModelConfigInput, verify: boolean, subject: string, signal?: AbortSignal) {
+export async function saveModelConfig(
+  kind: ModelKind,
+  input: ModelConfigInput,
+  { verify, subject, signal }: { verify: boolean; subject: string; signal?: AbortSignal },
+) {
   const { repository, gateway } = await assistant();
   const problem = callableUrlProblem(await getSettings(), input.endpoint);
   if (problem) throw new InvalidInput([{ path: 'endpoint', message: `endpoint ${problem}` }]);

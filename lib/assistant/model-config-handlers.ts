@@ -14,7 +14,7 @@ export function modelConfigHandlers(kind: ModelKind) {
   return {
     read: httpHandler(ENDPOINTS[kind].read, async () => ({ status: 200, body: await getModelConfig(kind) })),
     save: httpHandler(ENDPOINTS[kind].save, async ({ body, query, principal, signal }) => {
-      const { config, created } = await saveModelConfig(kind, body, query.verify === 'true', principal.subject, signal);
+      const { config, created } = await saveModelConfig(kind, body, { verify: query.verify === 'true', subject: principal.subject, signal });
       return { status: created ? 201 : 200, body: config };
     }),
   };

@@ -47,7 +47,7 @@ async function requireType(name: string) {
 }
 
 /** Evaluate API: the descriptor against every active deployment-time entity of its type and environment. */
-export async function evaluateDescriptor(input: EvaluateInput, subject: string, waitMs: number): Promise<Started> {
+export async function evaluate(input: EvaluateInput, subject: string, waitMs: number): Promise<Started> {
   const type = await requireType(input.resourceType);
   await requireKnownEnvironment(input.environment, 'environment');
   const descriptor = parseDescriptor(input.descriptor);
@@ -73,7 +73,12 @@ export async function evaluateDescriptor(input: EvaluateInput, subject: string, 
  * or against every resource the perimeter resolver lists for the environment. Its results stay
  * with its report and never enter the history.
  */
-export async function testEntity(kind: EntityKind, id: string, input: PolicyTestInput, subject: string, waitMs: number, version?: number): Promise<Started> {
+export async function testEntity(
+  kind: EntityKind,
+  id: string,
+  input: PolicyTestInput,
+  { subject, waitMs, version }: { subject: string; waitMs: number; version?: number },
+): Promise<Started> {
   const entity = await readEntityRow(kind, id, version);
   if (!entity.engine) throw new ConflictError(`This ${kind} has no engine (it is passive): there is nothing to run`);
   const type = await requireType(entity.resourceType);

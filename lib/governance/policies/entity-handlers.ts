@@ -44,10 +44,10 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
     publish: httpHandler(endpoints.publish, async ({ params, principal }) => ({ status: 200, body: await publishEntity(kind, params.id, principal.subject) })),
     changeStatusOf: httpHandler(endpoints.changeStatusOf, async ({ params, body, principal }) => ({
       status: 200,
-      body: await changeStatusOfEntity(kind, params.id, body.status, principal.subject, body.version),
+      body: await changeStatusOfEntity(kind, params.id, { to: body.status, subject: principal.subject, version: body.version }),
     })),
     test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers }) =>
-      startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, principal.subject, waitMs, query.version)),
+      startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, { subject: principal.subject, waitMs, version: query.version })),
     ),
   };
 }

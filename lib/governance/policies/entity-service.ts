@@ -191,7 +191,11 @@ export async function updateEntity(
 }
 
 /** A lifecycle move of one version (the newest unless `version` is given); illegal moves are 409. */
-export async function changeStatusOfEntity(kind: EntityKind, id: string, to: EntityStatus, subject: string, version?: number): Promise<EntityRepresentation> {
+export async function changeStatusOfEntity(
+  kind: EntityKind,
+  id: string,
+  { to, subject, version }: { to: EntityStatus; subject: string; version?: number },
+): Promise<EntityRepresentation> {
   const current = await readEntityRow(kind, id, version);
   if (!canMove(current.status, to)) {
     const allowed = allowedMoves(current.status);
