@@ -145,6 +145,11 @@ export class FakeHostedModel extends FakeServer<Record<string, unknown>> {
     });
   }
 
+  /** The body of an LLM or embedder configuration whose provider is this fake (deployment `<model>-deployment`). */
+  configuration(model: string, apiKey: string): Record<string, unknown> {
+    return { provider: 'hosted_llm', api_key: apiKey, endpoint: this.url, api_version: '2024-10-21', model, deployment: `${model}-deployment` };
+  }
+
   /** The next chat turns' answers, in order (structured-output and embeddings requests take none). */
   scriptChat(...answers: FakeAnswer[]): this {
     this.chatScript.push(...answers);

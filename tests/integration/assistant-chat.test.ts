@@ -37,15 +37,6 @@ let handlers: {
   chat: typeof chatModule;
 };
 
-const config = (model: string, apiKey: string) => ({
-  provider: 'hosted_llm',
-  api_key: apiKey,
-  endpoint: fake.url,
-  api_version: '2024-10-21',
-  model,
-  deployment: `${model}-deployment`,
-});
-
 const createPolicy = async (name: string, description: string, cueScript: string, tags: string[]) => {
   const response = await invoke(handlers.policies.createPolicy, {
     method: 'POST',
@@ -87,13 +78,15 @@ beforeAll(async () => {
     policies: await import('../../functions/governance/policies'),
     chat: await import('../../functions/assistant/chat'),
   };
-  expect((await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o', API_KEY) })).status).toBe(201);
+  expect(
+    (await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: fake.configuration('gpt-4o', API_KEY) })).status,
+  ).toBe(201);
   expect(
     (
       await invoke(handlers.embedder.saveEmbedderConfig, {
         method: 'POST',
         path: '/assistant/v1/embedder/config',
-        body: config('text-embedding-3-small', EMBEDDER_KEY),
+        body: fake.configuration('text-embedding-3-small', EMBEDDER_KEY),
       })
     ).status,
   ).toBe(201);

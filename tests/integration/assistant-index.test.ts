@@ -36,19 +36,18 @@ let handlers: {
   refresher: typeof refresherModule;
 };
 
-const config = (model: string) => ({
-  provider: 'hosted_llm',
-  api_key: API_KEY,
-  endpoint: fake.url,
-  api_version: '2024-10-21',
-  model,
-  deployment: `${model}-deployment`,
-});
-
 const saveBoth = async (embedderModel = 'text-embedding-3-small') => {
-  expect((await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') })).status).toBeLessThan(300);
   expect(
-    (await invoke(handlers.embedder.saveEmbedderConfig, { method: 'POST', path: '/assistant/v1/embedder/config', body: config(embedderModel) })).status,
+    (await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: fake.configuration('gpt-4o', API_KEY) })).status,
+  ).toBeLessThan(300);
+  expect(
+    (
+      await invoke(handlers.embedder.saveEmbedderConfig, {
+        method: 'POST',
+        path: '/assistant/v1/embedder/config',
+        body: fake.configuration(embedderModel, API_KEY),
+      })
+    ).status,
   ).toBeLessThan(300);
 };
 const refresh = () => invoke(handlers.index.refreshKnowledgeIndex, { method: 'POST', path: '/assistant/v1/index/refresh' });
@@ -113,7 +112,7 @@ describe('the knowledge index', () => {
       expect(response.status).toBe(409);
       expect(response.body.missing).toEqual(['llm', 'embedder']);
     }
-    await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') });
+    await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: fake.configuration('gpt-4o', API_KEY) });
     const response = await refresh();
     expect(response.status).toBe(409);
     expect(response.body.missing).toEqual(['embedder']);

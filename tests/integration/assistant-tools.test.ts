@@ -37,15 +37,6 @@ let handlers: {
   chat: typeof chatModule;
 };
 
-const config = (model: string) => ({
-  provider: 'hosted_llm',
-  api_key: API_KEY,
-  endpoint: fake.url,
-  api_version: '2024-10-21',
-  model,
-  deployment: `${model}-deployment`,
-});
-
 interface Policy {
   id: string;
   version: number;
@@ -122,10 +113,17 @@ beforeAll(async () => {
     evaluation: await import('../../functions/governance/evaluation'),
     chat: await import('../../functions/assistant/chat'),
   };
-  expect((await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: config('gpt-4o') })).status).toBe(201);
   expect(
-    (await invoke(handlers.embedder.saveEmbedderConfig, { method: 'POST', path: '/assistant/v1/embedder/config', body: config('text-embedding-3-small') }))
-      .status,
+    (await invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body: fake.configuration('gpt-4o', API_KEY) })).status,
+  ).toBe(201);
+  expect(
+    (
+      await invoke(handlers.embedder.saveEmbedderConfig, {
+        method: 'POST',
+        path: '/assistant/v1/embedder/config',
+        body: fake.configuration('text-embedding-3-small', API_KEY),
+      })
+    ).status,
   ).toBe(201);
   owner = await createPolicy('Data product owner', OWNER_SCRIPT, 'enabled');
   retention = await createPolicy('Retention period', 'retentionDays!: int & <=400', 'enabled');

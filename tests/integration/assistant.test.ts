@@ -31,15 +31,7 @@ let handlers: {
   chat: typeof chatModule;
 };
 
-const config = (overrides: Record<string, unknown> = {}) => ({
-  provider: 'hosted_llm',
-  api_key: API_KEY,
-  endpoint: fake.url,
-  api_version: '2024-10-21',
-  model: 'gpt-4o',
-  deployment: 'chat-deployment',
-  ...overrides,
-});
+const config = (overrides: Record<string, unknown> = {}) => ({ ...fake.configuration('gpt-4o', API_KEY), deployment: 'chat-deployment', ...overrides });
 
 const saveLlm = (body: unknown, query?: Record<string, string>) =>
   invoke(handlers.llm.saveLlmConfig, { method: 'POST', path: '/assistant/v1/llm/config', body, query });
