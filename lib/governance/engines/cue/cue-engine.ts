@@ -164,7 +164,7 @@ export function getCueEngine(): Promise<CueEngine> {
   return shared;
 }
 
-/** Stops the shared engine's workers (tests, orderly shutdown); the next getCueEngine starts a new one. */
+/** Stops the shared engine's worker threads (the tests that start them end with it); the next getCueEngine starts a new engine. */
 export async function closeCueEngine(): Promise<void> {
   const engine = shared;
   shared = undefined;
