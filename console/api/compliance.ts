@@ -1,12 +1,12 @@
-import type { complianceSummaryEndpoint, complianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
+import type { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
 
 import { get, type Query } from './client';
 import type { Answer } from './contracts';
 
 const BASE = '/v1/computational-governance/compliance';
 
-export type ComplianceSummary = Answer<typeof complianceSummaryEndpoint>;
-export type ComplianceTrend = Answer<typeof complianceTrendEndpoint>;
+export type ComplianceSummary = Answer<typeof getComplianceSummaryEndpoint>;
+export type ComplianceTrend = Answer<typeof getComplianceTrendEndpoint>;
 /** Resources by passing / failing and worst outcome (a summary's, a breakdown's or a day's). */
 export type ResourceCounts = ComplianceSummary['resources'];
 

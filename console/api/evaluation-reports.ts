@@ -1,12 +1,12 @@
-import type { readReportEndpoint, readReportResultsEndpoint } from '#lib/governance/evaluation/endpoints';
+import type { getEvaluationReportEndpoint, getEvaluationReportResultsEndpoint } from '#lib/governance/evaluation/endpoints';
 
 import { get } from './client';
 import type { Answer } from './contracts';
 
 const BASE = '/v1/computational-governance/evaluation-reports';
 
-export type EvaluationReport = Answer<typeof readReportEndpoint>;
-export type ResultsPage = Answer<typeof readReportResultsEndpoint>;
+export type EvaluationReport = Answer<typeof getEvaluationReportEndpoint>;
+export type ResultsPage = Answer<typeof getEvaluationReportResultsEndpoint>;
 export type EvaluationResult = ResultsPage['data'][number];
 
 export const readReport = (id: string, signal?: AbortSignal) => get<EvaluationReport>(`${BASE}/${id}`, { signal });

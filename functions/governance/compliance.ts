@@ -1,13 +1,13 @@
 import * as compliance from '#lib/governance/compliance/compliance-service';
-import { complianceSummaryEndpoint, complianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
+import { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
 import { httpHandler } from '#lib/http/handler';
 
-export const getComplianceSummary = httpHandler(complianceSummaryEndpoint, async ({ query }) => ({
+export const getComplianceSummary = httpHandler(getComplianceSummaryEndpoint, async ({ query }) => ({
   status: 200,
   body: await compliance.getComplianceSummary(query),
 }));
 
-export const getComplianceTrend = httpHandler(complianceTrendEndpoint, async ({ query }) => ({
+export const getComplianceTrend = httpHandler(getComplianceTrendEndpoint, async ({ query }) => ({
   status: 200,
   body: await compliance.getComplianceTrend(query),
 }));

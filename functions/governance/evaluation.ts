@@ -1,9 +1,9 @@
 import {
   evaluateEndpoint,
-  listDisagreementsEndpoint,
+  getEvaluationReportEndpoint,
+  getEvaluationReportResultsEndpoint,
+  listCueDisagreementsEndpoint,
   listResultsEndpoint,
-  readReportEndpoint,
-  readReportResultsEndpoint,
 } from '#lib/governance/evaluation/endpoints';
 import * as evaluation from '#lib/governance/evaluation/evaluation-service';
 import * as reports from '#lib/governance/evaluation/report-reading';
@@ -18,14 +18,14 @@ export const evaluate = httpHandler(evaluateEndpoint, async ({ body, principal, 
 const nextLink = (id: string, limit: number, next: string | null): Record<string, string> =>
   next ? { link: `</v1/computational-governance/evaluation-reports/${id}/results?limit=${limit}&after=${next}>; rel="next"` } : {};
 
-export const getEvaluationReport = httpHandler(readReportEndpoint, async ({ params, query }) => {
+export const getEvaluationReport = httpHandler(getEvaluationReportEndpoint, async ({ params, query }) => {
   const report = await reports.getEvaluationReport(params.id, query);
   return { status: 200, body: report, headers: nextLink(params.id, report.resultsPage.limit, report.resultsPage.next) };
 });
 
 const NDJSON = /application\/(x-)?ndjson/i;
 
-export const getEvaluationReportResults = httpHandler(readReportResultsEndpoint, async ({ params, query, headers }) => {
+export const getEvaluationReportResults = httpHandler(getEvaluationReportResultsEndpoint, async ({ params, query, headers }) => {
   const page = await reports.getEvaluationReportResults(params.id, query);
   const link = nextLink(params.id, page.limit, page.next);
   if (NDJSON.test(headers.accept ?? '')) {
@@ -39,7 +39,7 @@ export const listResults = httpHandler(listResultsEndpoint, async ({ query }) =>
   return { status: 200, body: await evaluation.listResults(filters, { limit, offset }) };
 });
 
-export const listCueDisagreements = httpHandler(listDisagreementsEndpoint, async ({ query }) => {
+export const listCueDisagreements = httpHandler(listCueDisagreementsEndpoint, async ({ query }) => {
   const { limit, offset, ...filters } = query;
   return { status: 200, body: await evaluation.listCueDisagreements(filters, { limit, offset }) };
 });

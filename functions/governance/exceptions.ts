@@ -1,4 +1,4 @@
-import { createExceptionEndpoint, deleteExceptionEndpoint, listExceptionsEndpoint, readExceptionEndpoint } from '#lib/governance/exceptions/endpoints';
+import { createExceptionEndpoint, deleteExceptionEndpoint, getExceptionEndpoint, listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
 import * as exceptions from '#lib/governance/exceptions/exception-service';
 import { httpHandler } from '#lib/http/handler';
 
@@ -12,7 +12,7 @@ export const listExceptions = httpHandler(listExceptionsEndpoint, async ({ query
   return { status: 200, body: await exceptions.listExceptions(filters, { limit, offset }) };
 });
 
-export const getException = httpHandler(readExceptionEndpoint, async ({ params }) => ({ status: 200, body: await exceptions.getException(params.id) }));
+export const getException = httpHandler(getExceptionEndpoint, async ({ params }) => ({ status: 200, body: await exceptions.getException(params.id) }));
 
 export const deleteException = httpHandler(deleteExceptionEndpoint, async ({ params }) => {
   await exceptions.deleteException(params.id);

@@ -1,5 +1,5 @@
 import * as evaluation from '#lib/governance/evaluation/evaluation-service';
-import { passiveResultEndpoint, policyEndpoints } from '#lib/governance/policies/endpoints';
+import { policyEndpoints, recordPassiveResultEndpoint } from '#lib/governance/policies/endpoints';
 import { entityHandlers } from '#lib/governance/policies/entity-handlers';
 import { httpHandler } from '#lib/http/handler';
 
@@ -15,7 +15,7 @@ export const {
   test: testPolicy,
 } = entityHandlers('policy', policyEndpoints);
 
-export const recordPassiveResult = httpHandler(passiveResultEndpoint, async ({ params, body }) => ({
+export const recordPassiveResult = httpHandler(recordPassiveResultEndpoint, async ({ params, body }) => ({
   status: 201,
   body: await evaluation.recordPassiveResult(params.id, body),
 }));

@@ -1,8 +1,8 @@
 import {
   deleteResourceTypeEndpoint,
+  getGovernanceResourceTypeEndpoint,
+  getResourceTypeEndpoint,
   listResourceTypesEndpoint,
-  readGovernanceResourceTypeEndpoint,
-  readResourceTypeEndpoint,
   registerResourceTypeEndpoint,
 } from '#lib/governance/resource-types/endpoints';
 import * as resourceTypes from '#lib/governance/resource-types/resource-type-service';
@@ -18,12 +18,12 @@ export const listResourceTypes = httpHandler(listResourceTypesEndpoint, async ({
   body: await resourceTypes.listResourceTypes(query),
 }));
 
-export const getResourceType = httpHandler(readResourceTypeEndpoint, async ({ params }) => ({
+export const getResourceType = httpHandler(getResourceTypeEndpoint, async ({ params }) => ({
   status: 200,
   body: await resourceTypes.getResourceType(params.name),
 }));
 
-export const getGovernanceResourceType = httpHandler(readGovernanceResourceTypeEndpoint, async ({ params }) => ({
+export const getGovernanceResourceType = httpHandler(getGovernanceResourceTypeEndpoint, async ({ params }) => ({
   status: 200,
   body: await resourceTypes.getResourceType(params.name),
 }));

@@ -1,10 +1,10 @@
 import { openApiDocument } from '#lib/api/openapi-document';
 import { httpHandler } from '#lib/http/handler';
-import { openApiEndpoint } from '#lib/service/endpoints';
+import { getOpenApiDocumentEndpoint } from '#lib/service/endpoints';
 
 let document: ReturnType<typeof openApiDocument> | undefined;
 
-export const getOpenApiDocument = httpHandler(openApiEndpoint, async () => {
+export const getOpenApiDocument = httpHandler(getOpenApiDocumentEndpoint, async () => {
   document ??= openApiDocument();
   return { status: 200, body: document };
 });

@@ -1,62 +1,62 @@
 import {
   chatEndpoint,
-  readEmbedderConfigEndpoint,
-  readIndexEndpoint,
-  readLlmConfigEndpoint,
-  refreshIndexEndpoint,
+  getEmbedderConfigEndpoint,
+  getLlmConfigEndpoint,
+  readKnowledgeIndexEndpoint,
+  refreshKnowledgeIndexEndpoint,
   saveEmbedderConfigEndpoint,
   saveLlmConfigEndpoint,
 } from '#lib/assistant/endpoints';
-import { complianceSummaryEndpoint, complianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
+import { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
 import { listEnvironmentsEndpoint } from '#lib/governance/environments/endpoints';
 import {
   evaluateEndpoint,
-  listDisagreementsEndpoint,
+  getEvaluationReportEndpoint,
+  getEvaluationReportResultsEndpoint,
+  listCueDisagreementsEndpoint,
   listResultsEndpoint,
-  readReportEndpoint,
-  readReportResultsEndpoint,
 } from '#lib/governance/evaluation/endpoints';
-import { createExceptionEndpoint, deleteExceptionEndpoint, listExceptionsEndpoint, readExceptionEndpoint } from '#lib/governance/exceptions/endpoints';
-import { metricEndpoints, passiveResultEndpoint, policyEndpoints } from '#lib/governance/policies/endpoints';
+import { createExceptionEndpoint, deleteExceptionEndpoint, getExceptionEndpoint, listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
+import { metricEndpoints, policyEndpoints, recordPassiveResultEndpoint } from '#lib/governance/policies/endpoints';
 import {
   deleteResourceTypeEndpoint,
+  getGovernanceResourceTypeEndpoint,
+  getResourceTypeEndpoint,
   listResourceTypesEndpoint,
-  readGovernanceResourceTypeEndpoint,
-  readResourceTypeEndpoint,
   registerResourceTypeEndpoint,
 } from '#lib/governance/resource-types/endpoints';
 import type { Endpoint } from '#lib/http/endpoint';
-import { healthEndpoint, openApiEndpoint } from '#lib/service/endpoints';
+import { getHealthEndpoint, getOpenApiDocumentEndpoint } from '#lib/service/endpoints';
 
 /** Every published endpoint of both services; the OpenAPI document is generated from this list. */
 export const catalogue: readonly Endpoint[] = [
-  healthEndpoint,
-  openApiEndpoint,
-  readLlmConfigEndpoint,
+  getHealthEndpoint,
+  getOpenApiDocumentEndpoint,
+  getLlmConfigEndpoint,
   saveLlmConfigEndpoint,
-  readEmbedderConfigEndpoint,
+  getEmbedderConfigEndpoint,
   saveEmbedderConfigEndpoint,
   chatEndpoint,
-  refreshIndexEndpoint,
-  readIndexEndpoint,
+  refreshKnowledgeIndexEndpoint,
+  readKnowledgeIndexEndpoint,
   registerResourceTypeEndpoint,
   listResourceTypesEndpoint,
-  readResourceTypeEndpoint,
-  readGovernanceResourceTypeEndpoint,
+  getResourceTypeEndpoint,
+  getGovernanceResourceTypeEndpoint,
   deleteResourceTypeEndpoint,
   listEnvironmentsEndpoint,
   ...Object.values(policyEndpoints),
-  passiveResultEndpoint,
+  recordPassiveResultEndpoint,
   ...Object.values(metricEndpoints),
   evaluateEndpoint,
-  readReportEndpoint,
-  readReportResultsEndpoint,
+  getEvaluationReportEndpoint,
+  getEvaluationReportResultsEndpoint,
   listResultsEndpoint,
-  listDisagreementsEndpoint,
-  complianceSummaryEndpoint,
-  complianceTrendEndpoint,
+  listCueDisagreementsEndpoint,
+  getComplianceSummaryEndpoint,
+  getComplianceTrendEndpoint,
   createExceptionEndpoint,
   listExceptionsEndpoint,
-  readExceptionEndpoint,
+  getExceptionEndpoint,
   deleteExceptionEndpoint,
 ];

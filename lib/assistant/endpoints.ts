@@ -34,9 +34,9 @@ const saveConfig = <K extends ModelKind>(kind: K) =>
     },
   });
 
-export const readLlmConfigEndpoint = readConfig('llm');
+export const getLlmConfigEndpoint = readConfig('llm');
 export const saveLlmConfigEndpoint = saveConfig('llm');
-export const readEmbedderConfigEndpoint = readConfig('embedder');
+export const getEmbedderConfigEndpoint = readConfig('embedder');
 export const saveEmbedderConfigEndpoint = saveConfig('embedder');
 
 /** What every endpoint that needs both configurations and calls the provider may answer besides its own. */
@@ -61,7 +61,7 @@ export const chatEndpoint = endpoint({
   },
 });
 
-export const refreshIndexEndpoint = endpoint({
+export const refreshKnowledgeIndexEndpoint = endpoint({
   operationId: 'refreshKnowledgeIndex',
   method: 'POST',
   path: '/assistant/v1/index/refresh',
@@ -74,7 +74,7 @@ export const refreshIndexEndpoint = endpoint({
   },
 });
 
-export const readIndexEndpoint = endpoint({
+export const readKnowledgeIndexEndpoint = endpoint({
   operationId: 'readKnowledgeIndex',
   method: 'GET',
   path: '/assistant/v1/index',

@@ -1,12 +1,12 @@
 import { httpHandler } from '#lib/http/handler';
 
 import { getModelConfig, saveModelConfig } from './assistant-service';
-import { readEmbedderConfigEndpoint, readLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from './endpoints';
+import { getEmbedderConfigEndpoint, getLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from './endpoints';
 import type { ModelKind } from './model-config';
 
 const ENDPOINTS = {
-  llm: { read: readLlmConfigEndpoint, save: saveLlmConfigEndpoint },
-  embedder: { read: readEmbedderConfigEndpoint, save: saveEmbedderConfigEndpoint },
+  llm: { read: getLlmConfigEndpoint, save: saveLlmConfigEndpoint },
+  embedder: { read: getEmbedderConfigEndpoint, save: saveEmbedderConfigEndpoint },
 } as const;
 
 /** GET and POST of one model configuration: the LLM's and the embedder's behave the same. */

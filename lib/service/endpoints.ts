@@ -9,7 +9,7 @@ const healthSchema = z
   })
   .meta({ id: 'Health' });
 
-export const healthEndpoint = endpoint({
+export const getHealthEndpoint = endpoint({
   operationId: 'getHealth',
   method: 'GET',
   path: '/health',
@@ -22,7 +22,7 @@ export const healthEndpoint = endpoint({
   },
 });
 
-export const openApiEndpoint = endpoint({
+export const getOpenApiDocumentEndpoint = endpoint({
   operationId: 'getOpenApiDocument',
   method: 'GET',
   path: '/openapi.json',
@@ -44,7 +44,7 @@ export const unknownRouteEndpoint = endpoint({
 });
 
 /** The governance console's page and its assets (not part of the published API; docs/console.md). */
-export const consoleEndpoint = endpoint({
+export const getConsoleEndpoint = endpoint({
   operationId: 'getConsole',
   method: 'GET',
   path: '/console/{proxy+}',

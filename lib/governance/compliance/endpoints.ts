@@ -2,7 +2,7 @@ import { endpoint } from '#lib/http/endpoint';
 
 import { complianceSummary, complianceTrend, summaryQuery, trendQuery } from './compliance';
 
-export const complianceSummaryEndpoint = endpoint({
+export const getComplianceSummaryEndpoint = endpoint({
   operationId: 'getComplianceSummary',
   method: 'GET',
   path: '/v1/computational-governance/compliance/summary',
@@ -14,7 +14,7 @@ export const complianceSummaryEndpoint = endpoint({
   responses: { 200: { description: 'The summary', schema: complianceSummary } },
 });
 
-export const complianceTrendEndpoint = endpoint({
+export const getComplianceTrendEndpoint = endpoint({
   operationId: 'getComplianceTrend',
   method: 'GET',
   path: '/v1/computational-governance/compliance/trend',

@@ -17,7 +17,7 @@ export const evaluateEndpoint = endpoint({
   },
 });
 
-export const readReportEndpoint = endpoint({
+export const getEvaluationReportEndpoint = endpoint({
   operationId: 'getEvaluationReport',
   method: 'GET',
   path: '/v1/computational-governance/evaluation-reports/{id}',
@@ -31,7 +31,7 @@ export const readReportEndpoint = endpoint({
   },
 });
 
-export const readReportResultsEndpoint = endpoint({
+export const getEvaluationReportResultsEndpoint = endpoint({
   operationId: 'getEvaluationReportResults',
   method: 'GET',
   path: '/v1/computational-governance/evaluation-reports/{id}/results',
@@ -55,7 +55,7 @@ export const listResultsEndpoint = endpoint({
   responses: { 200: { description: 'A page of results', schema: listOf(evaluationResult, 'EvaluationResultList') } },
 });
 
-export const listDisagreementsEndpoint = endpoint({
+export const listCueDisagreementsEndpoint = endpoint({
   operationId: 'listCueDisagreements',
   method: 'GET',
   path: '/v1/computational-governance/cue-disagreements',

@@ -30,7 +30,7 @@ export const listExceptionsEndpoint = endpoint({
   responses: { 200: { description: 'A page of exceptions', schema: listOf(governanceException, 'GovernanceExceptionList') } },
 });
 
-export const readExceptionEndpoint = endpoint({
+export const getExceptionEndpoint = endpoint({
   operationId: 'getException',
   method: 'GET',
   path: `${PATH}/{id}`,

@@ -136,7 +136,7 @@ function entityEndpoints(kind: EntityKind) {
 export const policyEndpoints = entityEndpoints('policy');
 export const metricEndpoints = entityEndpoints('metric');
 
-export const passiveResultEndpoint = endpoint({
+export const recordPassiveResultEndpoint = endpoint({
   operationId: 'recordPassiveResult',
   method: 'POST',
   path: '/v1/computational-governance/policies/{id}/results',

@@ -43,8 +43,8 @@ const read = (operationId: string, path: string) =>
   });
 
 /** The path the product document names. */
-export const readResourceTypeEndpoint = read('getResourceType', '/v1/resource-types/{name}');
-export const readGovernanceResourceTypeEndpoint = read('getGovernanceResourceType', `${BASE}/{name}`);
+export const getResourceTypeEndpoint = read('getResourceType', '/v1/resource-types/{name}');
+export const getGovernanceResourceTypeEndpoint = read('getGovernanceResourceType', `${BASE}/{name}`);
 
 export const deleteResourceTypeEndpoint = endpoint({
   operationId: 'deleteResourceType',
