@@ -85,7 +85,10 @@ async function request<T>(method: string, path: string, options: RequestOptions 
   }
   if (!response.ok) {
     const problem = await problemOf(response);
-    if (response.status === 401 && !options.credentials) unauthorized(problem);
+    // The first 401 signs the tab out and says why. A call its page gave up on (the sign-out aborts the
+    // page's other calls, whose bodies then cannot be read) or a later 401 of the same tab says nothing more.
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (response.status === 401 && !options.credentials && readCredentials() !== undefined) unauthorized(problem);
     throw problem;
   }
   return (response.status === 204 ? undefined : await response.json()) as T;
