@@ -28,11 +28,33 @@ export function authorizationOf(credentials: Credentials): string {
 
 /**
  * The link `npm start` prints opens /console#token=<jwt>: a fragment never reaches a server (nor
- * its logs). The token is kept for the tab and removed from the address bar and the history.
+ * its logs). The token is removed from the address bar and the history at once; the caller decides
+ * whether it signs the tab in (see tokenLinkAsks).
  */
-export function takeTokenFromAddress(): void {
+export function takeTokenFromAddress(): string | undefined {
   const match = /^#token=([^&]+)/.exec(location.hash);
-  if (!match) return;
-  keepCredentials({ kind: 'bearer', token: decodeURIComponent(match[1]) });
-  history.replaceState(null, '', `${location.pathname}${location.search}#/`);
+  if (!match) return undefined;
+  // Replaced, not added: the address with the token is in neither the address bar nor the history.
+  location.replace('#/');
+  return decodeURIComponent(match[1]);
+}
+
+/**
+ * Whether a token link must ask before it replaces the credentials of a signed-in tab: always,
+ * except on the local server (`npm start`), whose page says `sign-in` in its meta (the console
+ * function writes it, lib/console/console-files.ts). A crafted link must not silently sign a
+ * victim's tab in as someone else.
+ */
+export const tokenLinkAsks = () => document.querySelector('meta[name="cgp-token-link"]')?.getAttribute('content') !== 'sign-in';
+
+/** Whom credentials name, as far as the tab can tell: a JWT's subject (read, not verified: only to show), a Basic user. */
+export function subjectOf(credentials: Credentials): string | undefined {
+  if (credentials.kind === 'basic') return credentials.user;
+  try {
+    const payload = credentials.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const subject = (JSON.parse(atob(payload)) as { sub?: unknown }).sub;
+    return typeof subject === 'string' ? subject : undefined;
+  } catch {
+    return undefined;
+  }
 }

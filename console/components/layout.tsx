@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { href, type Route } from '../router';
 
@@ -9,9 +9,19 @@ interface LayoutProps {
   readonly current?: Route;
   readonly title: string;
   readonly onSignOut: () => void;
-  /** The assistant panel, beside the page (below it on a narrow screen). */
+  /** The assistant panel, beside the page (below it on a narrow screen), opened and closed by a button of the top bar. */
   readonly aside?: ComponentChildren;
   readonly children: ComponentChildren;
+}
+
+const ASSISTANT_KEY = 'cgp.console.assistant';
+/** Wide enough for the widest list beside the assistant panel: narrower, the panel starts closed and the page has the width. */
+const WIDE = '(min-width: 1440px)';
+
+/** Whether the assistant panel is open: as the person left it in this tab, else open on a wide screen only. */
+function assistantStartsOpen(): boolean {
+  const chosen = sessionStorage.getItem(ASSISTANT_KEY);
+  return chosen === null ? matchMedia(WIDE).matches : chosen === 'open';
 }
 
 /** The frame of every signed-in page: navigation, the page, the assistant's place. */
@@ -22,12 +32,17 @@ export function Layout({ routes, current, title, onSignOut, aside, children }: L
     document.title = `${title} · Governance console`;
     heading.current?.focus();
   }, [title]);
+  const [assistantOpen, setAssistantOpen] = useState(assistantStartsOpen);
+  const toggleAssistant = () => {
+    sessionStorage.setItem(ASSISTANT_KEY, assistantOpen ? 'closed' : 'open');
+    setAssistantOpen(!assistantOpen);
+  };
   const skipToContent = (event: Event) => {
     event.preventDefault();
     heading.current?.focus();
   };
   return (
-    <div class={aside ? 'shell with-aside' : 'shell'}>
+    <div class={aside && assistantOpen ? 'shell with-aside' : 'shell'}>
       <a class="skip-link" href="#main" onClick={skipToContent}>
         Skip to content
       </a>
@@ -46,6 +61,11 @@ export function Layout({ routes, current, title, onSignOut, aside, children }: L
               ))}
           </ul>
         </nav>
+        {aside ? (
+          <button type="button" class="assistant-toggle" aria-expanded={assistantOpen} aria-controls="assistant" onClick={toggleAssistant}>
+            Assistant
+          </button>
+        ) : null}
         <button type="button" class="sign-out" onClick={onSignOut}>
           Sign out
         </button>
@@ -57,7 +77,8 @@ export function Layout({ routes, current, title, onSignOut, aside, children }: L
         {children}
       </main>
       {aside ? (
-        <aside class="assistant" aria-label="Assistant">
+        // Hidden, not removed, while closed: the conversation is kept.
+        <aside id="assistant" class="assistant" aria-label="Assistant" hidden={!assistantOpen}>
           {aside}
         </aside>
       ) : null}

@@ -1,3 +1,4 @@
+import { formatNumber } from '../format';
 /** The list endpoints' `meta.pagination`. */
 export interface Pagination {
   readonly limit: number;
@@ -11,7 +12,7 @@ export function Pager({ pagination, hrefOf }: { pagination: Pagination; hrefOf: 
   const last = Math.min(offset + limit, total);
   return (
     <nav class="pager" aria-label="Pages">
-      <span aria-live="polite">{total === 0 ? 'None' : `${offset + 1}–${last} of ${total}`}</span>
+      <span aria-live="polite">{total === 0 ? 'None' : `${formatNumber(offset + 1)}–${formatNumber(last)} of ${formatNumber(total)}`}</span>
       {offset > 0 ? (
         <a class="button" href={hrefOf(Math.max(0, offset - limit))} rel="prev">
           Previous

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { type EvaluationReport, type EvaluationResult, readReport, reportResults } from '../api/evaluation-reports';
+import { formatNumber } from '../format';
 import { useApi } from '../use-api';
 import { type Column, DataTable } from './data-table';
 import { ProblemNotice } from './problem';
@@ -90,7 +91,9 @@ function ReportResults({ id, total }: { id: string; total: number }) {
             empty="No results."
           />
           <nav class="pager" aria-label="Result pages">
-            <span aria-live="polite">{total === 0 ? 'None' : `${first + 1}–${first + page.data.data.length} of ${total}`}</span>
+            <span aria-live="polite">
+              {total === 0 ? 'None' : `${formatNumber(first + 1)}–${formatNumber(first + page.data.data.length)} of ${formatNumber(total)}`}
+            </span>
             {cursors.length > 1 ? (
               <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
                 Previous
@@ -123,7 +126,7 @@ export function ReportProgress({ id, title }: { id: string; title: string }) {
             <label for={`progress-${id}`}>{ended(report) ? `Report ${report.status}` : `Report ${report.status}…`}</label>
             <progress id={`progress-${id}`} max={Math.max(total, 1)} value={ended(report) ? Math.max(total, 1) : done} />
             <span aria-live="polite">
-              {done} of {total} resources
+              {formatNumber(done)} of {formatNumber(total)} resources
             </span>
           </div>
           {report.progress.waiting?.map((wait) => (

@@ -1,4 +1,5 @@
 import { entityPath, type Result } from '../api/results';
+import { formatDateTime } from '../format';
 import { href } from '../router';
 
 /** The page of a resource: its id and environment name it. */
@@ -35,4 +36,5 @@ export function ResultErrors({ errors }: { errors: readonly string[] }) {
   );
 }
 
-export const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
+/** A moment of the API (ISO), in the browser's language and time zone. */
+export const when = (iso: string) => <time dateTime={iso}>{formatDateTime(iso)}</time>;

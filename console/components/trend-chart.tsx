@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 
 import type { ComplianceTrend } from '../api/compliance';
+import { formatDay, formatNumber } from '../format';
 
 const HEIGHT = 240;
 const DAY_SECONDS = 86_400;
@@ -23,7 +24,11 @@ const options = (width: number): uPlot.Options => ({
   // The days are UTC days: the axis shows them as such, whatever the browser's zone.
   tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
   scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
-  axes: [{ space: 60, incrs: [DAY_SECONDS, 7 * DAY_SECONDS, 30 * DAY_SECONDS] }, { label: 'Resources' }],
+  // The axes' labels in the console's language (uPlot's own are English dates and navigator.language numbers).
+  axes: [
+    { space: 60, incrs: [DAY_SECONDS, 7 * DAY_SECONDS, 30 * DAY_SECONDS], values: (_chart, splits) => splits.map(formatDay) },
+    { label: 'Resources', values: (_chart, splits) => splits.map(formatNumber) },
+  ],
   series: [
     { label: 'Day', value: '{YYYY}-{MM}-{DD}' },
     { label: 'Passing', stroke: '#1a7f37', width: 2, points: { show: true } },
@@ -76,9 +81,9 @@ export function TrendChart({ trend }: { trend: ComplianceTrend }) {
                   <td>{day.date}</td>
                   {day.resources ? (
                     <>
-                      <td>{day.resources.total}</td>
-                      <td>{day.resources.passing}</td>
-                      <td>{day.resources.failing}</td>
+                      <td>{formatNumber(day.resources.total)}</td>
+                      <td>{formatNumber(day.resources.passing)}</td>
+                      <td>{formatNumber(day.resources.failing)}</td>
                     </>
                   ) : (
                     <td colSpan={3}>not recorded yet</td>

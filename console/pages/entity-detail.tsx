@@ -12,6 +12,7 @@ import { EntityTest } from '../components/entity-test';
 import { Pager } from '../components/pager';
 import { ProblemNotice } from '../components/problem';
 import { MetricValue, ReportProgress } from '../components/report-progress';
+import { when } from '../components/result-cells';
 import { href, navigate, type RouteProps } from '../router';
 import { useApi } from '../use-api';
 
@@ -20,8 +21,6 @@ const RESULTS_PAGE = 25;
 
 /** The button of each move of the lifecycle (lib/governance/policies/lifecycle.ts). */
 const MOVE_LABEL: Record<EntityStatus, string> = { draft: 'Back to draft', grace: 'Start grace period', enabled: 'Enable', disabled: 'Disable' };
-
-const when = (time: string) => <time dateTime={time}>{new Date(time).toLocaleString()}</time>;
 
 /** One version, readable whole: its fields and its script or rule. */
 function VersionDetails({ version, open }: { version: EntityVersion; open: boolean }) {

@@ -5,6 +5,7 @@ import { type Column, DataTable } from '../components/data-table';
 import { SelectField, TextField } from '../components/fields';
 import { Pager } from '../components/pager';
 import { ProblemNotice } from '../components/problem';
+import { when } from '../components/result-cells';
 import { href, navigate, type RouteProps } from '../router';
 import { useApi } from '../use-api';
 
@@ -22,7 +23,7 @@ const columns = (collection: EntityCollection): Column<Entity>[] => [
   { header: 'Severity', cell: (entity) => entity.severity },
   { header: 'Engine', cell: (entity) => entity.engine ?? '—' },
   { header: 'Trigger', cell: (entity) => entity.trigger },
-  { header: 'Updated', cell: (entity) => <time dateTime={entity.updatedAt}>{new Date(entity.updatedAt).toLocaleString()}</time> },
+  { header: 'Updated', cell: (entity) => when(entity.updatedAt) },
 ];
 
 /** Policies or metrics: the API's filters (in the address), one page of the API at a time. */

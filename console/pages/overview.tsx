@@ -5,7 +5,9 @@ import { listEnvironments, listResourceTypes } from '../api/governance';
 import { type Column, DataTable } from '../components/data-table';
 import { SelectField, TextField } from '../components/fields';
 import { ProblemNotice } from '../components/problem';
+import { when } from '../components/result-cells';
 import { TrendChart } from '../components/trend-chart';
+import { formatNumber, formatPercent } from '../format';
 import { href, navigate, type RouteProps } from '../router';
 import { useApi } from '../use-api';
 
@@ -26,7 +28,7 @@ const OUTCOME_LABELS: Record<(typeof OUTCOMES)[number], string> = {
   failed: 'failed (could not be evaluated)',
 };
 
-const percent = (part: number, whole: number) => (whole === 0 ? '' : ` (${Math.round((part / whole) * 100)} %)`);
+const percent = (part: number, whole: number) => (whole === 0 ? '' : ` (${formatPercent(part / whole)})`);
 
 /** Resources passing and failing, at a glance. */
 function Figures({ resources }: { resources: ResourceCounts }) {
@@ -34,19 +36,19 @@ function Figures({ resources }: { resources: ResourceCounts }) {
     <dl class="figures" aria-label="Resources">
       <div>
         <dt>Resources</dt>
-        <dd>{resources.total}</dd>
+        <dd>{formatNumber(resources.total)}</dd>
       </div>
       <div class="good">
         <dt>Passing</dt>
         <dd>
-          {resources.passing}
+          {formatNumber(resources.passing)}
           <small>{percent(resources.passing, resources.total)}</small>
         </dd>
       </div>
       <div class="bad">
         <dt>Failing</dt>
         <dd>
-          {resources.failing}
+          {formatNumber(resources.failing)}
           <small>{percent(resources.failing, resources.total)}</small>
         </dd>
       </div>
@@ -57,9 +59,9 @@ function Figures({ resources }: { resources: ResourceCounts }) {
 const breakdownColumns = (filters: ComplianceFilters): Column<Breakdown>[] => [
   { header: 'Environment', cell: (row) => <a href={href('/overview', { ...filters, environment: row.environment })}>{row.environment}</a> },
   { header: 'Resource type', cell: (row) => <a href={href('/overview', { ...filters, resourceType: row.resourceType })}>{row.resourceType}</a> },
-  { header: 'Resources', cell: (row) => row.resources.total },
-  { header: 'Passing', cell: (row) => row.resources.passing },
-  { header: 'Failing', cell: (row) => row.resources.failing },
+  { header: 'Resources', cell: (row) => formatNumber(row.resources.total) },
+  { header: 'Passing', cell: (row) => formatNumber(row.resources.passing) },
+  { header: 'Failing', cell: (row) => formatNumber(row.resources.failing) },
 ];
 
 /** A policy's page, or a metric's. */
@@ -71,9 +73,9 @@ const failingColumns: Column<FailingPolicy>[] = [
   { header: 'Severity', cell: (entity) => entity.severity },
   { header: 'Status', cell: (entity) => <span class={`status status-${entity.status}`}>{entity.status}</span> },
   { header: 'Resource type', cell: (entity) => entity.resourceType },
-  { header: 'Failing (error, failed)', cell: (entity) => entity.outcomes.error + entity.outcomes.failed },
-  { header: 'Findings (info, warning)', cell: (entity) => entity.outcomes.info + entity.outcomes.warning },
-  { header: 'Results', cell: (entity) => entity.outcomes.total },
+  { header: 'Failing (error, failed)', cell: (entity) => formatNumber(entity.outcomes.error + entity.outcomes.failed) },
+  { header: 'Findings (info, warning)', cell: (entity) => formatNumber(entity.outcomes.info + entity.outcomes.warning) },
+  { header: 'Results', cell: (entity) => formatNumber(entity.outcomes.total) },
 ];
 
 /**
@@ -157,8 +159,7 @@ export function OverviewPage({ query }: RouteProps) {
           <>
             <Figures resources={data.resources} />
             <p class="hint">
-              A resource fails when one of its policies' newest results is error or failed (the deploy gate's rule). Computed at{' '}
-              <time dateTime={data.computedAt}>{new Date(data.computedAt).toLocaleString()}</time>.
+              A resource fails when one of its policies' newest results is error or failed (the deploy gate's rule). Computed at {when(data.computedAt)}.
             </p>
             <section aria-labelledby="outcomes-heading">
               <h2 id="outcomes-heading">Results by outcome</h2>

@@ -38,19 +38,25 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-async function read(file: string): Promise<string | undefined> {
+async function read(file: string, root = runtimeEnvironment().root): Promise<string | undefined> {
   try {
-    return await readFile(join(runtimeEnvironment().root, BUILD_FOLDER, file), 'utf8');
+    return await readFile(join(root, BUILD_FOLDER, file), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }
 
-/** The console's page: never cached without asking again, so a new deployment shows at once. */
-export async function consolePage(): Promise<HttpResult> {
-  const html = await read('index.html');
-  if (html === undefined) throw new Unavailable('The console is not built: scripts/build-console.mjs builds it (npm start and npm run package do)');
+/**
+ * The console's page: never cached without asking again, so a new deployment shows at once. Its
+ * `cgp-token-link` meta tells the page what a `#token=` link does in a tab signed in already: on
+ * the local server (npm start) it signs in, as the link start-up prints means; deployed it asks
+ * first (console/auth/session.ts).
+ */
+export async function consolePage(environment = runtimeEnvironment()): Promise<HttpResult> {
+  const template = await read('index.html', environment.root);
+  if (template === undefined) throw new Unavailable('The console is not built: scripts/build-console.mjs builds it (npm start and npm run package do)');
+  const html = template.replace('%TOKEN_LINK%', environment.deployed ? 'ask' : 'sign-in');
   return { status: 200, text: html, headers: { ...SECURITY_HEADERS, 'content-type': CONTENT_TYPES['.html'], 'cache-control': 'no-cache' } };
 }
 

@@ -9,7 +9,7 @@ import type { ComplianceSummary, ComplianceTrend } from '#lib/governance/complia
 import { OUTCOMES } from '#lib/governance/evaluation/outcome';
 
 import { completion, FakeHostedModel, toolCalls } from '../fakes/hosted-model';
-import { inPage, screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
+import { inPage, openAssistant, screenshot, signedInConsole, VIEWPORTS } from '../support/browser';
 import { serviceCall } from '../support/governance-api';
 
 const API = '/v1/computational-governance';
@@ -130,7 +130,7 @@ describe('the Overview', () => {
   });
 
   it('fits a 390 px phone screen', async () => {
-    const { page, problems } = await signedIn(`#/overview?resourceType=${TYPE}`, VIEWPORTS.phone);
+    const { page, problems } = await signedIn(`#/overview?resourceType=${TYPE}`, { viewport: VIEWPORTS.phone });
     await expect.poll(() => figure(page, 'Resources'), SLOW).toBe(6);
     await page.locator('figure.trend[data-points]').waitFor();
     expect(await inPage(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
@@ -166,7 +166,7 @@ describe('the assistant panel', () => {
 
   it('answers a question with its sources as links to their pages, continues the conversation, and shows a drafted policy', async () => {
     const { page, problems } = await signedIn(`#/overview?resourceType=${TYPE}`);
-    const panel = page.getByRole('complementary', { name: 'Assistant' });
+    const panel = await openAssistant(page);
     fake.reset();
     fake.scriptChat(completion(`Owner is set ${marker} fails for urn:b and urn:c.`));
     await panel.getByLabel('Ask about policies, results, CUE').fill(`Which resources fail Owner is set ${marker}?`);
@@ -217,7 +217,7 @@ describe('the assistant panel', () => {
 
   it("shows the API's refusals: a question too long next to the field, a missing configuration (409) as its detail", async () => {
     const { page } = await signedIn('#/overview');
-    const panel = page.getByRole('complementary', { name: 'Assistant' });
+    const panel = await openAssistant(page);
     const field = panel.getByLabel('Ask about policies, results, CUE');
     await field.fill('x'.repeat(8001));
     await panel.getByRole('button', { name: 'Ask' }).click();

@@ -178,7 +178,7 @@ describe('the policy editor', () => {
       engine: 'cue',
       cueScript: RULE,
     });
-    const { page, problems } = await signedIn(`#/policies/${policy.id}/edit`, VIEWPORTS.phone);
+    const { page, problems } = await signedIn(`#/policies/${policy.id}/edit`, { viewport: VIEWPORTS.phone });
     await page.getByRole('heading', { level: 1, name: 'Policy editor' }).waitFor(SLOW);
     await editor(page).getByText('owner').waitFor(SLOW);
     const box = await page.locator('[data-editor="cueScript"]').boundingBox();

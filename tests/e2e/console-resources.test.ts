@@ -124,7 +124,7 @@ describe('the Resources page', () => {
   });
 
   it('works on a phone screen', async () => {
-    const { page, problems } = await signedIn(`#/resources/development/${encodeURIComponent(FAILING)}`, VIEWPORTS.phone);
+    const { page, problems } = await signedIn(`#/resources/development/${encodeURIComponent(FAILING)}`, { viewport: VIEWPORTS.phone });
     await page.getByRole('region', { name: 'Results per policy' }).locator('.result-errors pre').first().waitFor(SLOW);
     expect(await page.evaluate('document.documentElement.scrollWidth <= innerWidth')).toBe(true);
     await screenshot(page, 'console-resource-phone');

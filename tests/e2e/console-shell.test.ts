@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { CONTENT_SECURITY_POLICY } from '#lib/console/console-files';
 
-import { type ConsoleBrowser, consoleUrl, inPage, openBrowser, screenshot, VIEWPORTS } from '../support/browser';
+import { type BrowserOptions, type ConsoleBrowser, consoleUrl, inPage, openAssistant, openBrowser, screenshot, VIEWPORTS } from '../support/browser';
 import { authorized, technicalToken } from '../support/tokens';
 
 const baseUrl = inject('baseUrl');
@@ -30,8 +30,8 @@ async function openPolicies(page: Page) {
 }
 
 /** Opens the browser for a test (closed after it); the page's problems are checked by the test. */
-async function open(viewport?: { width: number; height: number }) {
-  browser = await openBrowser(viewport);
+async function open(options?: BrowserOptions) {
+  browser = await openBrowser(options);
   return browser;
 }
 
@@ -45,6 +45,8 @@ describe('the console is served by the application', () => {
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe|https?:/);
     const html = await response.text();
+    // Locally, a token link signs the tab in (deployed, it asks first: the token link tests below).
+    expect(html).toContain('<meta name="cgp-token-link" content="sign-in" />');
     // No inline script or style: only files of its own.
     expect(html).not.toMatch(/<script>|<style|style=/);
     const assets = [...html.matchAll(/(?:src|href)="(console\/assets\/[^"]+)"/g)].map((match) => match[1]);
@@ -199,22 +201,198 @@ describe('the policies list', () => {
   });
 
   it('works on a 390 px phone screen: nothing wider than the screen but the table, which scrolls; reachable with the keyboard', async () => {
-    const { page, problems } = await open(VIEWPORTS.phone);
+    const { page, problems } = await open({ viewport: VIEWPORTS.phone });
     await openPolicies(page);
     // A new page starts at its heading; before it are the navigation and the skip link.
     await expect.poll(() => inPage(page, 'document.activeElement?.tagName'), SLOW).toBe('H1');
     const before: unknown[] = [];
-    for (let step = 0; step < 6; step++) {
+    for (let step = 0; step < 7; step++) {
       await page.keyboard.press('Shift+Tab');
       before.push(await inPage(page, 'document.activeElement?.textContent'));
     }
-    expect(before).toEqual(['Sign out', 'Resources', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
+    expect(before).toEqual(['Sign out', 'Assistant', 'Resources', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
 
     await page.getByLabel('Name or description').fill(marker);
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => page.getByRole('navigation', { name: 'Pages' }).textContent(), SLOW).toContain(`of ${COUNT}`);
     expect(await inPage(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
     await screenshot(page, 'console-policies-phone');
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the console in any language the browser reports', () => {
+  // undefined: the machine's own, as a person's browser has it (on a C.UTF-8 machine Chromium says
+  // en-US@posix, which Intl refuses); C is no language tag either. Those two format in en-US.
+  for (const [locale, formatsIn] of [
+    [undefined, undefined],
+    ['de-DE', 'de-DE'],
+    ['ar-EG', 'ar-EG'],
+    ['C', 'en-US'],
+  ] as const) {
+    it(`renders the navigation, the overview and its chart, dates in ${formatsIn ?? "the machine's language"}: ${locale ?? "the machine's locale"}`, async () => {
+      const { page, problems } = await open({ locale });
+      await page.goto(consoleUrl(await technicalToken()));
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor(SLOW);
+      expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual([
+        'Overview',
+        'Policies',
+        'Metrics',
+        'Resources',
+      ]);
+      await page.locator('figure.trend[data-points]').waitFor(SLOW);
+      expect(await page.locator('.trend-chart canvas').count()).toBe(1);
+      // The moment the summary was computed, in the language the console formats in.
+      const computed = page.locator('main time').first();
+      const iso = await computed.getAttribute('datetime');
+      const language =
+        formatsIn ?? (await inPage<string>(page, "(() => { try { return Intl.getCanonicalLocales(navigator.language)[0] } catch { return 'en-US' } })()"));
+      const expected = await inPage<string>(
+        page,
+        `new Intl.DateTimeFormat(${JSON.stringify(language)}, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(${JSON.stringify(iso)}))`,
+      );
+      expect(await computed.textContent()).toBe(expected);
+      await screenshot(page, `console-overview-language-${locale ?? 'machine'}`);
+      expect(problems).toEqual([]);
+    });
+  }
+});
+
+describe('no blank page', () => {
+  it('shows what failed, a reload link and a sign-out inside the frame when a page throws while rendering; another page renders again', async () => {
+    const { page, problems } = await open();
+    // The API answers what the page cannot read: the Overview throws while rendering it.
+    await page.route('**/v1/computational-governance/compliance/summary*', (route) => route.fulfill({ json: { computedAt: new Date().toISOString() } }));
+    await page.goto(consoleUrl(await technicalToken()));
+    const failure = page.getByRole('alert').filter({ hasText: 'This page could not be shown' });
+    await failure.waitFor(SLOW);
+    expect(await failure.textContent()).toMatch(/TypeError: .+/);
+    expect(await failure.getByRole('link', { name: 'Reload the page' }).count()).toBe(1);
+    expect(await failure.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    // Inside the console's frame: the navigation is still there, and leads to a page that renders.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Policies', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor(SLOW);
+    expect(await failure.count()).toBe(0);
+    // Reported to the browser's console.
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.filter((problem) => !problem.startsWith('console: The governance console could not show this page: TypeError'))).toEqual([]);
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview', exact: true }).click();
+    await failure.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor(SLOW);
+    expect(await storedCredentials(page)).toBeNull();
+  });
+
+  it("says so when the console's script cannot be loaded", async () => {
+    const { page } = await open();
+    await page.route('**/console/assets/*.js', (route) => route.abort());
+    await page.goto(consoleUrl());
+    const message = page.getByRole('alert');
+    await message.filter({ hasText: 'The governance console did not start' }).waitFor({ state: 'visible', ...SLOW });
+    expect(await message.getByRole('link', { name: 'Reload the page' }).count()).toBe(1);
+  });
+});
+
+describe('tables fit', () => {
+  /** Whether every header of the table is whole inside the table's box and the window once scrolled into view inside the box; the headers that are not. */
+  async function unreachableHeaders(page: Page, width: number): Promise<string[]> {
+    const table = page.getByRole('region', { name: 'policies' });
+    const unreachable: string[] = [];
+    for (const header of await table.locator('th').allTextContents()) {
+      const cell = table.locator('th', { hasText: header });
+      await cell.evaluate((element) =>
+        (element as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'nearest', inline: 'nearest' }),
+      );
+      const [box, frame] = [await cell.boundingBox(), await table.boundingBox()];
+      if (!box || !frame || box.x < frame.x - 1 || box.x + box.width > frame.x + frame.width + 1 || frame.x + frame.width > width) unreachable.push(header);
+    }
+    return unreachable;
+  }
+
+  it('at 1280 x 900 every column of the policies list is visible, and reachable by scrolling the table with the assistant beside it', async () => {
+    const { page, problems } = await open({ viewport: { width: 1280, height: 900 } });
+    await openPolicies(page);
+    const table = page.getByRole('region', { name: 'policies' });
+    await table.locator('tbody tr').first().waitFor(SLOW);
+    expect(await table.locator('th').allTextContents()).toEqual([
+      'Name',
+      'Status',
+      'Version',
+      'Resource type',
+      'Environment',
+      'Severity',
+      'Engine',
+      'Trigger',
+      'Updated',
+    ]);
+    // Below 1440 px the assistant starts as a button: the list has the width, nothing to scroll.
+    expect(await page.getByRole('complementary', { name: 'Assistant' }).isVisible()).toBe(false);
+    expect(await table.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    expect(await unreachableHeaders(page, 1280)).toEqual([]);
+    await screenshot(page, 'console-policies-1280x900');
+
+    // Opened beside the page, the table scrolls inside its own box; the page itself does not.
+    await openAssistant(page);
+    expect(await unreachableHeaders(page, 1280)).toEqual([]);
+    expect(await inPage(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(1280);
+    await screenshot(page, 'console-policies-1280x900-assistant');
+    // The choice is kept for the tab: another page opens with the panel.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Metrics', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Metrics' }).waitFor(SLOW);
+    expect(await page.getByRole('complementary', { name: 'Assistant' }).isVisible()).toBe(true);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('a token link', () => {
+  /** The page as served deployed: its meta says a token link asks first (lib/console/console-files.ts). */
+  const servedDeployed = (page: Page) =>
+    page.route(`${baseUrl}/console`, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: (await response.text()).replace('content="sign-in"', 'content="ask"') });
+    });
+
+  it('deployed, asks before it replaces the credentials of a signed-in tab, whether opened in the tab or loaded anew', async () => {
+    const { page, problems } = await open();
+    await servedDeployed(page);
+    const mine = await technicalToken({ sub: 'me' });
+    const theirs = await technicalToken({ sub: 'someone-else' });
+    // Not signed in: the link signs in.
+    await page.goto(consoleUrl(mine));
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor(SLOW);
+    expect(JSON.parse((await storedCredentials(page)) ?? '{}')).toEqual({ kind: 'bearer', token: mine });
+
+    // Another token opened in the signed-in tab (the fragment changes): asked, nothing replaced, the token left the address.
+    await page.goto(consoleUrl(theirs));
+    const question = page.getByRole('heading', { level: 1, name: 'Sign in with this link?' });
+    await question.waitFor(SLOW);
+    expect(await page.locator('main').textContent()).toContain('for someone-else');
+    expect(await page.locator('main').textContent()).toContain('as me');
+    expect(page.url()).not.toContain('token=');
+    expect(JSON.parse((await storedCredentials(page)) ?? '{}')).toEqual({ kind: 'bearer', token: mine });
+    await page.getByRole('button', { name: 'Stay signed in as before' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor(SLOW);
+    expect(JSON.parse((await storedCredentials(page)) ?? '{}')).toEqual({ kind: 'bearer', token: mine });
+
+    // Loaded anew in the same tab (its session kept): asked again; this time the person takes it.
+    await page.goto('about:blank');
+    await page.goto(consoleUrl(theirs));
+    await question.waitFor(SLOW);
+    await page.getByRole('button', { name: "Sign in with the link's token" }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor(SLOW);
+    expect(JSON.parse((await storedCredentials(page)) ?? '{}')).toEqual({ kind: 'bearer', token: theirs });
+    expect(problems).toEqual([]);
+  });
+
+  it('locally, signs a signed-in tab in with the new token at once, as npm start means it', async () => {
+    const { page, problems } = await open();
+    await page.goto(consoleUrl(await technicalToken({ sub: 'first' })));
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor(SLOW);
+    const second = await technicalToken({ sub: 'second' });
+    await page.goto(consoleUrl(second));
+    await expect.poll(async () => JSON.parse((await storedCredentials(page)) ?? '{}'), SLOW).toEqual({ kind: 'bearer', token: second });
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor(SLOW);
+    expect(page.url()).toBe(`${baseUrl}/console#/overview`);
     expect(problems).toEqual([]);
   });
 });

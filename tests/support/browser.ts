@@ -37,16 +37,25 @@ export interface ConsoleBrowser {
   close(): Promise<void>;
 }
 
-/** A headless Chromium with a new empty profile, one page at `viewport`. */
-export async function openBrowser(viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<ConsoleBrowser> {
+export interface BrowserOptions {
+  readonly viewport?: { width: number; height: number };
+  /**
+   * The browser's language. Absent: the machine's, as a person's browser has it (on a POSIX
+   * machine, C.UTF-8, Chromium reports `en-US@posix`, which Intl refuses: the console must render
+   * all the same). Only the README's screenshots pin one, so that they read the same everywhere.
+   */
+  readonly locale?: string;
+}
+
+/** A headless Chromium with a new empty profile, one page at `viewport` (desktop by default). */
+export async function openBrowser({ viewport = VIEWPORTS.desktop, locale }: BrowserOptions = {}): Promise<ConsoleBrowser> {
   const context = await playwright.launchPersistentContext(mkdtempSync(path.join(tmpdir(), 'cgp-chromium-')), {
     executablePath: inject('chromiumPath'),
     args: [...chromium.args.filter((arg) => !WEAKENING.has(arg)), ...CLOSED_NETWORK],
     headless: true,
     viewport,
-    // Not the machine's: a POSIX locale (C.UTF-8) is no language tag, and Intl refuses it.
-    locale: 'en-US',
-    timezoneId: 'UTC',
+    ...(locale === undefined ? {} : { locale }),
+    // The machine's time zone, as a person's browser has it.
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
@@ -58,6 +67,14 @@ export async function openBrowser(viewport: { width: number; height: number } = 
     content: "document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`))",
   });
   return { page, problems, close: () => context.close() };
+}
+
+/** Opens the assistant panel with its button of the top bar (closed at first below 1440 px); answers the panel. */
+export async function openAssistant(page: Page) {
+  await page.getByRole('button', { name: 'Assistant', exact: true }).click();
+  const panel = page.getByRole('complementary', { name: 'Assistant' });
+  await panel.waitFor();
+  return panel;
 }
 
 /** Evaluates `expression` in the page (text: this project's TypeScript has no DOM types outside console/). */
@@ -78,14 +95,14 @@ export async function screenshot(page: Page, name: string): Promise<string> {
  * A signed-in console for each test of a file: `signedIn(route, viewport?)` opens a browser on the
  * link `npm start` prints, waits for the Overview, then goes to `route`; the browser closes after the test.
  */
-export function signedInConsole(): (route: string, viewport?: { width: number; height: number }) => Promise<ConsoleBrowser> {
+export function signedInConsole(): (route: string, options?: BrowserOptions) => Promise<ConsoleBrowser> {
   let browser: ConsoleBrowser | undefined;
   afterEach(async () => {
     await browser?.close();
     browser = undefined;
   });
-  return async (route, viewport) => {
-    browser = await openBrowser(viewport);
+  return async (route, options) => {
+    browser = await openBrowser(options);
     await browser.page.goto(consoleUrl(await technicalToken()));
     await browser.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 20_000 });
     await browser.page.evaluate(`location.hash = ${JSON.stringify(route)}`);
