@@ -3,6 +3,7 @@ import { benchCgpTest } from './cgp-test';
 import { benchCompliance } from './compliance';
 import { nativeThroughput } from './cue-native-throughput';
 import { cueThroughput } from './cue-throughput';
+import { benchEntityList } from './entity-list';
 import { benchEvaluateApi } from './evaluate-api';
 import { benchPublishEvaluation } from './publish-evaluation';
 import { benchReportRead } from './report-read';
@@ -23,5 +24,7 @@ console.log('# Grounded chat retrieval over a knowledge index of 5,000 chunks (r
 await benchRetrieval();
 console.log('# The compliance summary and trend over 1,000,000 results (serverless offline, embedded PostgreSQL)');
 await benchCompliance();
+console.log('# Pages of the list of 10,000 policies, by name and filtered (serverless offline, embedded PostgreSQL)');
+await benchEntityList();
 console.log('# `cgp test` on 1,000 descriptor files (the command line, a process of its own, no server)');
 await benchCgpTest();

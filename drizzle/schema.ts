@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -37,6 +38,13 @@ export interface TaskWaiting {
   attempts: number;
   nextTryAt: string;
 }
+
+/**
+ * A policy's or metric's name as lists sort it, case-insensitively (by the database's collation): the
+ * expression of the index governance_entities_list and of the lists' ORDER BY
+ * (lib/governance/policies/entity-repository.ts), one expression so that PostgreSQL reads a page from the index.
+ */
+export const lowerName = (name: AnyPgColumn) => sql`lower(${name})`;
 
 /** PostgreSQL's full-text document type; only PostgreSQL writes it (a generated column). */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -172,9 +180,9 @@ export function defineTables(schemaName: string) {
       uniqueIndex('governance_entities_latest')
         .on(table.id)
         .where(sql`latest`),
-      // A list page in its default order (name, then id) among the newest versions of a kind.
+      // A list page in its default order (lower(name), then name, then id) among the newest versions of a kind.
       index('governance_entities_list')
-        .on(table.kind, table.name, table.id)
+        .on(table.kind, lowerName(table.name), table.name, table.id)
         .where(sql`latest`),
       // What Evaluate looks for: the active entities of a type.
       index('governance_entities_active')

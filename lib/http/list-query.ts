@@ -2,10 +2,16 @@ import { z } from 'zod';
 
 const SORT_ORDERS = ['asc', 'desc'] as const;
 
-/** `sort-by` (one of `fields`; absent: the list's own order) and `sort-order` (absent: `asc`). */
-export const sortQuery = <T extends readonly [string, ...string[]]>(fields: T) => ({
-  'sort-by': z.enum(fields, { error: `sort-by must be one of ${fields.join(', ')}` }).optional(),
-  'sort-order': z.enum(SORT_ORDERS, { error: `sort-order must be one of ${SORT_ORDERS.join(', ')}` }).optional(),
+/** `sort-by` (one of `fields`, as `description` tells the OpenAPI document; absent: the list's own order) and `sort-order` (absent: `asc`). */
+export const sortQuery = <T extends readonly [string, ...string[]]>(fields: T, description: string) => ({
+  'sort-by': z
+    .enum(fields, { error: `sort-by must be one of ${fields.join(', ')}` })
+    .optional()
+    .meta({ description }),
+  'sort-order': z
+    .enum(SORT_ORDERS, { error: `sort-order must be one of ${SORT_ORDERS.join(', ')}` })
+    .optional()
+    .meta({ description: 'The direction of sort-by (asc by default); its ties stay ascending' }),
 });
 
 /** A comma list of UUIDs (`id-in=a,b`), at most `max` of them. */

@@ -108,7 +108,7 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0018 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0019 too), with a history in it.
     await database.sql.unsafe(`
       drop table ${other}.latest_results, ${other}.compliance_days, ${other}.compliance_snapshot_days, ${other}.governance_exceptions;
       drop index ${other}.governance_entities_list;

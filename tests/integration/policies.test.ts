@@ -272,6 +272,61 @@ describe('listing', () => {
   });
 });
 
+describe('the order of names', () => {
+  // As people write names: capitalised or not, words or paths; two that differ only in case, two equal.
+  const NAMES = ['Console policy', 'actual_policies/x', 'cli owner', 'beta', 'Beta', 'Same name', 'Same name'];
+
+  it.each(['policies', 'metrics'] as const)(
+    'on /%s is case-insensitive, ties by the name as written then by id: by default, by sort-by=name, descending, under another sort-by and across pages',
+    async (kind) => {
+      const path = `/v1/computational-governance/${kind}`;
+      const handlers =
+        kind === 'policies' ? { create: policies.createPolicy, list: policies.listPolicy } : { create: metrics.createMetric, list: metrics.listMetric };
+      const created: { id: string; name: string }[] = [];
+      for (const name of NAMES) {
+        const response = await invoke(handlers.create, { method: 'POST', path, body: remotePolicy({ name }) });
+        expect(response.status).toBe(201);
+        created.push(response.body);
+      }
+      // The two equal names are told apart by id, which the database compares as the UUIDs' text would.
+      const [lowerId, higherId] = created
+        .filter((entity) => entity.name === 'Same name')
+        .map((entity) => entity.id)
+        .sort();
+      const labels = new Map(created.map((entity) => [entity.id, entity.name]));
+      labels.set(lowerId, 'Same name, lower id').set(higherId, 'Same name, higher id');
+      // Names equal but for case come in the order of the database's collation: capitals first under C, last under en_US.
+      const [{ upperFirst }] = await database.sql<{ upperFirst: boolean }[]>`select 'Beta' < 'beta' as "upperFirst"`;
+      const betas = upperFirst ? ['Beta', 'beta'] : ['beta', 'Beta'];
+      const order = async (query: Record<string, string> = {}) => {
+        const response = await invoke(handlers.list, { method: 'GET', path, query: { 'id-in': created.map((entity) => entity.id).join(','), ...query } });
+        expect(response.status).toBe(200);
+        return response.body.data.map((entity: { id: string }) => labels.get(entity.id));
+      };
+
+      const ascending = ['actual_policies/x', ...betas, 'cli owner', 'Console policy', 'Same name, lower id', 'Same name, higher id'];
+      expect(await order()).toEqual(ascending);
+      expect(await order({ 'sort-by': 'name' })).toEqual(ascending);
+      expect(await order({ 'sort-by': 'name', 'sort-order': 'asc' })).toEqual(ascending);
+      // The direction is the name's; its ties (as written, then id) stay ascending.
+      expect(await order({ 'sort-by': 'name', 'sort-order': 'desc' })).toEqual([
+        'Same name, lower id',
+        'Same name, higher id',
+        'Console policy',
+        'cli owner',
+        ...betas,
+        'actual_policies/x',
+      ]);
+      // All of one severity: the name orders them, case-insensitively too.
+      expect(await order({ 'sort-by': 'severity', 'sort-order': 'desc' })).toEqual(ascending);
+      // Pages of 2 split both ties (the betas, the equal names) and neither overlap nor miss one.
+      const pages = [];
+      for (const offset of [0, 2, 4, 6]) pages.push(...(await order({ limit: '2', offset: String(offset) })));
+      expect(pages).toEqual(ascending);
+    },
+  );
+});
+
 describe('metrics', () => {
   it('have thresholds and their own endpoints', async () => {
     const body = {

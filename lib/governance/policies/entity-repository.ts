@@ -4,6 +4,7 @@ import type { Database } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import type { Pagination } from '#lib/http/pagination';
 
+import { lowerName } from '../../../drizzle/schema';
 import { type EntityContent, type EntityFilters, type EntityKind, SEVERITIES } from './entity';
 import { ACTIVE_STATUSES, type EntityStatus, STATUSES } from './lifecycle';
 
@@ -103,19 +104,25 @@ export class EntityRepository {
     return { rows, total };
   }
 
-  /** `sort-by` in `sort-order`, then by name (the default order) and id, so that pages never overlap. */
+  /**
+   * `sort-by` in `sort-order`, then by name (the default order) and id, so that pages never overlap.
+   * Names sort as people read them, case-insensitively: by `lower(name)` (the database's collation),
+   * ties by the name as written, then id. The default order is what the index governance_entities_list
+   * holds (drizzle/schema.ts: `lowerName` is its expression, so PostgreSQL reads a page from it).
+   */
   private order(filters: EntityFilters): SQL[] {
     const t = this.table;
     const direction = filters['sort-order'] === 'desc' ? desc : asc;
     const key = filters['sort-by'] ?? 'name';
+    const byName = lowerName(t.name);
     const keys: Record<typeof key, SQL | AnyColumn> = {
-      name: t.name,
+      name: byName,
       createdAt: t.createdAt,
       updatedAt: t.updatedAt,
       severity: rank(t.severity, SEVERITIES),
       status: rank(t.status, STATUSES),
     };
-    return [direction(keys[key]), ...(key === 'name' ? [] : [asc(t.name)]), asc(t.id)];
+    return [direction(keys[key]), ...(key === 'name' ? [] : [asc(byName)]), asc(t.name), asc(t.id)];
   }
 
   /** Edits a draft in place; undefined when it is no longer the newest draft (someone moved it meanwhile). */

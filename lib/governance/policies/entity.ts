@@ -243,7 +243,11 @@ export const entityListQuery = paginationQuery
     ...entityFilters.shape,
     env: z.string().optional().meta({ description: "Another name for environment (the peer platform's)" }),
     'id-in': uuidListQuery('id-in', MAX_LIMIT).optional().meta({ description: 'Only these ids (comma list of UUIDs)' }),
-    ...sortQuery(ENTITY_SORT_FIELDS),
+    ...sortQuery(
+      ENTITY_SORT_FIELDS,
+      'The order of the list, name by default. Names compare case-insensitively (lower(name), by the database collation), then as written; ' +
+        'equal keys by name, then id. severity: info < warning < error; status: draft < grace < enabled < disabled',
+    ),
   })
   .superRefine(sameAsAlias('env', 'environment'));
 
