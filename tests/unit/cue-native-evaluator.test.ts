@@ -150,6 +150,25 @@ describe('the verdict', () => {
   });
 
   // The fields of a descriptor's object no rule names become vertices only when reached: each way of reaching them still checks them.
+  it('a hidden field counting the keys of a closed struct that a pattern or an optional field still opens to the descriptor is evaluated per descriptor', () => {
+    const fail = (path: string, count: number) => ({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(new RegExp(`^${path}: invalid value ${count} \\(out of bound <=1\\)`))] });
+    const counting = (labels: string) => `#Product: {name: string, labels: ${labels}}\n#Product\nlabels: _\n_tooMany: len([for k, _ in labels {k}]) & <=1\n`;
+    // The differential's case: `[string]: string` in a definition still admits every key of the descriptor.
+    for (const requireConcrete of [true, false]) {
+      expect(vet(counting('{[string]: string}'), { name: 'p', labels: { a: 'x', b: 'y', c: 'z' } }, requireConcrete)).toEqual(fail('_tooMany', 3));
+      expect(vet(counting('{[string]: string}'), { name: 'p', labels: { a: 'x' } }, requireConcrete)).toEqual(PASS);
+      // A pattern on some keys only, optional fields, an open list: the same.
+      expect(vet(counting('{[=~"^x"]: string}'), { name: 'p', labels: { xa: 'x', xb: 'y' } }, requireConcrete)).toEqual(fail('_tooMany', 2));
+      expect(vet(counting('{a?: string, b?: string}'), { name: 'p', labels: { a: 'x', b: 'y' } }, requireConcrete)).toEqual(fail('_tooMany', 2));
+      expect(vet(counting('[...string]').replace('for k, _ in', 'for _, k in'), { name: 'p', labels: ['a', 'b'] }, requireConcrete)).toEqual(fail('_tooMany', 2));
+    }
+    // The other side of the boundary: a closed struct that admits nothing more is final without a descriptor, and settled.
+    const fixed = compileNative(counting('{a: "x", b: "y"}'));
+    expect(fixed).toMatchObject({ ok: false, message: expect.stringMatching(/^_tooMany: invalid value 2 \(out of bound <=1\)/) });
+    const settled = compileNative('#P: {tags: {a: "x"}}\n#P\ntags: _\n_n: len(tags) & <=1\n');
+    expect(settled.ok && [...settled.program.settled]).toEqual(['#P', '_n']);
+  });
+
   it('adds the expression of a let whose value is incomplete where it is read, so that its other conjuncts still conflict', () => {
     for (const script of ['meta: _\nlet v = meta.n & int\nout: v\n', 'meta: _\nlet v = meta.n & {...}\nlet w = v\nout: w\n']) {
       expect(vet(script, { meta: {}, out: 'foo' }, false), script).toMatchObject({

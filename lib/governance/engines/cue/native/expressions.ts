@@ -121,7 +121,7 @@ export function noteRead(vertex: Vertex): void {
   if (vertex.tainted) ctx.taint++;
   else if (vertex.inDataSpace()) {
     const value = vertex.value;
-    const extensible = value === vertex ? !vertex.isClosed() && (vertex.isStruct || vertex.listOpen) : !isScalar(value);
+    const extensible = value === vertex ? vertex.mayReceiveData() : !isScalar(value);
     if (extensible || vertex.state !== 'done') {
       ctx.taint++;
       ctx.dataReads++;

@@ -593,7 +593,7 @@ export class Vertex {
       const scalar = this.scalar;
       if (scalar.t === 'constraint' && (scalar.kinds & kind) !== 0 && (scalar.bounds.length === 0 || scalar.bounds.every(excludesOnlyNull))) {
         // Without a descriptor an open list or struct may still grow: what a validator says of it now is not final.
-        if (scalar.validators.length > 0 && this.ctx.withoutData && (this.isList ? this.listOpen : !this.isClosed())) this.tainted = true;
+        if (scalar.validators.length > 0 && this.ctx.withoutData && this.mayReceiveData()) this.tainted = true;
         for (const validator of scalar.validators) {
           const verdict = validator.check(this);
           if (verdict === false || (verdict !== true && verdict.validation)) return unsatisfied(this.format(1), validator, verdict, validator.at);
@@ -1237,6 +1237,22 @@ export class Vertex {
 
   isClosed(): boolean {
     return this.groups.some((group) => group.active && !group.open);
+  }
+
+  /**
+   * Whether a descriptor may still add fields or elements here (the save check): an open struct or
+   * list, and also a closed struct that admits a field it does not have yet: a pattern constraint
+   * (`[string]: T` in a definition still admits every key a descriptor brings) or an optional or
+   * required field (`a?: T` becomes a field when a descriptor gives it). Sound because it
+   * over-approximates: a closed struct counts as fixed only when it can hold nothing but the regular
+   * fields it has, which the save check evaluates as they are.
+   */
+  mayReceiveData(): boolean {
+    if (this.isList) return this.listOpen;
+    if (!this.isStruct) return false;
+    if (!this.isClosed() || this.patterns.length > 0) return true;
+    for (const arc of this.arcMap.values()) if (!arc.regular && !arc.definition && !arc.hidden) return true;
+    return false;
   }
 
   /** As CUE prints it in a message. It evaluates nothing: a message must not start evaluations (which could fail and format again). */
