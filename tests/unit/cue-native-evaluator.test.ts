@@ -151,7 +151,11 @@ describe('the verdict', () => {
 
   // The fields of a descriptor's object no rule names become vertices only when reached: each way of reaching them still checks them.
   it('a hidden field counting the keys of a closed struct that a pattern or an optional field still opens to the descriptor is evaluated per descriptor', () => {
-    const fail = (path: string, count: number) => ({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(new RegExp(`^${path}: invalid value ${count} \\(out of bound <=1\\)`))] });
+    const fail = (path: string, count: number) => ({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: [expect.stringMatching(new RegExp(`^${path}: invalid value ${count} \\(out of bound <=1\\)`))],
+    });
     const counting = (labels: string) => `#Product: {name: string, labels: ${labels}}\n#Product\nlabels: _\n_tooMany: len([for k, _ in labels {k}]) & <=1\n`;
     // The differential's case: `[string]: string` in a definition still admits every key of the descriptor.
     for (const requireConcrete of [true, false]) {
@@ -160,7 +164,9 @@ describe('the verdict', () => {
       // A pattern on some keys only, optional fields, an open list: the same.
       expect(vet(counting('{[=~"^x"]: string}'), { name: 'p', labels: { xa: 'x', xb: 'y' } }, requireConcrete)).toEqual(fail('_tooMany', 2));
       expect(vet(counting('{a?: string, b?: string}'), { name: 'p', labels: { a: 'x', b: 'y' } }, requireConcrete)).toEqual(fail('_tooMany', 2));
-      expect(vet(counting('[...string]').replace('for k, _ in', 'for _, k in'), { name: 'p', labels: ['a', 'b'] }, requireConcrete)).toEqual(fail('_tooMany', 2));
+      expect(vet(counting('[...string]').replace('for k, _ in', 'for _, k in'), { name: 'p', labels: ['a', 'b'] }, requireConcrete)).toEqual(
+        fail('_tooMany', 2),
+      );
     }
     // The other side of the boundary: a closed struct that admits nothing more is final without a descriptor, and settled.
     const fixed = compileNative(counting('{a: "x", b: "y"}'));
@@ -624,5 +630,35 @@ describe('disjunctions', () => {
     });
     // A field that is the definition is the definition's value: its own disjunct naming it is eliminated there too.
     expect(vet('#L: {v: *0 | int, next: #L | null}\nl: #L\nok: l.next == null\nok: true\n', {})).toEqual(PASS);
+  });
+});
+
+describe('where the native evaluator said compliant and CUE did not (the differential of issue 34)', () => {
+  it('knows no predeclared `list`, `struct` or `byte`, as CUE does not', () => {
+    for (const name of ['list', 'struct', 'byte'])
+      expect(compileNative(`x: ${name}\n`)).toEqual({ ok: false, message: `x: reference "${name}" not found`, line: 1, column: 4 });
+    expect(compileNative('x: uint8\ny: rune\n')).toMatchObject({ ok: true });
+  });
+
+  it('reads `<-` as one token, as CUE does: `x: <-1` is no bound', () => {
+    expect(compileNative('x: <-1\n')).toMatchObject({ ok: false, message: "expected an expression, found '<-'", line: 1, column: 4 });
+    expect(compileNative('x: < -1\n')).toMatchObject({ ok: true });
+  });
+
+  it('finds the conflicts inside the policy itself in loose mode too, instead of taking them for incomplete values', () => {
+    for (const script of ['kind: close({team: <="m"})\nkind: kind.team\n', 'kind: kind.team\nkind: close({team: <="m"})\n'])
+      for (const requireConcrete of [true, false])
+        expect(vet(script, {}, requireConcrete)).toEqual({
+          satisfiesPolicy: false,
+          isError: false,
+          errors: [expect.stringMatching(/^kind: conflicting values <="m" and \{\.\.\.\} \(mismatched types string and struct\)/)],
+        });
+    // len() of a value of no kind len takes is wrong whatever the descriptor gives.
+    for (const requireConcrete of [true, false])
+      expect(vet('x: int\ny: len(x)\n', {}, requireConcrete)).toMatchObject({
+        satisfiesPolicy: false,
+        errors: expect.arrayContaining([expect.stringMatching(/^y: cannot use int \(type int\) as \(string\|bytes\|list\|struct\) in argument 1 to len/)]),
+      });
+    expect(vet('x: int | string\ny: len(x)\n', {}, false)).toEqual(PASS);
   });
 });

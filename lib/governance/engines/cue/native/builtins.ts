@@ -661,7 +661,12 @@ const lenBuiltin: Builtin = {
     if (target instanceof Vertex) return { t: 'num', int: true, v: target.isList ? target.elements().length : target.regularArcs().length };
     if (target.t === 'string') return { t: 'num', int: true, v: Buffer.byteLength(target.v) };
     if (target.t === 'bytes') return { t: 'num', int: true, v: Buffer.byteLength(target.v, 'latin1') };
-    if (!isScalar(target)) return incomplete(`len of a value that is not concrete: ${formatValue(target)}`, [at]);
+    if (!isScalar(target)) {
+      // A value of no kind len takes (`int`) is wrong whatever it becomes: a conflict, as CUE says, not an incomplete value.
+      if ((kindOf(target) & (STRING | BYTES | LIST | STRUCT)) === 0)
+        return bottom(`cannot use ${formatValue(target)} (type ${typeName(target)}) as (string|bytes|list|struct) in argument 1 to len`, [at]);
+      return incomplete(`len of a value that is not concrete: ${formatValue(target)}`, [at]);
+    }
     return bottom(`invalid argument ${formatValue(target)} (type ${typeName(target)}) for len`, [at]);
   },
 };
@@ -809,6 +814,7 @@ const matchIf: Builtin = {
   },
 };
 
+/** CUE's predeclared identifiers (spec.md, "Predeclared identifiers"): no `list`, `struct` or `byte`, which CUE does not know either. */
 export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
   ['int', kindConstraint(INT)],
   ['float', kindConstraint(FLOAT)],
@@ -817,8 +823,6 @@ export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
   ['bytes', kindConstraint(BYTES)],
   ['bool', kindConstraint(BOOL)],
   ['null', { t: 'null' }],
-  ['struct', kindConstraint(STRUCT)],
-  ['list', kindConstraint(LIST)],
   ['rune', integerType(0, 0x10ffff)],
   ['int8', integerType(-128, 127)],
   ['int16', integerType(-32768, 32767)],
@@ -826,7 +830,6 @@ export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
   ['int64', integerType(-(2 ** 63), 2 ** 63 - 1)],
   ['uint', constraint(INT, [{ op: '>=', value: { t: 'num', int: true, v: 0 } }])],
   ['uint8', integerType(0, 255)],
-  ['byte', integerType(0, 255)],
   ['uint16', integerType(0, 65535)],
   ['uint32', integerType(0, 2 ** 32 - 1)],
   ['uint64', integerType(0, 2 ** 64 - 1)],

@@ -48,6 +48,8 @@ const OPERATORS = [
   '>=',
   '=~',
   '!~',
+  // Not an operator of expressions: CUE's scanner reads `<-` as one token (an arrow no expression takes), so `<-1` is no bound.
+  '<-',
   '+',
   '-',
   '*',

@@ -207,6 +207,12 @@ interface Work {
   frozenFields?: Set<string>;
   /** A struct literal of comprehensions only was unified here: a struct unless something else decides (`{if false {a: 1}}` is `{}`). */
   comprehensionStruct?: boolean;
+  /**
+   * References that met this very field before its structs were added (`kind: close({team: <="m"})`
+   * with `kind: kind.team`: close()'s struct comes in once the pending conjuncts settle): added again
+   * once, after, when the field they select may be there (CUE finds it in the partial value).
+   */
+  retried?: Conjunct[];
 }
 
 const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [], shapes: [] });
@@ -514,6 +520,10 @@ export class Vertex {
     this.work = newWork();
     for (const conjunct of this.conjuncts) this.add(conjunct);
     this.settle();
+    if (this.work.retried) {
+      for (const conjunct of this.work.retried) this.add(conjunct);
+      this.settle();
+    }
     if (this.inherited?.code === 'cycle') this.resolveCycle();
     this.applyPatterns();
     // A comprehension that is incomplete waits until another one has yielded, then is tried again.
@@ -666,6 +676,10 @@ export class Vertex {
       case 'index': {
         const target = resolveReference(expr, env, this);
         if (target instanceof Vertex) return this.expand(target, conjunct);
+        if (expr.type !== 'ident' && isBottom(target) && target.code === 'cycle' && this.state === 'evaluating' && !this.work.retried?.includes(conjunct)) {
+          (this.work.retried ??= []).push(conjunct);
+          return;
+        }
         if (expr.type === 'ident' && isBottom(target) && target.code === 'incomplete') return this.addIncompleteLet(expr.name, env, target, conjunct);
         return this.addValue(target, conjunct, expr.at);
       }
