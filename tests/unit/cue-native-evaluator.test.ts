@@ -662,3 +662,19 @@ describe('where the native evaluator said compliant and CUE did not (the differe
     expect(vet('x: int | string\ny: len(x)\n', {}, false)).toEqual(PASS);
   });
 });
+
+describe('where the native evaluator refused what CUE accepts (the differential of issue 34)', () => {
+  it('lets a definition with `...` referenced in a conjunction inside another definition open it, as CUE does; one without does not', () => {
+    expect(vet('#A: {a: int, ...}\n#B: #A & {a: <10}\nb: #B & {a: 5, c: 1}\n', {})).toEqual(PASS);
+    expect(vet('#A: {a: int, ...}\n#B: {x: #A & {a: <10}}\nb: #B & {x: {a: 5, c: 1}}\n', {})).toEqual(PASS);
+    // Its nested structs stay closed, and two definitions conjoined close each on its own.
+    expect(compileNative('#A: {a: int, ...}\n#B: #A & {a: <10, b: {d: 1}}\nb: #B & {a: 5, b: {d: 1, e: 2}}\n')).toMatchObject({
+      ok: false,
+      message: 'b.b.e: field not allowed',
+    });
+    expect(compileNative('#A: {a: int}\n#C: {a: <10, ...}\n#B: #A & #C\nb: #B & {a: 5, c: 1}\n')).toMatchObject({
+      ok: false,
+      message: 'b.c: field not allowed',
+    });
+  });
+});

@@ -101,7 +101,8 @@ export class CloseGroup {
     return (
       (this.labels ??= labelsOf(this.declared)).has(label) ||
       this.patterns.some((pattern) => labelMatches(pattern, label, vertex)) ||
-      this.inner?.some((group) => group.declares(label, vertex)) === true
+      // A definition with `...` referenced inside this struct opens it too (`#B: #A & {a: <10}` with `#A: {a: int, ...}` allows any field, as CUE does).
+      this.inner?.some((group) => group.open || group.declares(label, vertex)) === true
     );
   }
 }
