@@ -130,7 +130,12 @@ class FindingsWalk {
 
   private walkArcs(vertex: Vertex, onlyConflicts: boolean): void {
     for (const arc of vertex.readArcs()) {
-      // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at.
+      // Descriptor data no rule reaches is concrete and cannot conflict: nothing to look at. Sound because
+      // every way a rule reaches a field adds a conjunct to it (a field of the policy, a pattern, a definition
+      // or close() unified into its struct, a comprehension's yield), and a field its closed struct does not
+      // allow is marked notAllowed when that struct is evaluated, which the walk does before its arcs. The
+      // boundary is the test "checks a descriptor's fields no rule names when a reference, a pattern, a closed
+      // definition or a comprehension reaches them" (tests/unit/cue-native-evaluator.test.ts).
       if (!arc.notAllowed && arc.conjuncts.length === 1 && arc.conjuncts[0].expr.type === 'data') continue;
       // Hidden fields and definitions are not data, but their conflicts are errors like any other.
       const hidden = arc.definition || arc.hidden;
