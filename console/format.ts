@@ -23,7 +23,8 @@ function usableLocale(tags: readonly (string | null | undefined)[]): string {
 export const consoleLocale = usableLocale([...(navigator.languages ?? []), navigator.language]);
 
 const dateTime = new Intl.DateTimeFormat(consoleLocale, { dateStyle: 'medium', timeStyle: 'medium' });
-const number = new Intl.NumberFormat(consoleLocale);
+// Every digit a value has (a metric's value is shown as the API answers it), grouped as the language groups them.
+const number = new Intl.NumberFormat(consoleLocale, { maximumFractionDigits: 20 });
 const share = new Intl.NumberFormat(consoleLocale, { style: 'percent' });
 const day = new Intl.DateTimeFormat(consoleLocale, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 

@@ -45,7 +45,7 @@ export function MetricValue({ result }: { result: Pick<EvaluationResult, 'result
   return (
     <span class="metric-value">
       {threshold ? <span class="swatch" style={{ background: threshold.color }} aria-hidden="true" /> : null}
-      {result.value}
+      {formatNumber(result.value)}
       {threshold ? ` (${threshold.label})` : ''}
     </span>
   );
@@ -142,8 +142,9 @@ export function ReportProgress({ id, title }: { id: string; title: string }) {
           {ended(report) ? (
             <>
               <p class={report.passed ? 'verdict verdict-passed' : 'verdict verdict-failed'} role="status">
-                {report.passed ? 'Passed' : 'Not passed'}: {report.counts.ok} ok, {report.counts.waived} waived, {report.counts.info} info,{' '}
-                {report.counts.warning} warning, {report.counts.error} error, {report.counts.failed} failed
+                {report.passed ? 'Passed' : 'Not passed'}: {formatNumber(report.counts.ok)} ok, {formatNumber(report.counts.waived)} waived,{' '}
+                {formatNumber(report.counts.info)} info, {formatNumber(report.counts.warning)} warning, {formatNumber(report.counts.error)} error,{' '}
+                {formatNumber(report.counts.failed)} failed
               </p>
               <ReportResults id={id} total={report.counts.total} />
             </>

@@ -167,7 +167,7 @@ export function OverviewPage({ query }: RouteProps) {
                 caption="Results by outcome"
                 columns={[
                   { header: 'Outcome', cell: (outcome) => <span class={`outcome outcome-${outcome}`}>{OUTCOME_LABELS[outcome]}</span> },
-                  { header: 'Results', cell: (outcome) => data.outcomes[outcome] },
+                  { header: 'Results', cell: (outcome) => formatNumber(data.outcomes[outcome]) },
                 ]}
                 rows={[...OUTCOMES].reverse()}
                 rowKey={(outcome) => outcome}
