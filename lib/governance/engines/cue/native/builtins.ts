@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 
+import type { Context } from './context';
 import { decimalArithmetic } from './decimal';
 import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
 import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
@@ -136,7 +137,14 @@ function fn(
     call: (args, at, from) => {
       try {
         const values = args.map((arg, index) => argument(arg, params[index], index, name));
+        const ctx = (from as Vertex).ctx;
+        for (const value of values) chargeSize(ctx, value);
         const result = impl(values, from as Vertex, at);
+        // What it made: refused past MAX_OUTPUT (those that could make much more check before they build), and charged.
+        if (typeof result === 'string' || Array.isArray(result)) {
+          ctx.limit(name, result.length, typeof result === 'string' ? 'characters' : 'elements');
+          chargeSize(ctx, result as Js);
+        }
         return toValue(result, from as Vertex, options.returns);
       } catch (error) {
         if (error instanceof ArgumentError) return error.value.t === 'bottom' && error.value.at.length === 0 ? { ...error.value, at: [at] } : error.value;
@@ -148,6 +156,17 @@ function fn(
 }
 
 class CallError extends Error {}
+
+/** The steps reading or writing a string or list of a builtin takes: one a list element, one per CHARACTERS_PER_STEP characters. */
+function chargeSize(ctx: Context, value: Js): void {
+  if (typeof value === 'string') ctx.chargeText(value.length);
+  else if (Array.isArray(value)) {
+    ctx.charge(value.length);
+    let characters = 0;
+    for (const element of value) if (typeof element === 'string') characters += element.length;
+    ctx.chargeText(characters);
+  }
+}
 
 /** CUE's limit on the count of list.Repeat and strings.Repeat (adt.MaxRepeatCount). */
 const MAX_REPEAT_COUNT = 1_000_000;
@@ -178,27 +197,15 @@ const strings = pkg('strings', [
     returns: 'int',
   }),
   fn('strings.Count', ['string', 'string'], ([a, b]) => (s(b) === '' ? runes(s(a)) + 1 : s(a).split(s(b)).length - 1), { returns: 'int' }),
-  fn('strings.Join', ['strings', 'string'], ([list, sep]) => (list as string[]).join(s(sep))),
+  fn('strings.Join', ['strings', 'string'], ([list, sep], from) => {
+    const parts = list as string[];
+    from.ctx.limit('strings.Join', parts.reduce((sum, part) => sum + part.length, 0) + Math.max(0, parts.length - 1) * s(sep).length, 'characters');
+    return parts.join(s(sep));
+  }),
   fn('strings.Split', ['string', 'string'], ([a, sep]) => (s(sep) === '' ? [...s(a)] : s(a).split(s(sep)))),
-  fn('strings.SplitN', ['string', 'string', 'int'], ([a, sep, count]) => {
-    const parts = s(a).split(s(sep));
-    if (n(count) < 0) return parts;
-    if (n(count) === 0) return [];
-    return [...parts.slice(0, n(count) - 1), parts.slice(n(count) - 1).join(s(sep))].filter((_, index) => index < parts.length);
-  }),
+  fn('strings.SplitN', ['string', 'string', 'int'], ([a, sep, count]) => splitN(s(a), s(sep), n(count))),
   fn('strings.Fields', ['string'], ([a]) => s(a).split(/\s+/).filter(Boolean)),
-  fn('strings.Replace', ['string', 'string', 'string', 'int'], ([a, old, replacement, count]) => {
-    let out = s(a);
-    let left = n(count) < 0 ? Infinity : n(count);
-    let from = 0;
-    while (left-- > 0) {
-      const at = out.indexOf(s(old), from);
-      if (at < 0) break;
-      out = out.slice(0, at) + s(replacement) + out.slice(at + s(old).length);
-      from = at + s(replacement).length + (s(old) === '' ? 1 : 0);
-    }
-    return out;
-  }),
+  fn('strings.Replace', ['string', 'string', 'string', 'int'], ([a, old, replacement, count], from) => replace(s(a), s(old), s(replacement), n(count), from)),
   fn('strings.ToUpper', ['string'], ([a]) => s(a).toUpperCase()),
   fn('strings.ToLower', ['string'], ([a]) => s(a).toLowerCase()),
   fn('strings.ToTitle', ['string'], ([a]) => s(a).toUpperCase()),
@@ -209,7 +216,11 @@ const strings = pkg('strings', [
   fn('strings.TrimRight', ['string', 'string'], ([a, cut]) => trimSet(s(a), s(cut), false)),
   fn('strings.TrimPrefix', ['string', 'string'], ([a, prefix]) => (s(a).startsWith(s(prefix)) ? s(a).slice(s(prefix).length) : s(a))),
   fn('strings.TrimSuffix', ['string', 'string'], ([a, suffix]) => (s(suffix) !== '' && s(a).endsWith(s(suffix)) ? s(a).slice(0, -s(suffix).length) : s(a))),
-  fn('strings.Repeat', ['string', 'int'], ([a, count]) => s(a).repeat(repeatCount(n(count)))),
+  fn('strings.Repeat', ['string', 'int'], ([a, count], from) => {
+    const times = repeatCount(n(count));
+    from.ctx.limit('strings.Repeat', s(a).length * times, 'characters');
+    return s(a).repeat(times);
+  }),
   fn('strings.SliceRunes', ['string', 'int', 'int'], ([a, start, end]) => {
     const chars = [...s(a)];
     if (n(start) < 0 || n(start) > n(end) || n(end) > chars.length) throw new CallError('index out of range');
@@ -217,6 +228,34 @@ const strings = pkg('strings', [
   }),
   fn('strings.Runes', ['string'], ([a]) => [...s(a)].map((c) => c.codePointAt(0) as number)),
 ]);
+
+/** Go's strings.SplitN: at most `count` parts (all when negative), the last the rest; an empty separator splits runes. */
+function splitN(text: string, sep: string, count: number): string[] {
+  if (count === 0) return [];
+  const parts = sep === '' ? [...text] : text.split(sep);
+  if (count < 0 || parts.length <= count) return parts;
+  return [...parts.slice(0, count - 1), parts.slice(count - 1).join(sep)];
+}
+
+/**
+ * Go's strings.Replace: the first `count` (all when negative) non-overlapping `old`, left to right; an empty `old`
+ * matches before each rune and at the end (runes + 1 times). Refused before it is built when it would be too long.
+ */
+function replace(text: string, old: string, replacement: string, count: number, from: Vertex): string {
+  if (old === replacement || count === 0) return text;
+  if (old === '') {
+    const chars = [...text];
+    const times = count < 0 ? chars.length + 1 : Math.min(count, chars.length + 1);
+    from.ctx.limit('strings.Replace', text.length + times * replacement.length, 'characters');
+    return replacement + chars.slice(0, times - 1).join(replacement) + (times > 1 ? replacement : '') + chars.slice(times - 1).join('');
+  }
+  const found = text.split(old).length - 1;
+  const times = count < 0 ? found : Math.min(count, found);
+  if (times === 0) return text;
+  from.ctx.limit('strings.Replace', text.length + times * (replacement.length - old.length), 'characters');
+  const parts = text.split(old);
+  return parts.slice(0, times + 1).join(replacement) + (times < found ? old + parts.slice(times + 1).join(old) : '');
+}
 
 function repeatCount(count: number): number {
   if (count < 0) throw new CallError('negative count');
@@ -244,15 +283,7 @@ const list = pkg('list', [
   fn('list.Concat', ['list'], ([lists]) =>
     (lists as Value[]).flatMap((inner) => (inner instanceof Vertex && inner.isList ? inner.elements().map((element) => valueOf(element)) : [])),
   ),
-  fn('list.Range', ['number', 'number', 'number'], ([start, limit, step], from) => {
-    if (n(step) === 0) throw new CallError('step must be non zero');
-    const out: number[] = [];
-    for (let i = n(start); n(step) > 0 ? i < n(limit) : i > n(limit); i += n(step)) {
-      out.push(i);
-      from.ctx.step();
-    }
-    return out;
-  }),
+  fn('list.Range', ['number', 'number', 'number'], ([start, limit, step], from) => range(n(start), n(limit), n(step), from)),
   fn('list.Sum', ['numbers'], ([values]) => numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0)),
   fn('list.Product', ['numbers'], ([values]) => numbers(values).reduce((a, b) => decimalArithmetic('*', a, b), 1)),
   fn('list.Max', ['numbers'], ([values]) => {
@@ -304,11 +335,9 @@ const list = pkg('list', [
   fn('list.Reverse', ['list'], ([items]) => [...(items as Value[])].reverse()),
   fn('list.Repeat', ['list', 'int'], ([items, count], from) => {
     const times = repeatCount(n(count));
+    from.ctx.limit('list.Repeat', (items as Value[]).length * times, 'elements');
     const out: Value[] = [];
-    for (let i = 0; i < times; i++) {
-      out.push(...(items as Value[]));
-      from.ctx.step();
-    }
+    for (let i = 0; i < times; i++) out.push(...(items as Value[]));
     return out;
   }),
   fn('list.Sort', ['list', 'struct'], ([items, comparer], from) => sortValues(items as Value[], comparer as Vertex, from)),
@@ -316,6 +345,20 @@ const list = pkg('list', [
   fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || all[i - 1] <= value)),
   fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),
 ]);
+
+/**
+ * list.Range (pkg/list/math.go): from start while below limit (above, with a negative step), adding the step in
+ * decimal; refused before it is built when it would be too long.
+ */
+function range(start: number, limit: number, step: number, from: Vertex): number[] {
+  if (step === 0) throw new CallError('step must be non zero');
+  if (step > 0 && start > limit) throw new CallError('end must be greater than start when step is positive');
+  if (step < 0 && start < limit) throw new CallError('end must be less than start when step is negative');
+  from.ctx.limit('list.Range', Math.ceil((limit - start) / step), 'elements');
+  const out: number[] = [];
+  for (let i = start; step > 0 ? i < limit : i > limit; i = decimalArithmetic('+', i, step)) out.push(i);
+  return out;
+}
 
 /** list.MinItems (pkg/list): an open list may still get the items it lacks (incomplete), unless a descriptor made it. */
 function minItems(items: Vertex, min: number): boolean | Bottom {

@@ -1,0 +1,148 @@
+/**
+ * The native evaluator's builtins follow Go's standard library, as CUE's do (CUE's builtins are Go's
+ * strings, strconv, math, time and unicode): each case here is one where JavaScript's own functions
+ * answer differently, with CUE's answer. And no builtin may hang the process or exhaust its memory:
+ * each one's work counts against cue-config.max-steps and what it makes is bounded (MAX_OUTPUT).
+ */
+import { describe, expect, it } from 'vitest';
+
+import { MAX_OUTPUT } from '#lib/governance/engines/cue/native/context';
+import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+
+function compiled(script: string): NativeProgram {
+  const result = compileNative(script);
+  if (!result.ok) throw new Error(`did not compile: ${JSON.stringify(result)}`);
+  return result.program;
+}
+
+const vet = (script: string, descriptor: unknown, requireConcrete = true) => evaluateNative(compiled(script), descriptor, { requireConcrete, metric: false });
+const PASS = { satisfiesPolicy: true, isError: false, errors: [] };
+
+const IMPORTS = ['strings', 'strconv', 'math', 'list', 'time'];
+/** A script of `x: <expression>` with the packages it names imported. */
+const script = (expression: string, rest = '') =>
+  `${IMPORTS.filter((name) => expression.includes(`${name}.`) || rest.includes(`${name}.`))
+    .map((name) => `import "${name}"\n`)
+    .join('')}x: ${expression}\n${rest}`;
+
+/** The value of `x: <expression>` as the native evaluator finds it: `x` given in the descriptor must comply. */
+const holds = (expression: string, value: unknown) => vet(script(expression), { x: value });
+
+/** The error of `x: <expression>`: a constant one refuses the script when it is saved. */
+function errorOf(expression: string): string {
+  const result = compileNative(script(expression));
+  if (!result.ok && result.unsupported === undefined) return result.message;
+  const verdict = vet(script(expression), {});
+  if (verdict.satisfiesPolicy) throw new Error(`${expression} did not fail`);
+  return verdict.errors[0];
+}
+
+describe('builtins follow Go', () => {
+  it('strings.Replace with an empty old string inserts before each rune and at the end, as Go does (it never ended)', () => {
+    expect(holds('strings.Replace("abc", "", "-", -1)', '-a-b-c-')).toEqual(PASS);
+    expect(holds('strings.Replace("abc", "", "-", 2)', '-a-bc')).toEqual(PASS);
+    expect(holds('strings.Replace("", "", "-", -1)', '-')).toEqual(PASS);
+    expect(holds('strings.Replace("héllo", "", "|", -1)', '|h|é|l|l|o|')).toEqual(PASS);
+    expect(holds('strings.Replace("a.b.c.d", ".", "/", 2)', 'a/b/c.d')).toEqual(PASS);
+    expect(holds('strings.Replace("aaaa", "aa", "b", -1)', 'bb')).toEqual(PASS);
+    expect(holds('strings.Replace("abc", "x", "y", -1)', 'abc')).toEqual(PASS);
+    expect(holds('strings.Replace("abc", "b", "y", 0)', 'abc')).toEqual(PASS);
+    // The descriptor's own string, replaced without end, was the process's end.
+    expect(vet('import "strings"\nname: string\nx: strings.Replace(name, "", "-", -1)\n', { name: 'ab', x: '-a-b-' })).toEqual(PASS);
+  });
+});
+
+describe('builtins follow Go: splitting and ranges', () => {
+  it('strings.SplitN with an empty separator splits runes, not UTF-16 units', () => {
+    expect(holds('strings.SplitN("a😀b", "", 2)', ['a', '😀b'])).toEqual(PASS);
+    expect(holds('strings.SplitN("a😀b", "", -1)', ['a', '😀', 'b'])).toEqual(PASS);
+    expect(holds('strings.SplitN("a,b,c", ",", 2)', ['a', 'b,c'])).toEqual(PASS);
+    expect(holds('strings.SplitN("a,b,c", ",", 0)', [])).toEqual(PASS);
+  });
+
+  it('list.Range adds its step in decimal and refuses a range that never reaches its end, as CUE does', () => {
+    expect(holds('list.Range(0, 0.5, 0.1)', [0, 0.1, 0.2, 0.3, 0.4])).toEqual(PASS);
+    expect(errorOf('list.Range(5, 1, 1)')).toMatch(/^x: error in call to list.Range: end must be greater than start when step is positive/);
+    expect(errorOf('list.Range(1, 5, -1)')).toMatch(/^x: error in call to list.Range: end must be less than start when step is negative/);
+  });
+});
+
+describe('no builtin hangs or exhausts memory', () => {
+  const tooLarge = (what: string) =>
+    expect.stringMatching(
+      new RegExp(
+        `^${what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} would make \\d+ (characters|elements), more than the native evaluator's limit of ${MAX_OUTPUT}$`,
+      ),
+    );
+  /** `x: <expression>`, reading the descriptor's `n` (so the save check leaves it to the descriptor), fails the pair. */
+  const failsCleanly = (expression: string, what: string, n: number | string) => {
+    const result = evaluateNative(
+      compiled(script(expression, `n: ${typeof n === 'number' ? 'int' : 'string'}\n`)),
+      { n },
+      { requireConcrete: true, metric: false },
+    );
+    expect(result, expression).toEqual({ satisfiesPolicy: false, isError: true, errors: [tooLarge(what)] });
+  };
+
+  it('refuses a result past the output bound before building it: the pair fails, it never passes', () => {
+    failsCleanly('strings.Repeat("ab", n)', 'strings.Repeat', 1_000_000);
+    failsCleanly('strings.Replace(strings.Repeat("x", n), "", "-", -1)', 'strings.Replace', 600_000);
+    failsCleanly('strings.Replace(strings.Repeat("x", n), "x", "yy", -1)', 'strings.Replace', 600_000);
+    failsCleanly('list.Range(0, n, 1)', 'list.Range', 1_000_000_000_000);
+    failsCleanly('list.Repeat([1, 2], n)', 'list.Repeat', 1_000_000);
+    failsCleanly('strings.Join([strings.Repeat("x", n), strings.Repeat("y", n)], "")', 'strings.Join', 600_000);
+    failsCleanly('strings.Repeat("x", n) + strings.Repeat("y", n)', 'the operator +', 600_000);
+    failsCleanly('"ab" * n', 'the operator *', 600_000);
+    failsCleanly('"\\(strings.Repeat("x", n))\\(strings.Repeat("y", n))"', 'the interpolation', 600_000);
+    // The descriptor's own string made larger than the bound.
+    failsCleanly('strings.Replace(n, "", "--", -1)', 'strings.Replace', 'x'.repeat(400_000));
+    // A disjunction or a default cannot drop it: the pair fails.
+    failsCleanly('*strings.Repeat("ab", n) | "short"', 'strings.Repeat', 1_000_000);
+    // Up to the bound it is a value.
+    expect(vet(script('len(strings.Repeat("ab", n))', 'n: int\n'), { n: 500_000, x: MAX_OUTPUT })).toEqual(PASS);
+  });
+
+  it("keeps CUE's own limit on repeat counts: an error of the value", () => {
+    const repeat = vet(script('strings.Repeat("x", n)', 'n: int\n'), { n: 1_000_000_000_000 });
+    expect(repeat).toMatchObject({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: [expect.stringMatching(/^x: error in call to strings.Repeat: count 1000000000000 exceeds limit of 1000000/)],
+    });
+    const list = vet(script('list.Repeat([1], n)', 'n: int\n'), { n: 2_000_000 });
+    expect(list).toMatchObject({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: [expect.stringMatching(/^x: error in call to list.Repeat: count 2000000 exceeds limit of 1000000/)],
+    });
+  });
+
+  it("counts a builtin's work against the step budget, in proportion to what it reads and makes", () => {
+    const loop = (size: number) => `import "strings"\nimport "list"\nn: int\nx: [for i in list.Range(0, n, 1) {len(strings.Repeat("ab", ${size}))}]\n`;
+    const options = { requireConcrete: true, metric: false, maxSteps: 1_000_000 };
+    expect(evaluateNative(compiled(loop(400_000)), { n: 1000 }, options)).toEqual({
+      satisfiesPolicy: false,
+      isError: true,
+      errors: ['the evaluation took more than 1000000 steps (cue-config.max-steps)'],
+    });
+    // The same builtins on small strings stay well within it.
+    expect(evaluateNative(compiled(loop(4)), { n: 1000 }, options)).toEqual(PASS);
+  });
+
+  it('sends such a policy away cleanly when it is saved: no hang, no exhausted memory', () => {
+    for (const expression of [
+      'strings.Replace(strings.Repeat("x", 600000), "", "-", -1)',
+      'list.Range(0, 1000000000000, 1)',
+      'strings.Repeat("ab", 1000000)',
+      '[for i in list.Range(0, 1000, 1) {strings.Repeat("ab", 400000)}]',
+    ])
+      expect(compileNative(script(expression)), expression).toMatchObject({
+        ok: false,
+        unsupported: expect.stringMatching(/^the native evaluator did not finish checking it: /),
+      });
+    expect(compileNative(script('strings.Repeat("x", 1000000000000)'))).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/count 1000000000000 exceeds limit/),
+    });
+  });
+});
