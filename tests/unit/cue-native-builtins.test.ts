@@ -52,6 +52,39 @@ describe('builtins follow Go', () => {
   });
 });
 
+describe('builtins follow Go: case mapping and white space', () => {
+  it('maps case rune by rune with simple mappings (unicode.ToUpper, ToLower), as Go does: `ß` stays `ß`', () => {
+    expect(holds('strings.ToUpper("straße")', 'STRAßE')).toEqual(PASS);
+    expect(holds('strings.ToUpper("ŉ ǰ ﬀ ΐ")', 'ŉ ǰ ﬀ ΐ')).toEqual(PASS);
+    expect(holds('strings.ToUpper("ᾳ ᾀ ᾈ")', 'ᾼ ᾈ ᾈ')).toEqual(PASS);
+    expect(holds('strings.ToUpper("ǆ აბ")', 'Ǆ ᲐᲑ')).toEqual(PASS);
+    expect(holds('strings.ToLower("ΑΣ İ ẞ")', 'ασ i ß')).toEqual(PASS);
+    expect(vet(script('strings.ToUpper("ß")'), { x: 'SS' })).toMatchObject({ satisfiesPolicy: false });
+    // A policy comparing a descriptor's field with its upper case: natively `Straße` was `STRASSE`.
+    const upper = 'import "strings"\nname: string\nupper: strings.ToUpper(name)\n';
+    expect(vet(upper, { name: 'Straße', upper: 'STRAßE' })).toEqual(PASS);
+    expect(vet(upper, { name: 'Straße', upper: 'STRASSE' })).toMatchObject({ satisfiesPolicy: false });
+  });
+
+  it("ToTitle and ToCamel map the rune starting each word, after Go's white space, as CUE's do (ToTitle upper-cased everything)", () => {
+    expect(holds('strings.ToTitle("hello world foo_bar x-y ǆemal")', 'Hello World Foo_bar X-y ǅemal')).toEqual(PASS);
+    expect(holds('strings.ToTitle("a\\u00a0b\\u2000c\\td.e,f აბ")', 'A\u00a0B\u2000C\tD.e,f აბ')).toEqual(PASS);
+    expect(holds('strings.ToCamel("Hello World Foo_Bar X-Y ÀB")', 'hello world foo_Bar x-Y àB')).toEqual(PASS);
+    expect(holds('strings.ToCamel("HELLO\\u00a0World\\u2000Xy")', 'hELLO\u00a0world\u2000xy')).toEqual(PASS);
+  });
+
+  it("Fields and TrimSpace use Go's white space (unicode.IsSpace): U+0085 is, U+FEFF is not", () => {
+    expect(holds('strings.Fields("a\\u0085b\\ufeffc\\u3000d")', ['a', 'b\ufeffc', 'd'])).toEqual(PASS);
+    expect(holds('strings.Fields(" \\t a  b\\n")', ['a', 'b'])).toEqual(PASS);
+    expect(holds('strings.TrimSpace("\\u0085\\u00a0a b\\u2029")', 'a b')).toEqual(PASS);
+    expect(holds('strings.TrimSpace("\\ufeffa\\ufeff")', '\ufeffa\ufeff')).toEqual(PASS);
+    // A name with a byte order mark is not trimmed to one without it.
+    const trimmed = 'import "strings"\nname: string\nname: strings.TrimSpace(name)\n';
+    expect(vet(trimmed, { name: '\ufeffdp' })).toEqual(PASS);
+    expect(vet(trimmed, { name: 'dp\u0085' })).toMatchObject({ satisfiesPolicy: false });
+  });
+});
+
 describe('builtins follow Go: splitting and ranges', () => {
   it('strings.SplitN with an empty separator splits runes, not UTF-16 units', () => {
     expect(holds('strings.SplitN("a😀b", "", 2)', ['a', '😀b'])).toEqual(PASS);

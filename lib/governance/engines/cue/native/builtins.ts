@@ -12,6 +12,7 @@ import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
 import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import type { Position } from './scanner';
+import { mapWordStarts, splitFields, toLower, toLowerRune, toTitleRune, toUpper, trimSpace } from './unicode';
 import {
   BOOL,
   type Bottom,
@@ -204,13 +205,13 @@ const strings = pkg('strings', [
   }),
   fn('strings.Split', ['string', 'string'], ([a, sep]) => (s(sep) === '' ? [...s(a)] : s(a).split(s(sep)))),
   fn('strings.SplitN', ['string', 'string', 'int'], ([a, sep, count]) => splitN(s(a), s(sep), n(count))),
-  fn('strings.Fields', ['string'], ([a]) => s(a).split(/\s+/).filter(Boolean)),
+  fn('strings.Fields', ['string'], ([a]) => splitFields(s(a))),
   fn('strings.Replace', ['string', 'string', 'string', 'int'], ([a, old, replacement, count], from) => replace(s(a), s(old), s(replacement), n(count), from)),
-  fn('strings.ToUpper', ['string'], ([a]) => s(a).toUpperCase()),
-  fn('strings.ToLower', ['string'], ([a]) => s(a).toLowerCase()),
-  fn('strings.ToTitle', ['string'], ([a]) => s(a).toUpperCase()),
-  fn('strings.ToCamel', ['string'], ([a]) => s(a).replace(/^\p{Lu}/u, (c) => c.toLowerCase())),
-  fn('strings.TrimSpace', ['string'], ([a]) => s(a).trim()),
+  fn('strings.ToUpper', ['string'], ([a]) => toUpper(s(a))),
+  fn('strings.ToLower', ['string'], ([a]) => toLower(s(a))),
+  fn('strings.ToTitle', ['string'], ([a]) => mapWordStarts(s(a), toTitleRune)),
+  fn('strings.ToCamel', ['string'], ([a]) => mapWordStarts(s(a), toLowerRune)),
+  fn('strings.TrimSpace', ['string'], ([a]) => trimSpace(s(a))),
   fn('strings.Trim', ['string', 'string'], ([a, cut]) => trimSet(trimSet(s(a), s(cut), true), s(cut), false)),
   fn('strings.TrimLeft', ['string', 'string'], ([a, cut]) => trimSet(s(a), s(cut), true)),
   fn('strings.TrimRight', ['string', 'string'], ([a, cut]) => trimSet(s(a), s(cut), false)),
