@@ -100,6 +100,38 @@ describe('builtins follow Go: splitting and ranges', () => {
   });
 });
 
+describe('builtins follow Go: strings are ordered by their UTF-8 bytes', () => {
+  // U+FF61 is EF BD A1 in UTF-8, U+1F600 F0 9F 98 80: U+FF61 first. In UTF-16 units U+1F600 (D83D DE00) came first.
+  it('compares with <, <=, >, >= by code point', () => {
+    expect(holds('"\\uFF61" < "\\U0001F600"', true)).toEqual(PASS);
+    expect(holds('"\\U0001F600" >= "\\uFF61"', true)).toEqual(PASS);
+    expect(holds('"a" < "b"', true)).toEqual(PASS);
+  });
+
+  it('checks bounds by code point: a descriptor past one fails', () => {
+    const below = 'name: string & <"\\uFF61"\n';
+    expect(vet(below, { name: '😀' })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^name: invalid value "😀" \(out of bound <"｡"\)/)],
+    });
+    expect(vet(below, { name: 'z' })).toEqual(PASS);
+    expect(vet('name: string & >"\\uFF61"\n', { name: '😀' })).toEqual(PASS);
+    // A range between them is not empty; the other way round it is.
+    expect(vet('name: >"\\uFF61" & <"\\U0001F600"\n', { name: '\uFFFD' })).toEqual(PASS);
+    expect(compileNative('name: >"\\U0001F600" & <"\\uFF61"\n')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^name: incompatible string bounds/),
+    });
+  });
+
+  it('sorts and checks order by code point: list.SortStrings, list.IsSortedStrings, list.Sort', () => {
+    expect(holds('list.SortStrings(["\\U0001F600", "\\uFF61", "a"])', ['a', '｡', '😀'])).toEqual(PASS);
+    expect(holds('list.IsSortedStrings(["\\uFF61", "\\U0001F600"])', true)).toEqual(PASS);
+    expect(holds('list.IsSortedStrings(["\\U0001F600", "\\uFF61"])', false)).toEqual(PASS);
+    expect(holds('list.Sort(["\\U0001F600", "\\uFF61"], {x: _, y: _, less: x < y})', ['｡', '😀'])).toEqual(PASS);
+  });
+});
+
 describe('no builtin hangs or exhausts memory', () => {
   const tooLarge = (what: string) =>
     expect.stringMatching(

@@ -19,6 +19,7 @@ import {
   bottom,
   type Builtin,
   BYTES,
+  compareText,
   FLOAT,
   formatValue,
   incomplete,
@@ -342,8 +343,8 @@ const list = pkg('list', [
     return out;
   }),
   fn('list.Sort', ['list', 'struct'], ([items, comparer], from) => sortValues(items as Value[], comparer as Vertex, from)),
-  fn('list.SortStrings', ['strings'], ([values]) => [...(values as string[])].sort()),
-  fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || all[i - 1] <= value)),
+  fn('list.SortStrings', ['strings'], ([values]) => [...(values as string[])].sort(compareText)),
+  fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || compareText(all[i - 1], value) <= 0)),
   fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),
 ]);
 

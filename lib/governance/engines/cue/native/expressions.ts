@@ -17,6 +17,7 @@ import {
   boundKinds,
   type Builtin,
   BYTES,
+  compareOrdered,
   formatValue,
   incomplete,
   INT,
@@ -753,8 +754,7 @@ function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Positi
       const comparable =
         (left.t === 'num' && right.t === 'num') || (left.t === 'string' && right.t === 'string') || (left.t === 'bytes' && right.t === 'bytes');
       if (!comparable) return invalidOperands(op, left, right, at);
-      const [x, y] = [(left as { v: number | string }).v, (right as { v: number | string }).v];
-      return { t: 'bool', v: op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y };
+      return { t: 'bool', v: compareOrdered(op, (left as { v: number | string }).v, (right as { v: number | string }).v) };
     }
     case '=~':
     case '!~': {

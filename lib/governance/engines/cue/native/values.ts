@@ -278,6 +278,39 @@ export function formatConstraint(value: Constraint, validatorText: (validator: V
   return parts.join(' & ');
 }
 
+/**
+ * Strings ordered as CUE orders them: by their UTF-8 bytes, which is the order of their code points. JavaScript's
+ * `<` compares UTF-16 code units, where a code point past U+FFFF (a surrogate pair, D800-DFFF) sorts below
+ * U+E000-U+FFFF: "😀" < "\uFF61" there, not in CUE. Bytes (one unit per byte) compare as they are.
+ */
+export function compareText(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointOrder(x) - codePointOrder(y);
+  }
+  return a.length - b.length;
+}
+
+/** A UTF-16 unit moved so that surrogates sort above every other unit, as the code points they make do. */
+const codePointOrder = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit);
+
+/** `<`, `<=`, `>`, `>=` on two numbers, or on two strings (or bytes) in CUE's order. */
+export function compareOrdered(op: '<' | '<=' | '>' | '>=', x: number | string, y: number | string): boolean {
+  const order =
+    typeof x === 'string' && typeof y === 'string'
+      ? compareText(x, y)
+      : (x as number) < (y as number)
+        ? -1
+        : (x as number) > (y as number)
+          ? 1
+          : x === y
+            ? 0
+            : NaN;
+  return op === '<' ? order < 0 : op === '<=' ? order <= 0 : op === '>' ? order > 0 : order >= 0;
+}
+
 export function scalarEquals(a: Scalar, b: Scalar): boolean {
   if (a.t === 'num' && b.t === 'num') return a.v === b.v;
   if (a.t !== b.t) return false;
