@@ -132,6 +132,48 @@ describe('builtins follow Go: strings are ordered by their UTF-8 bytes', () => {
   });
 });
 
+describe('builtins follow Go: the predeclared number types', () => {
+  it('float32 and float64 are bounded as CUE bounds them (float32 had no bounds)', () => {
+    expect(vet('x: float32\n', { x: 4e38 })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^x: invalid value 4E\+38 \(out of bound <=340282346638528859811704183484516925440\)/)],
+    });
+    expect(compileNative('x: float32 & -4e38\n')).toMatchObject({
+      ok: false,
+      message: 'x: invalid value -4E+38 (out of bound >=-340282346638528859811704183484516925440)',
+    });
+    expect(vet('x: float32\n', { x: 3.4e38 })).toEqual(PASS);
+    expect(vet('x: float32\n', { x: 5 })).toEqual(PASS);
+    expect(vet('x: float32\n', {})).toMatchObject({
+      errors: [expect.stringMatching(/^x: incomplete value >=-340282346638528859811704183484516925440 & <=340282346638528859811704183484516925440$/)],
+    });
+    expect(vet('x: float64\n', { x: 1e308 })).toEqual(PASS);
+    expect(vet('x: float64\n', {})).toMatchObject({
+      errors: [
+        expect.stringMatching(/incomplete value >=-1.797693134862315708145274237317043567981E\+308 & <=1.797693134862315708145274237317043567981E\+308$/),
+      ],
+    });
+  });
+
+  it('refuses a number past a limit that a double rounds onto it (2^63 is not an int64), and names the limit as CUE does', () => {
+    expect(vet('x: int64\n', { x: 9223372036854775808 })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^x: invalid value 9223372036854775808 \(out of bound <=9223372036854775807\)/)],
+    });
+    expect(vet('x: int64\n', { x: -9223372036854775808 })).toEqual(PASS);
+    expect(vet('x: int64\n', {})).toMatchObject({ errors: [expect.stringMatching(/incomplete value >=-9223372036854775808 & <=9223372036854775807 & int$/)] });
+    expect(vet('x: uint64\n', { x: 18446744073709551616 })).toMatchObject({ satisfiesPolicy: false });
+    // The float32 limit is a double; its shortest text stands for a decimal just past CUE's limit.
+    expect(vet('x: float32\n', { x: 3.4028234663852886e38 })).toMatchObject({ satisfiesPolicy: false });
+  });
+
+  it('has int128 and uint128, and no byte (CUE leaves it out: too like bytes)', () => {
+    expect(vet('x: int128 & uint128\n', { x: 5 })).toEqual(PASS);
+    expect(vet('x: uint128\n', { x: -1 })).toMatchObject({ satisfiesPolicy: false });
+    expect(compileNative('x: byte & 5\n')).toEqual({ ok: false, message: 'x: reference "byte" not found', line: 1, column: 4 });
+  });
+});
+
 describe('no builtin hangs or exhausts memory', () => {
   const tooLarge = (what: string) =>
     expect.stringMatching(

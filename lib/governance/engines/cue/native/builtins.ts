@@ -17,6 +17,7 @@ import {
   BOOL,
   type Bottom,
   bottom,
+  type Bound,
   type Builtin,
   BYTES,
   compareText,
@@ -30,6 +31,7 @@ import {
   LIST,
   NUMBER,
   type Package,
+  type Scalar,
   STRING,
   STRUCT,
   TOP_KINDS,
@@ -659,11 +661,36 @@ export const CUE_STANDARD_LIBRARY = new Set([
   'uuid',
 ]);
 
-function integerType(min: number, max: number): Value {
-  return constraint(INT, [
-    { op: '>=', value: { t: 'num', int: true, v: min } },
-    { op: '<=', value: { t: 'num', int: true, v: max } },
-  ]);
+/**
+ * One limit of a predeclared type (internal/core/compile/predeclared.go), shown as CUE shows it. A limit a double
+ * cannot hold (`int64`'s 2^63-1, `float32`'s largest float) is compared as the nearest double inside the range: a
+ * number just past it, which a double rounds onto the limit (9223372036854775808 is 2^63, as 9223372036854775807
+ * is), is refused as CUE refuses it, at the cost of refusing the limit itself too.
+ */
+function limitOf(text: string, int: boolean, lower: boolean): Bound {
+  const nearest = Number(text);
+  const exact = int ? BigInt(nearest) === BigInt(text) : text === '0';
+  const inside = exact ? nearest : lower ? nextDouble(nearest, 1) : nextDouble(nearest, -1);
+  const value: Scalar = exact && int ? { t: 'num', int, v: inside } : { t: 'num', int, v: inside, literal: text };
+  return { op: lower ? '>=' : '<=', value };
+}
+
+/** The double next to `value` towards +Infinity (`direction` 1) or -Infinity (-1). */
+function nextDouble(value: number, direction: 1 | -1): number {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const bits = view.getBigUint64(0);
+  view.setBigUint64(0, value > 0 === direction > 0 ? bits + 1n : bits - 1n);
+  return view.getFloat64(0);
+}
+
+function integerType(min: string, max: string): Value {
+  return constraint(INT, [limitOf(min, true, true), limitOf(max, true, false)]);
+}
+
+/** `float32` and `float64` are bounds alone: any number in their range, integers too. */
+function floatType(min: string, max: string): Value {
+  return constraint(NUMBER, [limitOf(min, false, true), limitOf(max, false, false)]);
 }
 
 /** CUE's div and mod are Euclidean: the modulus is never negative. */
@@ -864,19 +891,21 @@ export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
   ['null', { t: 'null' }],
   ['struct', kindConstraint(STRUCT)],
   ['list', kindConstraint(LIST)],
-  ['rune', integerType(0, 0x10ffff)],
-  ['int8', integerType(-128, 127)],
-  ['int16', integerType(-32768, 32767)],
-  ['int32', integerType(-(2 ** 31), 2 ** 31 - 1)],
-  ['int64', integerType(-(2 ** 63), 2 ** 63 - 1)],
+  ['rune', integerType('0', '1114111')],
+  ['int8', integerType('-128', '127')],
+  ['int16', integerType('-32768', '32767')],
+  ['int32', integerType('-2147483648', '2147483647')],
+  ['int64', integerType('-9223372036854775808', '9223372036854775807')],
+  ['int128', integerType('-170141183460469231731687303715884105728', '170141183460469231731687303715884105727')],
   ['uint', constraint(INT, [{ op: '>=', value: { t: 'num', int: true, v: 0 } }])],
-  ['uint8', integerType(0, 255)],
-  ['byte', integerType(0, 255)],
-  ['uint16', integerType(0, 65535)],
-  ['uint32', integerType(0, 2 ** 32 - 1)],
-  ['uint64', integerType(0, 2 ** 64 - 1)],
-  ['float32', kindConstraint(NUMBER)],
-  ['float64', kindConstraint(NUMBER)],
+  ['uint8', integerType('0', '255')],
+  ['uint16', integerType('0', '65535')],
+  ['uint32', integerType('0', '4294967295')],
+  ['uint64', integerType('0', '18446744073709551615')],
+  ['uint128', integerType('0', '340282366920938463463374607431768211455')],
+  // 2**127 * (2**24 - 1) / 2**23 and 2**1023 * (2**53 - 1) / 2**52, as CUE writes them. There is no `byte`.
+  ['float32', floatType('-340282346638528859811704183484516925440', '340282346638528859811704183484516925440')],
+  ['float64', floatType('-1.797693134862315708145274237317043567981e+308', '1.797693134862315708145274237317043567981e+308')],
   ['len', lenBuiltin],
   ['close', close],
   ['and', and],

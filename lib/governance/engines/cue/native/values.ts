@@ -202,7 +202,7 @@ export function boundKinds(bound: Bound): number {
 }
 
 export function formatNumber(value: { int: boolean; v: number; literal?: string }): string {
-  if (!value.int && value.literal !== undefined) return decimalText(value.literal);
+  if (value.literal !== undefined) return value.int ? value.literal : decimalText(value.literal);
   if (value.int) return Number.isSafeInteger(value.v) ? String(value.v) : BigInt(Math.trunc(value.v)).toString();
   if (!Number.isFinite(value.v)) return String(value.v);
   if (Number.isInteger(value.v) && Math.abs(value.v) < 1e21) return `${value.v}.0`;
