@@ -174,6 +174,44 @@ describe('builtins follow Go: the predeclared number types', () => {
   });
 });
 
+describe('builtins follow Go: math.MultipleOf is exact in decimal', () => {
+  // CUE's math.MultipleOf divides in apd decimals (34 digits) and checks the quotient has no fraction.
+  it('answers as CUE does where a tolerance of 1e-9 did not', () => {
+    for (const [x, y, multiple] of [
+      ['0.3', '0.1', true],
+      ['0.7', '0.1', true],
+      ['1e-10', '3', false],
+      ['1e-12', '1', false],
+      ['10', '3', false],
+      ['-9', '3', true],
+      ['99*99', '99', true],
+      ['100010', '10', true],
+      ['22', '2', true],
+      ['5555555', '2', false],
+      ['100.01', '4', false],
+      ['4.2', '1.4', true],
+      ['0', '7', true],
+      // The quotient rounded to CUE's 34 digits is whole.
+      ['1e40', '3', true],
+    ] as const)
+      expect(holds(`math.MultipleOf(${x}, ${y})`, multiple), `${x}, ${y}`).toEqual(PASS);
+  });
+
+  it('as a validator, fails a descriptor that is no multiple, and words a zero divisor as CUE does', () => {
+    const validator = 'import "math"\nx: math.MultipleOf(0.5)\n';
+    expect(vet(validator, { x: 2.5 })).toEqual(PASS);
+    expect(vet(validator, { x: 2.5000000001 })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^x: invalid value 2.5000000001 \(does not satisfy math.MultipleOf\(0.5\)\)/)],
+    });
+    expect(vet('import "math"\nx: math.MultipleOf(0)\n', { x: 7 })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^x: invalid value 7 \(does not satisfy math.MultipleOf\(0\)\): error in call to math.MultipleOf: division by zero/)],
+    });
+    expect(errorOf('math.MultipleOf(0, 0)')).toMatch(/^x: error in call to math.MultipleOf: division undefined/);
+  });
+});
+
 describe('no builtin hangs or exhausts memory', () => {
   const tooLarge = (what: string) =>
     expect.stringMatching(

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 
 import type { Context } from './context';
-import { decimalArithmetic } from './decimal';
+import { decimalArithmetic, DecimalError, isMultipleOf } from './decimal';
 import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
 import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
 import { compileRegexp } from './regexps';
@@ -152,7 +152,11 @@ function fn(
         return toValue(result, from as Vertex, options.returns);
       } catch (error) {
         if (error instanceof ArgumentError) return error.value.t === 'bottom' && error.value.at.length === 0 ? { ...error.value, at: [at] } : error.value;
-        if (error instanceof CallError) return bottom(`error in call to ${name}: ${error.message}`, [at]);
+        if (error instanceof CallError) {
+          const failed = bottom(`error in call to ${name}: ${error.message}`, [at]);
+          // A validator's error is its reason: `invalid value "x" (does not satisfy time.Time): error in call to time.Time: ...`.
+          return options.validator ? { ...failed, validation: true } : failed;
+        }
         throw error;
       }
     },
@@ -418,7 +422,18 @@ const math = pkg('math', [
   fn('math.Log10', ['number'], ([x]) => float(Math.log10(n(x)))),
   fn('math.Max', ['number', 'number'], ([x, y]) => float(Math.max(n(x), n(y)))),
   fn('math.Min', ['number', 'number'], ([x, y]) => float(Math.min(n(x), n(y)))),
-  fn('math.MultipleOf', ['number', 'number'], ([x, y]) => n(y) !== 0 && Math.abs(n(x) % n(y)) < 1e-9, { validator: true }),
+  fn(
+    'math.MultipleOf',
+    ['number', 'number'],
+    ([x, y]) => {
+      try {
+        return isMultipleOf(n(x), n(y));
+      } catch (error) {
+        throw error instanceof DecimalError ? new CallError(error.message) : error;
+      }
+    },
+    { validator: true },
+  ),
 ]);
 
 const regexp = pkg('regexp', [
