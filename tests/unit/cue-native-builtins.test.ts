@@ -212,6 +212,125 @@ describe('builtins follow Go: math.MultipleOf is exact in decimal', () => {
   });
 });
 
+describe('builtins follow Go: strconv', () => {
+  const parseError = (func: string, text: string, reason: string) =>
+    new RegExp(`^x: error in call to strconv\\.${func}: strconv\\.${func}: parsing ${JSON.stringify(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${reason}`);
+
+  it('ParseInt, ParseUint and Atoi read the whole text in its base, as math/big does, and check bitSize', () => {
+    expect(errorOf('strconv.ParseInt("12abc", 10, 64)')).toMatch(parseError('ParseInt', '12abc', 'invalid syntax'));
+    expect(errorOf('strconv.ParseInt("300", 10, 8)')).toMatch(parseError('ParseInt', '300', 'value out of range'));
+    expect(errorOf('strconv.ParseInt("-129", 10, 8)')).toMatch(parseError('ParseInt', '-129', 'value out of range'));
+    expect(errorOf('strconv.ParseInt("9223372036854775808", 10, 64)')).toMatch(parseError('ParseInt', '9223372036854775808', 'value out of range'));
+    expect(errorOf('strconv.ParseInt("123", 10, -1)')).toMatch(parseError('ParseInt', '123', 'value out of range'));
+    for (const [call, value] of [
+      ['strconv.ParseInt("-128", 10, 8)', -128],
+      ['strconv.ParseInt("0x1F", 0, 64)', 31],
+      ['strconv.ParseInt("0o17", 0, 64)', 15],
+      ['strconv.ParseInt("017", 0, 64)', 15],
+      ['strconv.ParseInt("0b101", 0, 64)', 5],
+      ['strconv.ParseInt("1_000", 0, 64)', 1000],
+      ['strconv.ParseInt("0x_1", 0, 64)', 1],
+      ['strconv.ParseInt("1F", 16, 64)', 31],
+      ['strconv.ParseInt("z", 36, 64)', 35],
+      ['strconv.ParseInt("Z", 62, 64)', 61],
+      ['strconv.ParseInt("+5", 10, 64)', 5],
+      // bitSize 0 is any size, as CUE reads it today (v0.4: 64 bits).
+      ['strconv.ParseInt("9223372036854775808", 10, 0)', 9223372036854775808],
+      ['strconv.Atoi("+42")', 42],
+      ['strconv.ParseUint("255", 10, 8)', 255],
+      ['strconv.ParseUint("0xff", 0, 8)', 255],
+    ] as const)
+      expect(holds(call, value), call).toEqual(PASS);
+    for (const [func, call, text] of [
+      ['ParseInt', 'strconv.ParseInt("1_000", 10, 64)', '1_000'],
+      ['ParseInt', 'strconv.ParseInt("0x1F", 16, 64)', '0x1F'],
+      ['ParseInt', 'strconv.ParseInt("08", 0, 64)', '08'],
+      ['ParseInt', 'strconv.ParseInt("_1", 0, 64)', '_1'],
+      ['ParseInt', 'strconv.ParseInt("1__0", 0, 64)', '1__0'],
+      ['ParseInt', 'strconv.ParseInt(" 5", 10, 64)', ' 5'],
+      ['ParseInt', 'strconv.ParseInt("", 10, 64)', ''],
+      ['Atoi', 'strconv.Atoi("12abc")', '12abc'],
+      ['ParseUint', 'strconv.ParseUint("1.5", 10, 64)', '1.5'],
+    ] as const)
+      expect(errorOf(call), call).toMatch(parseError(func, text, 'invalid syntax'));
+    expect(errorOf('strconv.ParseUint("256", 10, 8)')).toMatch(parseError('ParseUint', '256', 'value out of range'));
+    expect(errorOf('strconv.ParseUint("-1", 10, 8)')).toMatch(parseError('ParseUint', '-1', 'value out of range'));
+    // A descriptor's number with a tail no longer passes as its prefix.
+    const port = 'import "strconv"\nport: string\n_n: strconv.Atoi(port) & <65536\n';
+    expect(vet(port, { port: '8080' })).toEqual(PASS);
+    expect(vet(port, { port: '8080; rm -rf /' })).toMatchObject({ satisfiesPolicy: false });
+  });
+
+  it('ParseFloat takes Go float syntax only: no surrounding space, `_` between digits, hexadecimal with an exponent', () => {
+    expect(errorOf('strconv.ParseFloat(" 5", 64)')).toMatch(parseError('ParseFloat', ' 5', 'invalid syntax'));
+    for (const text of ['5 ', '0x1', '.', '1e', '0b101', '1__000', '1_', '_1', 'Infinity1', '+-1', '1e+', ''])
+      expect(errorOf(`strconv.ParseFloat(${JSON.stringify(text)}, 64)`), text).toMatch(parseError('ParseFloat', text, 'invalid syntax'));
+    expect(errorOf('strconv.ParseFloat("1e400", 64)')).toMatch(parseError('ParseFloat', '1e400', 'value out of range'));
+    expect(errorOf('strconv.ParseFloat("1e39", 32)')).toMatch(parseError('ParseFloat', '1e39', 'value out of range'));
+    for (const [text, bits, value] of [
+      ['5', 64, 5],
+      ['1_000', 64, 1000],
+      ['0x1p-2', 64, 0.25],
+      ['0x1_0p0', 64, 16],
+      ['0x.8p1', 64, 1],
+      ['.5', 64, 0.5],
+      ['5.', 64, 5],
+      ['+1.5e+2', 64, 150],
+      ['1e-400', 64, 0],
+      ['0.1', 32, 0.10000000149011612],
+    ] as const)
+      // A float: 5.0 is not the int 5 of a descriptor, it equals it.
+      expect(holds(`strconv.ParseFloat(${JSON.stringify(text)}, ${bits}) == ${value}`, true), text).toEqual(PASS);
+    // Go's infinities and NaN are numbers the native evaluator does not hold: refused (stricter than CUE).
+    expect(errorOf('strconv.ParseFloat("inf", 64)')).toMatch(/^x: error in call to strconv.ParseFloat: strconv.ParseFloat: parsing "inf": not a finite number/);
+  });
+
+  it('FormatFloat honours its format, precision and bit size as Go does (ties to even), the format a letter or its byte', () => {
+    for (const [call, text] of [
+      ['strconv.FormatFloat(3.14159, "f", 2, 64)', '3.14'],
+      ['strconv.FormatFloat(3.14159, 102, 2, 64)', '3.14'],
+      ['strconv.FormatFloat(2.5, "f", 0, 64)', '2'],
+      ['strconv.FormatFloat(0.125, "f", 2, 64)', '0.12'],
+      ['strconv.FormatFloat(1234.5678, "e", 3, 64)', '1.235e+03'],
+      ['strconv.FormatFloat(1234.5678, "E", -1, 64)', '1.2345678E+03'],
+      ['strconv.FormatFloat(1234.5678, "g", -1, 64)', '1234.5678'],
+      ['strconv.FormatFloat(1e21, "g", -1, 64)', '1e+21'],
+      ['strconv.FormatFloat(1e20, "f", -1, 64)', '100000000000000000000'],
+      ['strconv.FormatFloat(0.000001234, "g", -1, 64)', '1.234e-06'],
+      ['strconv.FormatFloat(0.0001234, "g", 2, 64)', '0.00012'],
+      ['strconv.FormatFloat(123456, "g", 3, 64)', '1.23e+05'],
+      ['strconv.FormatFloat(100, "g", 3, 64)', '100'],
+      ['strconv.FormatFloat(1.5, "G", 10, 64)', '1.5'],
+      ['strconv.FormatFloat(123456789, "g", 20, 64)', '123456789'],
+      ['strconv.FormatFloat(5, "e", 0, 64)', '5e+00'],
+      ['strconv.FormatFloat(0.1, "f", 20, 64)', '0.10000000000000000555'],
+      ['strconv.FormatFloat(0.1, "f", -1, 32)', '0.1'],
+      ['strconv.FormatFloat(0.1, "f", 10, 32)', '0.1000000015'],
+      ['strconv.FormatFloat(1e100, "f", 0, 64)', '10000000000000000159028911097599180468360808563945281389781327557747838772170381060813469985856815104'],
+      ['strconv.FormatFloat(1, "b", -1, 64)', '4503599627370496p-52'],
+      ['strconv.FormatFloat(1, "x", -1, 64)', '0x1p+00'],
+      ['strconv.FormatFloat(3.5, "X", 2, 64)', '0X1.C0P+01'],
+      ['strconv.FormatFloat(1, "z", -1, 64)', '%z'],
+    ] as const)
+      expect(holds(call, text), call).toEqual(PASS);
+    expect(errorOf('strconv.FormatFloat(1, "f", -1, 16)')).toMatch(
+      /^x: error in call to strconv.FormatFloat: strconv: illegal AppendFloat\/FormatFloat bitSize/,
+    );
+    expect(errorOf('strconv.FormatFloat(3.02, 300, 4, 64)')).toMatch(/^x: error in call to strconv.FormatFloat: format value 300 out of range \[0, 255\]/);
+    expect(errorOf('strconv.FormatFloat(3.02, 1.0, 4, 64)')).toMatch(/^x: error in call to strconv.FormatFloat: unexpected kind float/);
+    expect(errorOf('strconv.FormatFloat(3.02, "ff", 4, 64)')).toMatch(/^x: error in call to strconv.FormatFloat: expected single character string/);
+  });
+
+  it('FormatInt takes bases 2 to 62 (math/big), Itoa any integer, Quote escapes as Go does', () => {
+    expect(holds('strconv.FormatInt(255, 16)', 'ff')).toEqual(PASS);
+    expect(holds('strconv.FormatInt(-255, 2)', '-11111111')).toEqual(PASS);
+    expect(holds('strconv.FormatInt(61, 62)', 'Z')).toEqual(PASS);
+    expect(errorOf('strconv.FormatInt(10, 1)')).toMatch(/^x: error in call to strconv.FormatInt: invalid base/);
+    expect(holds('strconv.Itoa(1000000000000000000000)', '1000000000000000000000')).toEqual(PASS);
+    expect(holds('strconv.Quote("a\\u00a0b\\u0000c\\u2028d\\"e\\\\f\\tg\\u007fh\\U0001F600")', '"a\\u00a0b\\x00c\\u2028d\\"e\\\\f\\tg\\x7fh😀"')).toEqual(PASS);
+  });
+});
+
 describe('no builtin hangs or exhausts memory', () => {
   const tooLarge = (what: string) =>
     expect.stringMatching(

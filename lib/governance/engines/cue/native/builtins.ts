@@ -12,6 +12,7 @@ import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
 import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import type { Position } from './scanner';
+import { formatBigInt, formatGoFloat, formattedLength, goQuote, NumberError, parseGoFloat, parseGoInt, parseGoUint } from './strconv';
 import { mapWordStarts, splitFields, toLower, toLowerRune, toTitleRune, toUpper, trimSpace } from './unicode';
 import {
   BOOL,
@@ -479,41 +480,52 @@ const regexp = pkg('regexp', [
   ),
 ]);
 
+/** A Go strconv or math/big error as CUE reports it: `error in call to strconv.ParseInt: strconv.ParseInt: parsing "x": invalid syntax`. */
+function goNumber<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw error instanceof NumberError ? new CallError(error.message) : error;
+  }
+}
+
+const integer = (value: bigint): Value => ({ t: 'num', int: true, v: Number(value) });
+
+/** FormatFloat's format (pkg/strconv): a string of one byte (`"f"`) or the byte's value (102), as CUE takes it today. */
+function formatByte(format: Js, name: string): number {
+  const value = format as Value;
+  if (value.t === 'string') {
+    if (Buffer.byteLength(value.v) !== 1) throw new CallError('expected single character string');
+    return value.v.charCodeAt(0);
+  }
+  if (value.t === 'num' && value.int) {
+    if (value.v < 0 || value.v > 255) throw new CallError(`format value ${formatValue(value)} out of range [0, 255]`);
+    return value.v;
+  }
+  if (isScalar(value) || value instanceof Vertex) throw new CallError(`unexpected kind ${typeName(value)}`);
+  throw new ArgumentError(incomplete(`error in call to ${name}: non-concrete value ${formatValue(value)}`));
+}
+
 const strconv = pkg('strconv', [
-  fn(
-    'strconv.Atoi',
-    ['string'],
-    ([text]) => {
-      if (!/^[+-]?\d+$/.test(s(text))) throw new CallError(`strconv.Atoi: parsing ${JSON.stringify(s(text))}: invalid syntax`);
-      return Number(s(text));
-    },
-    { returns: 'int' },
-  ),
-  fn(
-    'strconv.ParseInt',
-    ['string', 'int', 'int'],
-    ([text, base]) => {
-      const value = parseInt(s(text), n(base) || 10);
-      if (Number.isNaN(value)) throw new CallError(`strconv.ParseInt: parsing ${JSON.stringify(s(text))}: invalid syntax`);
-      return value;
-    },
-    { returns: 'int' },
-  ),
-  fn('strconv.ParseFloat', ['string', 'int'], ([text]) => {
-    const value = Number(s(text));
-    if (s(text).trim() === '' || Number.isNaN(value)) throw new CallError(`strconv.ParseFloat: parsing ${JSON.stringify(s(text))}: invalid syntax`);
-    return float(value);
-  }),
+  fn('strconv.Atoi', ['string'], ([text]) => integer(goNumber(() => parseGoInt(s(text), 10, 0, 'Atoi')))),
+  fn('strconv.ParseInt', ['string', 'int', 'int'], ([text, base, bits]) => integer(goNumber(() => parseGoInt(s(text), n(base), n(bits))))),
+  fn('strconv.ParseUint', ['string', 'int', 'int'], ([text, base, bits]) => integer(goNumber(() => parseGoUint(s(text), n(base), n(bits))))),
+  fn('strconv.ParseFloat', ['string', 'int'], ([text, bits]) => float(goNumber(() => parseGoFloat(s(text), n(bits))))),
   fn('strconv.ParseBool', ['string'], ([text]) => {
     if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s(text))) return true;
     if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s(text))) return false;
-    throw new CallError(`strconv.ParseBool: parsing ${JSON.stringify(s(text))}: invalid syntax`);
+    throw new CallError(`strconv.ParseBool: parsing ${goQuote(s(text))}: invalid syntax`);
   }),
-  fn('strconv.FormatInt', ['int', 'int'], ([value, base]) => n(value).toString(n(base))),
-  fn('strconv.FormatFloat', ['number', 'int', 'int', 'int'], ([value]) => String(n(value))),
+  fn('strconv.FormatInt', ['int', 'int'], ([value, base]) => goNumber(() => formatBigInt(BigInt(n(value)), n(base)))),
+  fn('strconv.FormatUint', ['int', 'int'], ([value, base]) => goNumber(() => formatBigInt(BigInt(n(value)), n(base)))),
+  fn('strconv.FormatFloat', ['number', 'any', 'int', 'int'], ([value, format, precision, bits], from) => {
+    const letter = formatByte(format, 'strconv.FormatFloat');
+    from.ctx.limit('strconv.FormatFloat', formattedLength(n(value), n(precision)), 'characters');
+    return goNumber(() => formatGoFloat(n(value), letter, n(precision), n(bits)));
+  }),
   fn('strconv.FormatBool', ['bool'], ([value]) => String(value)),
-  fn('strconv.Itoa', ['int'], ([value]) => String(value)),
-  fn('strconv.Quote', ['string'], ([text]) => JSON.stringify(s(text))),
+  fn('strconv.Itoa', ['int'], ([value]) => BigInt(n(value)).toString()),
+  fn('strconv.Quote', ['string'], ([text]) => goQuote(s(text))),
   fn('strconv.Unquote', ['string'], ([text]) => {
     try {
       return JSON.parse(s(text)) as string;
