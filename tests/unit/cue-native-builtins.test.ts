@@ -331,6 +331,96 @@ describe('builtins follow Go: strconv', () => {
   });
 });
 
+describe('builtins follow Go: time', () => {
+  const time = 'import "time"\nt: time.Time\n';
+  const duration = 'import "time"\nd: time.Duration\n';
+
+  it('time.Time is time.Parse(time.RFC3339Nano): an upper case T and Z, in range', () => {
+    for (const text of [
+      '2024-01-01t00:00:00Z',
+      '2024-01-01T00:00:00z',
+      '2024-01-01 00:00:00Z',
+      '2024-02-30T00:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '2024-01-01T24:00:00Z',
+      '2024-01-01T00:00:60Z',
+      '2024-01-01T00:00:00.Z',
+      '2024-01-01T00:00:00+0100',
+      '2024-01-01T00:00:00+1:00',
+      '2024-1-01T00:00:00Z',
+      '2024-01-01T01:0:00Z',
+      '+024-01-01T01:00:00Z',
+      '2024-01-01T00:00:00ZZ',
+      // Go's offsets go up to 24:60 (v0.4's Go took any two digits).
+      '2024-01-01T00:00:00+25:00',
+      '2024-01-01T00:00:00+01:61',
+    ])
+      expect(vet(time, { t: text }), text).toMatchObject({
+        satisfiesPolicy: false,
+        errors: [
+          `t: invalid value ${JSON.stringify(text)} (does not satisfy time.Time()): error in call to time.Time: invalid time ${JSON.stringify(text)}:\n    policy.cue:2:8`,
+        ],
+      });
+    for (const text of [
+      '2024-01-01T00:00:00Z',
+      '2024-02-29T23:59:59.999999999+05:30',
+      '0000-01-01T00:00:00-00:00',
+      '2024-01-01T1:00:00Z',
+      '2024-01-01T00:00:00+24:00',
+      '2024-01-01T00:00:00+23:60',
+      // Go since 1.17: a comma before the fraction, and more than nine digits.
+      '2024-01-01T00:00:00,5Z',
+      '2024-01-01T00:00:00.1234567891Z',
+    ])
+      expect(vet(time, { t: text }), text).toEqual(PASS);
+    expect(errorOf('time.Time("2024-01-01t00:00:00Z")')).toMatch(/^x: error in call to time.Time: invalid time "2024-01-01t00:00:00Z"/);
+  });
+
+  it('time.Duration is time.ParseDuration: its nanoseconds must fit an int64, in every unit and sum', () => {
+    for (const [text, reason] of [
+      ['9999999999999h', 'invalid duration "9999999999999h"'],
+      ['2562048h', 'invalid duration "2562048h"'],
+      ['153722867281m', 'invalid duration "153722867281m"'],
+      ['9223372036.854775808s', 'invalid duration "9223372036.854775808s"'],
+      ['9223372036854776ms', 'invalid duration "9223372036854776ms"'],
+      ['9223372036854775808ns', 'invalid duration "9223372036854775808ns"'],
+      ['2562047h47m16.854775808s', 'invalid duration "2562047h47m16.854775808s"'],
+      ['2562047h2562047h', 'invalid duration "2562047h2562047h"'],
+      ['', 'invalid duration ""'],
+      ['.s', 'invalid duration ".s"'],
+      ['1', 'missing unit in duration "1"'],
+      ['1h-1m', 'unknown unit "h-" in duration "1h-1m"'],
+      ['1d', 'unknown unit "d" in duration "1d"'],
+      ['1H', 'unknown unit "H" in duration "1H"'],
+    ])
+      expect(vet(duration, { d: text }), text).toMatchObject({
+        satisfiesPolicy: false,
+        errors: [
+          `d: invalid value ${JSON.stringify(text)} (does not satisfy time.Duration()): error in call to time.Duration: time: ${reason}:\n    policy.cue:2:8`,
+        ],
+      });
+    for (const text of [
+      '2562047h',
+      '9223372036854775807ns',
+      '2562047h47m16.854775807s',
+      '9223372036.854775807s',
+      '-9223372036854775808ns',
+      '1.5h',
+      '+1h',
+      '0',
+      '-0',
+      '.5s',
+      '5.s',
+      '1µs',
+      '1μs',
+      '1us',
+      '1h2m3.5s',
+      '1.000000000000000000000000001h',
+    ])
+      expect(vet(duration, { d: text }), text).toEqual(PASS);
+  });
+});
+
 describe('no builtin hangs or exhausts memory', () => {
   const tooLarge = (what: string) =>
     expect.stringMatching(

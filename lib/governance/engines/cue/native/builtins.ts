@@ -13,6 +13,7 @@ import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import type { Position } from './scanner';
 import { formatBigInt, formatGoFloat, formattedLength, goQuote, NumberError, parseGoFloat, parseGoInt, parseGoUint } from './strconv';
+import { durationError, isRfc3339 } from './times';
 import { mapWordStarts, splitFields, toLower, toLowerRune, toTitleRune, toUpper, trimSpace } from './unicode';
 import {
   BOOL,
@@ -560,25 +561,34 @@ function minFields(object: Vertex, min: number): boolean | Bottom {
   return validationError(`len(fields) < MinFields(${min}) (${count} < ${min})`, mayGrow && !object.ctx.closedWorld ? 'incomplete' : 'eval');
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-function validTime(text: string): boolean {
-  const match = RFC3339.exec(text);
-  if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
-  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= days && hour < 24 && minute < 60 && second < 60;
-}
-const DURATION = /^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$/;
 const time = pkg('time', [
-  fn('time.Time', ['string'], ([text]) => validTime(s(text)), { validator: true }),
-  fn('time.Duration', ['string'], ([text]) => DURATION.test(s(text)), { validator: true }),
+  fn(
+    'time.Time',
+    ['string'],
+    ([text]) => {
+      if (!isRfc3339(s(text))) throw new CallError(`invalid time ${goQuote(s(text))}`);
+      return true;
+    },
+    { validator: true },
+  ),
+  fn(
+    'time.Duration',
+    ['string'],
+    ([text]) => {
+      const error = durationError(s(text));
+      if (error) throw new CallError(error);
+      return true;
+    },
+    { validator: true },
+  ),
   fn(
     'time.Format',
     ['string', 'string'],
     ([text, layout]) => {
       if (s(layout) !== '2006-01-02T15:04:05Z07:00' && s(layout) !== '2006-01-02T15:04:05.999999999Z07:00')
         throw new CallError(`layout ${JSON.stringify(s(layout))} is not supported by the native evaluator`);
-      return validTime(s(text));
+      if (!isRfc3339(s(text))) throw new CallError(`invalid time ${goQuote(s(text))}`);
+      return true;
     },
     { validator: true },
   ),
