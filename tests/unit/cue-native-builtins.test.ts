@@ -93,6 +93,16 @@ describe('builtins follow Go: splitting and ranges', () => {
     expect(holds('strings.SplitN("a,b,c", ",", 0)', [])).toEqual(PASS);
   });
 
+  it('list.Take, list.Drop and list.Slice refuse a negative index as CUE does (natively it was taken as 0)', () => {
+    expect(errorOf('list.Take([1, 2], -1)')).toMatch(/^x: error in call to list.Take: negative index/);
+    expect(errorOf('list.Drop([1, 2], -1)')).toMatch(/^x: error in call to list.Drop: negative index/);
+    expect(errorOf('list.Slice([1, 2, 3], -1, 1)')).toMatch(/^x: error in call to list.Slice: negative index/);
+    expect(errorOf('list.Slice([1, 2, 3], 2, 1)')).toMatch(/^x: error in call to list.Slice: invalid index: 2 > 1/);
+    expect(errorOf('list.Slice([1, 2, 3], 1, 5)')).toMatch(/^x: error in call to list.Slice: slice bounds out of range/);
+    expect(holds('list.Take([1, 2], 5)', [1, 2])).toEqual(PASS);
+    expect(holds('list.Drop([1, 2], 5)', [])).toEqual(PASS);
+  });
+
   it('list.Range adds its step in decimal and refuses a range that never reaches its end, as CUE does', () => {
     expect(holds('list.Range(0, 0.5, 0.1)', [0, 0.1, 0.2, 0.3, 0.4])).toEqual(PASS);
     expect(errorOf('list.Range(5, 1, 1)')).toMatch(/^x: error in call to list.Range: end must be greater than start when step is positive/);
@@ -481,6 +491,21 @@ describe('no builtin hangs or exhausts memory', () => {
     });
     // The same builtins on small strings stay well within it.
     expect(evaluateNative(compiled(loop(4)), { n: 1000 }, options)).toEqual(PASS);
+  });
+
+  it("list.UniqueItems of a descriptor's long list returns: scalars at once, structs within the budget", () => {
+    const unique = 'import "list"\nitems: list.UniqueItems\n';
+    const many = Array.from({ length: 50_000 }, (_, i) => `item-${i}`);
+    expect(vet(unique, { items: many })).toEqual(PASS);
+    expect(vet(unique, { items: [...many, 'item-7'] })).toMatchObject({ satisfiesPolicy: false, isError: false });
+    expect(vet(unique, { items: [1, 1.0] })).toMatchObject({ satisfiesPolicy: false });
+    expect(vet(unique, { items: [{ a: 1 }, { a: 2 }, { a: 1 }] })).toMatchObject({ satisfiesPolicy: false });
+    const structs = Array.from({ length: 5000 }, (_, i) => ({ id: i }));
+    expect(evaluateNative(compiled(unique), { items: structs }, { requireConcrete: true, metric: false })).toEqual({
+      satisfiesPolicy: false,
+      isError: true,
+      errors: ['the evaluation took more than 1000000 steps (cue-config.max-steps)'],
+    });
   });
 
   it('sends such a policy away cleanly when it is saved: no hang, no exhausted memory', () => {

@@ -326,22 +326,22 @@ const list = pkg('list', [
     },
     { validator: true },
   ),
-  fn(
-    'list.UniqueItems',
-    ['list'],
-    ([items]) => {
-      const values = items as Value[];
-      return values.every((item, i) => values.slice(i + 1).every((other) => structurallyEqual(item, other) !== true));
-    },
-    { validator: true },
-  ),
+  fn('list.UniqueItems', ['list'], ([items], from) => uniqueItems(items as Value[], from), { validator: true }),
   fn('list.Slice', ['list', 'int', 'int'], ([items, low, high]) => {
     const values = items as Value[];
-    if (n(low) < 0 || n(high) > values.length || n(low) > n(high)) throw new CallError('index out of range');
+    if (n(low) < 0) throw new CallError('negative index');
+    if (n(low) > n(high)) throw new CallError(`invalid index: ${n(low)} > ${n(high)}`);
+    if (n(high) > values.length) throw new CallError('slice bounds out of range');
     return values.slice(n(low), n(high));
   }),
-  fn('list.Take', ['list', 'int'], ([items, count]) => (items as Value[]).slice(0, Math.max(0, n(count)))),
-  fn('list.Drop', ['list', 'int'], ([items, count]) => (items as Value[]).slice(Math.max(0, n(count)))),
+  fn('list.Take', ['list', 'int'], ([items, count]) => {
+    if (n(count) < 0) throw new CallError('negative index');
+    return (items as Value[]).slice(0, n(count));
+  }),
+  fn('list.Drop', ['list', 'int'], ([items, count]) => {
+    if (n(count) < 0) throw new CallError('negative index');
+    return (items as Value[]).slice(n(count));
+  }),
   fn('list.Reverse', ['list'], ([items]) => [...(items as Value[])].reverse()),
   fn('list.Repeat', ['list', 'int'], ([items, count], from) => {
     const times = repeatCount(n(count));
@@ -355,6 +355,29 @@ const list = pkg('list', [
   fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || compareText(all[i - 1], value) <= 0)),
   fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),
 ]);
+
+/**
+ * list.UniqueItems: no two elements equal. Scalars are told apart by their value at once; structs and lists are
+ * compared pairwise, each comparison a step of the budget (a descriptor's long list cannot hang the process).
+ */
+function uniqueItems(values: readonly Value[], from: Vertex): boolean {
+  const seen = new Set<string>();
+  const structured: Value[] = [];
+  for (const value of values) {
+    if (isScalar(value)) {
+      const key = `${value.t === 'num' ? 'num' : value.t}:${value.t === 'null' ? '' : String(value.v)}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+    } else if (value instanceof Vertex) {
+      for (const other of structured) {
+        from.ctx.step();
+        if (structurallyEqual(value, other) === true) return false;
+      }
+      structured.push(value);
+    }
+  }
+  return true;
+}
 
 /**
  * list.Range (pkg/list/math.go): from start while below limit (above, with a negative step), adding the step in
