@@ -5,18 +5,24 @@
  */
 import { isIP } from 'node:net';
 
-import { decimalArithmetic } from './decimal';
+import type { Context } from './context';
+import { decimalArithmetic, DecimalError, isMultipleOf } from './decimal';
 import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
 import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
 import { compileRegexp } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import type { Position } from './scanner';
+import { formatBigInt, formatGoFloat, formattedLength, goQuote, NumberError, parseGoFloat, parseGoInt, parseGoUint } from './strconv';
+import { durationError, isRfc3339 } from './times';
+import { mapWordStarts, splitFields, toLower, toLowerRune, toTitleRune, toUpper, trimSpace } from './unicode';
 import {
   BOOL,
   type Bottom,
   bottom,
+  type Bound,
   type Builtin,
   BYTES,
+  compareText,
   FLOAT,
   formatValue,
   incomplete,
@@ -27,6 +33,7 @@ import {
   LIST,
   NUMBER,
   type Package,
+  type Scalar,
   STRING,
   STRUCT,
   TOP_KINDS,
@@ -136,11 +143,22 @@ function fn(
     call: (args, at, from) => {
       try {
         const values = args.map((arg, index) => argument(arg, params[index], index, name));
+        const ctx = (from as Vertex).ctx;
+        for (const value of values) chargeSize(ctx, value);
         const result = impl(values, from as Vertex, at);
+        // What it made: refused past MAX_OUTPUT (those that could make much more check before they build), and charged.
+        if (typeof result === 'string' || Array.isArray(result)) {
+          ctx.limit(name, result.length, typeof result === 'string' ? 'characters' : 'elements');
+          chargeSize(ctx, result as Js);
+        }
         return toValue(result, from as Vertex, options.returns);
       } catch (error) {
         if (error instanceof ArgumentError) return error.value.t === 'bottom' && error.value.at.length === 0 ? { ...error.value, at: [at] } : error.value;
-        if (error instanceof CallError) return bottom(`error in call to ${name}: ${error.message}`, [at]);
+        if (error instanceof CallError) {
+          const failed = bottom(`error in call to ${name}: ${error.message}`, [at]);
+          // A validator's error is its reason: `invalid value "x" (does not satisfy time.Time): error in call to time.Time: ...`.
+          return options.validator ? { ...failed, validation: true } : failed;
+        }
         throw error;
       }
     },
@@ -148,6 +166,17 @@ function fn(
 }
 
 class CallError extends Error {}
+
+/** The steps reading or writing a string or list of a builtin takes: one a list element, one per CHARACTERS_PER_STEP characters. */
+function chargeSize(ctx: Context, value: Js): void {
+  if (typeof value === 'string') ctx.chargeText(value.length);
+  else if (Array.isArray(value)) {
+    ctx.charge(value.length);
+    let characters = 0;
+    for (const element of value) if (typeof element === 'string') characters += element.length;
+    ctx.chargeText(characters);
+  }
+}
 
 /** CUE's limit on the count of list.Repeat and strings.Repeat (adt.MaxRepeatCount). */
 const MAX_REPEAT_COUNT = 1_000_000;
@@ -178,38 +207,30 @@ const strings = pkg('strings', [
     returns: 'int',
   }),
   fn('strings.Count', ['string', 'string'], ([a, b]) => (s(b) === '' ? runes(s(a)) + 1 : s(a).split(s(b)).length - 1), { returns: 'int' }),
-  fn('strings.Join', ['strings', 'string'], ([list, sep]) => (list as string[]).join(s(sep))),
+  fn('strings.Join', ['strings', 'string'], ([list, sep], from) => {
+    const parts = list as string[];
+    from.ctx.limit('strings.Join', parts.reduce((sum, part) => sum + part.length, 0) + Math.max(0, parts.length - 1) * s(sep).length, 'characters');
+    return parts.join(s(sep));
+  }),
   fn('strings.Split', ['string', 'string'], ([a, sep]) => (s(sep) === '' ? [...s(a)] : s(a).split(s(sep)))),
-  fn('strings.SplitN', ['string', 'string', 'int'], ([a, sep, count]) => {
-    const parts = s(a).split(s(sep));
-    if (n(count) < 0) return parts;
-    if (n(count) === 0) return [];
-    return [...parts.slice(0, n(count) - 1), parts.slice(n(count) - 1).join(s(sep))].filter((_, index) => index < parts.length);
-  }),
-  fn('strings.Fields', ['string'], ([a]) => s(a).split(/\s+/).filter(Boolean)),
-  fn('strings.Replace', ['string', 'string', 'string', 'int'], ([a, old, replacement, count]) => {
-    let out = s(a);
-    let left = n(count) < 0 ? Infinity : n(count);
-    let from = 0;
-    while (left-- > 0) {
-      const at = out.indexOf(s(old), from);
-      if (at < 0) break;
-      out = out.slice(0, at) + s(replacement) + out.slice(at + s(old).length);
-      from = at + s(replacement).length + (s(old) === '' ? 1 : 0);
-    }
-    return out;
-  }),
-  fn('strings.ToUpper', ['string'], ([a]) => s(a).toUpperCase()),
-  fn('strings.ToLower', ['string'], ([a]) => s(a).toLowerCase()),
-  fn('strings.ToTitle', ['string'], ([a]) => s(a).toUpperCase()),
-  fn('strings.ToCamel', ['string'], ([a]) => s(a).replace(/^\p{Lu}/u, (c) => c.toLowerCase())),
-  fn('strings.TrimSpace', ['string'], ([a]) => s(a).trim()),
+  fn('strings.SplitN', ['string', 'string', 'int'], ([a, sep, count]) => splitN(s(a), s(sep), n(count))),
+  fn('strings.Fields', ['string'], ([a]) => splitFields(s(a))),
+  fn('strings.Replace', ['string', 'string', 'string', 'int'], ([a, old, replacement, count], from) => replace(s(a), s(old), s(replacement), n(count), from)),
+  fn('strings.ToUpper', ['string'], ([a]) => toUpper(s(a))),
+  fn('strings.ToLower', ['string'], ([a]) => toLower(s(a))),
+  fn('strings.ToTitle', ['string'], ([a]) => mapWordStarts(s(a), toTitleRune)),
+  fn('strings.ToCamel', ['string'], ([a]) => mapWordStarts(s(a), toLowerRune)),
+  fn('strings.TrimSpace', ['string'], ([a]) => trimSpace(s(a))),
   fn('strings.Trim', ['string', 'string'], ([a, cut]) => trimSet(trimSet(s(a), s(cut), true), s(cut), false)),
   fn('strings.TrimLeft', ['string', 'string'], ([a, cut]) => trimSet(s(a), s(cut), true)),
   fn('strings.TrimRight', ['string', 'string'], ([a, cut]) => trimSet(s(a), s(cut), false)),
   fn('strings.TrimPrefix', ['string', 'string'], ([a, prefix]) => (s(a).startsWith(s(prefix)) ? s(a).slice(s(prefix).length) : s(a))),
   fn('strings.TrimSuffix', ['string', 'string'], ([a, suffix]) => (s(suffix) !== '' && s(a).endsWith(s(suffix)) ? s(a).slice(0, -s(suffix).length) : s(a))),
-  fn('strings.Repeat', ['string', 'int'], ([a, count]) => s(a).repeat(repeatCount(n(count)))),
+  fn('strings.Repeat', ['string', 'int'], ([a, count], from) => {
+    const times = repeatCount(n(count));
+    from.ctx.limit('strings.Repeat', s(a).length * times, 'characters');
+    return s(a).repeat(times);
+  }),
   fn('strings.SliceRunes', ['string', 'int', 'int'], ([a, start, end]) => {
     const chars = [...s(a)];
     if (n(start) < 0 || n(start) > n(end) || n(end) > chars.length) throw new CallError('index out of range');
@@ -217,6 +238,34 @@ const strings = pkg('strings', [
   }),
   fn('strings.Runes', ['string'], ([a]) => [...s(a)].map((c) => c.codePointAt(0) as number)),
 ]);
+
+/** Go's strings.SplitN: at most `count` parts (all when negative), the last the rest; an empty separator splits runes. */
+function splitN(text: string, sep: string, count: number): string[] {
+  if (count === 0) return [];
+  const parts = sep === '' ? [...text] : text.split(sep);
+  if (count < 0 || parts.length <= count) return parts;
+  return [...parts.slice(0, count - 1), parts.slice(count - 1).join(sep)];
+}
+
+/**
+ * Go's strings.Replace: the first `count` (all when negative) non-overlapping `old`, left to right; an empty `old`
+ * matches before each rune and at the end (runes + 1 times). Refused before it is built when it would be too long.
+ */
+function replace(text: string, old: string, replacement: string, count: number, from: Vertex): string {
+  if (old === replacement || count === 0) return text;
+  if (old === '') {
+    const chars = [...text];
+    const times = count < 0 ? chars.length + 1 : Math.min(count, chars.length + 1);
+    from.ctx.limit('strings.Replace', text.length + times * replacement.length, 'characters');
+    return replacement + chars.slice(0, times - 1).join(replacement) + (times > 1 ? replacement : '') + chars.slice(times - 1).join('');
+  }
+  const found = text.split(old).length - 1;
+  const times = count < 0 ? found : Math.min(count, found);
+  if (times === 0) return text;
+  from.ctx.limit('strings.Replace', text.length + times * (replacement.length - old.length), 'characters');
+  const parts = text.split(old);
+  return parts.slice(0, times + 1).join(replacement) + (times < found ? old + parts.slice(times + 1).join(old) : '');
+}
 
 function repeatCount(count: number): number {
   if (count < 0) throw new CallError('negative count');
@@ -244,15 +293,7 @@ const list = pkg('list', [
   fn('list.Concat', ['list'], ([lists]) =>
     (lists as Value[]).flatMap((inner) => (inner instanceof Vertex && inner.isList ? inner.elements().map((element) => valueOf(element)) : [])),
   ),
-  fn('list.Range', ['number', 'number', 'number'], ([start, limit, step], from) => {
-    if (n(step) === 0) throw new CallError('step must be non zero');
-    const out: number[] = [];
-    for (let i = n(start); n(step) > 0 ? i < n(limit) : i > n(limit); i += n(step)) {
-      out.push(i);
-      from.ctx.step();
-    }
-    return out;
-  }),
+  fn('list.Range', ['number', 'number', 'number'], ([start, limit, step], from) => range(n(start), n(limit), n(step), from)),
   fn('list.Sum', ['numbers'], ([values]) => numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0)),
   fn('list.Product', ['numbers'], ([values]) => numbers(values).reduce((a, b) => decimalArithmetic('*', a, b), 1)),
   fn('list.Max', ['numbers'], ([values]) => {
@@ -285,37 +326,72 @@ const list = pkg('list', [
     },
     { validator: true },
   ),
-  fn(
-    'list.UniqueItems',
-    ['list'],
-    ([items]) => {
-      const values = items as Value[];
-      return values.every((item, i) => values.slice(i + 1).every((other) => structurallyEqual(item, other) !== true));
-    },
-    { validator: true },
-  ),
+  fn('list.UniqueItems', ['list'], ([items], from) => uniqueItems(items as Value[], from), { validator: true }),
   fn('list.Slice', ['list', 'int', 'int'], ([items, low, high]) => {
     const values = items as Value[];
-    if (n(low) < 0 || n(high) > values.length || n(low) > n(high)) throw new CallError('index out of range');
+    if (n(low) < 0) throw new CallError('negative index');
+    if (n(low) > n(high)) throw new CallError(`invalid index: ${n(low)} > ${n(high)}`);
+    if (n(high) > values.length) throw new CallError('slice bounds out of range');
     return values.slice(n(low), n(high));
   }),
-  fn('list.Take', ['list', 'int'], ([items, count]) => (items as Value[]).slice(0, Math.max(0, n(count)))),
-  fn('list.Drop', ['list', 'int'], ([items, count]) => (items as Value[]).slice(Math.max(0, n(count)))),
+  fn('list.Take', ['list', 'int'], ([items, count]) => {
+    if (n(count) < 0) throw new CallError('negative index');
+    return (items as Value[]).slice(0, n(count));
+  }),
+  fn('list.Drop', ['list', 'int'], ([items, count]) => {
+    if (n(count) < 0) throw new CallError('negative index');
+    return (items as Value[]).slice(n(count));
+  }),
   fn('list.Reverse', ['list'], ([items]) => [...(items as Value[])].reverse()),
   fn('list.Repeat', ['list', 'int'], ([items, count], from) => {
     const times = repeatCount(n(count));
+    from.ctx.limit('list.Repeat', (items as Value[]).length * times, 'elements');
     const out: Value[] = [];
-    for (let i = 0; i < times; i++) {
-      out.push(...(items as Value[]));
-      from.ctx.step();
-    }
+    for (let i = 0; i < times; i++) out.push(...(items as Value[]));
     return out;
   }),
   fn('list.Sort', ['list', 'struct'], ([items, comparer], from) => sortValues(items as Value[], comparer as Vertex, from)),
-  fn('list.SortStrings', ['strings'], ([values]) => [...(values as string[])].sort()),
-  fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || all[i - 1] <= value)),
+  fn('list.SortStrings', ['strings'], ([values]) => [...(values as string[])].sort(compareText)),
+  fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || compareText(all[i - 1], value) <= 0)),
   fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),
 ]);
+
+/**
+ * list.UniqueItems: no two elements equal. Scalars are told apart by their value at once; structs and lists are
+ * compared pairwise, each comparison a step of the budget (a descriptor's long list cannot hang the process).
+ */
+function uniqueItems(values: readonly Value[], from: Vertex): boolean {
+  const seen = new Set<string>();
+  const structured: Value[] = [];
+  for (const value of values) {
+    if (isScalar(value)) {
+      const key = `${value.t === 'num' ? 'num' : value.t}:${value.t === 'null' ? '' : String(value.v)}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+    } else if (value instanceof Vertex) {
+      for (const other of structured) {
+        from.ctx.step();
+        if (structurallyEqual(value, other) === true) return false;
+      }
+      structured.push(value);
+    }
+  }
+  return true;
+}
+
+/**
+ * list.Range (pkg/list/math.go): from start while below limit (above, with a negative step), adding the step in
+ * decimal; refused before it is built when it would be too long.
+ */
+function range(start: number, limit: number, step: number, from: Vertex): number[] {
+  if (step === 0) throw new CallError('step must be non zero');
+  if (step > 0 && start > limit) throw new CallError('end must be greater than start when step is positive');
+  if (step < 0 && start < limit) throw new CallError('end must be less than start when step is negative');
+  from.ctx.limit('list.Range', Math.ceil((limit - start) / step), 'elements');
+  const out: number[] = [];
+  for (let i = start; step > 0 ? i < limit : i > limit; i = decimalArithmetic('+', i, step)) out.push(i);
+  return out;
+}
 
 /** list.MinItems (pkg/list): an open list may still get the items it lacks (incomplete), unless a descriptor made it. */
 function minItems(items: Vertex, min: number): boolean | Bottom {
@@ -371,7 +447,18 @@ const math = pkg('math', [
   fn('math.Log10', ['number'], ([x]) => float(Math.log10(n(x)))),
   fn('math.Max', ['number', 'number'], ([x, y]) => float(Math.max(n(x), n(y)))),
   fn('math.Min', ['number', 'number'], ([x, y]) => float(Math.min(n(x), n(y)))),
-  fn('math.MultipleOf', ['number', 'number'], ([x, y]) => n(y) !== 0 && Math.abs(n(x) % n(y)) < 1e-9, { validator: true }),
+  fn(
+    'math.MultipleOf',
+    ['number', 'number'],
+    ([x, y]) => {
+      try {
+        return isMultipleOf(n(x), n(y));
+      } catch (error) {
+        throw error instanceof DecimalError ? new CallError(error.message) : error;
+      }
+    },
+    { validator: true },
+  ),
 ]);
 
 const regexp = pkg('regexp', [
@@ -417,41 +504,52 @@ const regexp = pkg('regexp', [
   ),
 ]);
 
+/** A Go strconv or math/big error as CUE reports it: `error in call to strconv.ParseInt: strconv.ParseInt: parsing "x": invalid syntax`. */
+function goNumber<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw error instanceof NumberError ? new CallError(error.message) : error;
+  }
+}
+
+const integer = (value: bigint): Value => ({ t: 'num', int: true, v: Number(value) });
+
+/** FormatFloat's format (pkg/strconv): a string of one byte (`"f"`) or the byte's value (102), as CUE takes it today. */
+function formatByte(format: Js, name: string): number {
+  const value = format as Value;
+  if (value.t === 'string') {
+    if (Buffer.byteLength(value.v) !== 1) throw new CallError('expected single character string');
+    return value.v.charCodeAt(0);
+  }
+  if (value.t === 'num' && value.int) {
+    if (value.v < 0 || value.v > 255) throw new CallError(`format value ${formatValue(value)} out of range [0, 255]`);
+    return value.v;
+  }
+  if (isScalar(value) || value instanceof Vertex) throw new CallError(`unexpected kind ${typeName(value)}`);
+  throw new ArgumentError(incomplete(`error in call to ${name}: non-concrete value ${formatValue(value)}`));
+}
+
 const strconv = pkg('strconv', [
-  fn(
-    'strconv.Atoi',
-    ['string'],
-    ([text]) => {
-      if (!/^[+-]?\d+$/.test(s(text))) throw new CallError(`strconv.Atoi: parsing ${JSON.stringify(s(text))}: invalid syntax`);
-      return Number(s(text));
-    },
-    { returns: 'int' },
-  ),
-  fn(
-    'strconv.ParseInt',
-    ['string', 'int', 'int'],
-    ([text, base]) => {
-      const value = parseInt(s(text), n(base) || 10);
-      if (Number.isNaN(value)) throw new CallError(`strconv.ParseInt: parsing ${JSON.stringify(s(text))}: invalid syntax`);
-      return value;
-    },
-    { returns: 'int' },
-  ),
-  fn('strconv.ParseFloat', ['string', 'int'], ([text]) => {
-    const value = Number(s(text));
-    if (s(text).trim() === '' || Number.isNaN(value)) throw new CallError(`strconv.ParseFloat: parsing ${JSON.stringify(s(text))}: invalid syntax`);
-    return float(value);
-  }),
+  fn('strconv.Atoi', ['string'], ([text]) => integer(goNumber(() => parseGoInt(s(text), 10, 0, 'Atoi')))),
+  fn('strconv.ParseInt', ['string', 'int', 'int'], ([text, base, bits]) => integer(goNumber(() => parseGoInt(s(text), n(base), n(bits))))),
+  fn('strconv.ParseUint', ['string', 'int', 'int'], ([text, base, bits]) => integer(goNumber(() => parseGoUint(s(text), n(base), n(bits))))),
+  fn('strconv.ParseFloat', ['string', 'int'], ([text, bits]) => float(goNumber(() => parseGoFloat(s(text), n(bits))))),
   fn('strconv.ParseBool', ['string'], ([text]) => {
     if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s(text))) return true;
     if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s(text))) return false;
-    throw new CallError(`strconv.ParseBool: parsing ${JSON.stringify(s(text))}: invalid syntax`);
+    throw new CallError(`strconv.ParseBool: parsing ${goQuote(s(text))}: invalid syntax`);
   }),
-  fn('strconv.FormatInt', ['int', 'int'], ([value, base]) => n(value).toString(n(base))),
-  fn('strconv.FormatFloat', ['number', 'int', 'int', 'int'], ([value]) => String(n(value))),
+  fn('strconv.FormatInt', ['int', 'int'], ([value, base]) => goNumber(() => formatBigInt(BigInt(n(value)), n(base)))),
+  fn('strconv.FormatUint', ['int', 'int'], ([value, base]) => goNumber(() => formatBigInt(BigInt(n(value)), n(base)))),
+  fn('strconv.FormatFloat', ['number', 'any', 'int', 'int'], ([value, format, precision, bits], from) => {
+    const letter = formatByte(format, 'strconv.FormatFloat');
+    from.ctx.limit('strconv.FormatFloat', formattedLength(n(value), n(precision)), 'characters');
+    return goNumber(() => formatGoFloat(n(value), letter, n(precision), n(bits)));
+  }),
   fn('strconv.FormatBool', ['bool'], ([value]) => String(value)),
-  fn('strconv.Itoa', ['int'], ([value]) => String(value)),
-  fn('strconv.Quote', ['string'], ([text]) => JSON.stringify(s(text))),
+  fn('strconv.Itoa', ['int'], ([value]) => BigInt(n(value)).toString()),
+  fn('strconv.Quote', ['string'], ([text]) => goQuote(s(text))),
   fn('strconv.Unquote', ['string'], ([text]) => {
     try {
       return JSON.parse(s(text)) as string;
@@ -486,25 +584,34 @@ function minFields(object: Vertex, min: number): boolean | Bottom {
   return validationError(`len(fields) < MinFields(${min}) (${count} < ${min})`, mayGrow && !object.ctx.closedWorld ? 'incomplete' : 'eval');
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-function validTime(text: string): boolean {
-  const match = RFC3339.exec(text);
-  if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
-  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= days && hour < 24 && minute < 60 && second < 60;
-}
-const DURATION = /^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$/;
 const time = pkg('time', [
-  fn('time.Time', ['string'], ([text]) => validTime(s(text)), { validator: true }),
-  fn('time.Duration', ['string'], ([text]) => DURATION.test(s(text)), { validator: true }),
+  fn(
+    'time.Time',
+    ['string'],
+    ([text]) => {
+      if (!isRfc3339(s(text))) throw new CallError(`invalid time ${goQuote(s(text))}`);
+      return true;
+    },
+    { validator: true },
+  ),
+  fn(
+    'time.Duration',
+    ['string'],
+    ([text]) => {
+      const error = durationError(s(text));
+      if (error) throw new CallError(error);
+      return true;
+    },
+    { validator: true },
+  ),
   fn(
     'time.Format',
     ['string', 'string'],
     ([text, layout]) => {
       if (s(layout) !== '2006-01-02T15:04:05Z07:00' && s(layout) !== '2006-01-02T15:04:05.999999999Z07:00')
         throw new CallError(`layout ${JSON.stringify(s(layout))} is not supported by the native evaluator`);
-      return validTime(s(text));
+      if (!isRfc3339(s(text))) throw new CallError(`invalid time ${goQuote(s(text))}`);
+      return true;
     },
     { validator: true },
   ),
@@ -614,11 +721,36 @@ export const CUE_STANDARD_LIBRARY = new Set([
   'uuid',
 ]);
 
-function integerType(min: number, max: number): Value {
-  return constraint(INT, [
-    { op: '>=', value: { t: 'num', int: true, v: min } },
-    { op: '<=', value: { t: 'num', int: true, v: max } },
-  ]);
+/**
+ * One limit of a predeclared type (internal/core/compile/predeclared.go), shown as CUE shows it. A limit a double
+ * cannot hold (`int64`'s 2^63-1, `float32`'s largest float) is compared as the nearest double inside the range: a
+ * number just past it, which a double rounds onto the limit (9223372036854775808 is 2^63, as 9223372036854775807
+ * is), is refused as CUE refuses it, at the cost of refusing the limit itself too.
+ */
+function limitOf(text: string, int: boolean, lower: boolean): Bound {
+  const nearest = Number(text);
+  const exact = int ? BigInt(nearest) === BigInt(text) : text === '0';
+  const inside = exact ? nearest : lower ? nextDouble(nearest, 1) : nextDouble(nearest, -1);
+  const value: Scalar = exact && int ? { t: 'num', int, v: inside } : { t: 'num', int, v: inside, literal: text };
+  return { op: lower ? '>=' : '<=', value };
+}
+
+/** The double next to `value` towards +Infinity (`direction` 1) or -Infinity (-1). */
+function nextDouble(value: number, direction: 1 | -1): number {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const bits = view.getBigUint64(0);
+  view.setBigUint64(0, value > 0 === direction > 0 ? bits + 1n : bits - 1n);
+  return view.getFloat64(0);
+}
+
+function integerType(min: string, max: string): Value {
+  return constraint(INT, [limitOf(min, true, true), limitOf(max, true, false)]);
+}
+
+/** `float32` and `float64` are bounds alone: any number in their range, integers too. */
+function floatType(min: string, max: string): Value {
+  return constraint(NUMBER, [limitOf(min, false, true), limitOf(max, false, false)]);
 }
 
 /** CUE's div and mod are Euclidean: the modulus is never negative. */
@@ -823,18 +955,21 @@ export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
   ['bytes', kindConstraint(BYTES)],
   ['bool', kindConstraint(BOOL)],
   ['null', { t: 'null' }],
-  ['rune', integerType(0, 0x10ffff)],
-  ['int8', integerType(-128, 127)],
-  ['int16', integerType(-32768, 32767)],
-  ['int32', integerType(-(2 ** 31), 2 ** 31 - 1)],
-  ['int64', integerType(-(2 ** 63), 2 ** 63 - 1)],
+  ['rune', integerType('0', '1114111')],
+  ['int8', integerType('-128', '127')],
+  ['int16', integerType('-32768', '32767')],
+  ['int32', integerType('-2147483648', '2147483647')],
+  ['int64', integerType('-9223372036854775808', '9223372036854775807')],
+  ['int128', integerType('-170141183460469231731687303715884105728', '170141183460469231731687303715884105727')],
   ['uint', constraint(INT, [{ op: '>=', value: { t: 'num', int: true, v: 0 } }])],
-  ['uint8', integerType(0, 255)],
-  ['uint16', integerType(0, 65535)],
-  ['uint32', integerType(0, 2 ** 32 - 1)],
-  ['uint64', integerType(0, 2 ** 64 - 1)],
-  ['float32', kindConstraint(NUMBER)],
-  ['float64', kindConstraint(NUMBER)],
+  ['uint8', integerType('0', '255')],
+  ['uint16', integerType('0', '65535')],
+  ['uint32', integerType('0', '4294967295')],
+  ['uint64', integerType('0', '18446744073709551615')],
+  ['uint128', integerType('0', '340282366920938463463374607431768211455')],
+  // 2**127 * (2**24 - 1) / 2**23 and 2**1023 * (2**53 - 1) / 2**52, as CUE writes them. There is no `byte`.
+  ['float32', floatType('-340282346638528859811704183484516925440', '340282346638528859811704183484516925440')],
+  ['float64', floatType('-1.797693134862315708145274237317043567981e+308', '1.797693134862315708145274237317043567981e+308')],
   ['len', lenBuiltin],
   ['close', close],
   ['and', and],

@@ -2,9 +2,30 @@
 
 /** Thrown when an evaluation spends its budget: the pair fails, it never passes. */
 export class BudgetExceeded extends Error {
-  constructor(readonly maxSteps: number) {
-    super(`the evaluation took more than ${maxSteps} steps (cue-config.max-steps)`);
+  constructor(
+    readonly maxSteps: number,
+    message = `the evaluation took more than ${maxSteps} steps (cue-config.max-steps)`,
+  ) {
+    super(message);
     this.name = 'BudgetExceeded';
+  }
+}
+
+/**
+ * The most characters (UTF-16 code units) of a string, or elements of a list, that a builtin or a string
+ * operation may make: past it the evaluation fails as an exhausted budget does (never a pass, never a value
+ * a disjunction or a default could drop), before the result is built.
+ */
+export const MAX_OUTPUT = 1_000_000;
+
+/** Characters of a string a builtin reads or writes per step of the budget. */
+export const CHARACTERS_PER_STEP = 16;
+
+/** A builtin or an operation would make a string or list longer than MAX_OUTPUT: the evaluation fails. */
+export class OutputTooLarge extends BudgetExceeded {
+  constructor(maxSteps: number, what: string, size: number, unit: 'characters' | 'elements') {
+    super(maxSteps, `${what} would make ${size} ${unit}, more than the native evaluator's limit of ${MAX_OUTPUT}`);
+    this.name = 'OutputTooLarge';
   }
 }
 
@@ -30,5 +51,21 @@ export class Context {
 
   step(): void {
     if (++this.steps > this.maxSteps) throw new BudgetExceeded(this.maxSteps);
+  }
+
+  /** Spends `steps` steps at once: a builtin's work on a string or list, in proportion to its size. */
+  charge(steps: number): void {
+    this.steps += Math.max(0, Math.ceil(steps));
+    if (this.steps > this.maxSteps) throw new BudgetExceeded(this.maxSteps);
+  }
+
+  /** Spends the steps a string of `length` characters takes to read or write. */
+  chargeText(length: number): void {
+    this.charge(length / CHARACTERS_PER_STEP);
+  }
+
+  /** Refuses a string or list of `size` characters or elements past MAX_OUTPUT: called before it is built. */
+  limit(what: string, size: number, unit: 'characters' | 'elements'): void {
+    if (!(size <= MAX_OUTPUT)) throw new OutputTooLarge(this.maxSteps, what, size, unit);
   }
 }

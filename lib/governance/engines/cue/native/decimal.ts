@@ -52,3 +52,40 @@ export function decimalArithmetic(op: DecimalOp, x: number, y: number): number {
   }
   return Number(`${result.digits}e${result.exponent}`);
 }
+
+/** An operation CUE's decimal context refuses (a division by zero), with apd's words. */
+export class DecimalError extends Error {}
+
+/** The significant digits of CUE's decimal context (internal.BaseContext, apd with precision 34). */
+const CUE_PRECISION = 34;
+
+/**
+ * CUE's math.MultipleOf (pkg/math/manual.go): x / y in CUE's decimal context (34 significant digits, rounded
+ * half up) has no fractional part. Exact on the numbers' shortest decimal text, as CUE's decimals are: 0.3 is
+ * a multiple of 0.1, 1e-10 is not one of 3. Throws CUE's errors for a zero divisor.
+ */
+export function isMultipleOf(x: number, y: number): boolean {
+  if (y === 0) throw new DecimalError(x === 0 ? 'division undefined' : 'division by zero');
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return false;
+  const [a, b] = [decimalOf(Math.abs(x)), decimalOf(Math.abs(y))];
+  const exponent = Math.min(a.exponent, b.exponent);
+  const [dividend, divisor] = [scaled(a, exponent), scaled(b, exponent)];
+  const rest = dividend % divisor;
+  if (rest === 0n) return true;
+  // The quotient is not whole: whether rounding it to CUE's 34 digits drops its fraction (or carries it to 1).
+  const whole = dividend / divisor;
+  let kept: number;
+  if (whole > 0n) {
+    const digits = whole.toString().length;
+    if (digits >= CUE_PRECISION) return true;
+    kept = CUE_PRECISION - digits;
+  } else {
+    let zeros = 0;
+    for (let next = rest * 10n; next < divisor; next *= 10n) zeros++;
+    kept = zeros + CUE_PRECISION;
+  }
+  const scale = 10n ** BigInt(kept);
+  const product = rest * scale;
+  const fraction = product / divisor + (2n * (product % divisor) >= divisor ? 1n : 0n);
+  return fraction === 0n || fraction === scale;
+}

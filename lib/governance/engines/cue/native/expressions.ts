@@ -17,6 +17,7 @@ import {
   boundKinds,
   type Builtin,
   BYTES,
+  compareOrdered,
   formatValue,
   incomplete,
   INT,
@@ -461,6 +462,8 @@ function interpolate(expr: Extract<Expr, { type: 'interpolation' }>, env: Env, f
     else if (value.t === 'num') text += formatValue(value);
     else text += String(value.v);
   }
+  from.ctx.limit('the interpolation', text.length, 'characters');
+  from.ctx.chargeText(text.length);
   return { t: expr.bytes ? 'bytes' : 'string', v: text };
 }
 
@@ -712,7 +715,22 @@ function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex)
   const right = concrete(rightValue, op, expr.right.at, operandKinds(op));
   if (isBottom(left)) return left;
   if (isBottom(right)) return right;
+  const size = textSize(op, left, right);
+  if (size !== undefined) {
+    from.ctx.limit(`the operator ${op}`, size, 'characters');
+    from.ctx.chargeText(size);
+  }
   return scalarOperation(op, left, right, expr.left.at, expr.right.at);
+}
+
+/** The length of the string or bytes a `+` or `*` makes (a count past CUE's own limit is its error, not this one). */
+function textSize(op: string, left: Scalar, right: Scalar): number | undefined {
+  const isText = (value: Scalar) => value.t === 'string' || value.t === 'bytes';
+  if (op === '+' && isText(left) && left.t === right.t) return (left as { v: string }).v.length + (right as { v: string }).v.length;
+  if (op !== '*') return undefined;
+  const [text, count] = left.t === 'num' ? [right, left] : [left, right];
+  if (!isText(text) || count.t !== 'num' || !count.int || count.v < 0 || count.v > MAX_REPEAT_COUNT) return undefined;
+  return (text as { v: string }).v.length * count.v;
 }
 
 function invalidOperands(op: string, left: Scalar, right: Scalar, at: Position[]): Value {
@@ -736,8 +754,7 @@ function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Positi
       const comparable =
         (left.t === 'num' && right.t === 'num') || (left.t === 'string' && right.t === 'string') || (left.t === 'bytes' && right.t === 'bytes');
       if (!comparable) return invalidOperands(op, left, right, at);
-      const [x, y] = [(left as { v: number | string }).v, (right as { v: number | string }).v];
-      return { t: 'bool', v: op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y };
+      return { t: 'bool', v: compareOrdered(op, (left as { v: number | string }).v, (right as { v: number | string }).v) };
     }
     case '=~':
     case '!~': {

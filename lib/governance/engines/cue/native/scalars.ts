@@ -7,6 +7,7 @@ import {
   bottom,
   type Bound,
   boundKinds,
+  compareOrdered,
   type Constraint,
   type Disjunction,
   formatBound,
@@ -44,15 +45,8 @@ function conflict(a: Value, b: Value, at: readonly Position[]): Value {
 
 function compare(op: Bound['op'], value: Scalar, limit: Scalar): boolean | undefined {
   if (op === '!=') return !(value.t === limit.t || (value.t === 'num' && limit.t === 'num')) || !scalarEquals(value, limit);
-  if (value.t === 'num' && limit.t === 'num') {
-    const [x, y] = [value.v, limit.v];
-    return op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y;
-  }
-  if ((value.t === 'string' && limit.t === 'string') || (value.t === 'bytes' && limit.t === 'bytes')) {
-    const [x, y] = [value.v, limit.v];
-    return op === '<' ? x < y : op === '<=' ? x <= y : op === '>' ? x > y : x >= y;
-  }
-  return undefined;
+  const ordered = (value.t === 'num' && limit.t === 'num') || (value.t === 'string' && limit.t === 'string') || (value.t === 'bytes' && limit.t === 'bytes');
+  return ordered ? compareOrdered(op as '<' | '<=' | '>' | '>=', value.v, limit.v) : undefined;
 }
 
 /** Whether a concrete value satisfies a bound; a message when it does not. */
@@ -136,7 +130,7 @@ function narrowRange(kinds: number, all: readonly Bound[], validators: readonly 
   if (ordered.length === 0 || (ordered.length === 1 && !bounds.some(isNumberExcluded))) return constraint(kinds, bounds, validators, at);
   const tighter = (x: Bound, y: Bound, lower: boolean) => {
     const [p, q] = [x.value as { v: number | string }, y.value as { v: number | string }];
-    if (p.v !== q.v) return lower ? p.v > q.v : p.v < q.v;
+    if (p.v !== q.v) return compareOrdered(lower ? '>' : '<', p.v, q.v);
     return x.op.length === 1; // strict beats inclusive at the same limit
   };
   const sameType = (x: Bound, y: Bound) => (x.value.t === 'num') === (y.value.t === 'num') && (x.value.t === 'num' || x.value.t === y.value.t);
@@ -151,7 +145,7 @@ function narrowRange(kinds: number, all: readonly Bound[], validators: readonly 
     const strict = lower.op === '>' || upper.op === '<';
     const isInt = (kinds & 12) === 4 && lower.value.t === 'num';
     const empty =
-      low > high ||
+      compareOrdered('>', low, high) ||
       (low === high && strict) ||
       (isInt &&
         Math.ceil(lower.op === '>' ? Math.floor(Number(low)) + 1 : Number(low)) > Math.floor(upper.op === '<' ? Math.ceil(Number(high)) - 1 : Number(high)));

@@ -202,7 +202,7 @@ export function boundKinds(bound: Bound): number {
 }
 
 export function formatNumber(value: { int: boolean; v: number; literal?: string }): string {
-  if (!value.int && value.literal !== undefined) return decimalText(value.literal);
+  if (value.literal !== undefined) return value.int ? value.literal : decimalText(value.literal);
   if (value.int) return Number.isSafeInteger(value.v) ? String(value.v) : BigInt(Math.trunc(value.v)).toString();
   if (!Number.isFinite(value.v)) return String(value.v);
   if (Number.isInteger(value.v) && Math.abs(value.v) < 1e21) return `${value.v}.0`;
@@ -276,6 +276,39 @@ export function formatConstraint(value: Constraint, validatorText: (validator: V
   );
   if (parts.length === 0 || value.kinds !== implied) parts.push(kindName(value.kinds));
   return parts.join(' & ');
+}
+
+/**
+ * Strings ordered as CUE orders them: by their UTF-8 bytes, which is the order of their code points. JavaScript's
+ * `<` compares UTF-16 code units, where a code point past U+FFFF (a surrogate pair, D800-DFFF) sorts below
+ * U+E000-U+FFFF: "😀" < "\uFF61" there, not in CUE. Bytes (one unit per byte) compare as they are.
+ */
+export function compareText(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointOrder(x) - codePointOrder(y);
+  }
+  return a.length - b.length;
+}
+
+/** A UTF-16 unit moved so that surrogates sort above every other unit, as the code points they make do. */
+const codePointOrder = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit);
+
+/** `<`, `<=`, `>`, `>=` on two numbers, or on two strings (or bytes) in CUE's order. */
+export function compareOrdered(op: '<' | '<=' | '>' | '>=', x: number | string, y: number | string): boolean {
+  const order =
+    typeof x === 'string' && typeof y === 'string'
+      ? compareText(x, y)
+      : (x as number) < (y as number)
+        ? -1
+        : (x as number) > (y as number)
+          ? 1
+          : x === y
+            ? 0
+            : NaN;
+  return op === '<' ? order < 0 : op === '<=' ? order <= 0 : op === '>' ? order > 0 : order >= 0;
 }
 
 export function scalarEquals(a: Scalar, b: Scalar): boolean {
