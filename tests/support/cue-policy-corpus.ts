@@ -167,4 +167,9 @@ export const CORPUS: readonly CorpusPolicy[] = [
       'import (\n\t"encoding/json"\n\t"encoding/yaml"\n)\n\nconfig: string & json.Valid()\nsettings?: string & yaml.Validate({replicas?: int & <10})\n_defaults: {replicas: 2, tags: ["a", "b"]}\ndefaults: json.Marshal(_defaults)\n',
     compliant: { config: '{"a": [1, 2.5]}', settings: 'replicas: 3', defaults: '{"replicas":2,"tags":["a","b"]}' },
   },
+  {
+    name: 'RE2 syntax JavaScript does not read: inline flags, a POSIX class, \\z, \\pL',
+    script: 'name: =~"^(?i)dp-[[:alnum:]]+\\\\z"\nowner: =~"^\\\\pL+$"\nversion: =~"^v(?-i:[0-9])"\n',
+    compliant: { name: 'DP-x1', owner: 'Alice', version: 'v1' },
+  },
 ];

@@ -89,9 +89,10 @@ describe('the save check', () => {
       ok: false,
       unsupported: 'strings.ToValidUTF8 is not in the native evaluator',
     });
-    expect(compileNative('a: =~"[[:alpha:]]+"\n')).toMatchObject({
+    // Regexps are RE2 here too (tests/unit/cue-native-regexps.test.ts): only one nested deeper than re2js reads goes there.
+    expect(compileNative(`a: =~"${'('.repeat(1001)}a${')'.repeat(1001)}"\n`)).toMatchObject({
       ok: false,
-      unsupported: expect.stringMatching(/RE2 syntax the native evaluator does not read/),
+      unsupported: expect.stringMatching(/expression nests too deeply/),
     });
     expect(compileNative('@experiment(aliasv2)\na: 1\n')).toEqual({ ok: false, unsupported: 'the script turns on a CUE experiment' });
   });

@@ -9,7 +9,7 @@ import type { Context } from './context';
 import { decimalArithmetic, DecimalError, isMultipleOf } from './decimal';
 import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
 import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
-import { compileRegexp } from './regexps';
+import { InvalidRegexp, quoteMeta, type Regexp, regexpOf } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import type { Position } from './scanner';
 import { formatBigInt, formatGoFloat, formattedLength, goQuote, NumberError, parseGoFloat, parseGoInt, parseGoUint } from './strconv';
@@ -461,47 +461,54 @@ const math = pkg('math', [
   ),
 ]);
 
+/** A pattern as Go's regexp.Compile gives it: RE2's refusal is the call's error (`error in call to regexp.Find: error parsing regexp: ...`). */
+function compiledPattern(pattern: Js): Regexp {
+  const compiled = regexpOf(s(pattern));
+  if (compiled instanceof InvalidRegexp) throw new CallError(compiled.message);
+  return compiled;
+}
+
+/** CUE's regexp package: nothing matched is the call's error. */
+function matched<T>(result: T | undefined): T {
+  if (result === undefined) throw new CallError('no match');
+  return result;
+}
+
+/** A match's named groups as a struct, its fields in order as CUE turns a Go map into a struct. */
+function namedGroups(groups: Record<string, string>, from: Vertex): Value {
+  const sorted = Object.fromEntries(Object.entries(groups).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return fromJson(JSON.stringify(sorted), from) ?? bottom('unexpected builtin result');
+}
+
 const regexp = pkg('regexp', [
-  fn('regexp.Match', ['string', 'string'], ([pattern, text]) => compileRegexp(s(pattern)).test(s(text))),
+  fn('regexp.Match', ['string', 'string'], ([pattern, text]) => compiledPattern(pattern).test(s(text))),
   fn(
     'regexp.Valid',
     ['string'],
-    ([pattern]) => {
-      try {
-        compileRegexp(s(pattern));
-        return true;
-      } catch {
-        return false;
-      }
+    // Valid returns Compile's error (pkg/regexp): the reason the validator gives, or the call's error.
+    ([pattern], _from, at) => {
+      const compiled = regexpOf(s(pattern));
+      return compiled instanceof InvalidRegexp ? { ...validationError(`error in call to regexp.Valid: ${compiled.message}`), at: [at] } : true;
     },
     { validator: true },
   ),
-  fn('regexp.Find', ['string', 'string'], ([pattern, text]) => {
-    const found = compileRegexp(s(pattern)).exec(s(text));
-    if (!found) throw new CallError('no match');
-    return found[0];
+  fn('regexp.Find', ['string', 'string'], ([pattern, text]) => matched(compiledPattern(pattern).find(s(text)))),
+  fn('regexp.FindAll', ['string', 'string', 'int'], ([pattern, text, count]) => matched(compiledPattern(pattern).findAll(s(text), n(count)))),
+  fn('regexp.FindSubmatch', ['string', 'string'], ([pattern, text]) => matched(compiledPattern(pattern).findSubmatch(s(text)))),
+  fn('regexp.FindAllSubmatch', ['string', 'string', 'int'], ([pattern, text, count]) => matched(compiledPattern(pattern).findAllSubmatch(s(text), n(count)))),
+  fn('regexp.FindNamedSubmatch', ['string', 'string'], ([pattern, text], from) => {
+    const compiled = compiledPattern(pattern);
+    return namedGroups(compiled.named(matched(compiled.findSubmatch(s(text)))), from);
   }),
-  fn('regexp.FindAll', ['string', 'string', 'int'], ([pattern, text, count]) => {
-    const all = [...s(text).matchAll(new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`))].map((match) => match[0]);
-    if (all.length === 0) throw new CallError('no match');
-    return n(count) < 0 ? all : all.slice(0, n(count));
+  fn('regexp.FindAllNamedSubmatch', ['string', 'string', 'int'], ([pattern, text, count], from) => {
+    const compiled = compiledPattern(pattern);
+    return matched(compiled.findAllSubmatch(s(text), n(count))).map((groups) => namedGroups(compiled.named(groups), from));
   }),
-  fn('regexp.FindSubmatch', ['string', 'string'], ([pattern, text]) => {
-    const found = compileRegexp(s(pattern)).exec(s(text));
-    if (!found) throw new CallError('no match');
-    return [...found].map((group) => group ?? '');
-  }),
-  fn('regexp.ReplaceAll', ['string', 'string', 'string'], ([pattern, text, replacement]) =>
-    s(text).replace(
-      new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`),
-      s(replacement)
-        .replace(/\$\{?(\w+)\}?/g, '$<$1>')
-        .replace(/\$<(\d+)>/g, '$$$1'),
-    ),
-  ),
+  fn('regexp.ReplaceAll', ['string', 'string', 'string'], ([pattern, text, replacement]) => compiledPattern(pattern).replaceAll(s(text), s(replacement))),
   fn('regexp.ReplaceAllLiteral', ['string', 'string', 'string'], ([pattern, text, replacement]) =>
-    s(text).replace(new RegExp(compileRegexp(s(pattern)).source, `${compileRegexp(s(pattern)).flags}g`), () => s(replacement)),
+    compiledPattern(pattern).replaceAllLiteral(s(text), s(replacement)),
   ),
+  fn('regexp.QuoteMeta', ['string'], ([text]) => quoteMeta(s(text))),
 ]);
 
 /** A Go strconv or math/big error as CUE reports it: `error in call to strconv.ParseInt: strconv.ParseInt: parsing "x": invalid syntax`. */

@@ -6,7 +6,7 @@ import type { Expr, ScopeEntry, StructLit } from './ast';
 import { universe } from './builtins';
 import { decimalArithmetic, type DecimalOp } from './decimal';
 import { combineDefaults, disjunctsOf } from './disjuncts';
-import { compileRegexp, InvalidRegexp } from './regexps';
+import { InvalidRegexp, regexpOf } from './regexps';
 import { constraint, disjunction, unifyScalars } from './scalars';
 import type { Position } from './scanner';
 import {
@@ -622,14 +622,8 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
     case '!~': {
       if (value.t !== 'string' && value.t !== 'bytes')
         return bottom(`cannot use ${formatValue(value)} (type ${typeName(value)}) as string in argument to ${op}`, [expr.at]);
-      let pattern: RegExp;
-      try {
-        pattern = compileRegexp(value.v);
-      } catch (error) {
-        if (error instanceof InvalidRegexp) return bottom(error.message, [startOf(expr.operand)]);
-        throw error;
-      }
-      const bound: Bound = { op, value, pattern, at: expr.at };
+      // CUE compiles the pattern when it matches a string: a pattern RE2 refuses is an error there, not here.
+      const bound: Bound = { op, value, pattern: regexpOf(value.v), at: expr.at };
       return constraint(boundKinds(bound), [bound], [], [expr.at]);
     }
     default: {
@@ -761,7 +755,9 @@ function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Positi
       if (right.t !== 'string' && right.t !== 'bytes')
         return bottom(`cannot use ${formatValue(right)} (type ${typeName(right)}) as type ${kindName(STRING | BYTES)}`, at);
       if (left.t !== 'string') return bottom(`cannot use ${formatValue(left)} (type ${typeName(left)}) as type string in ${op}`, at);
-      const matches = compileRegexp(right.v).test(left.v);
+      const pattern = regexpOf(right.v);
+      if (pattern instanceof InvalidRegexp) return bottom(`invalid regexp: ${pattern.message}`, [leftAt]);
+      const matches = pattern.test(left.v);
       return { t: 'bool', v: op === '=~' ? matches : !matches };
     }
     case '+':

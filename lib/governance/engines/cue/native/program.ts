@@ -6,7 +6,7 @@ import type { Clause, Decl, Expr, File, StructLit } from './ast';
 import { CUE_STANDARD_LIBRARY, PACKAGES, universe } from './builtins';
 import { declares } from './expressions';
 import { parseFile } from './parser';
-import { compileRegexp, UnsupportedRegexp } from './regexps';
+import { regexpOf, UnsupportedRegexp } from './regexps';
 import { CueSyntaxError, type Position } from './scanner';
 import type { Package } from './values';
 import { formatPath } from './verdict';
@@ -104,7 +104,7 @@ function known(name: string, scopes: readonly Scope[]): boolean {
   return name === '_' || universe.has(name);
 }
 
-/** Every identifier must name something in scope (CUE: `reference "x" not found`); regexps must read here. */
+/** Every identifier must name something in scope (CUE: `reference "x" not found`); regexps must run here. */
 function checkReferences(lit: StructLit, outer: readonly Scope[]): void {
   const scopes = [{ lit }, ...outer];
   readNames.set(lit, new Set());
@@ -246,9 +246,10 @@ function checkDisjunct(expr: Expr, scopes: readonly Scope[]): void {
   checkDisjunct(expr.right, scopes);
 }
 
+/** A constant pattern only CUE can run sends the policy to the WebAssembly path; one RE2 refuses is CUE's error when it matches. */
 function checkRegexp(source: string): void {
   try {
-    compileRegexp(source);
+    regexpOf(source);
   } catch (error) {
     if (error instanceof UnsupportedRegexp) throw new Unsupported(error.message);
     throw error;

@@ -2,6 +2,7 @@
  * Unification of values that are not structs or lists (spec.md, "Unification", "Bounds",
  * "Disjunction"), with CUE's own messages for conflicts.
  */
+import { InvalidRegexp } from './regexps';
 import type { Position } from './scanner';
 import {
   bottom,
@@ -53,7 +54,9 @@ function compare(op: Bound['op'], value: Scalar, limit: Scalar): boolean | undef
 function checkBound(value: Scalar, bound: Bound): string | undefined {
   if (bound.op === '=~' || bound.op === '!~') {
     if (value.t !== 'string' && value.t !== 'bytes') return undefined;
-    const matches = (bound.pattern as RegExp).test(value.v);
+    const pattern = bound.pattern as NonNullable<Bound['pattern']>;
+    if (pattern instanceof InvalidRegexp) return `invalid regexp: ${pattern.message}`;
+    const matches = pattern.test(value.v);
     return matches === (bound.op === '=~') ? undefined : `invalid value ${formatValue(value)} (out of bound ${formatBound(bound)})`;
   }
   const holds = compare(bound.op, value, bound.value);
@@ -115,7 +118,9 @@ function withoutImpliedNotEqual(bounds: readonly Bound[]): readonly Bound[] {
     (bound) =>
       bound.op !== '!=' ||
       bound.value.t !== 'string' ||
-      !bounds.some((other) => (other.op === '=~' || other.op === '!~') && checkBound(bound.value, other) !== undefined),
+      !bounds.some(
+        (other) => (other.op === '=~' || other.op === '!~') && !(other.pattern instanceof InvalidRegexp) && checkBound(bound.value, other) !== undefined,
+      ),
   );
 }
 

@@ -2,6 +2,7 @@
  * The values of the native evaluator (spec.md, "Values"): scalars, non-concrete scalar constraints
  * (types, bounds, validators), disjunctions and errors. Structs and lists are vertices (vertex.ts).
  */
+import type { InvalidRegexp, Regexp } from './regexps';
 import type { Position } from './scanner';
 import type { Vertex } from './vertex';
 
@@ -35,8 +36,8 @@ export interface Bottom {
 export interface Bound {
   readonly op: '<' | '<=' | '>' | '>=' | '!=' | '=~' | '!~';
   readonly value: Scalar;
-  /** `=~` / `!~`: the compiled expression. */
-  readonly pattern?: RegExp;
+  /** `=~` / `!~`: the compiled expression, or RE2's refusal, which CUE reports only when a string is matched. */
+  readonly pattern?: Regexp | InvalidRegexp;
   readonly at?: Position;
 }
 

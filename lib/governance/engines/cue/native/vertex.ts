@@ -12,6 +12,7 @@ import type { Context } from './context';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
 import { sameVertex } from './equality';
 import { bareValidator, defaultOf, evalExpr, labelMatches, letBinding, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
+import { InvalidRegexp } from './regexps';
 import { crossDisjunction, disjunction, unifyScalars } from './scalars';
 import type { Position } from './scanner';
 import {
@@ -1093,7 +1094,7 @@ export class Vertex {
     if (this.patterns.length > 0 && this.unread) this.readAll();
     this.patternsApplied = true;
     for (const pattern of this.patterns) {
-      // A label constraint that is itself wrong (`[=~"BAD)"]: string`) is an error of the struct.
+      // A label constraint that is itself wrong (`[1 & 2]: string`) is an error of the struct.
       const matcher = patternMatcher(pattern, this);
       if (isBottom(matcher) && matcher.code !== 'incomplete') this.fail({ ...matcher, at: [startOf(pattern.value)] });
       for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
@@ -1102,6 +1103,10 @@ export class Vertex {
 
   private applyPattern(pattern: Pattern, arc: Vertex): void {
     if ((this.isList && !this.isStruct) || arc.definition || arc.hidden) return;
+    // A label constraint whose pattern RE2 refuses (`[=~"("]: int`) is an error of the struct once a label is matched against it, as CUE reports it.
+    const matcher = patternMatcher(pattern, this);
+    if (matcher.t === 'constraint')
+      for (const { pattern: refused } of matcher.bounds) if (refused instanceof InvalidRegexp) return this.fail(bottom(`invalid regexp: ${refused.message}`));
     if (!labelMatches(pattern, arc.label, this)) return;
     let env = pattern.env;
     if (pattern.alias || pattern.fieldAlias) {
