@@ -341,6 +341,15 @@ describe('builtins follow Go: strconv', () => {
   });
 });
 
+describe('builtins follow CUE: strconv.Unquote', () => {
+  it('unquotes a quoted string only: not a number, not a lone surrogate (natively both were values)', () => {
+    expect(holds('strconv.Unquote("\\"a\\\\tb\\"")', 'a\tb')).toEqual(PASS);
+    expect(errorOf('strconv.Unquote("5")')).toMatch(/^x: error in call to strconv.Unquote: invalid syntax/);
+    expect(errorOf('strconv.Unquote("null")')).toMatch(/^x: error in call to strconv.Unquote: invalid syntax/);
+    expect(errorOf('strconv.Unquote("\\"\\\\ud800\\"")')).toMatch(/^x: error in call to strconv.Unquote: unmatched surrogate pair/);
+  });
+});
+
 describe('builtins follow Go: time', () => {
   const time = 'import "time"\nt: time.Time\n';
   const duration = 'import "time"\nd: time.Duration\n';

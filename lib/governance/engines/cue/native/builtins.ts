@@ -511,6 +511,8 @@ const regexp = pkg('regexp', [
   fn('regexp.QuoteMeta', ['string'], ([text]) => quoteMeta(s(text))),
 ]);
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** A Go strconv or math/big error as CUE reports it: `error in call to strconv.ParseInt: strconv.ParseInt: parsing "x": invalid syntax`. */
 function goNumber<T>(parse: () => T): T {
   try {
@@ -557,12 +559,18 @@ const strconv = pkg('strconv', [
   fn('strconv.FormatBool', ['bool'], ([value]) => String(value)),
   fn('strconv.Itoa', ['int'], ([value]) => BigInt(n(value)).toString()),
   fn('strconv.Quote', ['string'], ([text]) => goQuote(s(text))),
+  // A JSON string: CUE's literal.Unquote reads CUE's string syntax, which takes more (`'a'`, `\U0001F600`, `#"a"#`,
+  // refused here: stricter), but not a lone surrogate.
   fn('strconv.Unquote', ['string'], ([text]) => {
+    let unquoted: unknown;
     try {
-      return JSON.parse(s(text)) as string;
+      unquoted = JSON.parse(s(text));
     } catch {
       throw new CallError('invalid syntax');
     }
+    if (typeof unquoted !== 'string') throw new CallError('invalid syntax');
+    if (LONE_SURROGATE.test(unquoted)) throw new CallError('unmatched surrogate pair');
+    return unquoted;
   }),
 ]);
 

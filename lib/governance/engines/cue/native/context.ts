@@ -19,10 +19,10 @@ export class BudgetExceeded extends Error {
 export const MAX_OUTPUT = 1_000_000;
 
 /** Characters of a string a builtin reads or writes per step of the budget. */
-export const CHARACTERS_PER_STEP = 16;
+const CHARACTERS_PER_STEP = 16;
 
 /** A builtin or an operation would make a string or list longer than MAX_OUTPUT: the evaluation fails. */
-export class OutputTooLarge extends BudgetExceeded {
+class OutputTooLarge extends BudgetExceeded {
   constructor(maxSteps: number, what: string, size: number, unit: 'characters' | 'elements') {
     super(maxSteps, `${what} would make ${size} ${unit}, more than the native evaluator's limit of ${MAX_OUTPUT}`);
     this.name = 'OutputTooLarge';

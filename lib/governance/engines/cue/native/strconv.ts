@@ -25,7 +25,7 @@ function digitValue(code: number, base: number): number {
  * math/big's Int.SetString(text, base): an optional sign, then digits of the base; base 0 reads a prefix (`0b`,
  * `0o`, `0x`, or `0` for octal) and allows `_` between digits (and after a prefix). The whole text, or undefined.
  */
-export function parseBigInt(text: string, base: number): bigint | undefined {
+function parseBigInt(text: string, base: number): bigint | undefined {
   if (base !== 0 && (base < 2 || base > 62)) throw new NumberError(`invalid number base ${base}`);
   let at = 0;
   const negative = text[0] === '-';

@@ -11,7 +11,7 @@ const SPACES = new Set([
   0x2029, 0x202f, 0x205f, 0x3000,
 ]);
 
-export const isSpace = (codePoint: number): boolean => SPACES.has(codePoint);
+const isSpace = (codePoint: number): boolean => SPACES.has(codePoint);
 
 const GO_SPACE = '\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const LEADING_SPACE = new RegExp(`^[${GO_SPACE}]+`);
@@ -41,7 +41,7 @@ const single = (text: string): number | undefined => {
 };
 
 /** unicode.ToUpper. */
-export function toUpperRune(codePoint: number): number {
+function toUpperRune(codePoint: number): number {
   if (codePoint < 0x80) return codePoint >= 0x61 && codePoint <= 0x7a ? codePoint - 32 : codePoint;
   return single(String.fromCodePoint(codePoint).toUpperCase()) ?? simpleUpperOfSpecial(codePoint);
 }
