@@ -18,7 +18,7 @@ function compiled(script: string): NativeProgram {
 const vet = (script: string, descriptor: unknown, requireConcrete = true) => evaluateNative(compiled(script), descriptor, { requireConcrete, metric: false });
 const PASS = { satisfiesPolicy: true, isError: false, errors: [] };
 
-const IMPORTS = ['strings', 'strconv', 'math', 'list', 'time'];
+const IMPORTS = ['strings', 'strconv', 'math', 'list', 'time', 'regexp'];
 /** A script of `x: <expression>` with the packages it names imported. */
 const script = (expression: string, rest = '') =>
   `${IMPORTS.filter((name) => expression.includes(`${name}.`) || rest.includes(`${name}.`))
@@ -469,6 +469,9 @@ describe('no builtin hangs or exhausts memory', () => {
     failsCleanly('"\\(strings.Repeat("x", n))\\(strings.Repeat("y", n))"', 'the interpolation', 600_000);
     // The descriptor's own string made larger than the bound.
     failsCleanly('strings.Replace(n, "", "--", -1)', 'strings.Replace', 'x'.repeat(400_000));
+    // An empty-matching pattern puts the replacement at every position: stopped as the result grows, not once it is built.
+    failsCleanly('regexp.ReplaceAll("", n, "' + '-'.repeat(64) + '")', 'regexp.ReplaceAll', 'x'.repeat(400_000));
+    failsCleanly('regexp.ReplaceAllLiteral("y*", n, "' + '-'.repeat(64) + '")', 'regexp.ReplaceAllLiteral', 'x'.repeat(400_000));
     // A disjunction or a default cannot drop it: the pair fails.
     failsCleanly('*strings.Repeat("ab", n) | "short"', 'strings.Repeat', 1_000_000);
     // Up to the bound it is a value.

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/regexps';
 
 function compiled(script: string): NativeProgram {
   const result = compileNative(script);
@@ -192,5 +193,23 @@ describe('regular expressions are RE2', () => {
       ok: false,
       unsupported: expect.stringMatching(/nests too deeply/),
     });
+  });
+});
+
+describe('replacing is bounded as it goes', () => {
+  it('tells the bound the length of the result as it grows, so an empty-matching pattern cannot build a huge string first', () => {
+    const empty = regexpOf('');
+    if (!(empty instanceof Regexp)) throw new Error('"" did not compile');
+    const lengths: number[] = [];
+    const limit = (length: number) => {
+      lengths.push(length);
+      if (length > 1000) throw new Error(`past the bound at ${length}`);
+    };
+    // 10,000 positions of 65 characters each: stopped at the first length past 1,000, not at 650,000.
+    expect(() => empty.replaceAll('x'.repeat(10_000), '-'.repeat(64), limit)).toThrow(/^past the bound at \d+$/);
+    expect(lengths.length).toBeLessThan(20);
+    expect(() => empty.replaceAllLiteral('x'.repeat(10_000), '-'.repeat(64), limit)).toThrow(/^past the bound/);
+    // Within the bound: Go's answer.
+    expect(empty.replaceAll('ab', '-', () => {})).toBe('-a-b-');
   });
 });

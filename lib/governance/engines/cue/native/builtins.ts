@@ -504,9 +504,11 @@ const regexp = pkg('regexp', [
     const compiled = compiledPattern(pattern);
     return matched(compiled.findAllSubmatch(s(text), n(count))).map((groups) => namedGroups(compiled.named(groups), from));
   }),
-  fn('regexp.ReplaceAll', ['string', 'string', 'string'], ([pattern, text, replacement]) => compiledPattern(pattern).replaceAll(s(text), s(replacement))),
-  fn('regexp.ReplaceAllLiteral', ['string', 'string', 'string'], ([pattern, text, replacement]) =>
-    compiledPattern(pattern).replaceAllLiteral(s(text), s(replacement)),
+  fn('regexp.ReplaceAll', ['string', 'string', 'string'], ([pattern, text, replacement], from) =>
+    compiledPattern(pattern).replaceAll(s(text), s(replacement), (length) => from.ctx.limit('regexp.ReplaceAll', length, 'characters')),
+  ),
+  fn('regexp.ReplaceAllLiteral', ['string', 'string', 'string'], ([pattern, text, replacement], from) =>
+    compiledPattern(pattern).replaceAllLiteral(s(text), s(replacement), (length) => from.ctx.limit('regexp.ReplaceAllLiteral', length, 'characters')),
   ),
   fn('regexp.QuoteMeta', ['string'], ([text]) => quoteMeta(s(text))),
 ]);

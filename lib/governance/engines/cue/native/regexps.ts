@@ -362,14 +362,18 @@ export class Regexp {
     return out;
   }
 
-  /** ReplaceAllString: `$1`, `${1}`, `$name`, `${name}` expanded as Go's Regexp.Expand does, `$$` a dollar. */
-  replaceAll(text: string, template: string): string {
-    return this.replace(text, (found) => this.expand(template, text, found));
+  /**
+   * ReplaceAllString: `$1`, `${1}`, `$name`, `${name}` expanded as Go's Regexp.Expand does, `$$` a
+   * dollar. `limit` is told the length of the result as it grows, and throws to stop it: an
+   * empty-matching pattern puts the replacement at every position of the text.
+   */
+  replaceAll(text: string, template: string, limit: (length: number) => void): string {
+    return this.replace(text, (found) => this.expand(template, text, found), limit);
   }
 
   /** ReplaceAllLiteralString. */
-  replaceAllLiteral(text: string, replacement: string): string {
-    return this.replace(text, () => replacement);
+  replaceAllLiteral(text: string, replacement: string, limit: (length: number) => void): string {
+    return this.replace(text, () => replacement, limit);
   }
 
   private groups(text: string, found: Indices): string[] {
@@ -377,12 +381,13 @@ export class Regexp {
   }
 
   /** Go's replaceAll: the matches of FindAll (no empty match right after a match) replaced. */
-  private replace(text: string, replacement: (found: Indices) => string): string {
+  private replace(text: string, replacement: (found: Indices) => string, limit: (length: number) => void): string {
     const all = (this.re2.findAllSubmatchIndex(text, -1) as Indices[] | null) ?? [];
     let out = '';
     let last = 0;
     for (const found of all) {
       out += text.slice(last, found[0]) + replacement(found);
+      limit(out.length + text.length - found[1]);
       last = found[1];
     }
     return out + text.slice(last);
