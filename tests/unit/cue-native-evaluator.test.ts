@@ -641,6 +641,18 @@ describe('where the native evaluator said compliant and CUE did not (the differe
     expect(compileNative('x: uint8\ny: rune\n')).toMatchObject({ ok: true });
   });
 
+  it('refuses to compare a struct or list with a value of another kind, as CUE does; null compares with anything', () => {
+    const script = 'name: {[string]: {name: int}}\n_c0: len([for k, v in name if v == "x" {k}]) & <=0\n';
+    for (const requireConcrete of [true, false])
+      expect(vet(script, { name: { a: { name: 0 } } }, requireConcrete)).toEqual({
+        satisfiesPolicy: false,
+        isError: false,
+        errors: [expect.stringMatching(/^_c0: invalid operands \{name:0\} and "x" to '==' \(type struct and string\)/)],
+      });
+    expect(vet('a: {b: 1}\nx: a != [1]\n', {})).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/\(type struct and list\)/)] });
+    expect(vet('a: {b: 1}\nx: a == null\nx: false\ny: [1] != null\ny: true\nz: a == {b: 1}\nz: true\n', {})).toEqual(PASS);
+  });
+
   it('reads `<-` as one token, as CUE does: `x: <-1` is no bound', () => {
     expect(compileNative('x: <-1\n')).toMatchObject({ ok: false, message: "expected an expression, found '<-'", line: 1, column: 4 });
     expect(compileNative('x: < -1\n')).toMatchObject({ ok: true });
