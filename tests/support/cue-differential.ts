@@ -69,6 +69,9 @@ export interface Disagreement {
 
 const verdictOf = (outcome: Outcome | undefined) => (outcome?.kind === 'verdict' ? outcome.result : undefined);
 
+/** What v0.4's check of the policy alone reports: a computed value (the generator names them c<n> and _c<n>), or a value not concrete without the data. */
+const POLICY_ALONE = /^_?c\d+[.:]|non-concrete value|incomplete value/;
+
 /**
  * Disagreements accepted knowingly, each with its reason: the documented differences of CUE v0.4
  * (docs/cue-policies.md, "Differences from CUE v0.4") that the generated policies reach. The
@@ -80,14 +83,22 @@ export const ALLOWED: readonly { readonly name: string; readonly reason: string;
   {
     name: 'v0.4 checks the policy alone',
     reason:
-      'A value computed from descriptor data and then constrained: v0.4 also checks the policy without the descriptor and refuses the script or fails the pair with what it finds there (docs). Accepted only when CUE, given the same pair with the data written into the script, gives the native verdict.',
+      'A value computed from descriptor data and then constrained: v0.4 also checks the policy without the descriptor and refuses the script or fails the pair with what it finds there (docs). Accepted only when what v0.4 reports is about a computed value (or a value not concrete without the data), and CUE, given the same pair with the data written into the script, gives the native verdict. (v0.4 is lenient with fields written next to an embedded definition, hence the first condition: the second opinion alone would let a closedness fault through.)',
     matches: (disagreement) => {
       const native = verdictOf(disagreement.native);
       const second = verdictOf(disagreement.cueWithData);
+      const first = disagreement.cue.kind === 'refused' ? disagreement.cue.message : (verdictOf(disagreement.cue)?.errors[0] ?? '');
       const applies =
         (disagreement.direction === 'compile' && disagreement.detail === NATIVE_ACCEPTS) ||
         (disagreement.direction === 'error-vs-verdict' && (disagreement.detail === CUE_FAILED || disagreement.detail === CUE_FAILED_NATIVE_PASSED));
-      return applies && native !== undefined && second !== undefined && !second.isError && second.satisfiesPolicy === native.satisfiesPolicy;
+      return (
+        applies &&
+        POLICY_ALONE.test(first) &&
+        native !== undefined &&
+        second !== undefined &&
+        !second.isError &&
+        second.satisfiesPolicy === native.satisfiesPolicy
+      );
     },
   },
   {
@@ -368,14 +379,16 @@ export class Differential {
         for (const pair of judged) {
           counts.nativeOnlyPairs += 1;
           if (!pair.native.satisfiesPolicy) continue;
-          const cueWithData = await this.cueWithData(script, declared, pair.descriptor, pair.requireConcrete);
+          const refusal = outcomeOfCheck(cueCheck);
+          const alone = refusal.kind === 'refused' && POLICY_ALONE.test(refusal.message);
+          const cueWithData = alone ? await this.cueWithData(script, declared, pair.descriptor, pair.requireConcrete) : undefined;
           add({
             direction: 'compile',
             detail: NATIVE_ACCEPTS,
             descriptor: pair.descriptor,
             requireConcrete: pair.requireConcrete,
             native: { kind: 'verdict', result: pair.native },
-            cue: outcomeOfCheck(cueCheck),
+            cue: refusal,
             cueWithData,
           });
         }
@@ -400,8 +413,11 @@ export class Differential {
       } else if (pair.native.isError) {
         add({ ...base, direction, detail: NATIVE_FAILED });
       } else {
-        // CUE failed where the native evaluator judged: its verdict with the data in the script, if it gives one, is compared instead.
-        const cueWithData = await this.cueWithData(script, declared, pair.descriptor, pair.requireConcrete);
+        // CUE failed where the native evaluator judged, with what its check of the policy alone finds: its verdict with the
+        // data in the script, if it gives one, is compared instead.
+        const cueWithData = POLICY_ALONE.test(cue.errors[0] ?? '')
+          ? await this.cueWithData(script, declared, pair.descriptor, pair.requireConcrete)
+          : undefined;
         const second = cueWithData?.kind === 'verdict' ? directionOf(pair.native, cueWithData.result) : 'error-vs-verdict';
         if (second === 'native-compliant/cue-not' || second === 'native-not/cue-compliant')
           add({ ...base, direction: second, detail: JUDGED_WITH_DATA, cueWithData });
