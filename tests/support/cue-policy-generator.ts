@@ -424,6 +424,7 @@ class Renderer {
     switch (ty.kind) {
       case 'int':
       case 'number': {
+        // Written as authors write them: `<-1` too, which CUE reads as the token `<-` and refuses.
         const parts = [...(ty.typed || ty.bounds.length === 0 ? [ty.kind] : []), ...ty.bounds.map((bound) => `${bound.op}${bound.value}`)];
         return parts.join(' & ');
       }
