@@ -6,13 +6,17 @@
  * and a time limit, so a runaway is reported, not fatal). The longer run is `npm run cue:fuzz`;
  * docs/cue-policies.md, "The differential, continuously".
  *
- * Checked with this seed before the fixes of issue 34 (native evaluator of that day): the run finds
- * both faults it was written to find, generated, not written in:
- * - case 1, a hidden field counting a field that an embedded definition declares with a pattern
- *   (`#Product: {labels: {[string]: string}}`, `#Product`, `labels: _`,
- *   `_c: len([for k, _ in labels {k}]) & <=1`): natively compliant with three labels, CUE
- *   `invalid value 3 (out of bound <=1)`;
- * - the runaway of `strings.Replace(x, "", "-", -1)`, which never ends natively.
+ * Checked with this seed before the fixes of issue 34 (the native evaluator of that day): among
+ * what it asserts on, it finds both faults it was written to find, generated, not written in:
+ * - case 1 (policies 39 and 74), minimised to `#Product: {name: {[string]: {[string]: number}}}`,
+ *   `#Product`, `name: _`, `_c0: len([for k, _ in name {k}]) & <=0` with `{"name":{"a":{"a":0}}}`:
+ *   natively compliant, CUE `_c0: invalid value 1 (out of bound <=0)`;
+ * - the runaway of `strings.Replace(x, "", "-", -1)`: compiling (policies 61, 121, 136, 176, 240,
+ *   a constant first argument) and evaluating (policy 243, `strings.Replace(name, "", "-", -1)` with
+ *   `{"name": ""}`).
+ * And two more: `<-1` read natively as `< -1` where CUE's scanner reads the token `<-` and refuses
+ * the script; a struct compared with a string (`v == "x"`) false natively where CUE fails with
+ * `invalid operands`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
