@@ -202,6 +202,7 @@ export class Differential {
   private readonly sandbox: NativeSandbox;
   private readonly checks = new Map<string, Promise<CueCompileCheck | { noAnswer: string }>>();
   private readonly cueResults = new Map<string, EngineResult>();
+  private readonly cueAloneResults = new Map<string, Promise<EngineResult>>();
   /** The native answers by script, and by mode and descriptor: a shrinking step that changes nothing rendered costs nothing (a runaway costs a second). */
   private readonly nativeResults = new Map<string, { compile: SandboxCompile; pairs: Map<string, EngineResult | Runaway> }>();
 
@@ -243,6 +244,26 @@ export class Differential {
       );
     }
     return pairs.map(({ descriptor, requireConcrete }) => this.cueResults.get(key(descriptor, requireConcrete)) as EngineResult);
+  }
+
+  /**
+   * v0.4 reports some errors without a path (an `if` in a list comprehension comparing different
+   * types), and such an error fails every pair of its run: a pair that failed with an error in a run
+   * of several is asked again alone, so that its answer is its own.
+   */
+  private async cueAlone(script: string, pair: { descriptor: Json; requireConcrete: boolean }): Promise<EngineResult> {
+    const key = `${pair.requireConcrete}\u0000${script}\u0000${JSON.stringify(pair.descriptor)}`;
+    let known = this.cueAloneResults.get(key);
+    if (!known) {
+      known = this.wasm
+        .evaluate(
+          [{ id: 'p', version: 1, kind: 'policy', engine: 'cue', cueScript: script, requireConcrete: pair.requireConcrete, remoteEngineUrl: null }],
+          [{ id: 'r', resourceType: 'dataproduct', descriptor: pair.descriptor, content: JSON.stringify(pair.descriptor) }],
+        )
+        .then(([[result]]) => result);
+      this.cueAloneResults.set(key, known);
+    }
+    return known;
   }
 
   /** The native evaluator's answers, from the sandbox for those not known yet; undefined for pairs left unjudged after a runaway. */
@@ -397,6 +418,9 @@ export class Differential {
       }
     }
     counts.compile = 'both';
+    if (worth.length > 1) {
+      for (const [at, answer] of cueAnswers.entries()) if (answer.isError) cueAnswers[at] = await this.cueAlone(script, worth[at]);
+    }
     for (const [at, pair] of worth.entries()) {
       const cue = cueAnswers[at];
       counts.pairs += 1;
