@@ -688,12 +688,14 @@ function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex)
     if (isBottom(leftValue)) return leftValue;
     if (isBottom(rightValue)) return rightValue;
     // A struct or list compared with a concrete value of another kind (null aside, which compares with anything) is an error, as in CUE.
-    const kinds = [leftValue, rightValue].map((value) => (value instanceof Vertex ? (value.isList ? 'list' : 'struct') : isScalar(value) ? value.t : undefined));
+    const kinds = [leftValue, rightValue].map((value) =>
+      value instanceof Vertex ? (value.isList ? 'list' : 'struct') : isScalar(value) ? value.t : undefined,
+    );
     if (kinds[0] !== undefined && kinds[1] !== undefined && kinds[0] !== kinds[1] && !kinds.includes('null'))
-      return bottom(`invalid operands ${formatValue(leftValue)} and ${formatValue(rightValue)} to '${op}' (type ${typeName(leftValue)} and ${typeName(rightValue)})`, [
-        expr.left.at,
-        expr.right.at,
-      ]);
+      return bottom(
+        `invalid operands ${formatValue(leftValue)} and ${formatValue(rightValue)} to '${op}' (type ${typeName(leftValue)} and ${typeName(rightValue)})`,
+        [expr.left.at, expr.right.at],
+      );
     const equal = structurallyEqual(leftValue, rightValue);
     if (equal === undefined) {
       const side = structurallyEqual(leftValue, leftValue) === undefined ? 'left' : 'right';
