@@ -187,3 +187,23 @@ export async function startBenchWorld(settings: string): Promise<BenchWorld> {
   };
   return { call, fetch: raw, sql, settings: loaded, memory, stop };
 }
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** p50 and p95 of `calls` warm GETs of `route` (one call first, not counted); throws on an answer other than 200. */
+export async function timeGets(world: BenchWorld, calls: number, route: string): Promise<{ p50: number; p95: number }> {
+  const get = async () => {
+    const response = await world.fetch(route);
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`GET ${route} answered ${response.status}: ${text.slice(0, 300)}`);
+  };
+  await get();
+  const durations: number[] = [];
+  for (let call = 0; call < calls; call++) {
+    const started = performance.now();
+    await get();
+    durations.push(performance.now() - started);
+  }
+  durations.sort((a, b) => a - b);
+  return { p50: percentile(durations, 50), p95: percentile(durations, 95) };
+}

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { openDatabase } from '#lib/db/client';
 import { recordComplianceDays } from '#lib/governance/compliance/compliance-service';
 
-import { type BenchWorld, startBenchWorld } from './bench-world';
+import { type BenchWorld, startBenchWorld, timeGets } from './bench-world';
 
 const RESULTS = 1_000_000;
 const TYPES = ['dataproduct', 'outputport', 'pipeline', 'dashboard'];
@@ -21,8 +21,6 @@ const RESOURCES = 24_000;
 const PAIRS = RESOURCES * POLICIES_PER_TYPE;
 const DAYS = 30;
 const CALLS = 20;
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** The entities, then RESULTS results written oldest first over the last DAYS days, all in SQL. */
 async function seed(world: BenchWorld): Promise<void> {
@@ -50,24 +48,6 @@ async function seed(world: BenchWorld): Promise<void> {
   await world.sql`vacuum analyze bench.evaluation_results, bench.latest_results, bench.governance_entities`;
 }
 
-/** p50 and p95 of CALLS warm GETs of `route`. */
-async function time(world: BenchWorld, route: string): Promise<{ p50: number; p95: number }> {
-  const get = async () => {
-    const response = await world.fetch(route);
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`GET ${route} answered ${response.status}: ${text.slice(0, 300)}`);
-  };
-  await get();
-  const durations: number[] = [];
-  for (let call = 0; call < CALLS; call++) {
-    const started = performance.now();
-    await get();
-    durations.push(performance.now() - started);
-  }
-  durations.sort((a, b) => a - b);
-  return { p50: percentile(durations, 50), p95: percentile(durations, 95) };
-}
-
 export async function benchCompliance(): Promise<void> {
   const world = await startBenchWorld('');
   const database = openDatabase(world.settings);
@@ -92,7 +72,7 @@ export async function benchCompliance(): Promise<void> {
       ['GET /compliance/trend?resourceType=pipeline&days=7', '/compliance/trend?resourceType=pipeline&days=7'],
       ['GET /results?latest=true&resourceType=pipeline&outcome=error (a page of 25)', '/results?latest=true&resourceType=pipeline&outcome=error'],
     ] as const) {
-      const { p50, p95 } = await time(world, route);
+      const { p50, p95 } = await timeGets(world, CALLS, route);
       console.log(`    ${label}: p50 ${p50.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms (${CALLS} warm calls)`);
     }
   } finally {

@@ -14,13 +14,11 @@ import { type Database, openDatabase } from '#lib/db/client';
 import type { EntityFilters } from '#lib/governance/policies/entity';
 import { EntityRepository } from '#lib/governance/policies/entity-repository';
 
-import { type BenchWorld, startBenchWorld } from './bench-world';
+import { type BenchWorld, startBenchWorld, timeGets } from './bench-world';
 
 const POLICIES = 10_000;
 const PAGE = 25;
 const CALLS = 30;
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /**
  * POLICIES policies, one version each, in SQL. Names as people write them: capitalised or not,
@@ -36,24 +34,6 @@ async function seed(world: BenchWorld): Promise<void> {
       (array['draft', 'enabled', 'disabled'])[i % 3 + 1], 'bench', 'bench'
     from generate_series(0, ${POLICIES - 1}) i`;
   await world.sql`vacuum analyze bench.governance_entities`;
-}
-
-/** p50 and p95 of CALLS warm GETs of `route`. */
-async function time(world: BenchWorld, route: string): Promise<{ p50: number; p95: number }> {
-  const get = async () => {
-    const response = await world.fetch(route);
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`GET ${route} answered ${response.status}: ${text.slice(0, 300)}`);
-  };
-  await get();
-  const durations: number[] = [];
-  for (let call = 0; call < CALLS; call++) {
-    const started = performance.now();
-    await get();
-    durations.push(performance.now() - started);
-  }
-  durations.sort((a, b) => a - b);
-  return { p50: percentile(durations, 50), p95: percentile(durations, 95) };
 }
 
 interface PlanNode {
@@ -98,7 +78,7 @@ export async function benchEntityList(): Promise<void> {
       ['a deep page', '&offset=9000', {}, 9000],
       ['the text filter', '&text=owner', { text: 'owner' }, 0],
     ] as const) {
-      const { p50, p95 } = await time(world, `/policies?limit=${PAGE}${query}`);
+      const { p50, p95 } = await timeGets(world, CALLS, `/policies?limit=${PAGE}${query}`);
       console.log(
         `    ${label}, GET /policies?limit=${PAGE}${query}: p50 ${p50.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms (${CALLS} warm calls); ` +
           `plan: ${await plan(database, filters, offset)}`,

@@ -7,16 +7,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { MAX_OUTPUT } from '#lib/governance/engines/cue/native/context';
-import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
 
-function compiled(script: string): NativeProgram {
-  const result = compileNative(script);
-  if (!result.ok) throw new Error(`did not compile: ${JSON.stringify(result)}`);
-  return result.program;
-}
-
-const vet = (script: string, descriptor: unknown, requireConcrete = true) => evaluateNative(compiled(script), descriptor, { requireConcrete, metric: false });
-const PASS = { satisfiesPolicy: true, isError: false, errors: [] };
+import { compiled, PASS, vet } from '../support/native-cue';
 
 const IMPORTS = ['strings', 'strconv', 'math', 'list', 'time', 'regexp'];
 /** A script of `x: <expression>` with the packages it names imported. */

@@ -5,16 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compileNative, evaluateNative, type Inspected, inspectFiles, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { compileNative, evaluateNative, type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/index';
 
-function compiled(script: string): NativeProgram {
-  const result = compileNative(script);
-  if (!result.ok) throw new Error(`did not compile: ${JSON.stringify(result)}`);
-  return result.program;
-}
-
-const vet = (script: string, descriptor: unknown, requireConcrete = true) => evaluateNative(compiled(script), descriptor, { requireConcrete, metric: false });
-const PASS = { satisfiesPolicy: true, isError: false, errors: [] };
+import { compiled, PASS, vet } from '../support/native-cue';
 
 describe('the save check', () => {
   it('refuses what no descriptor can fix: syntax, unknown references and packages, constant conflicts, a script that is not a struct, an unread let', () => {

@@ -7,17 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { compileNative } from '#lib/governance/engines/cue/native/index';
 import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/regexps';
 
-function compiled(script: string): NativeProgram {
-  const result = compileNative(script);
-  if (!result.ok) throw new Error(`did not compile: ${JSON.stringify(result)}`);
-  return result.program;
-}
+import { PASS, vet } from '../support/native-cue';
 
-const vet = (script: string, descriptor: unknown, requireConcrete = true) => evaluateNative(compiled(script), descriptor, { requireConcrete, metric: false });
-const PASS = { satisfiesPolicy: true, isError: false, errors: [] };
 const violation = (...errors: string[]) => ({ satisfiesPolicy: false, isError: false, errors });
 const cue = (text: string) => JSON.stringify(text);
 

@@ -1,0 +1,14 @@
+import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+
+/** A script the native evaluator compiles; throws with the refusal when it does not. */
+export function compiled(script: string): NativeProgram {
+  const result = compileNative(script);
+  if (!result.ok) throw new Error(`did not compile: ${JSON.stringify(result)}`);
+  return result.program;
+}
+
+/** The native verdict of a policy (not a metric) on a descriptor. */
+export const vet = (script: string, descriptor: unknown, requireConcrete = true) =>
+  evaluateNative(compiled(script), descriptor, { requireConcrete, metric: false });
+
+export const PASS = { satisfiesPolicy: true, isError: false, errors: [] };
