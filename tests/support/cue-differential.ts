@@ -208,7 +208,9 @@ export class Differential {
 
   constructor(private readonly options: FuzzOptions) {
     this.wasm = createCueEngine({ timeout: 20_000, workers: options.cueWorkers, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
-    this.sandbox = new NativeSandbox({ memoryMb: 64, timeoutMs: 1_000, maxSteps: 200_000 });
+    // The steps and the heap bound the native side's work; the time limit is only the backstop for what escapes both,
+    // and generous, so that a loaded machine (CI on 2 cores) is never taken for a runaway.
+    this.sandbox = new NativeSandbox({ memoryMb: 64, timeoutMs: 10_000, maxSteps: 200_000 });
   }
 
   private check(script: string) {
