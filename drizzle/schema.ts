@@ -330,7 +330,10 @@ export function defineTables(schemaName: string) {
       ticket: text('ticket'),
       expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      /** Who asked for it (under four-eyes, the requester; otherwise the caller that created it). */
       createdBy: text('created_by').notNull(),
+      /** Who approved the request that created it under four-eyes; null when it was created directly. */
+      approvedBy: text('approved_by'),
       /** When the notice that it is about to expire was written to the outbox: it is sent once. */
       expiryNoticeAt: timestamp('expiry_notice_at', { withTimezone: true }),
     },
@@ -524,6 +527,66 @@ export function defineTables(schemaName: string) {
     (table) => [primaryKey({ columns: [table.conversationId, table.turn] })],
   );
 
+  /** Roles given in the API (POST /role-bindings), beside those of application.conf. */
+  const roleBindings = schema.table('role_bindings', {
+    id: uuid('id').primaryKey().defaultRandom(),
+    subjects: text('subjects').array().notNull().default(sql`'{}'`),
+    groups: text('groups').array().notNull().default(sql`'{}'`),
+    roles: text('roles').array().notNull(),
+    /** Null: every resource type. */
+    resourceTypes: text('resource_types').array(),
+    /** Null: every environment. */
+    environments: text('environments').array(),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  });
+
+  /**
+   * Four-eyes requests: a change of what the gate enforces (publish, status move, new exception)
+   * waiting for another person's decision. `expired` is not stored: a pending request past
+   * `expires_at` reads as expired.
+   */
+  const approvals = schema.table(
+    'approvals',
+    {
+      id: uuid('id').primaryKey().defaultRandom(),
+      kind: text('kind', { enum: ['publish', 'status', 'exception'] }).notNull(),
+      entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
+      entityId: uuid('entity_id').notNull(),
+      entityName: text('entity_name').notNull(),
+      resourceType: text('resource_type').notNull(),
+      /** Null: every environment. */
+      environment: text('environment'),
+      /** What is asked, as the call gave it (the version and its fingerprint, the status, the exception). */
+      request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+      /** What would change, computed when asked. */
+      diff: jsonb('diff').$type<Record<string, unknown>>().notNull(),
+      status: text('status', { enum: ['pending', 'approved', 'rejected'] }).notNull().default('pending'),
+      requestedBy: text('requested_by').notNull(),
+      requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+      expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+      decidedBy: text('decided_by'),
+      decidedAt: timestamp('decided_at', { withTimezone: true }),
+      comment: text('comment'),
+      /** What the approval made (the report id of a publish's evaluation, the exception's id). */
+      outcome: jsonb('outcome').$type<Record<string, unknown>>(),
+    },
+    (table) => [index('approvals_by_status').on(table.status, table.requestedAt)],
+  );
+
+  /**
+   * The audit trail as a hash chain: each record holds the SHA-256 of the one before and of its own
+   * canonical form with that hash (lib/audit/audit-chain.ts), so a changed, removed or inserted
+   * row breaks every hash after it.
+   */
+  const auditRecords = schema.table('audit_records', {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+    record: jsonb('record').$type<Record<string, unknown>>().notNull(),
+    previousHash: text('previous_hash').notNull(),
+    hash: text('hash').notNull(),
+  });
+
   return {
     schema,
     startupRuns,
@@ -547,6 +610,9 @@ export function defineTables(schemaName: string) {
     llmAnswers,
     conversations,
     conversationTurns,
+    roleBindings,
+    approvals,
+    auditRecords,
   };
 }
 
@@ -578,4 +644,7 @@ export const {
   llmAnswers,
   conversations,
   conversationTurns,
+  roleBindings,
+  approvals,
+  auditRecords,
 } = defineTables(MIGRATIONS_SCHEMA_NAME);

@@ -10,9 +10,10 @@ import * as reports from '#lib/governance/evaluation/report-reading';
 import { startedResponse } from '#lib/governance/evaluation/started-response';
 import { httpHandler } from '#lib/http/handler';
 
-export const evaluate = httpHandler(evaluateEndpoint, async ({ body, principal, headers }) =>
-  startedResponse(headers, (waitMs) => evaluation.evaluate(body, principal.subject, waitMs)),
-);
+export const evaluate = httpHandler(evaluateEndpoint, async ({ body, principal, headers, authorize }) => {
+  authorize({ resourceType: body.resourceType, environment: body.environment });
+  return startedResponse(headers, (waitMs) => evaluation.evaluate(body, principal.subject, waitMs));
+});
 
 /** The page after `next`, as a Link header (RFC 8288). */
 const nextLink = (id: string, limit: number, next: string | null): Record<string, string> =>

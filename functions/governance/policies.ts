@@ -1,6 +1,7 @@
 import * as evaluation from '#lib/governance/evaluation/evaluation-service';
 import { policyEndpoints, recordPassiveResultEndpoint } from '#lib/governance/policies/endpoints';
 import { entityHandlers } from '#lib/governance/policies/entity-handlers';
+import { readEntityRow } from '#lib/governance/policies/entity-service';
 import { httpHandler } from '#lib/http/handler';
 
 export const {
@@ -15,7 +16,7 @@ export const {
   test: testPolicy,
 } = entityHandlers('policy', policyEndpoints);
 
-export const recordPassiveResult = httpHandler(recordPassiveResultEndpoint, async ({ params, body }) => ({
-  status: 201,
-  body: await evaluation.recordPassiveResult(params.id, body),
-}));
+export const recordPassiveResult = httpHandler(recordPassiveResultEndpoint, async ({ params, body, authorize }) => {
+  authorize({ resourceType: (await readEntityRow('policy', params.id)).resourceType, environment: body.environment });
+  return { status: 201, body: await evaluation.recordPassiveResult(params.id, body) };
+});

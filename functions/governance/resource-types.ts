@@ -8,7 +8,8 @@ import {
 import * as resourceTypes from '#lib/governance/resource-types/resource-type-service';
 import { httpHandler } from '#lib/http/handler';
 
-export const registerResourceType = httpHandler(registerResourceTypeEndpoint, async ({ body, principal }) => {
+export const registerResourceType = httpHandler(registerResourceTypeEndpoint, async ({ body, principal, authorize }) => {
+  authorize({ resourceType: body.name });
   const { resourceType, created } = await resourceTypes.registerResourceType(body, principal.subject);
   return { status: created ? 201 : 200, body: resourceType };
 });
@@ -28,7 +29,8 @@ export const getGovernanceResourceType = httpHandler(getGovernanceResourceTypeEn
   body: await resourceTypes.getResourceType(params.name),
 }));
 
-export const deleteResourceType = httpHandler(deleteResourceTypeEndpoint, async ({ params }) => {
+export const deleteResourceType = httpHandler(deleteResourceTypeEndpoint, async ({ params, authorize }) => {
+  authorize({ resourceType: params.name });
   await resourceTypes.deleteResourceType(params.name);
   return { status: 204 };
 });

@@ -7,6 +7,7 @@ import {
   saveEmbedderConfigEndpoint,
   saveLlmConfigEndpoint,
 } from '#lib/assistant/endpoints';
+import { createRoleBindingEndpoint, deleteRoleBindingEndpoint, getMeEndpoint, listRoleBindingsEndpoint } from '#lib/authorization/endpoints';
 import { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
 import { listEnvironmentsEndpoint } from '#lib/governance/environments/endpoints';
 import {
@@ -59,4 +60,8 @@ export const catalogue: readonly Endpoint[] = [
   listExceptionsEndpoint,
   getExceptionEndpoint,
   deleteExceptionEndpoint,
+  getMeEndpoint,
+  listRoleBindingsEndpoint,
+  createRoleBindingEndpoint,
+  deleteRoleBindingEndpoint,
 ];

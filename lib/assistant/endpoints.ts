@@ -8,6 +8,7 @@ const label: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
 const readConfig = <K extends ModelKind>(kind: K) =>
   endpoint({
     operationId: `get${kind === 'llm' ? 'Llm' : 'Embedder'}Config`,
+    access: { permission: 'governance:read', scope: 'anywhere' },
     method: 'GET',
     path: `/assistant/v1/${kind}/config`,
     summary: `The stored ${label[kind]} configuration (API key masked)`,
@@ -21,6 +22,7 @@ const readConfig = <K extends ModelKind>(kind: K) =>
 const saveConfig = <K extends ModelKind>(kind: K) =>
   endpoint({
     operationId: `save${kind === 'llm' ? 'Llm' : 'Embedder'}Config`,
+    access: { permission: 'models:manage', scope: 'everywhere' },
     method: 'POST',
     path: `/assistant/v1/${kind}/config`,
     summary: `Create or replace the ${label[kind]} configuration; ?verify=true first makes one minimal call to the provider`,
@@ -48,6 +50,7 @@ const providerFailures = (provider: string) => ({
 
 export const chatEndpoint = endpoint({
   operationId: 'chat',
+  access: { permission: 'assistant:chat', scope: 'anywhere' },
   method: 'POST',
   path: '/assistant/v1/llm/chat',
   summary: "Ask the assistant: the knowledge index's chunks closest to the query go to the configured LLM, which answers from them",
@@ -63,6 +66,7 @@ export const chatEndpoint = endpoint({
 
 export const refreshKnowledgeIndexEndpoint = endpoint({
   operationId: 'refreshKnowledgeIndex',
+  access: { permission: 'knowledge-index:refresh', scope: 'everywhere' },
   method: 'POST',
   path: '/assistant/v1/index/refresh',
   summary: "Bring the assistant's knowledge index up to date now: embed what changed, remove what is gone",
@@ -76,6 +80,7 @@ export const refreshKnowledgeIndexEndpoint = endpoint({
 
 export const readKnowledgeIndexEndpoint = endpoint({
   operationId: 'readKnowledgeIndex',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: '/assistant/v1/index',
   summary: "The assistant's knowledge index: chunks per source type, the embedder model, the last refresh",

@@ -25,6 +25,8 @@ export class AuthenticationUnavailable extends Error {
 export interface Authenticated {
   readonly subject: string;
   readonly method: 'service-account' | 'technical' | 'basic';
+  /** The verified token's claims (for Basic, those of the exchanged JWT): roles and groups are read from them. */
+  readonly claims: JWTPayload;
 }
 
 const HMAC_ALGORITHMS = ['HS256', 'HS512'];
@@ -79,9 +81,14 @@ export class Authenticator {
     } catch {
       throw new AuthenticationError('malformed');
     }
-    if (alg && (ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg))
-      return { subject: subjectOf(await this.serviceAccount(token, alg), 'service-account'), method: 'service-account' };
-    if (alg && HMAC_ALGORITHMS.includes(alg)) return { subject: subjectOf(await this.technical(token), 'technical'), method: 'technical' };
+    if (alg && (ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) {
+      const claims = await this.serviceAccount(token, alg);
+      return { subject: subjectOf(claims, 'service-account'), method: 'service-account', claims };
+    }
+    if (alg && HMAC_ALGORITHMS.includes(alg)) {
+      const claims = await this.technical(token);
+      return { subject: subjectOf(claims, 'technical'), method: 'technical', claims };
+    }
     // `none` and anything else
     throw new AuthenticationError('invalid');
   }
@@ -148,7 +155,8 @@ export class Authenticator {
     const jwt = await this.exchange(accessToken);
     const alg = decodeProtectedHeader(jwt).alg ?? '';
     if (!(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) throw new AuthenticationError('invalid');
-    return { subject: subjectOf(await this.serviceAccount(jwt, alg), decoded.slice(0, colon)), method: 'basic' };
+    const claims = await this.serviceAccount(jwt, alg);
+    return { subject: subjectOf(claims, decoded.slice(0, colon)), method: 'basic', claims };
   }
 
   /** One exchange per access token until shortly before its JWT expires, also under a burst of calls. */

@@ -34,6 +34,16 @@ export class ConflictError extends DomainError {
   }
 }
 
+/** The caller is known but may not do this: it lacks a permission where it acts, or four-eyes forbids it. */
+export class ForbiddenError extends DomainError {
+  constructor(
+    detail: string,
+    readonly members?: Record<string, unknown>,
+  ) {
+    super(detail);
+  }
+}
+
 /** Input that breaks a rule, field by field. */
 export class InvalidInput extends DomainError {
   constructor(

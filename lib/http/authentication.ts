@@ -1,8 +1,11 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
-import { AuthenticationError, type AuthenticationFailure, AuthenticationUnavailable, Authenticator } from '#lib/auth/authenticator';
+import { type Authenticated, AuthenticationError, type AuthenticationFailure, AuthenticationUnavailable, Authenticator } from '#lib/auth/authenticator';
 import { backendSecrets } from '#lib/auth/backend-secrets';
 import { KeySetCache } from '#lib/auth/key-set-cache';
+import { callerOf, groupsOf } from '#lib/authorization/caller-access';
+import { RoleBindingRepository } from '#lib/authorization/role-binding-repository';
+import { getDatabase } from '#lib/db/client';
 import { logger } from '#lib/logging/logger';
 import { outboundFetch, timeoutsOf } from '#lib/platform/http-client';
 import { getSettings, type Settings } from '#lib/settings/index';
@@ -45,16 +48,24 @@ let shared: ReturnType<typeof createAuthenticator> | undefined;
 
 /**
  * The single switch point of authentication for every endpoint of both services: the caller is
- * verified here or the request ends with 401 (503 when the platform cannot be asked).
+ * verified here or the request ends with 401 (503 when the platform cannot be asked), and what it
+ * may do is read from its token and the role bindings (lib/authorization).
  */
 export async function authenticate(event: APIGatewayProxyEventV2, _endpoint: Endpoint): Promise<Principal> {
+  const { who, settings } = await verify(event);
+  const stored = await new RoleBindingRepository(await getDatabase()).matching(who.subject, groupsOf(who, settings));
+  const { groups, access } = callerOf(who, settings, stored);
+  return { subject: who.subject, method: who.method, groups, access };
+}
+
+async function verify(event: APIGatewayProxyEventV2): Promise<{ who: Authenticated; settings: Settings }> {
   shared ??= createAuthenticator();
   shared.catch(() => {
     shared = undefined;
   });
   const { authenticator, settings } = await shared;
   try {
-    return await authenticator.authenticate(event.headers?.authorization);
+    return { who: await authenticator.authenticate(event.headers?.authorization), settings };
   } catch (error) {
     if (error instanceof AuthenticationError) {
       const bearer = `Bearer realm="${REALM}"${error.reason === 'missing' ? '' : ', error="invalid_token"'}`;

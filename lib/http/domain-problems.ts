@@ -1,6 +1,6 @@
-import { ConflictError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
+import { ConflictError, ForbiddenError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
 
-import { Conflict, type HttpProblem, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from './problems';
+import { Conflict, Forbidden, type HttpProblem, Invalid, NotFound, ServiceUnavailable, Unprocessable, UpstreamFailure } from './problems';
 
 /**
  * The problem that answers a domain error: the one place the domain's errors get HTTP statuses.
@@ -8,6 +8,7 @@ import { Conflict, type HttpProblem, Invalid, NotFound, ServiceUnavailable, Unpr
  */
 export function problemOfDomainError(error: unknown): HttpProblem | undefined {
   if (error instanceof NotFoundError) return new NotFound(error.message);
+  if (error instanceof ForbiddenError) return new Forbidden(error.message, error.members);
   if (error instanceof ConflictError) return new Conflict(error.message, error.members);
   if (error instanceof InvalidInput) return new Invalid(error.errors, error.message);
   if (error instanceof UnprocessableInput) return new Unprocessable(error.message, error.members);

@@ -1,8 +1,16 @@
 import type { z } from 'zod';
 
+import type { Access, Scope, ScopeRule } from '#lib/authorization/access';
+import type { Permission } from '#lib/authorization/roles';
 import type { Logger } from '#lib/logging/logger';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call an endpoint: a permission, and where it must be held (lib/authorization/access.ts).
+ * `authenticated`: any caller with valid credentials (GET /me).
+ */
+export type EndpointAccess = { readonly permission: Permission; readonly scope: ScopeRule } | 'authenticated';
 
 /**
  * The contract of one endpoint: route, inputs and answers as zod schemas. The handler factory
@@ -21,8 +29,13 @@ export interface Endpoint {
   readonly query?: z.ZodObject;
   readonly params?: z.ZodType;
   readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType }>>;
-  /** Reachable without credentials (only /health and /openapi.json). */
+  /** Reachable without credentials (only /health and /openapi.json); every other endpoint declares its access. */
   readonly public?: boolean;
+  /**
+   * The permission a caller needs, checked by the handler factory before the body is read; with
+   * scope `resource`, the handler also names what it acts on (`request.authorize`).
+   */
+  readonly access?: EndpointAccess;
 }
 
 export const endpoint = <const E extends Endpoint>(definition: E): E => definition;
@@ -33,6 +46,10 @@ export interface Principal {
   /** Who is calling, recorded as createdBy / updatedBy on writes. */
   readonly subject: string;
   readonly method: 'public' | 'service-account' | 'technical' | 'basic';
+  /** The caller's groups (the token's groups claim), as bindings read them. */
+  readonly groups: readonly string[];
+  /** What the caller may do. */
+  readonly access: Access;
 }
 
 export interface HttpRequest<E extends Endpoint> {
@@ -46,6 +63,11 @@ export interface HttpRequest<E extends Endpoint> {
   /** The request's logger: its lines carry the request id. */
   readonly log: Logger;
   readonly principal: Principal;
+  /**
+   * Checks the endpoint's permission on what the call acts on (endpoints whose access scope is
+   * `resource` must call it before they change or reveal anything); throws 403 when it is not held there.
+   */
+  readonly authorize: (scope: Scope) => void;
   /** Aborted when the function is about to run out of time: pass it to outbound calls. */
   readonly signal: AbortSignal;
 }

@@ -3,6 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { z } from 'zod';
 
+import { Access, type Scope } from '#lib/authorization/access';
 import { unstorableText } from '#lib/db/storable-text';
 
 import { authenticate } from './authentication';
@@ -16,7 +17,7 @@ import { fieldErrors } from './problem-response';
 import { type FieldError, HttpProblem, Invalid } from './problems';
 
 const DEADLINE_MARGIN_MS = 1000;
-const PUBLIC: Principal = { subject: 'anonymous', method: 'public' };
+const PUBLIC: Principal = { subject: 'anonymous', method: 'public', groups: [], access: new Access([]) };
 
 /** Who made each request in flight, for the audit record (the event is the request's identity). */
 const principals = new WeakMap<APIGatewayProxyEventV2, Principal>();
@@ -86,11 +87,16 @@ export function httpHandler<E extends Endpoint>(
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
   if (!endpoint.public) chain.use(audit((event) => principals.get(event)));
   chain.use(problemErrors()).use(httpHeaderNormalizer());
-  // Credentials come before the body: a caller without them learns nothing of what the body should be.
+  // Credentials and the permission come before the body: a caller without them learns nothing of
+  // what the body should be.
   if (!endpoint.public) {
+    const access = endpoint.access;
+    if (!access) throw new Error(`${endpoint.operationId} declares no access: every endpoint that is not public says who may call it`);
     chain.use({
       before: async ({ event }) => {
-        principals.set(event, await authenticate(event, endpoint));
+        const principal = await authenticate(event, endpoint);
+        principals.set(event, principal);
+        if (access !== 'authenticated') principal.access.require(access.permission, access.scope === 'resource' ? 'anywhere' : access.scope);
       },
     });
   }
@@ -100,6 +106,13 @@ export function httpHandler<E extends Endpoint>(
   const query = endpoint.public ? endpoint.query : (endpoint.query ?? z.object({})).strict();
   return chain.handler(async (event, _context, { signal }) => {
     const principal = principals.get(event) ?? PUBLIC;
+    let authorized = false;
+    const authorize = (scope: Scope) => {
+      const access = endpoint.access;
+      if (access === undefined || access === 'authenticated') throw new Error(`${endpoint.operationId} has no permission to check`);
+      principal.access.require(access.permission, 'resource', scope);
+      authorized = true;
+    };
     try {
       const input = validate(endpoint, query, event);
       const result = await handle({
@@ -110,8 +123,12 @@ export function httpHandler<E extends Endpoint>(
         requestId: event.headers[REQUEST_ID_HEADER] ?? '',
         log: requestLogOf(event),
         principal,
+        authorize,
         signal,
       });
+      // An endpoint whose permission depends on what it acts on must have checked it.
+      if (typeof endpoint.access === 'object' && endpoint.access.scope === 'resource' && !authorized)
+        throw new Error(`${endpoint.operationId} answered without checking its permission on what it acts on (request.authorize)`);
       return toResponse(result);
     } catch (error) {
       const problem = error instanceof HttpProblem ? error : problemOfDomainError(error);

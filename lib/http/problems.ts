@@ -40,6 +40,12 @@ export class Unauthorized extends HttpProblem {
   }
 }
 
+export class Forbidden extends HttpProblem {
+  constructor(detail: string, members?: Record<string, unknown>) {
+    super(403, 'Forbidden', detail, { members });
+  }
+}
+
 export class NotFound extends HttpProblem {
   constructor(detail: string) {
     super(404, 'Not Found', detail);

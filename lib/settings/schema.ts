@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { ROLES } from '#lib/authorization/roles';
+
 import { duration } from './duration';
 import { bool, encryptionKey, httpUrl, int, text, urlPath } from './values';
 
@@ -52,6 +54,21 @@ const breakingChange = z.strictObject({
   'previous-resource-reference': text().default('previous'),
   'current-resource-reference': text().default('current'),
 });
+
+const role = z.enum(ROLES, { error: `expected one of ${ROLES.join(', ')}` });
+
+const nameList = (what: string) => z.array(z.string({ error: `expected ${what}` }).trim().min(1, `expected ${what}`));
+
+/** A role binding of application.conf: roles for subjects or groups, within resource types and environments when listed. */
+const roleBinding = z
+  .strictObject({
+    subjects: nameList('a subject').default([]),
+    groups: nameList('a group').default([]),
+    roles: z.array(role).min(1, 'expected at least one role'),
+    'resource-types': nameList('a resource type name').optional(),
+    environments: nameList('an environment name').optional(),
+  })
+  .refine((binding) => binding.subjects.length + binding.groups.length > 0, 'expected at least one subject or group');
 
 const CUE_EVALUATOR_SETTINGS = ['native', 'wasm', 'shadow'] as const;
 
@@ -181,6 +198,26 @@ export const settingsSchema = z.strictObject({
       // Under serverless offline: the Lambda endpoint the worker is invoked through, and its function name.
       'local-lambda-endpoint': httpUrl().optional(),
       'worker-function': text().optional(),
+    }),
+  }),
+
+  // Who may do what (docs/authorization.md): roles given by bindings, by the token's claims, and to technical JWTs.
+  authorization: block({
+    // Roles given to subjects or groups, optionally limited to resource types and environments.
+    bindings: z.array(roleBinding).default([]),
+    // The claim of a service-account (or technical) JWT that lists its roles, and the one that lists its groups.
+    'roles-claim': text().default('roles'),
+    'groups-claim': text().default('groups'),
+    // The roles of a technical JWT without a roles claim (the platform's own backend calls).
+    'technical-token-roles': z.array(role).default(['reader', 'evaluator']),
+    'four-eyes': block({
+      // Publishing, status moves and new exceptions become requests another person approves.
+      // Unset: on when deployed, off under npm start (CGP_FOUR_EYES in application.conf).
+      enabled: bool().optional(),
+      // A pending request expires after this long.
+      expiry: duration()
+        .refine((ms) => ms > 0, 'expected a duration above zero')
+        .default(7 * 86_400_000),
     }),
   }),
 

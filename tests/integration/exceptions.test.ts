@@ -200,6 +200,8 @@ describe('creating, reading and deleting exceptions', () => {
       expiresAt: new Date(expiresAt).toISOString(),
       createdBy: 'governance-lead',
       createdAt: expect.any(String),
+      requestedBy: 'governance-lead',
+      approvedBy: null,
       active: true,
     });
     expect(created.headers.location).toBe(`${BASE}/${exception.id}`);

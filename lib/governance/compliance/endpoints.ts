@@ -4,6 +4,7 @@ import { complianceSummary, complianceTrend, summaryQuery, trendQuery } from './
 
 export const getComplianceSummaryEndpoint = endpoint({
   operationId: 'getComplianceSummary',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: '/v1/computational-governance/compliance/summary',
   summary:
@@ -16,6 +17,7 @@ export const getComplianceSummaryEndpoint = endpoint({
 
 export const getComplianceTrendEndpoint = endpoint({
   operationId: 'getComplianceTrend',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: '/v1/computational-governance/compliance/trend',
   summary: 'Compliance per day (UTC): the resources evaluated, passing and failing at the end of each day (today: now)',

@@ -14,6 +14,7 @@ const environmentRepresentation = z
 
 export const listEnvironmentsEndpoint = endpoint({
   operationId: 'listEnvironments',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: '/v1/computational-governance/environments',
   summary: 'The environments pulled from the platform at start (or listed in the settings)',

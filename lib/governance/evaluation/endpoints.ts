@@ -6,6 +6,7 @@ import { evaluateInput, evaluationReport, evaluationResult, reportAccepted, repo
 
 export const evaluateEndpoint = endpoint({
   operationId: 'evaluate',
+  access: { permission: 'evaluations:run', scope: 'resource' },
   method: 'POST',
   path: '/v1/computational-governance/evaluate',
   summary: 'Evaluate a resource descriptor against the enabled and grace policies and metrics of its type and environment',
@@ -19,6 +20,7 @@ export const evaluateEndpoint = endpoint({
 
 export const getEvaluationReportEndpoint = endpoint({
   operationId: 'getEvaluationReport',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: '/v1/computational-governance/evaluation-reports/{id}',
   summary: 'An evaluation report, its counts by outcome and the first page of its results (up to 1000); `passed` is the deploy gate',
@@ -33,6 +35,7 @@ export const getEvaluationReportEndpoint = endpoint({
 
 export const getEvaluationReportResultsEndpoint = endpoint({
   operationId: 'getEvaluationReportResults',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: '/v1/computational-governance/evaluation-reports/{id}/results',
   summary: "A page of a report's results, in the order they were written; `Accept: application/x-ndjson` answers one result per line",
@@ -47,6 +50,7 @@ export const getEvaluationReportResultsEndpoint = endpoint({
 
 export const listResultsEndpoint = endpoint({
   operationId: 'listResults',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: '/v1/computational-governance/results',
   summary: 'Stored results, newest first; latest=true keeps the newest per (entity, resource, environment)',
@@ -57,6 +61,7 @@ export const listResultsEndpoint = endpoint({
 
 export const listCueDisagreementsEndpoint = endpoint({
   operationId: 'listCueDisagreements',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: '/v1/computational-governance/cue-disagreements',
   summary:

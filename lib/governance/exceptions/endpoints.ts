@@ -7,6 +7,7 @@ const PATH = '/v1/computational-governance/exceptions';
 
 export const createExceptionEndpoint = endpoint({
   operationId: 'createException',
+  access: { permission: 'exceptions:write', scope: 'resource' },
   method: 'POST',
   path: PATH,
   summary:
@@ -22,6 +23,7 @@ export const createExceptionEndpoint = endpoint({
 
 export const listExceptionsEndpoint = endpoint({
   operationId: 'listExceptions',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: PATH,
   summary: 'Exceptions, newest first, expired ones included unless active=true',
@@ -32,6 +34,7 @@ export const listExceptionsEndpoint = endpoint({
 
 export const getExceptionEndpoint = endpoint({
   operationId: 'getException',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: `${PATH}/{id}`,
   summary: 'An exception',
@@ -42,6 +45,7 @@ export const getExceptionEndpoint = endpoint({
 
 export const deleteExceptionEndpoint = endpoint({
   operationId: 'deleteException',
+  access: { permission: 'exceptions:write', scope: 'resource' },
   method: 'DELETE',
   path: `${PATH}/{id}`,
   summary: 'Withdraw an exception: the next evaluation judges its pairs normally',

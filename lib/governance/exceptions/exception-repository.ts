@@ -31,8 +31,8 @@ export class ExceptionRepository {
     return sql`${resourceId} like ${this.table.resourceLike} escape '\\'`;
   }
 
-  async create(exception: NewException): Promise<ExceptionRow> {
-    const [row] = await this.database.db.insert(this.table).values(exception).returning(this.columns);
+  async create(exception: NewException, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<ExceptionRow> {
+    const [row] = await tx.insert(this.table).values(exception).returning(this.columns);
     return row;
   }
 

@@ -1,10 +1,12 @@
+import type { Scope } from '#lib/authorization/access';
 import { getDatabase } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { type FieldError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 import { getSettings } from '#lib/settings/index';
 
 import { requireKnownEnvironment } from '../environments/environment-service';
-import { EntityRepository } from '../policies/entity-repository';
+import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import type { ExceptionFilters, ExceptionInput, GovernanceException } from './exception';
 import { ExceptionRepository, type ExceptionRow } from './exception-repository';
 import { likePattern } from './resource-glob';
@@ -22,6 +24,8 @@ function represent(row: ExceptionRow): GovernanceException {
     expiresAt: row.expiresAt.toISOString(),
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
+    requestedBy: row.createdBy,
+    approvedBy: row.approvedBy,
     active: row.active,
   };
 }
@@ -39,21 +43,38 @@ function expiryProblem(expiresAt: Date, now: Date, maxDurationMs: number): Field
   return undefined;
 }
 
-export async function createException(input: ExceptionInput, subject: string): Promise<GovernanceException> {
-  const now = new Date();
-  const database = await getDatabase();
+const waivedEntity = (input: ExceptionInput) =>
+  input.policyId
+    ? { kind: 'policy' as const, entityId: input.policyId, field: 'policyId' }
+    : { kind: 'metric' as const, entityId: input.metricId as string, field: 'metricId' };
+
+/** The rules of a new exception (its entity exists, its expiry, its environment); throws InvalidInput. */
+export async function checkNewException(input: ExceptionInput): Promise<{ kind: 'policy' | 'metric'; entityId: string; entity: EntityRow }> {
   const settings = await getSettings();
-  const kind = input.policyId ? 'policy' : 'metric';
-  const entityId = (input.policyId ?? input.metricId) as string;
-  const field = kind === 'policy' ? 'policyId' : 'metricId';
-  const expiresAt = new Date(input.expiresAt);
+  const { kind, entityId, field } = waivedEntity(input);
   const errors: FieldError[] = [];
-  if (!(await new EntityRepository(database).find(kind, entityId))) errors.push({ path: field, message: `no ${kind} has the id ${entityId}` });
-  const expiry = expiryProblem(expiresAt, now, settings.exceptions.maxDuration);
+  const entity = await new EntityRepository(await getDatabase()).find(kind, entityId);
+  if (!entity) errors.push({ path: field, message: `no ${kind} has the id ${entityId}` });
+  const expiry = expiryProblem(new Date(input.expiresAt), new Date(), settings.exceptions.maxDuration);
   if (expiry) errors.push(expiry);
-  if (errors.length > 0) throw new InvalidInput(errors);
+  if (!entity || errors.length > 0) throw new InvalidInput(errors);
   if (input.environment !== undefined) await requireKnownEnvironment(input.environment, 'environment');
-  const row = await new ExceptionRepository(database).create({
+  return { kind, entityId, entity };
+}
+
+/**
+ * Creates an exception asked for by `subject`. Under four-eyes the approval passes `approvedBy`
+ * and `alongside`, which runs in the transaction that writes the exception (the approval's own row).
+ */
+export async function createException(
+  input: ExceptionInput,
+  subject: string,
+  approval: { approvedBy: string; alongside: (tx: Transaction, exception: GovernanceException) => Promise<void> } | undefined = undefined,
+): Promise<GovernanceException> {
+  const database = await getDatabase();
+  const { kind, entityId } = await checkNewException(input);
+  const expiresAt = new Date(input.expiresAt);
+  const values = {
     entityId,
     entityKind: kind,
     resourceId: input.resourceId,
@@ -63,8 +84,30 @@ export async function createException(input: ExceptionInput, subject: string): P
     ticket: input.ticket ?? null,
     expiresAt,
     createdBy: subject,
+    approvedBy: approval?.approvedBy ?? null,
+  };
+  return inTransaction(database, 'create exception', async (tx) => {
+    const exception = represent(await new ExceptionRepository(database).create(values, tx));
+    await approval?.alongside(tx, exception);
+    return exception;
   });
-  return represent(row);
+}
+
+/** What a new exception acts on: its entity's resource type, in its environment (absent: every one). */
+export async function scopeOfNewException(input: ExceptionInput): Promise<Scope> {
+  const { kind, entityId, field } = waivedEntity(input);
+  const entity = await new EntityRepository(await getDatabase()).find(kind, entityId);
+  if (!entity) throw new InvalidInput([{ path: field, message: `no ${kind} has the id ${entityId}` }]);
+  return { resourceType: entity.resourceType, environment: input.environment ?? null };
+}
+
+/** What an exception acts on (its entity's resource type, or every one when the entity is gone). */
+export async function scopeOfException(id: string): Promise<Scope> {
+  const database = await getDatabase();
+  const row = await new ExceptionRepository(database).find(id);
+  if (!row) throw new NotFoundError(`No exception has the id ${id}`);
+  const entity = await new EntityRepository(database).find(row.entityKind, row.entityId);
+  return { resourceType: entity?.resourceType ?? null, environment: row.environment };
 }
 
 export async function getException(id: string): Promise<GovernanceException> {

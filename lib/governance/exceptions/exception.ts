@@ -44,6 +44,8 @@ export const governanceException = z
     expiresAt: z.string(),
     createdBy: z.string(),
     createdAt: z.string(),
+    requestedBy: z.string().meta({ description: 'Who asked for it (the same as createdBy)' }),
+    approvedBy: z.string().nullable().meta({ description: 'Who approved it under four-eyes; null when it was created without approval' }),
     active: z.boolean().meta({ description: 'Not expired yet: failing results of its pairs are waived' }),
   })
   .meta({ id: 'GovernanceException' });

@@ -26,3 +26,9 @@ export function likePattern(glob: string): string {
   }
   return pattern;
 }
+
+/**
+ * Whether the glob names no character of a resource id, only wildcards (`*`, `**`, `?*`): it then
+ * waives every resource, or every one but the shortest, and needs the permission exceptions:waive-all.
+ */
+export const waivesEveryResource = (glob: string): boolean => /^[*?]+$/.test(glob);

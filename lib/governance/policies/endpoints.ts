@@ -32,6 +32,7 @@ function entityEndpoints(kind: EntityKind) {
   return {
     create: endpoint({
       operationId: op('create'),
+      access: { permission: 'policies:edit', scope: 'resource' },
       method: 'POST',
       path: base,
       summary: `Create a ${kind} (a draft, version 1)`,
@@ -41,6 +42,7 @@ function entityEndpoints(kind: EntityKind) {
     }),
     list: endpoint({
       operationId: op('list'),
+      access: { permission: 'governance:read', scope: 'anywhere' },
       method: 'GET',
       path: base,
       summary: `${TITLE[kind]} entities (newest version of each), filtered`,
@@ -50,6 +52,7 @@ function entityEndpoints(kind: EntityKind) {
     }),
     get: endpoint({
       operationId: op('get'),
+      access: { permission: 'governance:read', scope: 'anywhere' },
       method: 'GET',
       path: `${base}/{id}`,
       summary: `A ${kind}: its newest version, or the one named by ?version=`,
@@ -60,6 +63,7 @@ function entityEndpoints(kind: EntityKind) {
     }),
     listVersionsOf: endpoint({
       operationId: op('listVersionsOf'),
+      access: { permission: 'governance:read', scope: 'anywhere' },
       method: 'GET',
       path: `${base}/{id}/versions`,
       summary: `Every version of a ${kind}, oldest first`,
@@ -69,6 +73,7 @@ function entityEndpoints(kind: EntityKind) {
     }),
     update: endpoint({
       operationId: op('update'),
+      access: { permission: 'policies:edit', scope: 'resource' },
       method: 'PUT',
       path: `${base}/{id}`,
       summary: `Edit a ${kind}: a draft in place (200), any other status as its next version, a draft (201)`,
@@ -83,6 +88,7 @@ function entityEndpoints(kind: EntityKind) {
     }),
     delete: endpoint({
       operationId: op('delete'),
+      access: { permission: 'policies:edit', scope: 'resource' },
       method: 'DELETE',
       path: `${base}/{id}`,
       summary: `Delete a ${kind} and its versions (only when none is enabled or in grace)`,
@@ -92,6 +98,7 @@ function entityEndpoints(kind: EntityKind) {
     }),
     publish: endpoint({
       operationId: op('publish'),
+      access: { permission: 'policies:publish', scope: 'resource' },
       method: 'POST',
       path: `${base}/{id}/publish`,
       summary: `Publish a ${kind}: its newest version becomes enabled, from any status, and is evaluated against every resource (evaluation.enable-on-publish)`,
@@ -107,6 +114,7 @@ function entityEndpoints(kind: EntityKind) {
     }),
     changeStatusOf: endpoint({
       operationId: op('changeStatusOf'),
+      access: { permission: 'policies:publish', scope: 'resource' },
       method: 'POST',
       path: `${base}/{id}/status`,
       summary: `Move a ${kind} to another status (409 for a move the lifecycle does not allow)`,
@@ -117,6 +125,7 @@ function entityEndpoints(kind: EntityKind) {
     }),
     test: endpoint({
       operationId: op('test'),
+      access: { permission: 'policies:edit', scope: 'resource' },
       method: 'POST',
       path: `${base}/{id}/test`,
       summary: `Dry-run a ${kind} (any status) on a descriptor, or on every resource of an environment; nothing is recorded`,
@@ -138,6 +147,7 @@ export const metricEndpoints = entityEndpoints('metric');
 
 export const recordPassiveResultEndpoint = endpoint({
   operationId: 'recordPassiveResult',
+  access: { permission: 'evaluations:run', scope: 'resource' },
   method: 'POST',
   path: '/v1/computational-governance/policies/{id}/results',
   summary: 'Record a result of a passive policy, checked outside this service',

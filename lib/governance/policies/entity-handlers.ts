@@ -1,3 +1,4 @@
+import type { Scope } from '#lib/authorization/access';
 import { httpHandler } from '#lib/http/handler';
 
 import { testEntity } from '../evaluation/evaluation-service';
@@ -13,15 +14,22 @@ import {
   listVersionsOfEntity,
   notifyCreationFailed,
   publishEntity,
+  readEntityRow,
   updateEntity,
 } from './entity-service';
+
+/** Where an entity acts: its resource type, in its environment (null: every one). */
+const scopeOf = (entity: { resourceType: string; environment: string | null }): Scope => ({ resourceType: entity.resourceType, environment: entity.environment });
 
 /** The handlers of one kind of entity (policies.ts and metrics.ts export them). */
 export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoints) {
   return {
     create: httpHandler(
       endpoints.create,
-      async ({ body, principal }) => ({ status: 201, body: await createEntity(kind, body as EntityInput, principal.subject) }),
+      async ({ body, principal, authorize }) => {
+        authorize(scopeOf(body as EntityInput));
+        return { status: 201, body: await createEntity(kind, body as EntityInput, principal.subject) };
+      },
       {
         onRejected: (problem, body, principal) =>
           notifyCreationFailed(kind, body, { message: problem.message, errors: problem.extra.errors }, principal.subject),
@@ -33,21 +41,29 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
     }),
     get: httpHandler(endpoints.get, async ({ params, query }) => ({ status: 200, body: await getEntity(kind, params.id, query.version) })),
     listVersionsOf: httpHandler(endpoints.listVersionsOf, async ({ params }) => ({ status: 200, body: { data: await listVersionsOfEntity(kind, params.id) } })),
-    update: httpHandler(endpoints.update, async ({ params, body, principal }) => {
+    update: httpHandler(endpoints.update, async ({ params, body, principal, authorize }) => {
+      // Both where it is and where the edit would put it.
+      authorize(scopeOf(await readEntityRow(kind, params.id)));
+      authorize(scopeOf(body as EntityInput));
       const { entity, newVersion } = await updateEntity(kind, params.id, body as EntityInput, principal.subject);
       return { status: newVersion ? 201 : 200, body: entity };
     }),
-    delete: httpHandler(endpoints.delete, async ({ params }) => {
+    delete: httpHandler(endpoints.delete, async ({ params, authorize }) => {
+      authorize(scopeOf(await readEntityRow(kind, params.id)));
       await deleteEntity(kind, params.id);
       return { status: 204 };
     }),
-    publish: httpHandler(endpoints.publish, async ({ params, principal }) => ({ status: 200, body: await publishEntity(kind, params.id, principal.subject) })),
-    changeStatusOf: httpHandler(endpoints.changeStatusOf, async ({ params, body, principal }) => ({
-      status: 200,
-      body: await changeStatusOfEntity(kind, params.id, { to: body.status, subject: principal.subject, version: body.version }),
-    })),
-    test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers }) =>
-      startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, { subject: principal.subject, waitMs, version: query.version })),
-    ),
+    publish: httpHandler(endpoints.publish, async ({ params, principal, authorize }) => {
+      authorize(scopeOf(await readEntityRow(kind, params.id)));
+      return { status: 200, body: await publishEntity(kind, params.id, principal.subject) };
+    }),
+    changeStatusOf: httpHandler(endpoints.changeStatusOf, async ({ params, body, principal, authorize }) => {
+      authorize(scopeOf(await readEntityRow(kind, params.id, body.version)));
+      return { status: 200, body: await changeStatusOfEntity(kind, params.id, { to: body.status, subject: principal.subject, version: body.version }) };
+    }),
+    test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize }) => {
+      authorize(scopeOf(await readEntityRow(kind, params.id, query.version)));
+      return startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, { subject: principal.subject, waitMs, version: query.version }));
+    }),
   };
 }

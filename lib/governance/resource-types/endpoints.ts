@@ -7,6 +7,7 @@ const BASE = '/v1/computational-governance/resource-types';
 
 export const registerResourceTypeEndpoint = endpoint({
   operationId: 'registerResourceType',
+  access: { permission: 'resource-types:manage', scope: 'resource' },
   method: 'POST',
   path: BASE,
   summary: 'Register a resource type, replacing one of the same name',
@@ -20,6 +21,7 @@ export const registerResourceTypeEndpoint = endpoint({
 
 export const listResourceTypesEndpoint = endpoint({
   operationId: 'listResourceTypes',
+  access: { permission: 'governance:read', scope: 'anywhere' },
   method: 'GET',
   path: BASE,
   summary: 'Registered resource types, by name',
@@ -31,6 +33,7 @@ export const listResourceTypesEndpoint = endpoint({
 const read = (operationId: string, path: string) =>
   endpoint({
     operationId,
+    access: { permission: 'governance:read', scope: 'anywhere' },
     method: 'GET',
     path,
     summary: 'A resource type, with its descriptorConfiguration',
@@ -48,6 +51,7 @@ export const getGovernanceResourceTypeEndpoint = read('getGovernanceResourceType
 
 export const deleteResourceTypeEndpoint = endpoint({
   operationId: 'deleteResourceType',
+  access: { permission: 'resource-types:manage', scope: 'resource' },
   method: 'DELETE',
   path: `${BASE}/{name}`,
   summary: 'Remove a resource type',

@@ -1,0 +1,17 @@
+import * as access from '#lib/authorization/access-service';
+import { createRoleBindingEndpoint, deleteRoleBindingEndpoint, getMeEndpoint, listRoleBindingsEndpoint } from '#lib/authorization/endpoints';
+import { httpHandler } from '#lib/http/handler';
+
+export const getMe = httpHandler(getMeEndpoint, async ({ principal }) => ({ status: 200, body: await access.describeCaller(principal) }));
+
+export const listRoleBindings = httpHandler(listRoleBindingsEndpoint, async () => ({ status: 200, body: { data: await access.listRoleBindings() } }));
+
+export const createRoleBinding = httpHandler(createRoleBindingEndpoint, async ({ body, principal }) => {
+  const binding = await access.createRoleBinding(body, principal.subject);
+  return { status: 201, body: binding, headers: { location: `/v1/computational-governance/role-bindings/${binding.id}` } };
+});
+
+export const deleteRoleBinding = httpHandler(deleteRoleBindingEndpoint, async ({ params }) => {
+  await access.deleteRoleBinding(params.id);
+  return { status: 204 };
+});
