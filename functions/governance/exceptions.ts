@@ -1,3 +1,4 @@
+import * as approvals from '#lib/governance/approvals/approval-service';
 import { createExceptionEndpoint, deleteExceptionEndpoint, getExceptionEndpoint, listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
 import * as exceptions from '#lib/governance/exceptions/exception-service';
 import { waivesEveryResource } from '#lib/governance/exceptions/resource-glob';
@@ -7,6 +8,7 @@ export const createException = httpHandler(createExceptionEndpoint, async ({ bod
   const scope = await exceptions.scopeOfNewException(body);
   authorize(scope);
   if (waivesEveryResource(body.resourceId)) principal.access.require('exceptions:waive-all', 'resource', scope);
+  if (await approvals.fourEyesOn()) return approvals.requestedAnswer(await approvals.requestException(body, principal.subject));
   const exception = await exceptions.createException(body, principal.subject);
   return { status: 201, body: exception, headers: { location: `/v1/computational-governance/exceptions/${exception.id}` } };
 });

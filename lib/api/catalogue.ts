@@ -8,6 +8,7 @@ import {
   saveLlmConfigEndpoint,
 } from '#lib/assistant/endpoints';
 import { createRoleBindingEndpoint, deleteRoleBindingEndpoint, getMeEndpoint, listRoleBindingsEndpoint } from '#lib/authorization/endpoints';
+import { approveRequestEndpoint, getApprovalEndpoint, listApprovalsEndpoint, rejectRequestEndpoint } from '#lib/governance/approvals/endpoints';
 import { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
 import { listEnvironmentsEndpoint } from '#lib/governance/environments/endpoints';
 import {
@@ -60,6 +61,10 @@ export const catalogue: readonly Endpoint[] = [
   listExceptionsEndpoint,
   getExceptionEndpoint,
   deleteExceptionEndpoint,
+  listApprovalsEndpoint,
+  getApprovalEndpoint,
+  approveRequestEndpoint,
+  rejectRequestEndpoint,
   getMeEndpoint,
   listRoleBindingsEndpoint,
   createRoleBindingEndpoint,

@@ -1,6 +1,12 @@
 import type { Settings } from '#lib/settings/index';
 
-export type NotificationEvent = 'new-policy-event' | 'new-metric-event' | 'failure-event' | 'exception-expiring-event';
+export type NotificationEvent =
+  | 'new-policy-event'
+  | 'new-metric-event'
+  | 'failure-event'
+  | 'exception-expiring-event'
+  | 'approval-requested-event'
+  | 'approval-decided-event';
 
 /** The notification document POSTed to `notification.url` (docs/notifications.md). */
 export interface Notification extends Record<string, unknown> {
@@ -19,6 +25,8 @@ export function notificationOf(settings: Settings, event: NotificationEvent, ent
     'new-metric-event': notification.newMetricEvent,
     'failure-event': notification.failureEvent,
     'exception-expiring-event': notification.exceptionExpiringEvent,
+    'approval-requested-event': notification.approvalRequestedEvent,
+    'approval-decided-event': notification.approvalDecidedEvent,
   };
   const name = names[event];
   // The settings refuse an enabled notification block without its event names.

@@ -115,6 +115,9 @@ export const settingsSchema = z.strictObject({
         'new-metric-event': text().optional(),
         // Sent once per exception, `exceptions.expiry-notice` before it expires.
         'exception-expiring-event': text().default('policy-exception-expiring'),
+        // Sent to the approvers in scope when a change becomes a request (four-eyes), and to its requester when it is decided.
+        'approval-requested-event': text().default('governance-approval-requested'),
+        'approval-decided-event': text().default('governance-approval-decided'),
         secret: text().optional(),
       },
       { error: 'the notification block is mandatory (set enabled = false to turn notifications off)' },

@@ -1,6 +1,7 @@
 import { endpoint } from '#lib/http/endpoint';
 import { listOf, paginationQuery } from '#lib/http/pagination';
 
+import { approvalRequested } from '../approvals/approval';
 import { exceptionFilters, exceptionId, exceptionInput, governanceException } from './exception';
 
 const PATH = '/v1/computational-governance/exceptions';
@@ -17,6 +18,7 @@ export const createExceptionEndpoint = endpoint({
   body: exceptionInput,
   responses: {
     201: { description: 'The exception, at the Location header', schema: governanceException },
+    202: { description: 'Four-eyes: nothing is waived yet; the request for approval, at the Location header', schema: approvalRequested },
     400: { description: 'A field is invalid: unknown policyId or metricId, expiresAt in the past or beyond exceptions.max-duration' },
   },
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { endpoint } from '#lib/http/endpoint';
 import { listOf } from '#lib/http/pagination';
 
+import { approvalRequested } from '../approvals/approval';
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
 import {
   entityId,
@@ -17,6 +18,9 @@ import {
   statusMove,
   versionQuery,
 } from './entity';
+
+/** The answer of a change that became a request for approval (authorization.four-eyes). */
+const fourEyes = { 202: { description: 'Four-eyes: nothing changed yet; the request for approval, at the Location header', schema: approvalRequested } };
 
 const COLLECTION: Record<EntityKind, string> = { policy: 'policies', metric: 'metrics' };
 const TITLE: Record<EntityKind, string> = { policy: 'Policy', metric: 'Metric' };
@@ -109,6 +113,7 @@ function entityEndpoints(kind: EntityKind) {
           description: `The ${kind}, enabled, with the report id of the evaluation it started`,
           schema: kind === 'policy' ? publishedPolicy : publishedMetric,
         },
+        ...fourEyes,
         ...missing,
       },
     }),
@@ -121,7 +126,7 @@ function entityEndpoints(kind: EntityKind) {
       tags,
       params: entityId,
       body: statusMove,
-      responses: { 200: { description: `The ${kind}, moved`, schema: representation }, 409: { description: 'Illegal move' }, ...missing },
+      responses: { 200: { description: `The ${kind}, moved`, schema: representation }, ...fourEyes, 409: { description: 'Illegal move' }, ...missing },
     }),
     test: endpoint({
       operationId: op('test'),

@@ -1,6 +1,7 @@
 import type { Scope } from '#lib/authorization/access';
 import { httpHandler } from '#lib/http/handler';
 
+import * as approvals from '../approvals/approval-service';
 import { testEntity } from '../evaluation/evaluation-service';
 import { startedResponse } from '../evaluation/started-response';
 import type { policyEndpoints } from './endpoints';
@@ -55,11 +56,14 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
     }),
     publish: httpHandler(endpoints.publish, async ({ params, principal, authorize }) => {
       authorize(scopeOf(await readEntityRow(kind, params.id)));
+      if (await approvals.fourEyesOn()) return approvals.requestedAnswer(await approvals.requestPublish(kind, params.id, principal.subject));
       return { status: 200, body: await publishEntity(kind, params.id, principal.subject) };
     }),
     changeStatusOf: httpHandler(endpoints.changeStatusOf, async ({ params, body, principal, authorize }) => {
       authorize(scopeOf(await readEntityRow(kind, params.id, body.version)));
-      return { status: 200, body: await changeStatusOfEntity(kind, params.id, { to: body.status, subject: principal.subject, version: body.version }) };
+      const move = { to: body.status, version: body.version };
+      if (await approvals.fourEyesOn()) return approvals.requestedAnswer(await approvals.requestStatusMove(kind, params.id, move, principal.subject));
+      return { status: 200, body: await changeStatusOfEntity(kind, params.id, { ...move, subject: principal.subject }) };
     }),
     test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize }) => {
       authorize(scopeOf(await readEntityRow(kind, params.id, query.version)));

@@ -23,7 +23,7 @@ import { allowedMoves, canMove, type EntityStatus } from './lifecycle';
 
 const NOUN: Record<EntityKind, string> = { policy: 'policy', metric: 'metric' };
 
-function represent(row: EntityRow): EntityRepresentation {
+export function represent(row: EntityRow): EntityRepresentation {
   return {
     id: row.id,
     version: row.version,
@@ -194,7 +194,18 @@ export async function updateEntity(
 export async function changeStatusOfEntity(
   kind: EntityKind,
   id: string,
-  { to, subject, version }: { to: EntityStatus; subject: string; version?: number },
+  {
+    to,
+    subject,
+    version,
+    alongside,
+  }: {
+    to: EntityStatus;
+    subject: string;
+    version?: number;
+    /** Runs in the transaction of the move (an approval's own row), after it. */
+    alongside?: (tx: Transaction, moved: EntityRow) => Promise<void>;
+  },
 ): Promise<EntityRepresentation> {
   const current = await readEntityRow(kind, id, version);
   if (!canMove(current.status, to)) {
@@ -206,9 +217,10 @@ export async function changeStatusOfEntity(
   }
   const database = await getDatabase();
   const { timeZone } = (await getSettings()).cronPolicies;
-  const row = await new EntityRepository(database).changeStatus({ kind, id, version: current.version, from: current.status, to, subject }, (tx) =>
-    followSchedule(database, id, timeZone, tx),
-  );
+  const row = await new EntityRepository(database).changeStatus({ kind, id, version: current.version, from: current.status, to, subject }, async (tx, moved) => {
+    await followSchedule(database, id, timeZone, tx);
+    await alongside?.(tx, moved);
+  });
   if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   await announceKnowledgeChange({ type: kind, id });
   return represent(row);
@@ -225,7 +237,16 @@ async function followSchedule(database: Database, id: string, timeZone: string, 
  * the same transaction (also when it was enabled already: publishing again evaluates again) and
  * its tasks are sent to the queue; its report id is in the answer. A passive entity has nothing to run.
  */
-export async function publishEntity(kind: EntityKind, id: string, subject: string): Promise<PublishedEntity> {
+/**
+ * Publishes the newest version. `alongside` runs in the transaction of the publish (an approval's
+ * own row), with the version published and the id of the evaluation it started.
+ */
+export async function publishEntity(
+  kind: EntityKind,
+  id: string,
+  subject: string,
+  alongside?: (tx: Transaction, published: EntityRow, reportId: string | null) => Promise<void>,
+): Promise<PublishedEntity> {
   const settings = await getSettings();
   const database = await getDatabase();
   const current = await readEntityRow(kind, id);
@@ -242,6 +263,7 @@ export async function publishEntity(kind: EntityKind, id: string, subject: strin
       async (tx, moved) => {
         await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
         if (evaluate) await recordEvaluation(tx, moved);
+        await alongside?.(tx, moved, queued?.reportId ?? null);
       },
     );
     if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
@@ -249,6 +271,7 @@ export async function publishEntity(kind: EntityKind, id: string, subject: strin
     await inTransaction(database, 'publish again', async (tx) => {
       await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
       if (evaluate) await recordEvaluation(tx, current);
+      await alongside?.(tx, current, queued?.reportId ?? null);
     });
   }
   if (queued) await sendTasks(queued.taskIds);

@@ -1,0 +1,256 @@
+import type { Scope } from '#lib/authorization/access';
+import { fourEyesEnabled } from '#lib/authorization/caller-access';
+import { getDatabase } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
+import { ConflictError, ForbiddenError, NotFoundError } from '#lib/errors/domain-errors';
+import { listBody, type Pagination } from '#lib/http/pagination';
+import { dispatchInBackground } from '#lib/outbox/background-dispatch';
+import { OutboxRepository } from '#lib/outbox/outbox-repository';
+import { notificationOf } from '#lib/platform/notifications';
+import { getSettings } from '#lib/settings/index';
+
+import type { ExceptionInput } from '../exceptions/exception';
+import { checkNewException, createException } from '../exceptions/exception-service';
+import type { EntityKind } from '../policies/entity';
+import { EntityRepository, type EntityRow } from '../policies/entity-repository';
+import { changeStatusOfEntity, publishEntity, readEntityRow, represent } from '../policies/entity-service';
+import { ACTIVE_STATUSES, allowedMoves, canMove, type EntityStatus } from '../policies/lifecycle';
+import type { Approval, ApprovalDiff, ApprovalFilters, ApprovalKind } from './approval';
+import { entityDiff, exceptionDiff, fingerprintOf } from './approval-diff';
+import { approversOf } from './approval-recipients';
+import { ApprovalRepository, type ApprovalRow } from './approval-repository';
+
+/** What a publish or a move request pins: the version, what it enforced when asked, and the move. */
+interface EntityRequest {
+  version: number;
+  fingerprint: string;
+  from: EntityStatus;
+  to: EntityStatus;
+}
+
+function representApproval(row: ApprovalRow): Approval {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    entity: { kind: row.entityKind, id: row.entityId, name: row.entityName, resourceType: row.resourceType, environment: row.environment },
+    request: row.request,
+    diff: row.diff as ApprovalDiff,
+    requestedBy: row.requestedBy,
+    requestedAt: row.requestedAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt?.toISOString() ?? null,
+    comment: row.comment,
+    outcome: row.outcome,
+  };
+}
+
+const NOUN: Record<ApprovalKind, string> = { publish: 'publishing', status: 'status move', exception: 'exception' };
+
+/** Writes the request and tells the approvers in its scope, in one transaction. */
+async function record(
+  kind: ApprovalKind,
+  entity: EntityRow,
+  environment: string | null,
+  request: Record<string, unknown>,
+  diff: ApprovalDiff,
+  requester: string,
+): Promise<Approval> {
+  const database = await getDatabase();
+  const settings = await getSettings();
+  const approvals = new ApprovalRepository(database);
+  const pending = await approvals.pendingFor(kind, entity.id);
+  if (pending && kind !== 'exception')
+    throw new ConflictError(`A ${NOUN[kind]} request of this ${entity.kind} is pending already: decide it first`, { approvalId: pending.id });
+  const scope = { resourceType: entity.resourceType, environment };
+  const recipients = await approversOf(database, settings, scope, requester);
+  const row = await inTransaction(database, 'request approval', async (tx) => {
+    const created = await approvals.create(
+      {
+        kind,
+        entityKind: entity.kind,
+        entityId: entity.id,
+        entityName: entity.name,
+        resourceType: entity.resourceType,
+        environment,
+        request,
+        diff,
+        requestedBy: requester,
+        expiresAt: new Date(Date.now() + settings.authorization.fourEyes.expiry),
+      },
+      tx,
+    );
+    await notify(tx, created, 'approval-requested-event', `${requester} asks for approval of a ${NOUN[kind]} of the ${entity.kind} "${entity.name}"`, recipients);
+    return created;
+  });
+  dispatchInBackground();
+  return representApproval(row);
+}
+
+async function notify(
+  tx: Transaction,
+  row: ApprovalRow,
+  event: 'approval-requested-event' | 'approval-decided-event',
+  message: string,
+  recipients: { subjects: string[]; groups: string[] },
+) {
+  const notification = notificationOf(await getSettings(), event, { id: row.entityId, name: row.entityName, type: row.entityKind }, message);
+  if (!notification) return;
+  const approval = { id: row.id, kind: row.kind, status: row.status, requestedBy: row.requestedBy, decidedBy: row.decidedBy };
+  await new OutboxRepository(await getDatabase()).enqueue('notification', { ...notification, recipients, approval }, tx);
+}
+
+/** The version enabled or in grace now, if any. */
+async function enforcedVersion(kind: EntityKind, id: string): Promise<EntityRow | undefined> {
+  const versions = await new EntityRepository(await getDatabase()).versions(kind, id);
+  return versions.find((version) => ACTIVE_STATUSES.includes(version.status));
+}
+
+async function requestEntityChange(kind: EntityKind, requested: EntityRow, to: EntityStatus, approvalKind: 'publish' | 'status', requester: string) {
+  const enforced = await enforcedVersion(kind, requested.id);
+  const representation = represent(requested);
+  const request: EntityRequest = { version: requested.version, fingerprint: fingerprintOf(representation), from: requested.status, to };
+  const diff = entityDiff(enforced ? represent(enforced) : null, representation, to);
+  return record(approvalKind, requested, requested.environment, { ...request }, diff, requester);
+}
+
+/** The 202 answer of a change that became a request: the request, at its Location. */
+export const requestedAnswer = (approval: Approval) => ({
+  status: 202,
+  body: { approvalId: approval.id, ...approval },
+  headers: { location: `/v1/computational-governance/approvals/${approval.id}` },
+});
+
+/** Whether changes of what the gate enforces are requests (authorization.four-eyes.enabled). */
+export const fourEyesOn = async () => fourEyesEnabled(await getSettings());
+
+/** Four-eyes: publishing the newest version becomes a request. */
+export async function requestPublish(kind: EntityKind, id: string, requester: string): Promise<Approval> {
+  return requestEntityChange(kind, await readEntityRow(kind, id), 'enabled', 'publish', requester);
+}
+
+/** Four-eyes: a status move becomes a request (a move the lifecycle refuses is 409 now, not at approval). */
+export async function requestStatusMove(kind: EntityKind, id: string, move: { to: EntityStatus; version?: number }, requester: string): Promise<Approval> {
+  const current = await readEntityRow(kind, id, move.version);
+  if (!canMove(current.status, move.to)) {
+    const allowed = allowedMoves(current.status);
+    throw new ConflictError(`A ${kind} in status ${current.status} cannot move to ${move.to}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`, {
+      currentStatus: current.status,
+      allowedStatuses: allowed,
+    });
+  }
+  return requestEntityChange(kind, current, move.to, 'status', requester);
+}
+
+/** Four-eyes: a new exception becomes a request, checked now as its creation would be; it waives nothing until approved. */
+export async function requestException(input: ExceptionInput, requester: string): Promise<Approval> {
+  const { entity } = await checkNewException(input);
+  return record('exception', entity, input.environment ?? null, { ...input }, exceptionDiff(input), requester);
+}
+
+async function readApproval(id: string): Promise<ApprovalRow> {
+  const row = await new ApprovalRepository(await getDatabase()).find(id);
+  if (!row) throw new NotFoundError(`No request has the id ${id}`);
+  return row;
+}
+
+export const getApproval = async (id: string): Promise<Approval> => representApproval(await readApproval(id));
+
+export async function listApprovals(filters: ApprovalFilters, pagination: Pagination) {
+  const { rows, total } = await new ApprovalRepository(await getDatabase()).list(filters, pagination);
+  return listBody(rows.map(representApproval), pagination, total);
+}
+
+/** What deciding a request acts on: the resource type and environment of its entity. */
+export async function scopeOfApproval(id: string): Promise<Scope> {
+  const row = await readApproval(id);
+  return { resourceType: row.resourceType, environment: row.environment };
+}
+
+/** The request as it must be to be decided by `decider`: pending, and someone else's. */
+async function decidable(id: string, decider: string): Promise<ApprovalRow> {
+  const row = await readApproval(id);
+  if (row.requestedBy === decider)
+    throw new ForbiddenError('Four-eyes: a request is decided by someone other than the person who made it, whatever their roles', {
+      rule: 'four-eyes',
+      requestedBy: row.requestedBy,
+    });
+  if (row.status !== 'pending') throw new ConflictError(`The request is ${row.status} already`, { status: row.status });
+  return row;
+}
+
+const changedSinceRequest = () =>
+  new ConflictError('What the request concerns changed since it was made (edited, moved or published): reject it and ask again');
+
+/** The version still enforces what the request pinned, in the status it was asked from. */
+function requireAsRequested(row: EntityRow, request: EntityRequest) {
+  if (row.version !== request.version || fingerprintOf(represent(row)) !== request.fingerprint) throw changedSinceRequest();
+}
+
+/**
+ * Records the decision, in the transaction given (the one that applies an approval), and tells the
+ * requester through the outbox in the same transaction; 409 when the request was decided or expired meanwhile.
+ */
+async function decide(
+  tx: Transaction,
+  id: string,
+  decision: { status: 'approved' | 'rejected'; decidedBy: string; comment: string | null; outcome: Record<string, unknown> | null },
+): Promise<ApprovalRow> {
+  const row = await new ApprovalRepository(await getDatabase()).decide(id, decision, tx);
+  if (!row) throw new ConflictError('The request was decided, or expired, meanwhile');
+  const message = `${row.decidedBy} ${row.status} the ${NOUN[row.kind]} request of the ${row.entityKind} "${row.entityName}"`;
+  await notify(tx, row, 'approval-decided-event', message, { subjects: [row.requestedBy], groups: [] });
+  return row;
+}
+
+/**
+ * Approves the request of another person: the change is applied, with the requester as its author,
+ * in the same transaction as the decision, so either both are written or neither.
+ */
+export async function approve(id: string, decider: string, comment: string | null): Promise<Approval> {
+  const row = await decidable(id, decider);
+  let approved: ApprovalRow | undefined;
+  const kind = row.entityKind;
+  if (row.kind === 'exception') {
+    await createException(row.request as ExceptionInput, row.requestedBy, {
+      approvedBy: decider,
+      alongside: async (tx, exception) => {
+        approved = await decide(tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { exceptionId: exception.id } });
+      },
+    });
+  } else {
+    const request = row.request as unknown as EntityRequest;
+    const current = await readEntityRow(kind, row.entityId, row.kind === 'publish' ? undefined : request.version);
+    requireAsRequested(current, request);
+    if (current.status !== request.from) throw changedSinceRequest();
+    if (row.kind === 'publish') {
+      await publishEntity(kind, row.entityId, row.requestedBy, async (tx, published, reportId) => {
+        requireAsRequested(published, request);
+        approved = await decide(tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { version: published.version, evaluationReportId: reportId } });
+      });
+    } else {
+      await changeStatusOfEntity(kind, row.entityId, {
+        to: request.to,
+        subject: row.requestedBy,
+        version: request.version,
+        alongside: async (tx, moved) => {
+          requireAsRequested(moved, request);
+          approved = await decide(tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { version: moved.version, status: moved.status } });
+        },
+      });
+    }
+  }
+  dispatchInBackground();
+  return representApproval(approved as ApprovalRow);
+}
+
+/** Rejects the request of another person: nothing changes. */
+export async function reject(id: string, decider: string, comment: string | null): Promise<Approval> {
+  await decidable(id, decider);
+  const rejected = await inTransaction(await getDatabase(), 'reject request', (tx) =>
+    decide(tx, id, { status: 'rejected', decidedBy: decider, comment, outcome: null }),
+  );
+  dispatchInBackground();
+  return representApproval(rejected);
+}
