@@ -497,6 +497,11 @@ export function defineTables(schemaName: string) {
       /** sha256 (hex) of the descriptor text sent to the model. */
       descriptorHash: text('descriptor_hash').notNull(),
       model: text('model').notNull(),
+      /**
+       * sha256 (hex) of the endpoint, deployment and model that answered: an answer is served again
+       * only to the same configuration (another endpoint under the same model name asks anew).
+       */
+      answeredBy: text('answered_by').notNull().default(''),
       satisfiesPolicy: boolean('satisfies_policy').notNull(),
       errors: jsonb('errors').$type<string[]>().notNull(),
       suggestions: jsonb('suggestions').$type<string[]>().notNull(),

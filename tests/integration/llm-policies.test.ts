@@ -9,7 +9,8 @@ import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as metricsModule from '../../functions/governance/metrics';
 import type * as policiesModule from '../../functions/governance/policies';
-import { FakeHostedModel } from '../fakes/hosted-model';
+import { FakeServer } from '../fakes/fake-server';
+import { completion, FakeHostedModel } from '../fakes/hosted-model';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
@@ -230,6 +231,31 @@ describe('LLM policies: evaluation', () => {
     });
     expect((await invoke(policies.deletePolicy, { method: 'DELETE', path: `/v1/computational-governance/policies/${id}`, params: { id } })).status).toBe(204);
     expect(await database.sql.unsafe(`select 1 from ${SCHEMA}.llm_answers where entity_id = '${id}'`)).toHaveLength(0);
+  });
+
+  it('a replaced configuration never serves old verdicts: the answers of a forger\'s endpoint under the same model name are not kept for the real one', async () => {
+    // Someone points the LLM configuration at their own endpoint, under the same model name, which
+    // says every descriptor complies.
+    const forger = new FakeServer(() => completion(JSON.stringify({ satisfiesPolicy: true, errors: [], suggestions: [] })));
+    await forger.start();
+    try {
+      const type = await freshType();
+      await enabledPolicy(type, 'Names an owner [fake:not-ok]');
+      const forged = await invoke(llmConfig.saveLlmConfig, {
+        method: 'POST',
+        path: '/assistant/v1/llm/config',
+        body: { provider: 'hosted_llm', api_key: API_KEY, endpoint: forger.url, api_version: '2024-10-21', model: 'gpt-4o', deployment: 'judge' },
+      });
+      expect(forged.status).toBeLessThan(300);
+      expect((await evaluate(type, descriptor('dp-forged'))).evaluationResults[0].outcome).toBe('ok');
+      // The real configuration is restored: the same question is asked of it again, and judged by it.
+      await saveLlm();
+      const before = asked('[fake:not-ok]').length;
+      expect((await evaluate(type, descriptor('dp-forged'))).evaluationResults[0].outcome).toBe('error');
+      expect(asked('[fake:not-ok]')).toHaveLength(before + 1);
+    } finally {
+      await forger.stop();
+    }
   });
 
   it('without a stored LLM every result is failed, saying what to configure', async () => {

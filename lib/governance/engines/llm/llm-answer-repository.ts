@@ -15,7 +15,7 @@ export class LlmAnswerRepository implements LlmAnswerStore {
   async find(key: LlmAnswerKey): Promise<LlmAnswer | undefined> {
     const t = this.table;
     const [row] = await this.database.db
-      .select({ model: t.model, satisfiesPolicy: t.satisfiesPolicy, errors: t.errors, suggestions: t.suggestions })
+      .select({ model: t.model, answeredBy: t.answeredBy, satisfiesPolicy: t.satisfiesPolicy, errors: t.errors, suggestions: t.suggestions })
       .from(t)
       .where(and(eq(t.entityId, key.entityId), eq(t.entityVersion, key.entityVersion), eq(t.descriptorHash, key.descriptorHash)));
     return row;

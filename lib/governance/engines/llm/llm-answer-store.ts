@@ -5,9 +5,10 @@ export interface LlmAnswerKey {
   readonly descriptorHash: string;
 }
 
-/** A verdict of the LLM, and the model that gave it. */
+/** A verdict of the LLM, the model that gave it and the configuration that asked (endpoint, deployment, model). */
 export interface LlmAnswer {
   readonly model: string;
+  readonly answeredBy: string;
   readonly satisfiesPolicy: boolean;
   readonly errors: string[];
   readonly suggestions: string[];

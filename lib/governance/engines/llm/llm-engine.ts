@@ -26,9 +26,16 @@ const resultOf = (answer: LlmAnswer): EngineResult => ({
 });
 
 /**
+ * Who answers: the endpoint, deployment and model of the configuration. A kept answer is served only
+ * to the same three, so a replaced configuration (another endpoint under the same model name, say)
+ * never serves the verdicts of the one before.
+ */
+const answererOf = (connection: ModelConnection) => sha256(JSON.stringify([connection.endpoint, connection.deployment, connection.model]));
+
+/**
  * The LLM engine: the policy's `llmRule` and the descriptor go to the assistant's LLM, which answers
  * `{ satisfiesPolicy, errors, suggestions }`. An answer is kept per (policy version, descriptor)
- * and model. No LLM, a provider failure, a timeout or an answer of another shape is an engine
+ * and served again to the same endpoint, deployment and model. No LLM, a provider failure, a timeout or an answer of another shape is an engine
  * failure of the pair, never a pass.
  */
 export class LlmEngine implements PolicyEngine {
@@ -47,8 +54,9 @@ export class LlmEngine implements PolicyEngine {
   private async judge(connection: ModelConnection, options: GatewayOptions, entity: EngineEntity, resource: EngineResource): Promise<EngineResult> {
     if (!entity.llmRule) return engineFailure('The policy has no llmRule');
     const key = { entityId: entity.id, entityVersion: entity.version, descriptorHash: sha256(resource.content) };
+    const answeredBy = answererOf(connection);
     const known = await this.answers.find(key);
-    if (known?.model === connection.model) return resultOf(known);
+    if (known?.answeredBy === answeredBy) return resultOf(known);
     let answer: unknown;
     try {
       answer = await structuredChat(connection, judgementQuestion(entity.llmRule, resource), options);
@@ -61,7 +69,7 @@ export class LlmEngine implements PolicyEngine {
       return engineFailure(
         `The LLM answered ${JSON.stringify(answer).slice(0, 200)}, not { "satisfiesPolicy": boolean, "errors": [string], "suggestions": [string] }`,
       );
-    const judged = { model: connection.model, ...parsed.data };
+    const judged = { model: connection.model, answeredBy, ...parsed.data };
     // The verdict stands without its copy: the next evaluation asks again.
     await this.answers.save(key, judged).catch((error) => logger.error({ err: error, entityId: entity.id }, 'an answer of the LLM engine could not be kept'));
     return resultOf(judged);

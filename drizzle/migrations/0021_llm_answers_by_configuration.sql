@@ -1,0 +1,1 @@
+ALTER TABLE "cgp"."llm_answers" ADD COLUMN "answered_by" text DEFAULT '' NOT NULL;
