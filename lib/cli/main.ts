@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 
 import { entityFileMetadata } from '#lib/governance/policies/entity';
 
+import { approvalsText, decideApproval, decisionText, listApprovals } from './approvals-command';
 import { runEvaluate } from './evaluate-command';
 import { exceptionsTable, listExceptions } from './exceptions-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
@@ -152,6 +153,31 @@ function program(): Command {
       await print(format === 'table' ? exceptionsTable(exceptions) : `${JSON.stringify({ data: exceptions }, null, 2)}\n`);
     },
   );
+
+  const approvals = cgp.command('approvals').description('four-eyes: the requests to publish, move or waive that another person decides');
+  accessOptions(
+    approvals
+      .command('list')
+      .description('the requests, newest first (pending unless --status says otherwise)')
+      .addOption(new Option('--status <status>', 'which requests').choices(['pending', 'approved', 'rejected', 'expired', 'all']).default('pending'))
+      .addOption(new Option('--kind <kind>', 'only publish, status or exception requests').choices(['publish', 'status', 'exception']))
+      .addOption(new Option('-f, --format <format>', 'output format (default: text on a terminal, json otherwise)').choices(['text', 'json'])),
+  ).action(async (options: { server?: string; token?: string; status?: 'pending'; kind?: 'publish'; format?: string }) => {
+    const found = await listApprovals(options);
+    const format = options.format ?? (defaultFormat() === 'table' ? 'text' : 'json');
+    await print(format === 'text' ? approvalsText(found) : `${JSON.stringify({ data: found }, null, 2)}\n`);
+  });
+  for (const decision of ['approve', 'reject'] as const) {
+    accessOptions(
+      approvals
+        .command(decision)
+        .description(`${decision} the request of another person${decision === 'approve' ? ': the change is applied at once' : ': nothing changes'}`)
+        .argument('<id>', 'the request id (cgp approvals list)')
+        .option('-m, --comment <text>', 'why, kept with the decision'),
+    ).action(async (id: string, options: { server?: string; token?: string; comment?: string }) => {
+      await print(decisionText(await decideApproval(id, decision, options)));
+    });
+  }
   return cgp;
 }
 

@@ -126,14 +126,16 @@ async function plan(client: ApiClient, files: readonly PolicyFile[], publish: bo
   });
 }
 
-/** Applies one planned change through the API. */
-async function apply(client: ApiClient, change: PlannedChange): Promise<void> {
+/** Applies one planned change through the API; under four-eyes a publish is a request, whose id it answers. */
+async function apply(client: ApiClient, change: PlannedChange): Promise<string | undefined> {
   const route = routeOf(change.kind);
   const schema = representationOf(change.kind);
   let id = change.id;
   if (change.action === 'create') id = (await client.call('POST', route, schema, { body: change.input })).body.id;
   if (change.action === 'new version' || change.action === 'edit draft') await client.call('PUT', `${route}/${id}`, schema, { body: change.input });
-  if (change.publish) await client.call('POST', `${route}/${id}/publish`, z.object({ status: z.string() }));
+  if (!change.publish) return undefined;
+  const published = await client.call('POST', `${route}/${id}/publish`, z.object({ status: z.string(), approvalId: z.string().optional() }));
+  return published.status === 202 ? published.body.approvalId : undefined;
 }
 
 /**
@@ -147,9 +149,10 @@ export async function pushPolicies(folder: string, access: ApiAccess & { publish
   const changes = await plan(client, files, access.publish);
   const lines: string[] = [];
   for (const change of changes) {
-    if (!access.dryRun) await apply(client, change);
+    const approvalId = access.dryRun ? undefined : await apply(client, change);
     lines.push(
-      `${`${change.action}${change.publish ? ' + publish' : ''}`.padEnd(22)} ${change.kind.padEnd(6)} ${JSON.stringify(change.name)} (${change.file})`,
+      `${`${change.action}${change.publish ? ' + publish' : ''}`.padEnd(22)} ${change.kind.padEnd(6)} ${JSON.stringify(change.name)} (${change.file})` +
+        (approvalId ? `: publish sent for approval (four-eyes), request ${approvalId}` : ''),
     );
   }
   const count = (action: Action) => changes.filter((change) => change.action === action).length;

@@ -1,0 +1,44 @@
+import { type Approval, approval as approvalSchema, type ApprovalKind, type ApprovalStatus } from '#lib/governance/approvals/approval';
+
+import { type ApiAccess, ApiClient } from './api-client';
+
+/** `cgp approvals list`: the requests the filters keep (pending by default), newest first. */
+export async function listApprovals(options: ApiAccess & { status?: ApprovalStatus | 'all'; kind?: ApprovalKind }): Promise<Approval[]> {
+  const query = new URLSearchParams();
+  const status = options.status ?? 'pending';
+  if (status !== 'all') query.set('status', status);
+  if (options.kind) query.set('kind', options.kind);
+  return new ApiClient(options).list(`/approvals${query.size > 0 ? `?${query}` : ''}`, approvalSchema);
+}
+
+/** `cgp approvals approve|reject <id>`: the decision, and the request as decided. */
+export async function decideApproval(id: string, decision: 'approve' | 'reject', options: ApiAccess & { comment?: string }): Promise<Approval> {
+  const body = options.comment === undefined ? {} : { comment: options.comment };
+  return (await new ApiClient(options).call('POST', `/approvals/${encodeURIComponent(id)}/${decision}`, approvalSchema, { body })).body;
+}
+
+const what = (approval: Approval) => {
+  const entity = `${approval.entity.kind} "${approval.entity.name}"`;
+  if (approval.kind === 'exception') return `exception of ${entity} for ${String(approval.request.resourceId)}`;
+  if (approval.kind === 'publish') return `publish ${entity} version ${String(approval.request.version)}`;
+  return `${entity} version ${String(approval.request.version)}: ${String(approval.request.from)} -> ${String(approval.request.to)}`;
+};
+
+/** One line per request: its id, state, what it asks, who asked, until when; then the field changes. */
+export function approvalsText(approvals: readonly Approval[]): string {
+  const blocks = approvals.map((approval) => {
+    const decided = approval.decidedBy ? `, ${approval.status} by ${approval.decidedBy}${approval.comment ? `: ${approval.comment}` : ''}` : '';
+    const head = `${approval.id}  ${approval.status.padEnd(8)}  ${what(approval)}  (asked by ${approval.requestedBy} ${approval.requestedAt}, expires ${approval.expiresAt}${decided})`;
+    const changes = approval.diff.changes.map((change) => `    ${change.field}: ${JSON.stringify(change.before)} -> ${JSON.stringify(change.after)}`);
+    return [head, ...changes].join('\n');
+  });
+  return `${[...blocks, `${approvals.length} request${approvals.length === 1 ? '' : 's'}`].join('\n')}\n`;
+}
+
+/** What a decision did, in one line. */
+export function decisionText(approval: Approval): string {
+  const outcome = approval.outcome ?? {};
+  const report = typeof outcome.evaluationReportId === 'string' ? `; evaluation report ${outcome.evaluationReportId}` : '';
+  const exception = typeof outcome.exceptionId === 'string' ? `; exception ${outcome.exceptionId}` : '';
+  return `${approval.status}: ${what(approval)}${report}${exception}\n`;
+}
