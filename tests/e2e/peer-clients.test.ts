@@ -4,7 +4,7 @@ import type { EvaluationReport } from '#lib/governance/evaluation/report';
 import type { EntityRepresentation } from '#lib/governance/policies/entity';
 
 import { FakeServer } from '../fakes/fake-server';
-import { authorized } from '../support/tokens';
+import { technicalToken } from '../support/tokens';
 
 /**
  * Clients written for the peer governance platform (an assistant's tool server, a policy-authoring
@@ -13,18 +13,24 @@ import { authorized } from '../support/tokens';
 const baseUrl = inject('baseUrl');
 const API = '/v1/computational-governance';
 
-/** One call as such a client makes it: the path and query as written, the body as its JSON text. */
-async function call<T = Record<string, unknown>>(method: string, pathAndQuery: string, body?: string) {
+/**
+ * One call as such a client makes it: the path and query as written, the body as its JSON text.
+ * The peer platform's backend calls with a technical JWT that carries no roles (so it gets
+ * authorization.technical-token-roles: reader, evaluator); the policies it reads are written by an
+ * author (an admin token here).
+ */
+async function call<T = Record<string, unknown>>(method: string, pathAndQuery: string, body?: string, as: 'peer' | 'author' = 'peer') {
+  const token = await technicalToken(as === 'peer' ? { sub: 'peer-platform', roles: undefined } : { sub: 'peer-author' });
   const response = await fetch(`${baseUrl}${pathAndQuery}`, {
     method,
-    headers: await authorized(body === undefined ? {} : { 'content-type': 'application/json' }),
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body,
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as T };
 }
 
 const create = async (collection: string, policy: Record<string, unknown>) => {
-  const created = await call<EntityRepresentation>('POST', `${API}/${collection}`, JSON.stringify(policy));
+  const created = await call<EntityRepresentation>('POST', `${API}/${collection}`, JSON.stringify(policy), 'author');
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body;
 };
@@ -38,7 +44,7 @@ const engine = new FakeServer(async () => {
 });
 
 const register = async (name: string) => {
-  const registered = await call('POST', `${API}/resource-types`, JSON.stringify({ name, resolverConfiguration: { url: resolver.url, path: '/r' } }));
+  const registered = await call('POST', `${API}/resource-types`, JSON.stringify({ name, resolverConfiguration: { url: resolver.url, path: '/r' } }), 'author');
   expect(registered.status).toBe(201);
 };
 
@@ -51,6 +57,7 @@ beforeAll(async () => {
     'POST',
     `${API}/resource-types`,
     JSON.stringify({ name: 'peer-type', resolverConfiguration: { url: resolver.url, path: '/r' } }),
+    'author',
   );
   expect(registered.status).toBe(201);
 });
@@ -76,8 +83,8 @@ describe('the policy list of a peer client', () => {
       await create('policies', remote('peer-e', { environment: 'development' })),
       await create('policies', { name: 'peer-f', resourceType: 'peer-type', trigger: 'passive' }),
     );
-    for (const name of ['peer-a', 'peer-b', 'peer-d', 'peer-f']) expect((await call('POST', `${API}/policies/${named(name).id}/publish`)).status).toBe(200);
-    expect((await call('POST', `${API}/policies/${named('peer-c').id}/status`, '{"status":"grace"}')).status).toBe(200);
+    for (const name of ['peer-a', 'peer-b', 'peer-d', 'peer-f']) expect((await call('POST', `${API}/policies/${named(name).id}/publish`, undefined, 'author')).status).toBe(200);
+    expect((await call('POST', `${API}/policies/${named('peer-c').id}/status`, '{"status":"grace"}', 'author')).status).toBe(200);
   });
 
   it('reads status=enabled,grace&trigger=active&limit=200&sort-by=name&sort-order=asc&id-in=…&env=…: the active policies of that environment, by name', async () => {
@@ -143,6 +150,7 @@ describe('an LLM policy in the peer shape', () => {
       'POST',
       `${API}/policies`,
       body({ governanceAgentSpec: { prompt: 'Every data product names an owner team.' } }),
+      'author',
     );
     expect(created.status).toBe(201);
     const both = { llmRule: 'Every data product names an owner team.', governanceAgentSpec: { prompt: 'Every data product names an owner team.' } };
@@ -152,14 +160,14 @@ describe('an LLM policy in the peer shape', () => {
     expect((await call<{ data: unknown[] }>('GET', `${API}/policies/${id}/versions`)).body.data).toEqual([expect.objectContaining(both)]);
     expect((await call<{ data: unknown[] }>('GET', `${API}/policies?id-in=${id}`)).body.data).toEqual([expect.objectContaining(both)]);
 
-    const edited = await call('PUT', `${API}/policies/${id}`, body({ llmRule: 'Owners are teams.', governanceAgentSpec: { prompt: 'Owners are teams.' } }));
+    const edited = await call('PUT', `${API}/policies/${id}`, body({ llmRule: 'Owners are teams.', governanceAgentSpec: { prompt: 'Owners are teams.' } }), 'author');
     expect(edited.body).toMatchObject({ llmRule: 'Owners are teams.', governanceAgentSpec: { prompt: 'Owners are teams.' } });
-    const cue = await call('POST', `${API}/policies`, body({ engine: 'cue', cueScript: 'id: string', llmRule: null }));
+    const cue = await call('POST', `${API}/policies`, body({ engine: 'cue', cueScript: 'id: string', llmRule: null }), 'author');
     expect(cue.body).toMatchObject({ llmRule: null, governanceAgentSpec: null });
   });
 
   it('refuses the two spellings with different texts, and the peer spelling where a rule does not belong, naming the field', async () => {
-    const errors = async (text: string) => (await call<{ errors: unknown }>('POST', `${API}/policies`, text)).body.errors;
+    const errors = async (text: string) => (await call<{ errors: unknown }>('POST', `${API}/policies`, text, 'author')).body.errors;
     expect(await errors(body({ llmRule: 'a', governanceAgentSpec: { prompt: 'b' } }))).toEqual([
       { path: 'governanceAgentSpec', message: 'governanceAgentSpec.prompt is another spelling of llmRule: give one of them, or the same text to both' },
     ]);
@@ -180,7 +188,7 @@ describe('evaluate, then poll, as a peer client does', () => {
       engine: 'remote',
       remoteEngineUrl: engine.url,
     });
-    expect((await call('POST', `${API}/policies/${policy.id}/publish`)).status).toBe(200);
+    expect((await call('POST', `${API}/policies/${policy.id}/publish`, undefined, 'author')).status).toBe(200);
     gate = new Promise((resolve) => (openGate = resolve));
 
     const accepted = await call<{ reportId: string }>(
@@ -248,7 +256,7 @@ describe('where in the descriptor a CUE error is, as a peer client reads it', ()
       engine: 'cue',
       cueScript: 'spec: {\n  owner: { email: =~"@example[.]org$" }\n  components: [...{ kind: =~"^(outputport|workload)$" }]\n}\n',
     });
-    expect((await call('POST', `${API}/policies/${policy.id}/publish`)).status).toBe(200);
+    expect((await call('POST', `${API}/policies/${policy.id}/publish`, undefined, 'author')).status).toBe(200);
 
     const accepted = await call<{ reportId: string }>(
       'POST',
