@@ -62,7 +62,7 @@ function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
 export interface HandlerOptions {
   /**
    * Told of a request an authenticated caller made that failed with a 4xx problem (invalid,
-   * conflicting...), with the parsed body as sent; for side effects such as a failure notification.
+   * conflicting...; not 403), with the body as sent; for side effects such as a failure notification.
    */
   readonly onRejected?: (problem: HttpProblem, body: unknown, principal: Principal) => Promise<void>;
 }
@@ -132,7 +132,9 @@ export function httpHandler<E extends Endpoint>(
       return toResponse(result);
     } catch (error) {
       const problem = error instanceof HttpProblem ? error : problemOfDomainError(error);
-      if (options.onRejected && problem && problem.status >= 400 && problem.status < 500) await options.onRejected(problem, event.body, principal);
+      // Input refused (400, 409...), not a caller refused (403: what it may do is not news).
+      if (options.onRejected && problem && problem.status >= 400 && problem.status < 500 && problem.status !== 403)
+        await options.onRejected(problem, event.body, principal);
       throw error;
     }
   }) as unknown as HttpHandler;

@@ -85,7 +85,18 @@ describe('accepted credentials', () => {
       expect(exp - iat).toBe(lifetimeS);
       clock = iat * 1000;
       expect(await authenticatorFor(settings).authenticator.authenticate(`Bearer ${token}`)).toMatchObject({ subject: 'ci-job', method: 'technical' });
+      // An admin's token, as the README flow needs.
+      expect(claims.roles).toEqual(['admin']);
     }
+  });
+
+  it('npm run token -- --subject NAME --roles r1,r2 prints a token of that subject and those roles; an unknown role is refused', async () => {
+    const env = { ...process.env, CGP_CONFIG_FILE: testSettingsFile(`computational-governance-platform.platform-services.auth.backend-secrets = ["${FIRST_SECRET}"]`) };
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', '--subject', 'ana', '--roles', 'author,approver'], { env });
+    expect(decodeJwt(stdout.trim())).toMatchObject({ sub: 'ana', roles: ['author', 'approver'] });
+    const refused = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', '--roles', 'author,owner'], { env }).catch((error: { code: number; stderr: string; stdout: string }) => error);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect((refused as { stderr: string }).stderr).toContain('Unknown role: owner');
   });
 
   it('a service-account JWT verified with the platform key set', async () => {
@@ -94,7 +105,7 @@ describe('accepted credentials', () => {
       subject: 'svc-orders',
       method: 'service-account',
     });
-    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k2', { sub: 'svc-es' })}`)).toEqual({
+    expect(await authenticator.authenticate(`Bearer ${await platform.sign('k2', { sub: 'svc-es' })}`)).toMatchObject({
       subject: 'svc-es',
       method: 'service-account',
     });
