@@ -535,8 +535,14 @@ export function defineTables(schemaName: string) {
   /** Roles given in the API (POST /role-bindings), beside those of application.conf. */
   const roleBindings = schema.table('role_bindings', {
     id: uuid('id').primaryKey().defaultRandom(),
-    subjects: text('subjects').array().notNull().default(sql`'{}'`),
-    groups: text('groups').array().notNull().default(sql`'{}'`),
+    subjects: text('subjects')
+      .array()
+      .notNull()
+      .default(sql`'{}'`),
+    groups: text('groups')
+      .array()
+      .notNull()
+      .default(sql`'{}'`),
     roles: text('roles').array().notNull(),
     /** Null: every resource type. */
     resourceTypes: text('resource_types').array(),
@@ -566,7 +572,9 @@ export function defineTables(schemaName: string) {
       request: jsonb('request').$type<Record<string, unknown>>().notNull(),
       /** What would change, computed when asked. */
       diff: jsonb('diff').$type<Record<string, unknown>>().notNull(),
-      status: text('status', { enum: ['pending', 'approved', 'rejected'] }).notNull().default('pending'),
+      status: text('status', { enum: ['pending', 'approved', 'rejected'] })
+        .notNull()
+        .default('pending'),
       requestedBy: text('requested_by').notNull(),
       requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
       expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),

@@ -26,7 +26,13 @@ try {
 }
 const { values, positionals } = parsed;
 if (positionals.length > 1 || (positionals.length === 1 && values.subject)) fail('Give the subject once.');
-const roles = values.roles === undefined ? undefined : values.roles.split(',').map((role) => role.trim()).filter(Boolean);
+const roles =
+  values.roles === undefined
+    ? undefined
+    : values.roles
+        .split(',')
+        .map((role) => role.trim())
+        .filter(Boolean);
 const unknown = roles?.filter((role) => !isRole(role)) ?? [];
 if (unknown.length > 0) fail(`Unknown role${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}; the roles are ${ROLES.join(', ')}.`);
 

@@ -34,8 +34,7 @@ export type ScopeRule =
 const covers = (limit: readonly string[] | undefined, value: string | null | undefined) =>
   limit === undefined || (value !== null && value !== undefined && limit.includes(value));
 
-const describe = (scope: Scope) =>
-  `resource type ${scope.resourceType ?? '(every one)'}, environment ${scope.environment ?? '(every one)'}`;
+const describe = (scope: Scope) => `resource type ${scope.resourceType ?? '(every one)'}, environment ${scope.environment ?? '(every one)'}`;
 
 /** What one authenticated caller may do: the union of its grants. */
 export class Access {
@@ -56,7 +55,8 @@ export class Access {
   /** Throws ForbiddenError (403) naming the permission and the scope it lacks. */
   require(permission: Permission, rule: ScopeRule, scope: Scope = {}): void {
     if (this.can(permission, rule, scope)) return;
-    const where = rule === 'anywhere' ? 'anywhere' : rule === 'everywhere' ? 'everywhere (a grant limited to no resource type or environment)' : describe(scope);
+    const where =
+      rule === 'anywhere' ? 'anywhere' : rule === 'everywhere' ? 'everywhere (a grant limited to no resource type or environment)' : describe(scope);
     throw new ForbiddenError(`This needs the permission ${permission} ${rule === 'resource' ? 'for ' : ''}${where}`, {
       permission,
       scope: rule === 'resource' ? { resourceType: scope.resourceType ?? null, environment: scope.environment ?? null } : rule,

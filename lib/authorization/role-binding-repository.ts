@@ -58,5 +58,4 @@ export class RoleBindingRepository {
     const rows = await this.database.db.delete(this.table).where(eq(this.table.id, id)).returning({ id: this.table.id });
     return rows.length > 0;
   }
-
 }

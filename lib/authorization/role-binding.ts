@@ -25,7 +25,8 @@ export const roleBindingInput = z
       .meta({ description: 'Absent: every environment' }),
   })
   .superRefine((binding, context) => {
-    if (binding.subjects.length + binding.groups.length === 0) context.addIssue({ code: 'custom', path: ['subjects'], message: 'give at least one subject or group' });
+    if (binding.subjects.length + binding.groups.length === 0)
+      context.addIssue({ code: 'custom', path: ['subjects'], message: 'give at least one subject or group' });
   })
   .meta({ id: 'RoleBindingInput' });
 

@@ -2,7 +2,7 @@
  * The built-in roles and what each may do (docs/authorization.md). Pure data: the settings, the
  * endpoint contracts, the handler factory and the console read it.
  */
-export const PERMISSIONS = [
+const PERMISSIONS = [
   /** Read policies, metrics, results, reports, exceptions, resource types, configurations (not the audit trail). */
   'governance:read',
   /** Ask the assistant. */

@@ -1,12 +1,7 @@
 import type { Settings } from '#lib/settings/index';
 
 export type NotificationEvent =
-  | 'new-policy-event'
-  | 'new-metric-event'
-  | 'failure-event'
-  | 'exception-expiring-event'
-  | 'approval-requested-event'
-  | 'approval-decided-event';
+  'new-policy-event' | 'new-metric-event' | 'failure-event' | 'exception-expiring-event' | 'approval-requested-event' | 'approval-decided-event';
 
 /** The notification document POSTed to `notification.url` (docs/notifications.md). */
 export interface Notification extends Record<string, unknown> {

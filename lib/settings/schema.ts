@@ -57,7 +57,13 @@ const breakingChange = z.strictObject({
 
 const role = z.enum(ROLES, { error: `expected one of ${ROLES.join(', ')}` });
 
-const nameList = (what: string) => z.array(z.string({ error: `expected ${what}` }).trim().min(1, `expected ${what}`));
+const nameList = (what: string) =>
+  z.array(
+    z
+      .string({ error: `expected ${what}` })
+      .trim()
+      .min(1, `expected ${what}`),
+  );
 
 /** A role binding of application.conf: roles for subjects or groups, within resource types and environments when listed. */
 const roleBinding = z

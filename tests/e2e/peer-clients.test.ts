@@ -83,7 +83,8 @@ describe('the policy list of a peer client', () => {
       await create('policies', remote('peer-e', { environment: 'development' })),
       await create('policies', { name: 'peer-f', resourceType: 'peer-type', trigger: 'passive' }),
     );
-    for (const name of ['peer-a', 'peer-b', 'peer-d', 'peer-f']) expect((await call('POST', `${API}/policies/${named(name).id}/publish`, undefined, 'author')).status).toBe(200);
+    for (const name of ['peer-a', 'peer-b', 'peer-d', 'peer-f'])
+      expect((await call('POST', `${API}/policies/${named(name).id}/publish`, undefined, 'author')).status).toBe(200);
     expect((await call('POST', `${API}/policies/${named('peer-c').id}/status`, '{"status":"grace"}', 'author')).status).toBe(200);
   });
 
@@ -160,7 +161,12 @@ describe('an LLM policy in the peer shape', () => {
     expect((await call<{ data: unknown[] }>('GET', `${API}/policies/${id}/versions`)).body.data).toEqual([expect.objectContaining(both)]);
     expect((await call<{ data: unknown[] }>('GET', `${API}/policies?id-in=${id}`)).body.data).toEqual([expect.objectContaining(both)]);
 
-    const edited = await call('PUT', `${API}/policies/${id}`, body({ llmRule: 'Owners are teams.', governanceAgentSpec: { prompt: 'Owners are teams.' } }), 'author');
+    const edited = await call(
+      'PUT',
+      `${API}/policies/${id}`,
+      body({ llmRule: 'Owners are teams.', governanceAgentSpec: { prompt: 'Owners are teams.' } }),
+      'author',
+    );
     expect(edited.body).toMatchObject({ llmRule: 'Owners are teams.', governanceAgentSpec: { prompt: 'Owners are teams.' } });
     const cue = await call('POST', `${API}/policies`, body({ engine: 'cue', cueScript: 'id: string', llmRule: null }), 'author');
     expect(cue.body).toMatchObject({ llmRule: null, governanceAgentSpec: null });

@@ -91,10 +91,15 @@ describe('accepted credentials', () => {
   });
 
   it('npm run token -- --subject NAME --roles r1,r2 prints a token of that subject and those roles; an unknown role is refused', async () => {
-    const env = { ...process.env, CGP_CONFIG_FILE: testSettingsFile(`computational-governance-platform.platform-services.auth.backend-secrets = ["${FIRST_SECRET}"]`) };
+    const env = {
+      ...process.env,
+      CGP_CONFIG_FILE: testSettingsFile(`computational-governance-platform.platform-services.auth.backend-secrets = ["${FIRST_SECRET}"]`),
+    };
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', '--subject', 'ana', '--roles', 'author,approver'], { env });
     expect(decodeJwt(stdout.trim())).toMatchObject({ sub: 'ana', roles: ['author', 'approver'] });
-    const refused = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', '--roles', 'author,owner'], { env }).catch((error: { code: number; stderr: string; stdout: string }) => error);
+    const refused = await run(process.execPath, ['--import', 'tsx', 'scripts/token.ts', '--roles', 'author,owner'], { env }).catch(
+      (error: { code: number; stderr: string; stdout: string }) => error,
+    );
     expect(refused).toMatchObject({ code: 2, stdout: '' });
     expect((refused as { stderr: string }).stderr).toContain('Unknown role: owner');
   });

@@ -203,7 +203,12 @@ describe('four-eyes', () => {
     const asked = await waive(AUTHOR, { policyId: id, resourceId: 'urn:dp:sales', environment: 'production', reason: 'migration', expiresAt: inDays(30) });
     expect(asked.status).toBe(202);
     expect(asked.headers.location).toBe(`${API}/approvals/${asked.body.approvalId}`);
-    expect(asked.body).toMatchObject({ kind: 'exception', status: 'pending', requestedBy: 'ana-author', entity: { id, resourceType, environment: 'production' } });
+    expect(asked.body).toMatchObject({
+      kind: 'exception',
+      status: 'pending',
+      requestedBy: 'ana-author',
+      entity: { id, resourceType, environment: 'production' },
+    });
     expect(asked.body.diff.changes).toContainEqual({ field: 'resourceId', before: null, after: 'urn:dp:sales' });
     expect((await database.sql.unsafe(`select count(*)::int as n from ${SCHEMA}.governance_exceptions`))[0].n).toBe(0);
     expect((await evaluate('nobody')).passed).toBe(false);
@@ -222,7 +227,12 @@ describe('four-eyes', () => {
 
     const approved = await decide(APPROVER, asked.body.approvalId, 'approve', 'ticket GOV-7 checked');
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
-    expect(approved.body).toMatchObject({ status: 'approved', decidedBy: 'bo-approver', comment: 'ticket GOV-7 checked', outcome: { exceptionId: expect.any(String) } });
+    expect(approved.body).toMatchObject({
+      status: 'approved',
+      decidedBy: 'bo-approver',
+      comment: 'ticket GOV-7 checked',
+      outcome: { exceptionId: expect.any(String) },
+    });
     const exception = await as(CI_JOB, exceptions.getException, {
       method: 'GET',
       path: `${API}/exceptions/${approved.body.outcome.exceptionId}`,
@@ -310,7 +320,11 @@ describe('four-eyes', () => {
     const id = await enabledPolicy();
     const asked = await move(AUTHOR, id, 'disabled');
     await database.sql.unsafe(`update ${SCHEMA}.approvals set expires_at = now() - interval '1 second' where id = $1`, [asked.body.approvalId]);
-    const read = await as(CI_JOB, approvals.getApproval, { method: 'GET', path: `${API}/approvals/${asked.body.approvalId}`, params: { id: asked.body.approvalId } });
+    const read = await as(CI_JOB, approvals.getApproval, {
+      method: 'GET',
+      path: `${API}/approvals/${asked.body.approvalId}`,
+      params: { id: asked.body.approvalId },
+    });
     expect(read.body.status).toBe('expired');
     expect((await decide(APPROVER, asked.body.approvalId, 'approve')).status).toBe(409);
     expect(await entityRow(id)).toEqual([{ version: 1, status: 'enabled' }]);

@@ -233,7 +233,7 @@ describe('LLM policies: evaluation', () => {
     expect(await database.sql.unsafe(`select 1 from ${SCHEMA}.llm_answers where entity_id = '${id}'`)).toHaveLength(0);
   });
 
-  it('a replaced configuration never serves old verdicts: the answers of a forger\'s endpoint under the same model name are not kept for the real one', async () => {
+  it("a replaced configuration never serves old verdicts: the answers of a forger's endpoint under the same model name are not kept for the real one", async () => {
     // Someone points the LLM configuration at their own endpoint, under the same model name, which
     // says every descriptor complies.
     const forger = new FakeServer(() => completion(JSON.stringify({ satisfiesPolicy: true, errors: [], suggestions: [] })));

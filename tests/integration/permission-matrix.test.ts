@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openApiDocument } from '#lib/api/openapi-document';
-import { type Permission, type Role,ROLE_PERMISSIONS, ROLES } from '#lib/authorization/roles';
+import { type Permission, type Role, ROLE_PERMISSIONS, ROLES } from '#lib/authorization/roles';
 import type { HttpHandler } from '#lib/http/handler';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 
@@ -112,7 +112,13 @@ async function pendingApproval(): Promise<string> {
 }
 
 const entityCalls = (kind: 'Policy' | 'Metric'): Record<string, () => Promise<Call>> => {
-  const body = () => ({ name: `matrix ${++created}`, resourceType: GATED, environment: 'production', engine: 'remote', remoteEngineUrl: `${engine.url}/engine` });
+  const body = () => ({
+    name: `matrix ${++created}`,
+    resourceType: GATED,
+    environment: 'production',
+    engine: 'remote',
+    remoteEngineUrl: `${engine.url}/engine`,
+  });
   return {
     [`create${kind}`]: async () => ({ body: body() }),
     [`update${kind}`]: async () => ({ params: { id: await entity(kind) }, body: body() }),
@@ -194,7 +200,15 @@ describe('the permission matrix', () => {
     for (const role of ROLES) {
       const token = await tokenOf(`global-${role}`, [role]);
       for (const operation of operations()) {
-        const response = await call(operation, { params: Object.fromEntries([...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name, name === 'id' ? '00000000-0000-4000-8000-000000000000' : 'nothing'])) }, token);
+        const response = await call(
+          operation,
+          {
+            params: Object.fromEntries(
+              [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name, name === 'id' ? '00000000-0000-4000-8000-000000000000' : 'nothing']),
+            ),
+          },
+          token,
+        );
         const label = `${role} ${operation.operationId}: ${response.status} ${JSON.stringify(response.body)}`;
         if (holds(role, operation.permission)) {
           expect(response.status, label).not.toBe(403);
@@ -221,13 +235,16 @@ describe('the permission matrix', () => {
     for (const operation of operations().filter((candidate) => candidate.scope === 'resource')) {
       for (const role of ROLES) {
         // deleteResourceType takes the type away when it is allowed.
-        expect((await admin('registerResourceType', { body: { name: GATED, resolverConfiguration: { url: engine.url, path: '/resources' } } })).status).toBeLessThan(300);
+        expect(
+          (await admin('registerResourceType', { body: { name: GATED, resolverConfiguration: { url: engine.url, path: '/resources' } } })).status,
+        ).toBeLessThan(300);
         const request = await RESOURCE_CALLS[operation.operationId]();
         for (const outside of ['type', 'env']) {
           const response = await call(operation, request, await tokenOf(`${outside}-${role}`));
           expect(response.status, `${outside}-${role} ${operation.operationId}: ${JSON.stringify(response.body)}`).toBe(403);
           // The problem names the scope that was lacking, when the permission is held elsewhere.
-          if (holds(role, operation.permission)) expect(Object.keys(response.body.scope).sort(), operation.operationId).toEqual(['environment', 'resourceType']);
+          if (holds(role, operation.permission))
+            expect(Object.keys(response.body.scope).sort(), operation.operationId).toEqual(['environment', 'resourceType']);
         }
         const inside = SPANS_ENVIRONMENTS.has(operation.operationId) ? `gated-${role}` : `in-${role}`;
         const response = await call(operation, request, await tokenOf(inside));

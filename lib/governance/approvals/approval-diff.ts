@@ -35,7 +35,10 @@ const contentOf = (entity: EntityRepresentation) => CONTENT_FIELDS.map((field) =
  * The fingerprint of what a version enforces: a request pins it, and an approval applies only when
  * the version still has it (a draft edited after the request is not what the approver saw).
  */
-export const fingerprintOf = (entity: EntityRepresentation): string => createHash('sha256').update(JSON.stringify(contentOf(entity))).digest('hex');
+export const fingerprintOf = (entity: EntityRepresentation): string =>
+  createHash('sha256')
+    .update(JSON.stringify(contentOf(entity)))
+    .digest('hex');
 
 const ruleOf = (entity: EntityRepresentation) => entity.cueScript ?? entity.llmRule ?? entity.remoteEngineUrl ?? '';
 
@@ -56,7 +59,11 @@ export function entityDiff(enforced: EntityRepresentation | null, requested: Ent
     changes.unshift({ field: 'enforcedVersion', before: enforced.version, after: requested.version });
   const [was, now] = [enforced ? ruleOf(enforced) : '', ruleOf(requested)];
   const patch =
-    was === now ? null : createTwoFilesPatch(enforced ? `version ${enforced.version}` : 'nothing enforced', `version ${requested.version}`, was, now, undefined, undefined, { context: 3 });
+    was === now
+      ? null
+      : createTwoFilesPatch(enforced ? `version ${enforced.version}` : 'nothing enforced', `version ${requested.version}`, was, now, undefined, undefined, {
+          context: 3,
+        });
   return { enforcedVersion: enforced?.version ?? null, requestedVersion: requested.version, changes, patch };
 }
 

@@ -1,6 +1,6 @@
 import type { Scope } from '#lib/authorization/access';
 import { RoleBindingRepository } from '#lib/authorization/role-binding-repository';
-import { type Role,ROLE_PERMISSIONS } from '#lib/authorization/roles';
+import { type Role, ROLE_PERMISSIONS } from '#lib/authorization/roles';
 import type { Database } from '#lib/db/client';
 import type { Settings } from '#lib/settings/index';
 

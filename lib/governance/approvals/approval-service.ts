@@ -81,7 +81,13 @@ async function record(
       },
       tx,
     );
-    await notify(tx, created, 'approval-requested-event', `${requester} asks for approval of a ${NOUN[kind]} of the ${entity.kind} "${entity.name}"`, recipients);
+    await notify(
+      tx,
+      created,
+      'approval-requested-event',
+      `${requester} asks for approval of a ${NOUN[kind]} of the ${entity.kind} "${entity.name}"`,
+      recipients,
+    );
     return created;
   });
   dispatchInBackground();
@@ -227,7 +233,12 @@ export async function approve(id: string, decider: string, comment: string | nul
     if (row.kind === 'publish') {
       await publishEntity(kind, row.entityId, row.requestedBy, async (tx, published, reportId) => {
         requireAsRequested(published, request);
-        approved = await decide(tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { version: published.version, evaluationReportId: reportId } });
+        approved = await decide(tx, id, {
+          status: 'approved',
+          decidedBy: decider,
+          comment,
+          outcome: { version: published.version, evaluationReportId: reportId },
+        });
       });
     } else {
       await changeStatusOfEntity(kind, row.entityId, {

@@ -2,21 +2,21 @@ import { z } from 'zod';
 
 import { paginationQuery } from '#lib/http/pagination';
 
-export const APPROVAL_KINDS = ['publish', 'status', 'exception'] as const;
+const APPROVAL_KINDS = ['publish', 'status', 'exception'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
-export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** One field that the request would change: its value before (null: none) and after. */
 const change = z.object({ field: z.string(), before: z.unknown(), after: z.unknown() });
 
-export const approvalDiff = z
+const approvalDiff = z
   .object({
     /** The version enforced now (enabled or in grace), if any, and the version the request concerns. */
     enforcedVersion: z.number().int().nullable(),
     requestedVersion: z.number().int().nullable(),
     changes: z.array(change).meta({ description: 'Every field that changes, with its value before and after' }),
-    patch: z.string().nullable().meta({ description: "A unified diff of the script or rule between the enforced version and the requested one" }),
+    patch: z.string().nullable().meta({ description: 'A unified diff of the script or rule between the enforced version and the requested one' }),
   })
   .meta({ id: 'ApprovalDiff' });
 

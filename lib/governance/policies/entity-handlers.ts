@@ -20,7 +20,10 @@ import {
 } from './entity-service';
 
 /** Where an entity acts: its resource type, in its environment (null: every one). */
-const scopeOf = (entity: { resourceType: string; environment: string | null }): Scope => ({ resourceType: entity.resourceType, environment: entity.environment });
+const scopeOf = (entity: { resourceType: string; environment: string | null }): Scope => ({
+  resourceType: entity.resourceType,
+  environment: entity.environment,
+});
 
 /** The handlers of one kind of entity (policies.ts and metrics.ts export them). */
 export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoints) {

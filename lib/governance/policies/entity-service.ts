@@ -217,10 +217,13 @@ export async function changeStatusOfEntity(
   }
   const database = await getDatabase();
   const { timeZone } = (await getSettings()).cronPolicies;
-  const row = await new EntityRepository(database).changeStatus({ kind, id, version: current.version, from: current.status, to, subject }, async (tx, moved) => {
-    await followSchedule(database, id, timeZone, tx);
-    await alongside?.(tx, moved);
-  });
+  const row = await new EntityRepository(database).changeStatus(
+    { kind, id, version: current.version, from: current.status, to, subject },
+    async (tx, moved) => {
+      await followSchedule(database, id, timeZone, tx);
+      await alongside?.(tx, moved);
+    },
+  );
   if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   await announceKnowledgeChange({ type: kind, id });
   return represent(row);
