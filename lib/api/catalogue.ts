@@ -7,6 +7,7 @@ import {
   saveEmbedderConfigEndpoint,
   saveLlmConfigEndpoint,
 } from '#lib/assistant/endpoints';
+import { listAuditRecordsEndpoint } from '#lib/audit/endpoints';
 import { createRoleBindingEndpoint, deleteRoleBindingEndpoint, getMeEndpoint, listRoleBindingsEndpoint } from '#lib/authorization/endpoints';
 import { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
 import { listEnvironmentsEndpoint } from '#lib/governance/environments/endpoints';
@@ -64,4 +65,5 @@ export const catalogue: readonly Endpoint[] = [
   listRoleBindingsEndpoint,
   createRoleBindingEndpoint,
   deleteRoleBindingEndpoint,
+  listAuditRecordsEndpoint,
 ];
