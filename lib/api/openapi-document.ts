@@ -60,7 +60,7 @@ export function openApiDocument(endpoints: readonly Endpoint[] = catalogue) {
           Object.entries(endpoint.responses).map(([status, response]) => [
             status,
             response.schema
-              ? { description: response.description, content: { 'application/json': { schema: response.schema } } }
+              ? { description: response.description, content: { [response.mediaType ?? 'application/json']: { schema: response.schema } } }
               : Number(status) >= 400
                 ? problem(response.description)
                 : { description: response.description },

@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
 
 import { entityFileMetadata } from '#lib/governance/policies/entity';
 
 import { approvalsText, decideApproval, decisionText, listApprovals } from './approvals-command';
+import { auditVerdictText, verifyAudit } from './audit-command';
 import { runEvaluate } from './evaluate-command';
 import { exceptionsTable, listExceptions } from './exceptions-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
@@ -37,6 +39,12 @@ const secondsBetween = (min: number, max: number) => (value: string) => {
   const seconds = Number(value);
   if (!/^\d+$/.test(value) || seconds < min || seconds > max) throw new InvalidArgumentError(`must be a whole number of seconds from ${min} to ${max}`);
   return seconds;
+};
+
+const parseInstant = (value: string) => {
+  if (!z.iso.datetime({ offset: true }).safeParse(value).success)
+    throw new InvalidArgumentError('must be a date and time with its offset, such as 2026-01-31T00:00:00Z');
+  return value;
 };
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -178,6 +186,19 @@ function program(): Command {
       await print(decisionText(await decideApproval(id, decision, options)));
     });
   }
+
+  const audit = cgp.command('audit').description("the platform's audit trail: a hash chain of every write call");
+  accessOptions(
+    audit
+      .command('verify')
+      .description('read the audit chain and recompute every hash and link; exit 0 all hold, 1 a record does not (printed), 2 usage or platform error')
+      .option('--from <date-time>', "only the records recorded from then on (the first one's link is taken as given)", parseInstant)
+      .option('--to <date-time>', 'only the records recorded before then', parseInstant),
+  ).action(async (options: { server?: string; token?: string; from?: string; to?: string }) => {
+    const verdict = await verifyAudit(options);
+    await print(auditVerdictText(verdict));
+    process.exitCode = verdict.verified ? EXIT.passed : EXIT.failed;
+  });
   return cgp;
 }
 

@@ -28,7 +28,8 @@ export interface Endpoint {
   /** An object: a query parameter it does not name is a 400 (lib/http/handler.ts). */
   readonly query?: z.ZodObject;
   readonly params?: z.ZodType;
-  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType }>>;
+  /** `mediaType`: the answer's content type when it is not JSON (the schema is then that of each NDJSON line). */
+  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType; readonly mediaType?: string }>>;
   /** Reachable without credentials (only /health and /openapi.json); every other endpoint declares its access. */
   readonly public?: boolean;
   /**

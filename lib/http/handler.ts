@@ -85,7 +85,7 @@ export function httpHandler<E extends Endpoint>(
     },
   }).use(requestContext());
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
-  if (!endpoint.public) chain.use(audit((event) => principals.get(event)));
+  if (!endpoint.public) chain.use(audit(endpoint.operationId, (event) => principals.get(event)));
   chain.use(problemErrors()).use(httpHeaderNormalizer());
   // Credentials and the permission come before the body: a caller without them learns nothing of
   // what the body should be.

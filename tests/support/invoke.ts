@@ -3,10 +3,19 @@ import type { HttpHandler } from '#lib/http/handler';
 import { apiGatewayEvent, lambdaContext } from './api-gateway-event';
 import { authorized } from './tokens';
 
+/** JSON, or NDJSON as the array of its lines. */
+const parseBody = (text: string, contentType: string) =>
+  contentType.startsWith('application/x-ndjson')
+    ? text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line))
+    : JSON.parse(text);
+
 /**
  * Calls a Lambda HTTP handler in-process with an API Gateway v2 event, authenticated with a
  * technical JWT of the test settings unless `headers.authorization` says otherwise; the answer's
- * body is parsed JSON.
+ * body is parsed JSON (NDJSON: the array of its lines).
  */
 export async function invoke(
   handler: HttpHandler,
@@ -23,5 +32,6 @@ export async function invoke(
     }),
     lambdaContext(),
   );
-  return { status: response.statusCode, headers: response.headers ?? {}, body: response.body ? JSON.parse(response.body) : undefined };
+  const headers = response.headers ?? {};
+  return { status: response.statusCode, headers, body: response.body ? parseBody(response.body, String(headers['content-type'] ?? '')) : undefined };
 }

@@ -1,0 +1,96 @@
+import { rm } from 'node:fs/promises';
+
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+import { hashOf } from '#lib/audit/audit-chain';
+
+import { cgp, folderWith } from '../support/cgp';
+import { governanceApi } from '../support/governance-api';
+import { present } from '../support/present';
+import { authorized, technicalToken } from '../support/tokens';
+
+// `cgp audit verify` against serverless offline: the audit chain the write calls left in the
+// database, recomputed by the command; then one record changed in the database behind its back.
+
+const TYPE = 'cgp-audit-type';
+const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => undefined });
+let cwd: string;
+let env: NodeJS.ProcessEnv;
+
+const verify = (...args: string[]) => cgp(['audit', 'verify', ...args], { cwd, env });
+/** seq and recordedAt of the stored records, oldest first. */
+const stored = () => sql<Array<{ seq: number; recordedAt: Date }>>`select seq::int as seq, recorded_at as "recordedAt" from e2e.audit_records order by seq`;
+
+beforeAll(async () => {
+  await governanceApi('POST', '/resource-types', { name: TYPE, resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' } });
+  const policy = await governanceApi<{ id: string }>('POST', '/policies', {
+    name: 'Audited',
+    resourceType: TYPE,
+    environment: 'development',
+    trigger: 'passive',
+  });
+  const deleted = await fetch(`${inject('baseUrl')}/v1/computational-governance/policies/${policy.id}`, { method: 'DELETE', headers: await authorized() });
+  expect(deleted.status).toBe(204);
+  cwd = folderWith({});
+  env = { CGP_TOKEN: await technicalToken({ sub: 'cgp-auditor', roles: ['auditor'] }), CGP_SERVER: inject('baseUrl') };
+});
+
+afterAll(async () => {
+  await sql.end();
+  await rm(cwd, { recursive: true, force: true });
+});
+
+describe('cgp audit verify', () => {
+  it('recomputes the chain the writes left and exits 0, naming how many records and their seq', async () => {
+    const records = await stored();
+    expect(records.length).toBeGreaterThanOrEqual(3);
+    const run = await verify();
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`verified ${records.length} records (seq ${records[0].seq}..${records.at(-1)?.seq})\n`);
+  });
+
+  it('--from and --to verify the records of that time, the first one taken as it links', async () => {
+    const records = await stored();
+    const from = new Date(records[1].recordedAt);
+    const to = new Date(present(records.at(-1)).recordedAt);
+    const kept = records.filter((record) => new Date(record.recordedAt) >= from && new Date(record.recordedAt) < to);
+    const run = await verify('--from', from.toISOString(), '--to', to.toISOString());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`verified ${kept.length} records (seq ${kept[0].seq}..${kept.at(-1)?.seq})\n`);
+  });
+
+  it('exits 1 naming the seq of a record changed in the database, and whether its hash or its link is wrong', async () => {
+    const [target] = await sql<Array<{ seq: number; record: string; hash: string }>>`
+      select seq::int as seq, record::text as record, hash from e2e.audit_records order by seq offset 1 limit 1`;
+    try {
+      await sql`update e2e.audit_records set record = jsonb_set(record, '{subject}', '"mallory"') where seq = ${target.seq}`;
+      const changed = await verify();
+      expect(changed.code).toBe(1);
+      expect(changed.stdout).toMatch(new RegExp(`^audit chain broken at seq ${target.seq}: its hash does not match its content`));
+      expect(changed.stdout).toContain('"subject":"mallory"');
+
+      // A forger who recomputes the record's hash breaks the link of the next record instead.
+      const [altered] = await sql<Array<{ seq: number; recordedAt: Date; record: Record<string, unknown>; previousHash: string }>>`
+        select seq::int as seq, recorded_at as "recordedAt", record, previous_hash as "previousHash" from e2e.audit_records where seq = ${target.seq}`;
+      await sql`update e2e.audit_records set hash = ${hashOf({ ...altered, recordedAt: altered.recordedAt.toISOString() })} where seq = ${target.seq}`;
+      const [next] = await sql<Array<{ seq: number }>>`select seq::int as seq from e2e.audit_records where seq > ${target.seq} order by seq limit 1`;
+      const forged = await verify();
+      expect(forged.code).toBe(1);
+      expect(forged.stdout).toMatch(new RegExp(`^audit chain broken at seq ${next.seq}: its previousHash does not match the hash of the record before it`));
+    } finally {
+      await sql`update e2e.audit_records set record = ${target.record}::jsonb, hash = ${target.hash} where seq = ${target.seq}`;
+    }
+    expect((await verify()).code).toBe(0);
+  });
+
+  it('exits 2 for a usage error or a platform that refuses: a bad --from, a caller without audit:read', async () => {
+    const bad = await verify('--from', 'yesterday');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("option '--from <date-time>' argument 'yesterday' is invalid");
+    const reader = await cgp(['audit', 'verify'], { cwd, env: { ...env, CGP_TOKEN: await technicalToken({ sub: 'cgp-reader', roles: ['reader'] }) } });
+    expect(reader.code).toBe(2);
+    expect(reader.stderr).toMatch(/GET \/audit: 403 .*audit:read/);
+  });
+});
