@@ -27,6 +27,8 @@ export interface Authenticated {
   readonly method: 'service-account' | 'technical' | 'basic';
   /** The verified token's claims (for Basic, those of the exchanged JWT): roles and groups are read from them. */
   readonly claims: JWTPayload;
+  /** Basic: the user name given, which bindings may name as well as the exchanged JWT's subject. */
+  readonly user?: string;
 }
 
 const HMAC_ALGORITHMS = ['HS256', 'HS512'];
@@ -156,7 +158,8 @@ export class Authenticator {
     const alg = decodeProtectedHeader(jwt).alg ?? '';
     if (!(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) throw new AuthenticationError('invalid');
     const claims = await this.serviceAccount(jwt, alg);
-    return { subject: subjectOf(claims, decoded.slice(0, colon)), method: 'basic', claims };
+    const user = decoded.slice(0, colon);
+    return { subject: subjectOf(claims, user), method: 'basic', claims, user };
   }
 
   /** One exchange per access token until shortly before its JWT expires, also under a burst of calls. */

@@ -34,10 +34,10 @@ export class RoleBindingRepository {
     return this.database.db.select().from(this.table).orderBy(desc(this.table.createdAt), desc(this.table.id));
   }
 
-  /** The bindings that name the subject or one of the groups. */
-  async matching(subject: string, groups: readonly string[]): Promise<RoleBindingRow[]> {
+  /** The bindings that name one of the subjects (a caller's subject, and a Basic caller's user name) or one of the groups. */
+  async matching(subjects: readonly string[], groups: readonly string[]): Promise<RoleBindingRow[]> {
     const t = this.table;
-    const bySubject = arrayOverlaps(t.subjects, [subject]);
+    const bySubject = arrayOverlaps(t.subjects, [...subjects]);
     return this.database.db
       .select()
       .from(t)

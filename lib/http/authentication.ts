@@ -53,7 +53,7 @@ let shared: ReturnType<typeof createAuthenticator> | undefined;
  */
 export async function authenticate(event: APIGatewayProxyEventV2, _endpoint: Endpoint): Promise<Principal> {
   const { who, settings } = await verify(event);
-  const stored = await new RoleBindingRepository(await getDatabase()).matching(who.subject, groupsOf(who, settings));
+  const stored = await new RoleBindingRepository(await getDatabase()).matching([who.subject, ...(who.user ? [who.user] : [])], groupsOf(who, settings));
   const { groups, access } = callerOf(who, settings, stored);
   return { subject: who.subject, method: who.method, groups, access };
 }
