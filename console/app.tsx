@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { onUnauthorized } from './api/client';
+import { AccessProvider, useAccess } from './auth/access';
 import { type Credentials, forgetCredentials, keepCredentials, readCredentials, takeTokenFromAddress, tokenLinkAsks } from './auth/session';
 import { AssistantPanel } from './components/assistant-panel';
 import { ErrorBoundary } from './components/error-boundary';
 import { Layout } from './components/layout';
 import { SignInPage } from './pages/sign-in';
 import { TokenLinkPage } from './pages/token-link';
-import { matchRoute, navigate, useLocation } from './router';
+import { type Location, matchRoute, navigate, useLocation } from './router';
 import { routes } from './routes';
 
 const sameCredentials = (a: Credentials, b: Credentials) => JSON.stringify(a) === JSON.stringify(b);
@@ -79,15 +80,32 @@ export function App() {
         }}
       />
     );
-  const match = matchRoute(routes, location.path);
   const signOut = () => {
     forgetCredentials();
     setNotice('You signed out.');
     setCredentials(false);
   };
+  // GET /me is read once for these credentials: other ones (a token link taken) read it again.
   return (
-    <Layout routes={routes} current={match?.route} title={match?.route.title ?? 'Not found'} onSignOut={signOut} aside={<AssistantPanel />}>
-      <ErrorBoundary key={location.path} onSignOut={signOut}>
+    <AccessProvider key={JSON.stringify(readCredentials() ?? null)}>
+      <SignedIn location={location} onSignOut={signOut} />
+    </AccessProvider>
+  );
+}
+
+/** The page of the address in the console's frame, once the caller's access is known; the assistant for those who may ask it. */
+function SignedIn({ location, onSignOut }: { location: Location; onSignOut: () => void }) {
+  const { can } = useAccess();
+  const match = matchRoute(routes, location.path);
+  return (
+    <Layout
+      routes={routes}
+      current={match?.route}
+      title={match?.route.title ?? 'Not found'}
+      onSignOut={onSignOut}
+      aside={can('assistant:chat') ? <AssistantPanel /> : undefined}
+    >
+      <ErrorBoundary key={location.path} onSignOut={onSignOut}>
         {match ? match.route.page({ params: match.params, query: location.query }) : <p role="alert">The console has no page at #{location.path}.</p>}
       </ErrorBoundary>
     </Layout>

@@ -1,6 +1,8 @@
 import type { ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
+import type { Permission } from '#lib/authorization/roles';
+
 /**
  * Hash routing (#/policies?status=draft): the server serves one page whatever the route, the
  * address works under any base path the API is mounted at, and filters and pages are in the
@@ -19,6 +21,8 @@ export interface Route {
   readonly title: string;
   /** Shown in the navigation under this label, in the order of the table. */
   readonly nav?: string;
+  /** In the navigation only for callers who hold it (GET /me); the page itself says what is missing. */
+  readonly permission?: Permission;
   readonly page: (props: RouteProps) => ComponentChild;
 }
 

@@ -1,3 +1,6 @@
+import { MANAGE_BINDINGS } from './api/access';
+import { AccessPage } from './pages/access';
+import { ApprovalPage, ApprovalsPage } from './pages/approvals';
 import { EntityDetailPage } from './pages/entity-detail';
 import { EntityEditorPage } from './pages/entity-editor';
 import { EntityListPage } from './pages/entity-list';
@@ -24,4 +27,7 @@ export const routes: readonly Route[] = [
   { path: '/resources', title: 'Resources', nav: 'Resources', page: (props) => <ResourcesPage {...props} /> },
   { path: '/resources/:environment/:id', title: 'Resource', page: (props) => <ResourcePage {...props} /> },
   { path: '/reports/:id', title: 'Evaluation report', page: (props) => <ReportPage {...props} /> },
+  { path: '/approvals', title: 'Approvals', nav: 'Approvals', page: (props) => <ApprovalsPage {...props} /> },
+  { path: '/approvals/:id', title: 'Request for approval', page: (props) => <ApprovalPage {...props} /> },
+  { path: '/access', title: 'Access', nav: 'Access', permission: MANAGE_BINDINGS, page: () => <AccessPage /> },
 ];

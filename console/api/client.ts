@@ -99,3 +99,5 @@ export const get = <T>(path: string, options?: Omit<RequestOptions, 'body'>) => 
 export const post = <T>(path: string, body: unknown, options?: Omit<RequestOptions, 'body'>) => request<T>('POST', path, { ...options, body });
 
 export const put = <T>(path: string, body: unknown, options?: Omit<RequestOptions, 'body'>) => request<T>('PUT', path, { ...options, body });
+
+export const del = <T = void>(path: string, options?: Omit<RequestOptions, 'body'>) => request<T>('DELETE', path, options);

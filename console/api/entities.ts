@@ -4,6 +4,8 @@ import type { listResultsEndpoint } from '#lib/governance/evaluation/endpoints';
 import type { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
 import type { metricRepresentation } from '#lib/governance/policies/entity';
 
+import type { PermissionOf } from './access';
+import type { ApprovalRequested } from './approvals';
 import { get, post, put } from './client';
 import type { Answer } from './contracts';
 import type { EvaluationReport } from './evaluation-reports';
@@ -16,6 +18,16 @@ export type EntityVersion = Answer<(typeof policyEndpoints)['get']> | Answer<(ty
 /** A metric's version: its thresholds read its number. */
 export type MetricVersion = z.output<typeof metricRepresentation>;
 type Published = Answer<(typeof policyEndpoints)['publish']> | Answer<(typeof metricEndpoints)['publish']>;
+
+type Endpoints = typeof policyEndpoints | typeof metricEndpoints;
+
+/** What each action on a policy or metric needs: the permissions their endpoints' contracts declare (the type fails when a contract asks for another). */
+export const ENTITY_PERMISSIONS = {
+  /** Create, edit (a draft, or the next version), test. */
+  edit: 'policies:edit' satisfies PermissionOf<Endpoints['create']> & PermissionOf<Endpoints['update']> & PermissionOf<Endpoints['test']>,
+  /** Publish, status moves (requests for approval under four-eyes). */
+  publish: 'policies:publish' satisfies PermissionOf<Endpoints['publish']> & PermissionOf<Endpoints['changeStatusOf']>,
+} as const;
 
 /** What the editor sends: the fields of the policy input (lib/governance/policies/entity.ts), null for an empty one. */
 export type EntityInput = Record<string, unknown>;
@@ -31,11 +43,15 @@ export const createEntity = (collection: EntityCollection, input: EntityInput) =
 /** A draft is edited in place; any other status gets its next version, a draft. */
 export const updateEntity = (collection: EntityCollection, id: string, input: EntityInput) => put<EntityVersion>(`${BASE}/${collection}/${id}`, input);
 
+/** The version moved; under four-eyes (202) the request for approval instead. */
 export const moveEntity = (collection: EntityCollection, id: string, status: string, version: number) =>
-  post<EntityVersion>(`${BASE}/${collection}/${id}/status`, { status, version });
+  post<EntityVersion | ApprovalRequested>(`${BASE}/${collection}/${id}/status`, { status, version });
 
-/** The newest version becomes enabled and is evaluated against every resource: the report of that, when one started. */
-export const publishEntity = (collection: EntityCollection, id: string) => post<Published>(`${BASE}/${collection}/${id}/publish`, {});
+/**
+ * The newest version becomes enabled and is evaluated against every resource: the report of that,
+ * when one started; under four-eyes (202) the request for approval instead.
+ */
+export const publishEntity = (collection: EntityCollection, id: string) => post<Published | ApprovalRequested>(`${BASE}/${collection}/${id}/publish`, {});
 
 export interface TestInput {
   readonly environment: string;

@@ -2,8 +2,7 @@ import type { listEnvironmentsEndpoint } from '#lib/governance/environments/endp
 import type { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
 import type { listResourceTypesEndpoint } from '#lib/governance/resource-types/endpoints';
 
-import type { Credentials } from '../auth/session';
-import { ApiProblem, get, type Query } from './client';
+import { get, type Query } from './client';
 import type { Answer } from './contracts';
 
 const BASE = '/v1/computational-governance';
@@ -36,18 +35,3 @@ export const listEnvironments = (page: PageRequest, signal?: AbortSignal) =>
 
 export const listResourceTypes = (page: PageRequest, signal?: AbortSignal) =>
   get<Answer<typeof listResourceTypesEndpoint>>(`${BASE}/resource-types`, { query: { ...page }, signal });
-
-/** Whether the API takes these credentials (one policy asked for): signing in checks them before keeping them. */
-export const checkCredentials = async (credentials: Credentials) => {
-  await get<EntityPage>(`${BASE}/policies`, { query: { limit: 1 }, credentials });
-};
-
-/** Whether the API takes Basic credentials (user + access token): its 401 to a call without credentials says so. */
-export async function basicAccepted(): Promise<boolean> {
-  try {
-    await get<EntityPage>(`${BASE}/policies`, { query: { limit: 1 }, credentials: 'none' });
-    return false;
-  } catch (error) {
-    return error instanceof ApiProblem && /\bbasic\b/i.test(error.challenge);
-  }
-}

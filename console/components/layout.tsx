@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
+import { AccessUnknown, useAccess } from '../auth/access';
 import { href, type Route } from '../router';
 
 interface LayoutProps {
@@ -24,8 +25,9 @@ function assistantStartsOpen(): boolean {
   return chosen === null ? matchMedia(WIDE).matches : chosen === 'open';
 }
 
-/** The frame of every signed-in page: navigation, the page, the assistant's place. */
+/** The frame of every signed-in page: navigation (what the caller may reach), who is signed in and their roles, the page, the assistant's place. */
 export function Layout({ routes, current, title, onSignOut, aside, children }: LayoutProps) {
+  const { me, can } = useAccess();
   const heading = useRef<HTMLHeadingElement>(null);
   // A new page: its title is announced and the keyboard starts there.
   useEffect(() => {
@@ -51,7 +53,7 @@ export function Layout({ routes, current, title, onSignOut, aside, children }: L
         <nav aria-label="Main">
           <ul>
             {routes
-              .filter((route) => route.nav)
+              .filter((route) => route.nav && (!route.permission || can(route.permission)))
               .map((route) => (
                 <li key={route.path}>
                   <a href={href(route.path)} aria-current={route === current ? 'page' : undefined}>
@@ -61,6 +63,12 @@ export function Layout({ routes, current, title, onSignOut, aside, children }: L
               ))}
           </ul>
         </nav>
+        {me ? (
+          <p class="who" title={`${me.subject} (${me.method}): ${me.roles.join(', ') || 'no role'}`}>
+            <span class="visually-hidden">Signed in as </span>
+            <span class="who-subject">{me.subject}</span> <span class="who-roles">{me.roles.join(', ') || 'no role'}</span>
+          </p>
+        ) : null}
         {aside ? (
           <button type="button" class="assistant-toggle" aria-expanded={assistantOpen} aria-controls="assistant" onClick={toggleAssistant}>
             Assistant
@@ -74,6 +82,7 @@ export function Layout({ routes, current, title, onSignOut, aside, children }: L
         <h1 tabIndex={-1} ref={heading}>
           {title}
         </h1>
+        <AccessUnknown />
         {children}
       </main>
       {aside ? (

@@ -4,9 +4,12 @@ import { useState } from 'preact/hooks';
 
 import { allowedMoves, type EntityStatus } from '#lib/governance/policies/lifecycle';
 
-import { type EntityVersion, latestResults, listVersions, type MetricVersion, moveEntity, publishEntity } from '../api/entities';
+import { type ApprovalRequested, sentForApproval } from '../api/approvals';
+import { ENTITY_PERMISSIONS, type EntityVersion, latestResults, listVersions, type MetricVersion, moveEntity, publishEntity } from '../api/entities';
 import type { EvaluationResult } from '../api/evaluation-reports';
 import { type EntityCollection, listEnvironments } from '../api/governance';
+import { useAccess, Withheld } from '../auth/access';
+import { SentForApproval } from '../components/approval-card';
 import { type Column, DataTable } from '../components/data-table';
 import { EntityTest } from '../components/entity-test';
 import { Pager } from '../components/pager';
@@ -93,11 +96,18 @@ function MetricResults({ collection, id, offset }: { collection: EntityCollectio
   );
 }
 
-/** A policy or metric: its versions, newest first, the lifecycle's moves, publish, a test on the perimeter and its report. */
+/**
+ * A policy or metric: its versions, newest first, the lifecycle's moves, publish, a test on the
+ * perimeter and its report; the actions only for callers whose roles give them, and under
+ * four-eyes a publish or move says it was sent for approval.
+ */
 export function EntityDetailPage({ collection, params, query }: RouteProps & { collection: EntityCollection }) {
   const id = params.id;
   const [changed, setChanged] = useState(0);
   const [actionError, setActionError] = useState<unknown>();
+  const [requested, setRequested] = useState<ApprovalRequested>();
+  const { can } = useAccess();
+  const [canEdit, canPublish] = [can(ENTITY_PERMISSIONS.edit), can(ENTITY_PERMISSIONS.publish)];
   const versions = useApi((signal) => listVersions(collection, id, signal), [collection, id, changed]);
   const environments = useApi((signal) => listEnvironments(CHOICES_PAGE, signal), []);
   const reportId = query.get('report') ?? undefined;
@@ -107,8 +117,11 @@ export function EntityDetailPage({ collection, params, query }: RouteProps & { c
   const [newest] = versions.data;
   const act = async (action: () => Promise<unknown>) => {
     setActionError(undefined);
+    setRequested(undefined);
     try {
-      await action();
+      const answer = await action();
+      // Four-eyes: nothing changed, a request waits for another person's approval.
+      if (answer && typeof answer === 'object' && sentForApproval(answer)) setRequested(answer);
       setChanged((count) => count + 1);
     } catch (error) {
       setActionError(error);
@@ -117,7 +130,9 @@ export function EntityDetailPage({ collection, params, query }: RouteProps & { c
   const publish = () =>
     act(async () => {
       const published = await publishEntity(collection, id);
+      if (sentForApproval(published)) return published;
       if (published.evaluationReportId) showReport(published.evaluationReportId, 'Publish evaluation');
+      return published;
     });
 
   return (
@@ -128,29 +143,42 @@ export function EntityDetailPage({ collection, params, query }: RouteProps & { c
           Version {newest.version}, <span class={`status status-${newest.status}`}>{newest.status}</span>
         </p>
       </div>
-      <div class="actions" role="group" aria-label="Lifecycle">
-        <a class="button" href={href(`/${collection}/${id}/edit`)}>
-          {newest.status === 'draft' ? 'Edit' : 'Edit (new version)'}
-        </a>
-        {allowedMoves(newest.status).map((status) => (
-          <button type="button" key={status} onClick={() => act(() => moveEntity(collection, id, status, newest.version))}>
-            {MOVE_LABEL[status]}
-          </button>
-        ))}
-        <button type="button" onClick={publish}>
-          Publish
-        </button>
-      </div>
+      {canEdit || canPublish ? (
+        <div class="actions" role="group" aria-label="Lifecycle">
+          {canEdit ? (
+            <a class="button" href={href(`/${collection}/${id}/edit`)}>
+              {newest.status === 'draft' ? 'Edit' : 'Edit (new version)'}
+            </a>
+          ) : null}
+          {canPublish
+            ? allowedMoves(newest.status).map((status) => (
+                <button type="button" key={status} onClick={() => act(() => moveEntity(collection, id, status, newest.version))}>
+                  {MOVE_LABEL[status]}
+                </button>
+              ))
+            : null}
+          {canPublish ? (
+            <button type="button" onClick={publish}>
+              Publish
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      <Withheld permission={ENTITY_PERMISSIONS.edit}>editing and testing</Withheld>
+      <Withheld permission={ENTITY_PERMISSIONS.publish}>publishing and status moves</Withheld>
+      {requested ? <SentForApproval requested={requested} /> : null}
       <ProblemNotice error={actionError} />
       {reportId ? <ReportProgress id={reportId} title={query.get('reportTitle') ?? 'Report'} /> : null}
-      <EntityTest
-        collection={collection}
-        id={id}
-        version={newest.version}
-        environments={newest.environment ? [newest.environment] : (environments.data?.data.map((environment) => environment.name) ?? [])}
-        on="perimeter"
-        onReport={(report) => showReport(report, 'Test on the perimeter')}
-      />
+      {canEdit ? (
+        <EntityTest
+          collection={collection}
+          id={id}
+          version={newest.version}
+          environments={newest.environment ? [newest.environment] : (environments.data?.data.map((environment) => environment.name) ?? [])}
+          on="perimeter"
+          onReport={(report) => showReport(report, 'Test on the perimeter')}
+        />
+      ) : null}
       {collection === 'metrics' ? <MetricResults collection={collection} id={id} offset={Number(query.get('resultsOffset') ?? 0) || 0} /> : null}
       <section aria-labelledby="versions">
         <h2 id="versions">Versions</h2>

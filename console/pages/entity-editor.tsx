@@ -3,8 +3,9 @@ import './entity-pages.css';
 import { useState } from 'preact/hooks';
 
 import { ApiProblem } from '../api/client';
-import { createEntity, type EntityInput, type EntityVersion, type MetricVersion, readEntity, updateEntity } from '../api/entities';
+import { createEntity, ENTITY_PERMISSIONS, type EntityInput, type EntityVersion, type MetricVersion, readEntity, updateEntity } from '../api/entities';
 import { type EntityCollection, listEnvironments, listResourceTypes } from '../api/governance';
+import { useAccess, Withheld } from '../auth/access';
 import { EntityTest } from '../components/entity-test';
 import { Field, SelectField, TextAreaField, TextField } from '../components/fields';
 import { ProblemNotice } from '../components/problem';
@@ -66,10 +67,13 @@ function EntityForm({
   collection,
   entity,
   onSaved,
+  canSave,
 }: {
   collection: EntityCollection;
   entity?: EntityVersion;
   onSaved: (saved: EntityVersion, status: string) => void;
+  /** Whether the caller may save (policies:edit): without it the form is shown to read, with no Save. */
+  canSave: boolean;
 }) {
   const [error, setError] = useState<unknown>();
   const [saving, setSaving] = useState(false);
@@ -174,9 +178,11 @@ function EntityForm({
           <option key={environment.name} value={environment.name} />
         ))}
       </datalist>
-      <button type="submit" disabled={saving}>
-        Save
-      </button>
+      {canSave ? (
+        <button type="submit" disabled={saving}>
+          Save
+        </button>
+      ) : null}
     </form>
   );
 }
@@ -191,6 +197,7 @@ export function EntityEditorPage({ collection, params, query }: RouteProps & { c
   const entity = useApi((signal) => (id ? readEntity(collection, id, signal) : Promise.resolve(undefined)), [collection, id, query.get('saved')]);
   const environments = useApi((signal) => listEnvironments(CHOICES_PAGE, signal), []);
   const saved = query.get('saved');
+  const canEdit = useAccess().can(ENTITY_PERMISSIONS.edit);
   if (id && !entity.data) return <ProblemNotice error={entity.error} />;
   const current = entity.data;
   const onSaved = (version: EntityVersion, status: string) =>
@@ -209,8 +216,9 @@ export function EntityEditorPage({ collection, params, query }: RouteProps & { c
           {saved}
         </p>
       ) : null}
-      <EntityForm key={`${current?.id}:${current?.version}:${saved}`} collection={collection} entity={current} onSaved={onSaved} />
-      {current ? (
+      <Withheld permission={ENTITY_PERMISSIONS.edit}>saving and testing</Withheld>
+      <EntityForm key={`${current?.id}:${current?.version}:${saved}`} collection={collection} entity={current} onSaved={onSaved} canSave={canEdit} />
+      {current && canEdit ? (
         <EntityTest
           key={`${current.id}:${current.version}`}
           collection={collection}

@@ -1,6 +1,8 @@
 import { STATUSES } from '#lib/governance/policies/lifecycle';
 
+import { ENTITY_PERMISSIONS } from '../api/entities';
 import { type Entity, type EntityCollection, type EntityFilters, listEntities, listEnvironments, listResourceTypes } from '../api/governance';
+import { useAccess } from '../auth/access';
 import { type Column, DataTable } from '../components/data-table';
 import { SelectField, TextField } from '../components/fields';
 import { Pager } from '../components/pager';
@@ -13,6 +15,7 @@ const PAGE_SIZE = 25;
 /** The filter inputs' choices: the first page of environments and resource types (a free text field beside them). */
 const CHOICES_PAGE = { limit: 100, offset: 0 };
 const FILTERS = ['text', 'status', 'resourceType', 'environment', 'trigger'] as const;
+const NEW_LABEL: Record<EntityCollection, string> = { policies: 'New policy', metrics: 'New metric' };
 
 const columns = (collection: EntityCollection): Column<Entity>[] => [
   { header: 'Name', cell: (entity) => <a href={href(`/${collection}/${entity.id}`)}>{entity.name}</a> },
@@ -26,7 +29,7 @@ const columns = (collection: EntityCollection): Column<Entity>[] => [
   { header: 'Updated', cell: (entity) => when(entity.updatedAt) },
 ];
 
-/** Policies or metrics: the API's filters (in the address), one page of the API at a time. */
+/** Policies or metrics: the API's filters (in the address), one page of the API at a time; "New" for those who may write one. */
 export function EntityListPage({ collection, query }: RouteProps & { collection: EntityCollection }) {
   const filters: EntityFilters = Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? undefined]));
   const offset = Number(query.get('offset') ?? 0) || 0;
@@ -34,6 +37,7 @@ export function EntityListPage({ collection, query }: RouteProps & { collection:
   const list = useApi((signal) => listEntities(collection, filters, { limit: PAGE_SIZE, offset }, signal), [key]);
   const environments = useApi((signal) => listEnvironments(CHOICES_PAGE, signal), []);
   const resourceTypes = useApi((signal) => listResourceTypes(CHOICES_PAGE, signal), []);
+  const { can } = useAccess();
 
   const apply = (form: HTMLFormElement) => {
     const values = new FormData(form);
@@ -47,6 +51,13 @@ export function EntityListPage({ collection, query }: RouteProps & { collection:
 
   return (
     <>
+      {can(ENTITY_PERMISSIONS.edit) ? (
+        <p class="actions">
+          <a class="button" href={href(`/${collection}/new`)}>
+            {NEW_LABEL[collection]}
+          </a>
+        </p>
+      ) : null}
       <form class="filters" role="search" aria-label={`Filter ${collection}`} onSubmit={submit} key={key}>
         <TextField name="text" label="Name or description" defaultValue={filters.text ?? ''} error={list.error} errorPath="query.text" />
         <SelectField

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import { basicAccepted, checkCredentials } from '../api/governance';
+import { basicAccepted, checkCredentials } from '../api/access';
 import { type Credentials, keepCredentials } from '../auth/session';
 import { ProblemNotice } from '../components/problem';
 

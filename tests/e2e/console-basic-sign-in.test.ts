@@ -27,6 +27,8 @@ beforeAll(async () => {
       http-secret = "platform-http-secret"
       auth.basic-auth.enabled = true
     }
+    # The token the platform exchanges alice's access token for (subject exchanged-user) names no role: a binding gives one, as a deployment would.
+    computational-governance-platform.authorization.bindings = [{ subjects = ["exchanged-user"], roles = ["reader"] }]
   `);
   offline = startServerlessOffline({
     httpPort: await freePort(),
@@ -57,6 +59,8 @@ describe('signing in with a user and an access token (Basic), where the API acce
     await page.getByLabel('Access token', { exact: true }).fill('access-token-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    // Who the API takes her for (the subject of the platform's token) and her role: GET /me.
+    expect(await page.getByRole('banner').locator('.who').textContent()).toBe('Signed in as exchanged-user reader');
     expect(JSON.parse((await inPage<string | null>(page, "sessionStorage.getItem('cgp.console.credentials')")) ?? '{}')).toEqual({
       kind: 'basic',
       user: 'alice',

@@ -206,11 +206,12 @@ describe('the policies list', () => {
     // A new page starts at its heading; before it are the navigation and the skip link.
     await expect.poll(() => inPage(page, 'document.activeElement?.tagName'), SLOW).toBe('H1');
     const before: unknown[] = [];
-    for (let step = 0; step < 7; step++) {
+    for (let step = 0; step < 9; step++) {
       await page.keyboard.press('Shift+Tab');
       before.push(await inPage(page, 'document.activeElement?.textContent'));
     }
-    expect(before).toEqual(['Sign out', 'Assistant', 'Resources', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
+    // An admin's navigation: Access too (console-access.test.ts: a reader's has no Access).
+    expect(before).toEqual(['Sign out', 'Assistant', 'Access', 'Approvals', 'Resources', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
 
     await page.getByLabel('Name or description').fill(marker);
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -239,6 +240,8 @@ describe('the console in any language the browser reports', () => {
         'Policies',
         'Metrics',
         'Resources',
+        'Approvals',
+        'Access',
       ]);
       await page.locator('figure.trend[data-points]').waitFor(SLOW);
       expect(await page.locator('.trend-chart canvas').count()).toBe(1);
