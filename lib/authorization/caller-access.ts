@@ -22,7 +22,7 @@ function claimAt(claims: JWTPayload, name: string): unknown {
 }
 
 /** The groups the caller's token names (`authorization.groups-claim`). */
-export const groupsOf = (who: Authenticated, settings: Settings): string[] => namesOf(claimAt(who.claims, settings.authorization.groupsClaim)) ?? [];
+const groupsOf = (who: Authenticated, settings: Settings): string[] => namesOf(claimAt(who.claims, settings.authorization.groupsClaim)) ?? [];
 
 const rolesIn = (names: readonly string[]): Role[] => names.filter(isRole);
 
@@ -61,6 +61,10 @@ export function callerOf(who: Authenticated, settings: Settings, stored: readonl
   }
   return { groups, access: new Access(grants.filter((grant) => grant.roles.length > 0)) };
 }
+
+/** Whether the caller holds every permission everywhere (an admin not limited to any scope): bindings can add nothing. */
+export const holdsEverything = (caller: Caller): boolean =>
+  caller.access.grants.some((grant) => grant.roles.includes('admin') && !grant.resourceTypes && !grant.environments);
 
 /** Whether four-eyes approval is on: `authorization.four-eyes.enabled`, else on when deployed and off locally. */
 export const fourEyesEnabled = (settings: Settings): boolean => settings.authorization.fourEyes.enabled ?? runtimeEnvironment().deployed;

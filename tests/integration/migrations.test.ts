@@ -12,6 +12,8 @@ const JOURNAL = JSON.parse(readFileSync('drizzle/migrations/meta/_journal.json',
 const MIGRATIONS = JOURNAL.entries.length;
 const TABLES = [
   '__drizzle_migrations',
+  'approvals',
+  'audit_records',
   'compliance_days',
   'compliance_snapshot_days',
   'conversation_turns',
@@ -32,6 +34,7 @@ const TABLES = [
   'model_configurations',
   'outbox',
   'resource_types',
+  'role_bindings',
   'startup_runs',
 ];
 let database: Database;
@@ -108,9 +111,11 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0019 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0021 too), with a history in it.
     await database.sql.unsafe(`
       drop table ${other}.latest_results, ${other}.compliance_days, ${other}.compliance_snapshot_days, ${other}.governance_exceptions;
+      drop table ${other}.approvals, ${other}.audit_records, ${other}.role_bindings;
+      alter table ${other}.llm_answers drop column answered_by;
       drop index ${other}.governance_entities_list;
       alter table ${other}.knowledge_chunks drop column revision;
       delete from ${other}.__drizzle_migrations where created_at >= ${JOURNAL.entries[15].when};

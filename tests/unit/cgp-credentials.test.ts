@@ -17,6 +17,8 @@ const exception = (n: number) => ({
   expiresAt: '2027-01-01T00:00:00.000Z',
   createdBy: 'gov',
   createdAt: '2026-11-01T00:00:00.000Z',
+  requestedBy: 'gov',
+  approvedBy: 'lead',
   active: true,
 });
 
