@@ -35,6 +35,8 @@ export interface BenchWorld {
    */
   memory(): Promise<Memory>;
   stop(): Promise<void>;
+  /** The Authorization header of a CI gate's technical token (no roles claim), for calls timed as the gate makes them. */
+  ciAuthorization: string;
 }
 
 /**
@@ -160,12 +162,12 @@ export async function startBenchWorld(settings: string): Promise<BenchWorld> {
     await stop();
     throw error;
   }
-  const token = await new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject('bench')
-    .setIssuedAt()
-    .setExpirationTime('2h')
-    .sign(new TextEncoder().encode(SECRET));
+  // The bench sets its world up as an admin; a CI gate's token carries no roles claim (it gets
+  // authorization.technical-token-roles, and its role bindings are read from the database per call).
+  const sign = (claims: Record<string, unknown>, subject: string) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+  const token = await sign({ roles: ['admin'] }, 'bench');
+  const ciAuthorization = `Bearer ${await sign({}, 'bench-ci')}`;
   const call = async <T>(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> => {
     const response = await fetch(`${offline.baseUrl}/v1/computational-governance${route}`, {
       method,
@@ -185,7 +187,7 @@ export async function startBenchWorld(settings: string): Promise<BenchWorld> {
     const total = { pssMb: offlineTree.pssMb + postgresTree.pssMb, rssMb: offlineTree.rssMb + postgresTree.rssMb };
     return { offline: offlineTree, esbuild, postgres: postgresTree, total };
   };
-  return { call, fetch: raw, sql, settings: loaded, memory, stop };
+  return { call, fetch: raw, sql, settings: loaded, memory, stop, ciAuthorization };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

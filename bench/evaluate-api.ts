@@ -1,6 +1,7 @@
 /**
  * Bench (a): POST /evaluate of one ~4 KB descriptor against 20 enabled CUE policies, through the
- * HTTP API of serverless offline on an embedded PostgreSQL, warm; prints p50 and p95, once with
+ * HTTP API of serverless offline on an embedded PostgreSQL, warm, as a CI gate calls it (a technical
+ * token without roles: its role bindings are read per call); prints p50 and p95, once with
  * cue-config.evaluator = wasm and once with native (each in a fresh world), and their ratio.
  * Run alone with `node --import tsx bench/evaluate-api.ts` (BENCH_EVALUATORS=native for one
  * evaluator only), or through `npm run bench`.
@@ -83,7 +84,7 @@ async function evaluateWith(evaluator: Evaluator): Promise<EvaluateRun> {
   const world = await startBenchWorld(`computational-governance-platform.evaluation.enable-on-publish = false
 computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/r" } } ]
 ${evaluatorSetting(evaluator)}`);
-  const { call } = world;
+  const { call, ciAuthorization } = world;
   try {
     const stored: Record<string, number> = {};
     for (const [i, cueScript] of benchPolicies().entries()) {
@@ -99,7 +100,7 @@ ${evaluatorSetting(evaluator)}`);
         'POST',
         '/evaluate',
         { environment: 'development', resourceType: 'dataproduct', descriptor },
-        { prefer: 'wait=25' },
+        { prefer: 'wait=25', authorization: ciAuthorization },
       );
       const elapsed = performance.now() - started;
       if (report.status !== 'completed' || report.evaluationResults.length !== POLICIES)
