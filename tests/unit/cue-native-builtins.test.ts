@@ -133,6 +133,23 @@ describe('builtins follow Go: strings are ordered by their UTF-8 bytes', () => {
     expect(holds('list.IsSortedStrings(["\\U0001F600", "\\uFF61"])', false)).toEqual(PASS);
     expect(holds('list.Sort(["\\U0001F600", "\\uFF61"], {x: _, y: _, less: x < y})', ['｡', '😀'])).toEqual(PASS);
   });
+
+  it('has the comparers of pkg/list/sort.cue: list.Ascending, list.Descending, list.Comparer', () => {
+    expect(holds('list.Sort(["b", "\\U0001F600", "\\uFF61", "a"], list.Ascending)', ['a', 'b', '｡', '😀'])).toEqual(PASS);
+    expect(holds('list.Sort([2, 10, 1.5], list.Descending)', [10, 2, 1.5])).toEqual(PASS);
+    expect(holds('list.Sort([3, 1, 2], list.Comparer & {x: int, y: int, less: x < y})', [1, 2, 3])).toEqual(PASS);
+    // A descriptor's list, sorted in every evaluation with the same struct.
+    const sorted = compiled('import "list"\nnames: [...string]\nsorted: list.Sort(names, list.Ascending)\n');
+    for (const names of [
+      ['b', 'a'],
+      ['d', 'c', 'e'],
+    ])
+      expect(evaluateNative(sorted, { names, sorted: [...names].sort() }, { requireConcrete: true, metric: false })).toEqual(PASS);
+    // Open structs as CUE declares them; T is number | string.
+    expect(vet(script('list.Ascending & {x: 1, y: 2}'), { x: { x: 1, y: 2, less: true, extra: 'a' } }, false)).toEqual(PASS);
+    expect(vet(script('list.Descending & {x: 1, y: 2}'), { x: { less: true } }, false)).toMatchObject({ satisfiesPolicy: false });
+    expect(vet(script('list.Sort([{a: 1}, 2], list.Ascending)'), {})).toMatchObject({ satisfiesPolicy: false });
+  });
 });
 
 describe('builtins follow Go: the predeclared number types', () => {

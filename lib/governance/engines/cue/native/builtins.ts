@@ -5,10 +5,11 @@
  */
 import { isIP } from 'node:net';
 
-import type { Context } from './context';
+import { Context } from './context';
 import { decimalArithmetic, DecimalError, isMultipleOf } from './decimal';
 import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
 import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
+import { parseExpression } from './parser';
 import { InvalidRegexp, quoteMeta, type Regexp, regexpOf } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
 import type { Position } from './scanner';
@@ -185,9 +186,40 @@ const runes = (text: string) => [...text].length;
 const s = (value: Js) => value as string;
 const n = (value: Js) => value as number;
 
+/** The structs a package declares in CUE, by package: pkg/list/sort.cue's comparers for list.Sort, open as CUE declares them. */
+const PACKAGE_STRUCTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  list: {
+    Comparer: '{T: _, x: T, y: T, less: bool}',
+    Ascending: '{T: number | string, x: T, y: T, less: bool & x < y}',
+    Descending: '{T: number | string, x: T, y: T, less: bool & x > y}',
+  },
+};
+
 function pkg(path: string, members: Builtin[]): Package {
   const prefix = `${path.split('/').pop()}.`;
-  return { t: 'package', path, members: new Map(members.map((member) => [member.name.slice(prefix.length), member])) };
+  let made: ReadonlyMap<string, Value> | undefined;
+  return {
+    t: 'package',
+    path,
+    // Made on first use: a struct is a vertex, which cannot be made while the modules load.
+    get members() {
+      made ??= new Map<string, Value>([
+        ...members.map((member): [string, Value] => [member.name.slice(prefix.length), member]),
+        ...Object.entries(PACKAGE_STRUCTS[path] ?? {}).map(([name, source]): [string, Value] => [name, packageStruct(source)]),
+      ]);
+      return made;
+    },
+  };
+}
+
+/**
+ * A struct a package declares (list.Ascending), evaluated alone once, in a context of its own: nothing
+ * is added to it; what references it unifies its conjuncts where it is used.
+ */
+function packageStruct(source: string): Vertex {
+  const vertex = new Vertex(new Context(Number.POSITIVE_INFINITY), '', undefined);
+  vertex.addConjunct({ expr: parseExpression(source, { offset: 0, line: 0, column: 0 }), env: {}, closed: false });
+  return vertex;
 }
 
 const strings = pkg('strings', [
