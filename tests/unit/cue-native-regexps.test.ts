@@ -7,12 +7,28 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compileNative } from '#lib/governance/engines/cue/native/index';
+import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
 import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/regexps';
 
-import { PASS, vet } from '../support/native-cue';
+import { compiled, PASS, vet } from '../support/native-cue';
 
 const violation = (...errors: string[]) => ({ satisfiesPolicy: false, isError: false, errors });
+
+/** The steps (Context.step and Context.charge) a policy takes on a descriptor: the smallest cue-config.max-steps it finishes within. */
+function stepsOf(script: string, descriptor: unknown): number {
+  const program = compiled(script);
+  const finishes = (maxSteps: number) =>
+    !evaluateNative(program, descriptor, { requireConcrete: true, metric: false, maxSteps }).errors.some((error) => error.includes('(cue-config.max-steps)'));
+  let high = 1;
+  while (!finishes(high)) high *= 2;
+  let low = high / 2;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (finishes(middle)) high = middle;
+    else low = middle;
+  }
+  return high;
+}
 const cue = (text: string) => JSON.stringify(text);
 
 /** Patterns RE2 refuses (JavaScript reads most of them), and Go's reason. */
@@ -30,6 +46,23 @@ const REFUSED: readonly (readonly [string, string])[] = [
   ['\\p{Kawi}', 'invalid character class range: `\\p{Kawi}`'],
   ['a{1001}', 'invalid repeat count: `{1001}`'],
   ['(a{1000}){1000}', 'invalid repeat count: `{1000}`'],
+  // RE2's syntax table marks these NOT SUPPORTED: a backreference by name (Python's, Perl's \k),
+  // \G, \Z, a comment, an atomic group, a possessive repetition, a control escape, a branch reset,
+  // a backreference past \7 (not octal).
+  ['(?P=n)', 'invalid or unsupported Perl syntax: `(?P`'],
+  ['\\G', 'invalid escape sequence: `\\G`'],
+  ['\\Z', 'invalid escape sequence: `\\Z`'],
+  ['(?#c)', 'invalid or unsupported Perl syntax: `(?#`'],
+  ['(?>a)', 'invalid or unsupported Perl syntax: `(?>`'],
+  ['a++', 'invalid nested repetition operator: `++`'],
+  ['\\cK', 'invalid escape sequence: `\\c`'],
+  ['(?|a)', 'invalid or unsupported Perl syntax: `(?|`'],
+  ['\\k<n>', 'invalid escape sequence: `\\k`'],
+  ['\\8', 'invalid escape sequence: `\\8`'],
+  ['[[:foo:]]', 'invalid character class range: `[:foo:]`'],
+  ['(?z)', 'invalid or unsupported Perl syntax: `(?z`'],
+  ['(?i', 'invalid or unsupported Perl syntax: `(?i`'],
+  ['x{2,1}', 'invalid repeat count: `{2,1}`'],
   ['(', 'missing closing ): `(`'],
   ['a**', 'invalid nested repetition operator: `**`'],
   ['\\C', 'invalid escape sequence: `\\C`'],
@@ -116,6 +149,27 @@ describe('regular expressions are RE2', () => {
       ['^\\p{Greek}$', 'α', true],
       ['^\\PL$', '1', true],
       ['^(?P<n>a)(?P<n>b)$', 'ab', true],
+      // Flags set and cleared anywhere, in groups and out of them.
+      ['(?i:a(?-i)b)', 'Ab', true],
+      ['^(?i:a(?-i)b)$', 'AB', false],
+      ['^a(?is:.b)$', 'a\nB', true],
+      ['^a(?is:.b)c$', 'a\nBC', false],
+      ['^(?U)a+$', 'aaa', true],
+      // \A and \z are the ends of the text, also under (?m).
+      ['(?m)\\Aa', 'b\na', false],
+      ['(?m)a\\z', 'a\nb', false],
+      // Unicode classes: categories, scripts, negated, in brackets.
+      ['^\\p{Greek}$', 'a', false],
+      ['^\\P{Greek}$', 'a', true],
+      ['^\\p{^Greek}$', 'a', true],
+      ['^\\pN$', '٣', true],
+      ['^[\\p{Greek}\\d]+$', 'α1', true],
+      ['^[[:^alpha:]]$', '1', true],
+      ['^[[:word:]]+$', 'a_1', true],
+      // \Q without \E runs to the end of the pattern.
+      ['^\\Qa.b$', 'a.b$', true],
+      ['^\\x{41}$', 'A', true],
+      ['^\\101$', 'A', true],
     ];
     for (const [pattern, text, matches] of cases) {
       const script = `v: =~${cue(pattern)}\n`;
@@ -129,6 +183,22 @@ describe('regular expressions are RE2', () => {
     expect(vet('v: =~"^(a+)+$"\n', { v: text })).toEqual(violation(`v: invalid value "${text}" (out of bound =~"^(a+)+$"):\n    policy.cue:1:4`));
     expect(vet('v: !~"^(a|a)*$"\n', { v: text })).toEqual(PASS);
     expect(vet('import "regexp"\np: string\nv: string\nok: regexp.Match(p, v) & false\n', { p: '^(a|aa)+$', v: text })).toEqual(PASS);
+  });
+
+  it('answers a catastrophic pattern on a hostile value within the steps a plain pattern takes on it (RE2 does not backtrack)', () => {
+    for (const hostile of [`${'a'.repeat(48)}!`, `${'a'.repeat(9_999)}!`]) {
+      const catastrophic = 'v: =~"^(a+)+$"\n';
+      const plain = 'v: =~"^a+$"\n';
+      expect(vet(catastrophic, { v: hostile })).toMatchObject({ satisfiesPolicy: false, isError: false, errors: [expect.stringMatching(/out of bound/)] });
+      expect(stepsOf(catastrophic, { v: hostile }), `${hostile.length} characters`).toBeLessThanOrEqual(2 * stepsOf(plain, { v: hostile }));
+      // The regexp builtins charge for the text they read: the same for both patterns.
+      const call = (pattern: string) => `import "regexp"\nv: string\nok: regexp.Match(${cue(pattern)}, v) & false\n`;
+      expect(vet(call('^(a|aa)+$'), { v: hostile })).toEqual(PASS);
+      expect(stepsOf(call('^(a|aa)+$'), { v: hostile })).toBeLessThanOrEqual(2 * stepsOf(call('^a+$'), { v: hostile }));
+    }
+    // A bound's match is charged no steps for the text it reads (the builtins are): as many steps on 49 characters as on 10,000.
+    const steps = (length: number) => stepsOf('v: !~"^(a+)+$"\n', { v: `${'a'.repeat(length - 1)}!` });
+    expect(steps(10_000)).toBe(steps(49));
   });
 
   it('gives the regexp builtins Go`s results and refusals', () => {
@@ -149,6 +219,12 @@ describe('regular expressions are RE2', () => {
       'l: regexp.ReplaceAll("(?P<n>a)(x*)", "-axb-", "[$n|$2|$$|$3|$0|${n}|${1|$") & "-[a|x|$||ax|a|${1|$b-"',
       'm: regexp.ReplaceAllLiteral("a(x*)", "-ab-", "$1") & "-$1b-"',
       'n: regexp.ReplaceAll("x*", "abc", "-") & "-a-b-c-"',
+      // (?U) swaps greedy and non-greedy, in a group or from where it is written.
+      'o: regexp.Find("(?U)a+", "aaa") & "a"',
+      'p: regexp.Find("(?U)a+?", "aaa") & "aaa"',
+      'q: regexp.FindSubmatch("^(a+)(?U)(a+)", "aaaa") & ["aaaa", "aaa", "a"]',
+      'r: regexp.Find("(?U:a+)", "aaa") & "a"',
+      's: regexp.Find("(?i)é+", "ÉéÉ") & "ÉéÉ"',
       '',
     ].join('\n');
     expect(vet(script, {})).toEqual(PASS);
