@@ -2,6 +2,7 @@
 import { benchCgpTest } from './cgp-test';
 import { benchCompliance } from './compliance';
 import { nativeThroughput } from './cue-native-throughput';
+import { benchRegex } from './cue-regex';
 import { cueThroughput } from './cue-throughput';
 import { benchEntityList } from './entity-list';
 import { benchEvaluateApi } from './evaluate-api';
@@ -14,6 +15,8 @@ console.log('# CUE engine (WebAssembly workers, default cue-config)');
 const wasm = await cueThroughput();
 console.log('# CUE engine (native evaluator, same work)');
 await nativeThroughput(wasm);
+console.log('# Regular expressions in CUE policies (RE2): a regex-heavy policy native vs WebAssembly, a catastrophic pattern natively');
+await benchRegex();
 console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL), WebAssembly then native');
 await benchEvaluateApi();
 console.log('# Publish-time evaluation through the queue (serverless offline, local queue, embedded PostgreSQL), WebAssembly then native');
