@@ -332,6 +332,19 @@ describe('four-eyes', () => {
     expect(pending.body.data.map((approval: Approval) => approval.id)).not.toContain(asked.body.approvalId);
   });
 
+  it('two approvers at once: one approval applies, the other is a conflict, and one exception is written', async () => {
+    const id = await enabledPolicy();
+    const asked = await waive(AUTHOR, { policyId: id, resourceId: 'urn:dp:twice', reason: 'r', expiresAt: inDays(5) });
+    const answers = await Promise.all([
+      decide(APPROVER, asked.body.approvalId, 'approve'),
+      decide({ sub: 'cy-admin', roles: ['admin'] }, asked.body.approvalId, 'approve'),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const written = await database.sql.unsafe(`select approved_by from ${SCHEMA}.governance_exceptions where resource_id = 'urn:dp:twice'`);
+    expect(written).toHaveLength(1);
+    expect(written[0].approved_by).toBe(answers.find((answer) => answer.status === 200)?.body.decidedBy);
+  });
+
   it('tells the approvers in scope of a request, and its requester of the decision, through the outbox', async () => {
     const id = await enabledPolicy();
     const asked = await waive(AUTHOR, { policyId: id, resourceId: 'urn:dp:x', environment: 'production', reason: 'r', expiresAt: inDays(5) });
