@@ -290,6 +290,13 @@ describe('the verdict', () => {
     expect(compileNative('#V: {spec: int}\n#L: [...null | #V] & [{spec: 1, zz: 2}]\n')).toMatchObject({ ok: false });
   });
 
+  it('closes a field a definition declares by a computed label together with its other declarations, as a named one', () => {
+    // It was closed on its own: `image` from the pattern was not allowed in `dev` (CUE's eval/merge.txtar).
+    const script = '_default: "dev"\n#Envs: {[string]: {replicas: int, image?: string}}\n#Envs: {"\\(_default)": replicas: 1}\nenvs: #Envs\n';
+    expect(vet(script, { envs: { dev: { replicas: 1, image: 'a' } } })).toEqual(PASS);
+    expect(vet(script, { envs: { dev: { replicas: 1, x: 1 } } })).toMatchObject({ satisfiesPolicy: false, errors: ['envs.dev.x: field not allowed'] });
+  });
+
   it('binds no identifier to a quoted label, as CUE does', () => {
     expect(compileNative('"a": 1\nb: a\n')).toMatchObject({ ok: false, message: 'b: reference "a" not found' });
     const script = 'import "list"\nas: [1]\nx: {"as": list.Concat([[0], as])}\n';

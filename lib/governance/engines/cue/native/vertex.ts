@@ -6,7 +6,7 @@
  * the value it is unified into. Disjunctions of structs are evaluated by forking the vertex, one
  * copy per disjunct, and keeping the copies without errors.
  */
-import type { Comprehension, Decl, Expr, ListLit, StructLit } from './ast';
+import type { Comprehension, Decl, Expr, Field, ListLit, StructLit } from './ast';
 import { addComprehension } from './comprehensions';
 import type { Context } from './context';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
@@ -192,7 +192,7 @@ interface PendingDisjunction {
 interface Work {
   readonly pending: Conjunct[];
   readonly comprehensions: { comp: Comprehension; env: Env; closed: boolean; group: CloseGroup; origin?: object }[];
-  dynamic: { label: Expr; env: Env; field: Expr; constraint?: '?' | '!'; closed: boolean; group: CloseGroup; at: Position }[];
+  dynamic: { label: Expr; decl: Field; env: Env; closed: boolean; group: CloseGroup; origin?: object }[];
   readonly disjunctions: PendingDisjunction[];
   readonly lists: ListPart[];
   /**
@@ -1036,7 +1036,7 @@ export class Vertex {
             if (own) (group.ownPatterns ??= []).push(pattern);
             if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
           } else {
-            this.work.dynamic.push({ label: label.expr, env, field: decl.value, constraint: decl.constraint, closed: conjunct.closed, group, at: decl.at });
+            this.work.dynamic.push({ label: label.expr, decl, env, closed: conjunct.closed, group, origin: within });
           }
           break;
         }
@@ -1082,11 +1082,11 @@ export class Vertex {
       return;
     }
     if (label.t !== 'string') {
-      this.fail(bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid label type ${kindName(kindOf(label))}`, [dynamic.at]));
+      this.fail(bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid label type ${kindName(kindOf(label))}`, [dynamic.decl.at]));
       return;
     }
     this.isStruct = true;
-    this.arc(label.v).addConjunct({ expr: dynamic.field, env: dynamic.env, closed: dynamic.closed }, dynamic.constraint);
+    this.arc(label.v).addConjunct({ expr: dynamic.decl.value, env: dynamic.env, closed: dynamic.closed, origin: dynamic.origin }, dynamic.decl.constraint);
     dynamic.group.declare(label.v);
   }
 
