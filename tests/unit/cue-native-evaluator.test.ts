@@ -395,6 +395,15 @@ describe('the verdict', () => {
     });
   });
 
+  // It was an error: the script was refused when saved, where v0.4 accepts it and passes its pairs without requireConcrete.
+  it('takes or() of an empty list for an incomplete value, as CUE does: a violation under requireConcrete only', () => {
+    const script = 'tags: [...string]\na: or(tags)\n';
+    expect(compileNative('a: or([])\na: "t"\n')).toMatchObject({ ok: true });
+    expect(vet(script, { tags: [], a: 'x' })).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^a: empty list in call to or/)] });
+    expect(vet(script, { tags: [], a: 'x' }, false)).toEqual(PASS);
+    expect(vet(script, { tags: ['y'], a: 'x' }, false)).toMatchObject({ satisfiesPolicy: false });
+  });
+
   it('stops a runaway policy at its budget with a failed result, never a pass', () => {
     const program = compiled('import "list"\nx: [for i in list.Range(0, 100000, 1) {i}]\nn: len(x)\n');
     expect(evaluateNative(program, {}, { requireConcrete: true, metric: false, maxSteps: 10_000 })).toEqual({

@@ -847,7 +847,7 @@ const or: Builtin = {
     const target = defaultOf(value);
     if (!(target instanceof Vertex) || !target.isList) return isBottom(target) ? target : bottom('or: argument must be a list', [at]);
     const elements = target.elements().map(readWithDefinitions);
-    if (elements.length === 0) return bottom('empty list in call to or', [at]);
+    if (elements.length === 0) return bottom('empty list in call to or', [at], 'incomplete');
     return disjunction(
       elements,
       elements.map(() => false),
