@@ -457,13 +457,17 @@ describe('the conformance view (inspectFiles)', () => {
   };
 
   // CUE's runner looks the fields up in such a struct and reads its error (internal/cuetxtar/astcmp.go).
-  it('keeps the fields of a struct whose comprehension is incomplete, beside its error', () => {
+  it('keeps the fields of a struct whose comprehension is incomplete or failed, beside its error', () => {
     const root = inspected('#T: {\n\tkind: "a" | "b"\n\tif kind == "a" {size: 1}\n}\n');
     expect(root).toMatchObject({
       kind: 'struct',
       fields: [{ label: '#T', value: { kind: 'struct', fields: [{ label: 'kind' }], error: { kind: 'bottom', code: 'incomplete' } } }],
     });
-    // A conflict is the value alone.
+    // So are those of a struct whose comprehension failed (CUE's eval/issue2550.txtar); a conflict is the value alone.
+    expect(inspected('bar: close({})\nif bar.missing == "x" {foo: 1}\n')).toMatchObject({
+      fields: [{ label: 'bar', value: { kind: 'struct' } }],
+      error: { kind: 'bottom', code: 'eval', message: expect.stringContaining('undefined field: missing') },
+    });
     expect(inspected('a: {b: 1} & 5\n')).toMatchObject({ fields: [{ label: 'a', value: { kind: 'bottom', code: 'eval' } }] });
   });
 
