@@ -585,6 +585,8 @@ export class Vertex {
   }
 
   private ownValue(): Value {
+    // A structural cycle into a field that is no struct is that conflict first (`x: #X & Y` with `#X: int`, as CUE reports it).
+    if (this.error?.code === 'structural-cycle' && isBottom(this.shape())) return this.shape();
     if (this.error && this.error.code !== 'incomplete' && this.error.code !== 'cycle') return this.error;
     const value = this.shape();
     if (isBottom(value)) return value;
@@ -747,6 +749,7 @@ export class Vertex {
       if (expanded[index] === target && (expanded[index + 1] === conjunct.group || !conjunct.embedded)) return;
     for (let v = this.parent; v; v = v.parent) {
       if (v === target || v.original === target) {
+        this.isStruct ||= v.isStruct;
         this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
         return;
       }
