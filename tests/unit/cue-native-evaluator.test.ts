@@ -297,6 +297,21 @@ describe('the verdict', () => {
     expect(vet(script, { envs: { dev: { replicas: 1, x: 1 } } })).toMatchObject({ satisfiesPolicy: false, errors: ['envs.dev.x: field not allowed'] });
   });
 
+  // The field was dropped: with the optional field missing, the pair passed under requireConcrete where CUE fails it.
+  it('makes a struct incomplete while a computed label is not concrete, as CUE does', () => {
+    const script = 'namespace?: string\nquotas: {(namespace): {cpu: int & <=8}}\n';
+    expect(vet(script, { quotas: {} })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^quotas: key value of dynamic field must be concrete, found _\|_\(/)],
+    });
+    expect(vet(script, { quotas: {} }, false)).toEqual(PASS);
+    expect(vet(script, { namespace: 'a', quotas: { a: { cpu: 9 } } }, false)).toMatchObject({ satisfiesPolicy: false });
+    expect(vet('ns: string\nout: {(ns): 1}\n', {}, false)).toEqual(PASS);
+    expect(compileNative('k: true\nx: {(k): 1}\n')).toMatchObject({ ok: false, message: 'x: invalid index k (invalid type bool)' });
+    // A label another computed field makes waits for it.
+    expect(vet('x: {(x.foo): "baz", (x.baz): "bar", baz: "foo"}\n', { x: { baz: 'foo', foo: 'bar', bar: 'baz' } })).toEqual(PASS);
+  });
+
   it('binds no identifier to a quoted label, as CUE does', () => {
     expect(compileNative('"a": 1\nb: a\n')).toMatchObject({ ok: false, message: 'b: reference "a" not found' });
     const script = 'import "list"\nas: [1]\nx: {"as": list.Concat([[0], as])}\n';

@@ -11,7 +11,7 @@ import { addComprehension } from './comprehensions';
 import type { Context } from './context';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
 import { sameVertex } from './equality';
-import { bareValidator, defaultOf, evalExpr, labelMatches, letBinding, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
+import { bareValidator, defaultOf, evalExpr, labelMatches, letBinding, noteRead, patternMatcher, resolveReference, sourceText, startOf } from './expressions';
 import { InvalidRegexp } from './regexps';
 import { crossDisjunction, disjunction, unifyScalars } from './scalars';
 import type { Position } from './scanner';
@@ -639,7 +639,10 @@ export class Vertex {
       while (this.work.pending.length > 0) this.add(this.work.pending.shift() as Conjunct);
       const dynamic = this.work.dynamic;
       this.work.dynamic = [];
-      for (const field of dynamic) this.addDynamic(field);
+      // A label not known yet waits while the others add fields (`(x.foo): 1` with `(x.baz): "foo"`), then is incomplete.
+      const held = dynamic.filter((field) => !this.addDynamic(field, false));
+      if (held.length < dynamic.length) this.work.dynamic.push(...held);
+      else for (const field of held) this.addDynamic(field, true);
     }
   }
 
@@ -1077,20 +1080,31 @@ export class Vertex {
     return group;
   }
 
-  private addDynamic(dynamic: Work['dynamic'][number]): void {
+  /** Adds a field with a computed label; false when its label is not concrete yet and this is not the last try. */
+  private addDynamic(dynamic: Work['dynamic'][number], last: boolean): boolean {
     const label = defaultOf(evalExpr(dynamic.label, dynamic.env, this));
-    if (isBottom(label)) {
-      if (label.code !== 'incomplete') this.fail(label);
-      else this.tainted = true;
-      return;
+    if (isBottom(label) ? label.code === 'incomplete' : !isScalar(label) && !(label instanceof Vertex)) {
+      if (!last) return false;
+      // The struct is incomplete, as in CUE (a descriptor may still make the label concrete).
+      this.tainted = true;
+      const found = isBottom(label) ? `_|_(${label.message})` : formatValue(label);
+      this.fail(bottom(`key value of dynamic field must be concrete, found ${found}`, [startOf(dynamic.label)], 'incomplete'));
+      return true;
     }
-    if (label.t !== 'string') {
-      this.fail(bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid label type ${kindName(kindOf(label))}`, [dynamic.decl.at]));
-      return;
+    if (isBottom(label) || label.t !== 'string') {
+      const source = sourceText(dynamic.label) ?? formatValue(label);
+      const kind = kindName(kindOf(label));
+      this.fail(
+        isBottom(label)
+          ? label
+          : bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid index ${source} (invalid type ${kind})`, [dynamic.decl.at]),
+      );
+      return true;
     }
     this.isStruct = true;
     this.arc(label.v).addConjunct({ expr: dynamic.decl.value, env: dynamic.env, closed: dynamic.closed, origin: dynamic.origin }, dynamic.decl.constraint);
     dynamic.group.declare(label.v);
+    return true;
   }
 
   private applyPatterns(): void {
