@@ -419,6 +419,12 @@ describe('the verdict', () => {
     expect(vet(script, { tags: ['y'], a: 'x' }, false)).toMatchObject({ satisfiesPolicy: false });
   });
 
+  it('words an index that is not concrete yet as CUE does', () => {
+    expect(vet('k: string\nm: {a: 1}\nx: m[k]\n', {})).toMatchObject({
+      errors: ['k: incomplete value string', expect.stringMatching(/^x: invalid non-ground value string \(must be concrete string\)/)],
+    });
+  });
+
   it('stops a runaway policy at its budget with a failed result, never a pass', () => {
     const program = compiled('import "list"\nx: [for i in list.Range(0, 100000, 1) {i}]\nn: len(x)\n');
     expect(evaluateNative(program, {}, { requireConcrete: true, metric: false, maxSteps: 10_000 })).toEqual({

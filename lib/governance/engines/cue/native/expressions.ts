@@ -155,6 +155,9 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
       if (value.t === 'top' || (value.t === 'constraint' && value.kinds !== INT && value.kinds !== NUMBER && value.kinds !== STRING)) {
         return bottom(`invalid index ${sourceText(expr.index) ?? formatValue(value)} (invalid type ${typeName(value)})`, [startOf(expr), expr.index.at]);
       }
+      // A label of the right kind that is not concrete yet (CUE's LabelFromValue).
+      if (value.t === 'constraint')
+        return incomplete(`invalid non-ground value ${formatValue(value)} (must be concrete ${value.kinds === STRING ? 'string' : 'int'})`, [expr.index.at]);
       const index = concrete(value, 'index', expr.index.at);
       if (isBottom(index)) return index;
       if (index.t === 'num') {
