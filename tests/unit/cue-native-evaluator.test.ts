@@ -419,6 +419,13 @@ describe('the verdict', () => {
     expect(vet(script, { tags: ['y'], a: 'x' }, false)).toMatchObject({ satisfiesPolicy: false });
   });
 
+  it('names the operand of a bound that is not concrete as written, as CUE does', () => {
+    expect(vet('s: string\nv: >s & "foo"\n', { s: 'a' })).toEqual(PASS);
+    expect(vet('s: string\nv: >s & "foo"\n', {})).toMatchObject({
+      errors: ['s: incomplete value string', expect.stringMatching(/^v: non-concrete value s for bound >/)],
+    });
+  });
+
   it('words an index that is not concrete yet as CUE does', () => {
     expect(vet('k: string\nm: {a: 1}\nx: m[k]\n', {})).toMatchObject({
       errors: ['k: incomplete value string', expect.stringMatching(/^x: invalid non-ground value string \(must be concrete string\)/)],

@@ -609,6 +609,9 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
   if (op !== '=~' && op !== '!~' && writtenType(expr.operand, operand))
     return bottom(`invalid operand ${formatValue(operand)} ('${op}' requires concrete value)`, [startOf(expr.operand)]);
   const value = concrete(operand, op, expr.at, op === '-' || op === '+' ? NUMBER : op === '!' ? BOOL : TOP_KINDS);
+  // A bound's operand is named as written (CUE's BoundExpr): `>s` with `s: string`.
+  if (isBottom(value) && value.code === 'incomplete' && op !== '-' && op !== '+' && op !== '!' && !isBottom(defaultOf(operand)))
+    return incomplete(`non-concrete value ${sourceText(expr.operand) ?? formatValue(operand)} for bound ${op}`, [startOf(expr.operand)]);
   if (isBottom(value)) return value;
   switch (op) {
     case '-':
