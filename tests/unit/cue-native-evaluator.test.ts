@@ -426,6 +426,13 @@ describe('the verdict', () => {
     });
   });
 
+  it('words a disjunction of scalars unified with a struct as the empty disjunction it is, as CUE does', () => {
+    expect(compileNative('t: {a, a: a: 2 | 1}\n')).toMatchObject({
+      ok: false,
+      message: 't.a: 2 errors in empty disjunction: conflicting values 2 and {...} (mismatched types int and struct)',
+    });
+  });
+
   it('words an index that is not concrete yet as CUE does', () => {
     expect(vet('k: string\nm: {a: 1}\nx: m[k]\n', {})).toMatchObject({
       errors: ['k: incomplete value string', expect.stringMatching(/^x: invalid non-ground value string \(must be concrete string\)/)],

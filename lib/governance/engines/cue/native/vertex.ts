@@ -621,7 +621,12 @@ export class Vertex {
         if (isBottom(scalar)) return scalar;
         const shown = this.isList ? '[...]' : '{...}';
         const at = [...(scalar.t === 'constraint' ? scalar.at : []), ...this.work.shapes];
-        return bottom(`conflicting values ${formatValue(scalar)} and ${shown} (mismatched types ${kindName(kindOf(scalar))} and ${kindName(kind)})`, at);
+        const conflict = (value: Value) =>
+          `conflicting values ${formatValue(value)} and ${shown} (mismatched types ${kindName(kindOf(value))} and ${kindName(kind)})`;
+        // Each disjunct conflicts: an empty disjunction, as CUE words it.
+        if (scalar.t === 'disj')
+          return { ...bottom(`${scalar.values.length} errors in empty disjunction: ${conflict(scalar.values[0])}`, at), count: scalar.values.length + 1 };
+        return bottom(conflict(scalar), at);
       }
       return this;
     }
@@ -1224,7 +1229,7 @@ export class Vertex {
     const active = this.groups.filter((group) => group.active && !group.open);
     if (active.length === 0 || !this.isStruct) return;
     for (const arc of this.arcs.values()) {
-      if (arc.hidden || arc.definition || !arc.regular) continue;
+      if (arc.hidden || arc.definition || (!arc.regular && !arc.required)) continue;
       const allowed = active.every((group) => group.allows(arc.label, this));
       if (!allowed) arc.notAllowed = bottom('field not allowed', declarations(arc));
     }
