@@ -433,6 +433,19 @@ describe('the verdict', () => {
     });
   });
 
+  // A required definition was read as if it were there: `x: #R.a` passed where CUE finds x incomplete.
+  it('reads a required definition or hidden field that is not there as missing, as any required field', () => {
+    expect(vet('#R!: {a: 1}\nx: #R.a\n', {})).toMatchObject({ satisfiesPolicy: false, errors: [expect.stringMatching(/^x: required field missing: #R/)] });
+    expect(vet('s: {#D!: {a: 1}, _h!: 2}\nx: s.#D.a\ny: s._h\n', {})).toMatchObject({
+      errors: [expect.stringMatching(/^x: required field missing: #D/), expect.stringMatching(/^y: required field missing: _h/)],
+    });
+    expect(vet('#R!: {a: 1}\n#R: {a: 1}\nx: #R.a\n', {})).toEqual(PASS);
+    // or() of a list not known yet fails the call, incomplete (CUE's eval/issue3672.txtar).
+    expect(vet('#R!: [...int]\nx: or([for v in #R {v}])\n', {})).toMatchObject({
+      errors: [expect.stringMatching(/^x: error in call to or: required field missing: #R/)],
+    });
+  });
+
   it('words an index that is not concrete yet as CUE does', () => {
     expect(vet('k: string\nm: {a: 1}\nx: m[k]\n', {})).toMatchObject({
       errors: ['k: incomplete value string', expect.stringMatching(/^x: invalid non-ground value string \(must be concrete string\)/)],

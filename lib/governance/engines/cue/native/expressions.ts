@@ -70,9 +70,9 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
     if (!entry) continue;
     if (entry.kind === 'field') {
       const arc = (e.vertex as Vertex).arc(entry.label, !entry.quoted && isDefinitionLabel(entry.label), !entry.quoted && entry.label.startsWith('_'));
-      // An optional field is a constraint, not a value: reading it is incomplete until it is there,
-      // which a descriptor may make it (the save check: what reads it is not settled).
-      if (!arc.regular && !arc.definition) {
+      // An optional or required field is a constraint, not a value: reading it is incomplete until it is there,
+      // which a descriptor may make it (the save check: what reads it is not settled); a required definition too (`#D!:`).
+      if (!arc.regular && (!arc.definition || arc.required)) {
         if (arc.ctx.withoutData) {
           arc.ctx.taint++;
           arc.ctx.dataReads++;
@@ -236,7 +236,7 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   if (index && !resolved.isList) return bottom(`invalid index ${name} (found ${kindName(kindOf(resolved))}, want list)`, [at]);
   if (!index && resolved.isList) return bottom(`undefined field: ${selectorText(name)}`, [at]);
   const arc = resolved.arcAt(key);
-  if (!arc || (!arc.regular && !arc.definition && !arc.hidden)) {
+  if (!arc || (!arc.regular && ((!arc.definition && !arc.hidden) || arc.required))) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
     // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
     if (resolved.isClosed() && !arc && !resolved.patterns.some((pattern) => labelMatches(pattern, name, resolved)))
