@@ -386,6 +386,19 @@ describe('the verdict', () => {
     ).toEqual(PASS);
   });
 
+  it('reads an unresolved cycle through a field with a bound as that bound not concrete: incomplete, as CUE does', () => {
+    const root = inspectFiles([{ name: 'in.cue', text: 'E: {\n\ta: c - b\n\tb: c - a\n\tc: a + b & >=5\n}\nx: y - 1\ny: x + 1\n' }]);
+    expect(root).toMatchObject({
+      fields: [
+        { label: 'E', value: { fields: [{ value: { code: 'incomplete' } }, { value: { code: 'incomplete' } }, { value: { code: 'incomplete' } }] } },
+        { label: 'x', value: { code: 'cycle' } },
+        { label: 'y', value: { code: 'cycle' } },
+      ],
+    });
+    // Resolved when one of them is concrete, a bound on the other notwithstanding.
+    expect(vet('x: y + 100\nx: 200\ny: x - 100\ny: int\n', {})).toEqual(PASS);
+  });
+
   it('resolves a cycle of fields by the value one of them has, and still checks every conjunct', () => {
     expect(vet('total: used + free\nused: total - free\nfree: 20\ntotal: 100\n', {})).toEqual(PASS);
     expect(vet('a: b - 100\nb: a + 100\nb: 200\n', { a: 100 })).toEqual(PASS);

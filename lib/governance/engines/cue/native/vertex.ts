@@ -511,6 +511,17 @@ export class Vertex {
       // A list or struct already (a descriptor's): a builtin reading it is given it, and says what it cannot use.
       return this.isList !== this.isStruct ? this : bottom('cycle detected', [], 'cycle');
     }
+    this.ctx.open++;
+    try {
+      const value = this.evaluateNew();
+      // Read from outside every cycle, one left unresolved through a field with a bound is that bound not concrete (CUE reads it).
+      return this.ctx.open === 1 && isBottom(value) && partialCycles.has(value) ? { ...value, code: 'incomplete' } : value;
+    } finally {
+      this.ctx.open--;
+    }
+  }
+
+  private evaluateNew(): Value {
     this.state = 'evaluating';
     this.ctx.step();
     if (this.depth > this.ctx.maxDepth) {
@@ -593,6 +604,11 @@ export class Vertex {
     if (this.inherited && this.inherited.code !== 'incomplete' && this.inherited.code !== 'cycle') return this.inherited;
     // A cycle through a field still being evaluated leaves a concrete value standing (revisitLater).
     if (this.inherited?.code === 'cycle' && !this.error && isScalar(value)) return value;
+    if (this.inherited?.code === 'cycle' && !this.error && value.t === 'constraint') {
+      const partial = { ...this.inherited, message: `non-concrete value ${formatValue(value)} in a cycle` };
+      partialCycles.add(partial);
+      return partial;
+    }
     return this.error ?? this.inherited ?? value;
   }
 
@@ -1320,6 +1336,9 @@ export function listOf(from: Vertex, values: readonly Value[], env: Env, at: Pos
   list.evaluate();
   return list;
 }
+
+/** Cycle errors through a field with a bound (`c: a + b & >=5`): incomplete once read from outside the cycle, as in CUE. */
+const partialCycles = new WeakSet<Bottom>();
 
 const CODE_ORDER: readonly ErrorCode[] = ['eval', 'user', 'structural-cycle', 'incomplete', 'cycle'];
 
