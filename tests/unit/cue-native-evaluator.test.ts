@@ -312,6 +312,19 @@ describe('the verdict', () => {
     expect(vet('x: {(x.foo): "baz", (x.baz): "bar", baz: "foo"}\n', { x: { baz: 'foo', foo: 'bar', bar: 'baz' } })).toEqual(PASS);
   });
 
+  // What the embedding adds to the embedded field was lost: t.e lacked g (CUE's eval/insertion.txtar).
+  it('embeds what an embedded field of the same struct receives from the embedding, as CUE does', () => {
+    const script = 't: {\n\te: {}\n\tc: d: e: f: 1\n\tc.d\n\tc: d: c: d: e: g: 1\n}\n';
+    expect(vet(script, {})).toEqual(PASS);
+    expect(vet(script, { t: { e: { f: 1, g: 2 } } })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^t\.e\.g: conflicting values/)],
+    });
+    expect(vet('a: b: {v: 1, a: w: 2}\nb: a: {x: 2, b: y: 5}\na\nb\n', { v: 1, w: 2, x: 2, y: 5, a: { w: 2 } })).toEqual(PASS);
+    // Not through a disjunction: the disjunct it chose would be embedded again.
+    expect(vet('ok: {y: 1 | {y: 1}, y}\n', {})).toEqual(PASS);
+  });
+
   it('binds no identifier to a quoted label, as CUE does', () => {
     expect(compileNative('"a": 1\nb: a\n')).toMatchObject({ ok: false, message: 'b: reference "a" not found' });
     const script = 'import "list"\nas: [1]\nx: {"as": list.Concat([[0], as])}\n';

@@ -185,6 +185,19 @@ interface ListPart {
   readonly at: Position;
 }
 
+/** A field expanded here, and how many of its conjuncts were added. */
+interface Insertion {
+  readonly target: Vertex;
+  /** The keys from the vertex it was expanded into, when it is a field of that one. */
+  readonly path: string[];
+  count: number;
+  readonly closed: boolean;
+  readonly group?: CloseGroup;
+  readonly origin?: object;
+  readonly embedded: boolean;
+  readonly via: Via;
+}
+
 interface PendingDisjunction {
   readonly disjuncts: readonly { readonly conjunct: Conjunct; readonly isDefault: boolean }[];
 }
@@ -205,6 +218,8 @@ interface Work {
   /** Where the structs and lists unified into this vertex were written. */
   readonly shapes: Position[];
   originGroups?: Map<object, CloseGroup>;
+  /** The fields of this vertex it expanded: what is added to them meanwhile is added here too. */
+  insertions?: Insertion[];
   /** The fields it had when a comprehension of its own ranged over it: it may have no others. */
   frozenFields?: Set<string>;
   /** A struct literal of comprehensions only was unified here: a struct unless something else decides (`{if false {a: 1}}` is `{}`). */
@@ -656,6 +671,12 @@ export class Vertex {
 
   /** Adds what is pending, then the fields with computed labels (whose labels may read those). */
   private settle(): void {
+    // Not once a disjunction is met: a disjunct would insert what it chose (`{y: 1 | {y: 1}, y}` is {y: 1}).
+    do this.settleAdded();
+    while (this.work.insertions && this.work.disjunctions.length === 0 && this.reinsert(this.work.insertions));
+  }
+
+  private settleAdded(): void {
     while (this.work.pending.length > 0 || this.work.dynamic.length > 0) {
       while (this.work.pending.length > 0) this.add(this.work.pending.shift() as Conjunct);
       const dynamic = this.work.dynamic;
@@ -823,7 +844,20 @@ export class Vertex {
     // (`{A & {err: 2}}` with `A: #B` closes to #B).
     const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !target.sealed;
     const via: Via = { target, shared: alone && this.mayShare(target, conjunct), up: conjunct.via };
-    for (const inner of target.conjuncts)
+    const insertion: Insertion = { target, path: [], count: 0, closed, group, origin, embedded, via };
+    this.insert(insertion, target);
+    // A field of this one (`{a, a: b: 1}`): what this one adds to it is inserted in turn (CUE's notification, insertion.txtar).
+    for (let v = target.parent, key = target.key; v && v.depth >= this.depth; key = v.key, v = v.parent) {
+      insertion.path.unshift(key);
+      if (v === this) (this.work.insertions ??= []).push(insertion);
+    }
+  }
+
+  /** Adds the conjuncts of an expanded field (or of what it became once more was added to it) not added yet. */
+  private insert(insertion: Insertion, from: Vertex): void {
+    const { target, closed, group, origin, embedded, via } = insertion;
+    for (let index = insertion.count; index < from.conjuncts.length; index++) {
+      const inner = from.conjuncts[index];
       this.work.pending.push({
         expr: inner.expr,
         env: inner.env,
@@ -833,6 +867,26 @@ export class Vertex {
         embedded,
         via,
       });
+    }
+    insertion.count = from.conjuncts.length;
+  }
+
+  /** Inserts what was added to the fields of this one it expanded; whether there was any. */
+  private reinsert(insertions: Insertion[]): boolean {
+    let grown = false;
+    for (const insertion of insertions) {
+      let at = this.arcAt(insertion.path[0]);
+      for (const key of insertion.path.slice(1)) {
+        if (!at) break;
+        if (at.state === 'new') at.evaluate();
+        at = at.arcAt(key);
+      }
+      if (at && at.conjuncts.length > insertion.count) {
+        this.insert(insertion, at);
+        grown = true;
+      }
+    }
+    return grown;
   }
 
   /**
