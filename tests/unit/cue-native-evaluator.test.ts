@@ -466,6 +466,11 @@ describe('the verdict', () => {
       errors: [expect.stringMatching(/^x: required field missing: #D/), expect.stringMatching(/^y: required field missing: _h/)],
     });
     expect(vet('#R!: {a: 1}\n#R: {a: 1}\nx: #R.a\n', {})).toEqual(PASS);
+    // Selecting from a field that is a required field not there finds nothing there (CUE's eval/required.txtar doNotEscalateError).
+    const root = inspectFiles([{ name: 'in.cue', text: 'a: {in: _, out: in.self}\nb: {required!: _, pass: (a & {in: required}).out}\n' }]);
+    expect(root).toMatchObject({
+      fields: [{}, { label: 'b', value: { fields: [{}, { label: 'pass', value: { code: 'incomplete', message: 'undefined field: self' } }] } }],
+    });
     // or() of a list not known yet fails the call, incomplete (CUE's eval/issue3672.txtar).
     expect(vet('#R!: [...int]\nx: or([for v in #R {v}])\n', {})).toMatchObject({
       errors: [expect.stringMatching(/^x: error in call to or: required field missing: #R/)],

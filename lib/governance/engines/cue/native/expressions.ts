@@ -61,6 +61,15 @@ export function declares(scope: StructLit, name: string): boolean {
   return entriesOf(scope).has(name);
 }
 
+/** The errors of references to required fields that are not there. */
+const requiredMissing = new WeakSet<Bottom>();
+
+function missingRequired(label: string, at: Position): Bottom {
+  const error = incomplete(`required field missing: ${label}`, [at]);
+  requiredMissing.add(error);
+  return error;
+}
+
 function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Value {
   for (let e: Env | undefined = env; e; e = e.up) {
     const bound = e.vars?.get(name);
@@ -77,7 +86,7 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
           arc.ctx.taint++;
           arc.ctx.dataReads++;
         }
-        return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
+        return arc.required ? missingRequired(entry.label, at) : incomplete(`cannot reference optional field: ${entry.label}`, [at]);
       }
       return arc;
     }
@@ -230,6 +239,8 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     // An open list a validator finds incomplete (`[...] & list.MinItems(1)`) has nothing past its end yet, as CUE says: still incomplete.
     if (index && isBottom(resolved) && resolved.code === 'incomplete' && target.isList && target.listOpen && !target.arcAt(name))
       return incomplete(`index out of range [${name}] with length ${target.elements().length}`, [at]);
+    // A field that is a required field not there has not the field asked either (CUE looks it up in that field's): `undefined field`.
+    if (!index && isBottom(resolved) && requiredMissing.has(resolved)) return incomplete(`undefined field: ${selectorText(name)}`, [at]);
     return select(resolved, name, at, index, ref);
   }
   noteRead(resolved);
@@ -245,7 +256,7 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
       resolved.ctx.taint++;
       resolved.ctx.dataReads++;
     }
-    if (arc) return incomplete(arc.required ? `required field missing: ${selectorText(name)}` : `cannot reference optional field: ${selectorText(name)}`, [at]);
+    if (arc) return arc.required ? missingRequired(selectorText(name), at) : incomplete(`cannot reference optional field: ${selectorText(name)}`, [at]);
     return incomplete(`undefined field: ${name}`, [at]);
   }
   return arc;
