@@ -169,6 +169,17 @@ describe('the verdict', () => {
     expect(settled.ok && [...settled.program.settled]).toEqual(['#P', '_n']);
   });
 
+  // It was settled: reading a field a validator left incomplete without data counted no read of the descriptor's space (npm run cue:fuzz, seed 29).
+  it('evaluates per descriptor a hidden field reading a field of the descriptor that a validator leaves open', () => {
+    const script = 'import "list"\n\nname: [...[...int]] & list.UniqueItems()\n_c0: list.Sum(name) & <=0\n';
+    for (const requireConcrete of [true, false])
+      expect(vet(script, { name: [[0]] }, requireConcrete)).toMatchObject({
+        satisfiesPolicy: false,
+        errors: [expect.stringMatching(/^_c0: invalid list element 0/)],
+      });
+    expect(vet(script, { name: [] })).toEqual(PASS);
+  });
+
   it('adds the expression of a let whose value is incomplete where it is read, so that its other conjuncts still conflict', () => {
     for (const script of ['meta: _\nlet v = meta.n & int\nout: v\n', 'meta: _\nlet v = meta.n & {...}\nlet w = v\nout: w\n']) {
       expect(vet(script, { meta: {}, out: 'foo' }, false), script).toMatchObject({

@@ -128,8 +128,11 @@ export function noteRead(vertex: Vertex): void {
   const { ctx } = vertex;
   if (!ctx.withoutData) return;
   if (vertex.readsData) ctx.dataReads++;
-  if (vertex.tainted) ctx.taint++;
-  else if (vertex.inDataSpace()) {
+  if (vertex.tainted) {
+    ctx.taint++;
+    // A field of the descriptor's space that is not final (`[...] & list.UniqueItems()`) is a read of data too.
+    if (vertex.inDataSpace()) ctx.dataReads++;
+  } else if (vertex.inDataSpace()) {
     const value = vertex.value;
     const extensible = value === vertex ? vertex.mayReceiveData() : !isScalar(value);
     if (extensible || vertex.state !== 'done') {
