@@ -76,9 +76,9 @@ function resolveDefault(value: Inspected): Inspected {
 
 /**
  * `at=` is followed by the caller: `path` is where the target is. `code=` may list alternatives: `incomplete|eval`.
- * Without `any`, a struct or list whose regular fields (definitions and hidden ones too) or elements hold an error is
- * erroneous too: the conformance files assert `@test(err)` on such values (`e4: [1, 2, ...<=5] & [1, 2, 4, 8]`), as CUE
- * reports them (CUE's AddChildError counts definitions and hidden fields as well).
+ * Without `any`, a struct or list whose regular or required fields (definitions and hidden ones too) or elements hold an
+ * error is erroneous too: the conformance files assert `@test(err)` on such values (`e4: [1, 2, ...<=5] & [1, 2, 4, 8]`),
+ * as CUE reports them (CUE's AddChildError counts definitions and hidden fields as well, and every arc up to ArcRequired).
  */
 function checkError(attribute: TestAttribute, target: Inspected, path: Path): Failure | undefined {
   const code = attribute.options.get('code');
@@ -125,7 +125,7 @@ function bottomsIn(value: Inspected, path: Path, all: boolean): { error: Extract
     case 'bottom':
       return [{ error: value, path }];
     case 'struct': {
-      const fields = value.fields.filter((field) => all || field.constraint === '').flatMap((field) => bottomsIn(field.value, [...path, field.label], all));
+      const fields = value.fields.filter((field) => all || field.constraint !== '?').flatMap((field) => bottomsIn(field.value, [...path, field.label], all));
       return value.error ? [{ error: value.error, path }, ...fields] : fields;
     }
     case 'list':

@@ -168,6 +168,16 @@ export const CORPUS: readonly CorpusPolicy[] = [
     compliant: { config: '{"a": [1, 2.5]}', settings: 'replicas: 3', defaults: '{"replicas":2,"tags":["a","b"]}' },
   },
   {
+    name: 'a definition declaring a field by a computed label beside a pattern constraint (closed together)',
+    script: '_default: "dev"\n#Envs: {[string]: {replicas: int, image?: string}}\n#Envs: {"\\(_default)": replicas: 1}\nenvs: #Envs\n',
+    compliant: { envs: { dev: { replicas: 1, image: 'a' }, prod: { replicas: 2 } } },
+  },
+  {
+    name: 'a field whose label is an optional field of the descriptor',
+    script: 'namespace?: string\nquotas: {(namespace): {cpu: int & <=8}}\n',
+    compliant: { namespace: 'ns1', quotas: { ns1: { cpu: 4 } } },
+  },
+  {
     name: 'RE2 syntax JavaScript does not read: inline flags, a POSIX class, \\z, \\pL',
     script: 'name: =~"^(?i)dp-[[:alnum:]]+\\\\z"\nowner: =~"^\\\\pL+$"\nversion: =~"^v(?-i:[0-9])"\n',
     compliant: { name: 'DP-x1', owner: 'Alice', version: 'v1' },

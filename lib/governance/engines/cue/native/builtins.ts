@@ -877,9 +877,11 @@ const or: Builtin = {
   arity: 1,
   call: ([value], at) => {
     const target = defaultOf(value);
+    // A list not known yet: CUE calls or() with the elements it has so far, and fails the call (`error in call to or`).
+    if (isBottom(target) && target.code === 'incomplete') return bottom(`error in call to or: ${target.message}`, [at], 'incomplete');
     if (!(target instanceof Vertex) || !target.isList) return isBottom(target) ? target : bottom('or: argument must be a list', [at]);
     const elements = target.elements().map(readWithDefinitions);
-    if (elements.length === 0) return bottom('empty list in call to or', [at]);
+    if (elements.length === 0) return bottom('empty list in call to or', [at], 'incomplete');
     return disjunction(
       elements,
       elements.map(() => false),

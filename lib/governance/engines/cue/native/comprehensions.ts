@@ -7,6 +7,9 @@ import { defaultOf, evalExpr, noteRead, resolveReference, sourceText, valueOf } 
 import { BOOL, type Bottom, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
 import { type CloseGroup, type Env, Vertex } from './vertex';
 
+/** The errors of comprehensions that failed (a condition that is an error): the struct keeps its fields beside them (inspect.ts). */
+export const comprehensionFailures = new WeakSet<Bottom>();
+
 /**
  * Adds what a comprehension yields to `into`. In a list, `index` is the next element's position
  * and the position after the last yielded element is returned. With `hold`, a comprehension that is
@@ -34,6 +37,7 @@ export function addComprehension(
   if (failed) {
     if (hold && failed.code === 'incomplete' && !yielded) return -1;
     if (failed.code === 'incomplete') into.tainted = true;
+    comprehensionFailures.add(failed);
     into.fail(failed);
   }
   return next;

@@ -35,6 +35,8 @@ export class Context {
   taint = 0;
   /** Counts reads of the descriptor's space that a descriptor could change (the save check). */
   dataReads = 0;
+  /** Vertices being evaluated, one inside another. */
+  open = 0;
 
   constructor(
     readonly maxSteps: number,

@@ -61,6 +61,15 @@ export function declares(scope: StructLit, name: string): boolean {
   return entriesOf(scope).has(name);
 }
 
+/** The errors of references to required fields that are not there. */
+const requiredMissing = new WeakSet<Bottom>();
+
+function missingRequired(label: string, at: Position): Bottom {
+  const error = incomplete(`required field missing: ${label}`, [at]);
+  requiredMissing.add(error);
+  return error;
+}
+
 function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Value {
   for (let e: Env | undefined = env; e; e = e.up) {
     const bound = e.vars?.get(name);
@@ -70,14 +79,14 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
     if (!entry) continue;
     if (entry.kind === 'field') {
       const arc = (e.vertex as Vertex).arc(entry.label, !entry.quoted && isDefinitionLabel(entry.label), !entry.quoted && entry.label.startsWith('_'));
-      // An optional field is a constraint, not a value: reading it is incomplete until it is there,
-      // which a descriptor may make it (the save check: what reads it is not settled).
-      if (!arc.regular && !arc.definition) {
+      // An optional or required field is a constraint, not a value: reading it is incomplete until it is there,
+      // which a descriptor may make it (the save check: what reads it is not settled); a required definition too (`#D!:`).
+      if (!arc.regular && (!arc.definition || arc.required)) {
         if (arc.ctx.withoutData) {
           arc.ctx.taint++;
           arc.ctx.dataReads++;
         }
-        return incomplete(arc.required ? `required field missing: ${entry.label}` : `cannot reference optional field: ${entry.label}`, [at]);
+        return arc.required ? missingRequired(entry.label, at) : incomplete(`cannot reference optional field: ${entry.label}`, [at]);
       }
       return arc;
     }
@@ -119,8 +128,11 @@ export function noteRead(vertex: Vertex): void {
   const { ctx } = vertex;
   if (!ctx.withoutData) return;
   if (vertex.readsData) ctx.dataReads++;
-  if (vertex.tainted) ctx.taint++;
-  else if (vertex.inDataSpace()) {
+  if (vertex.tainted) {
+    ctx.taint++;
+    // A field of the descriptor's space that is not final (`[...] & list.UniqueItems()`) is a read of data too.
+    if (vertex.inDataSpace()) ctx.dataReads++;
+  } else if (vertex.inDataSpace()) {
     const value = vertex.value;
     const extensible = value === vertex ? vertex.mayReceiveData() : !isScalar(value);
     if (extensible || vertex.state !== 'done') {
@@ -155,6 +167,9 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
       if (value.t === 'top' || (value.t === 'constraint' && value.kinds !== INT && value.kinds !== NUMBER && value.kinds !== STRING)) {
         return bottom(`invalid index ${sourceText(expr.index) ?? formatValue(value)} (invalid type ${typeName(value)})`, [startOf(expr), expr.index.at]);
       }
+      // A label of the right kind that is not concrete yet (CUE's LabelFromValue).
+      if (value.t === 'constraint')
+        return incomplete(`invalid non-ground value ${formatValue(value)} (must be concrete ${value.kinds === STRING ? 'string' : 'int'})`, [expr.index.at]);
       const index = concrete(value, 'index', expr.index.at);
       if (isBottom(index)) return index;
       if (index.t === 'num') {
@@ -227,13 +242,15 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
     // An open list a validator finds incomplete (`[...] & list.MinItems(1)`) has nothing past its end yet, as CUE says: still incomplete.
     if (index && isBottom(resolved) && resolved.code === 'incomplete' && target.isList && target.listOpen && !target.arcAt(name))
       return incomplete(`index out of range [${name}] with length ${target.elements().length}`, [at]);
+    // A field that is a required field not there has not the field asked either (CUE looks it up in that field's): `undefined field`.
+    if (!index && isBottom(resolved) && requiredMissing.has(resolved)) return incomplete(`undefined field: ${selectorText(name)}`, [at]);
     return select(resolved, name, at, index, ref);
   }
   noteRead(resolved);
   if (index && !resolved.isList) return bottom(`invalid index ${name} (found ${kindName(kindOf(resolved))}, want list)`, [at]);
   if (!index && resolved.isList) return bottom(`undefined field: ${selectorText(name)}`, [at]);
   const arc = resolved.arcAt(key);
-  if (!arc || (!arc.regular && !arc.definition && !arc.hidden)) {
+  if (!arc || (!arc.regular && ((!arc.definition && !arc.hidden) || arc.required))) {
     if (index) return bottom(`index out of range [${name}] with length ${resolved.elements().length}`, [at], resolved.listOpen ? 'incomplete' : 'eval');
     // A closed struct will never have it, unless a pattern allows it; an open one may yet (CUE's Accept).
     if (resolved.isClosed() && !arc && !resolved.patterns.some((pattern) => labelMatches(pattern, name, resolved)))
@@ -242,7 +259,7 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
       resolved.ctx.taint++;
       resolved.ctx.dataReads++;
     }
-    if (arc) return incomplete(arc.required ? `required field missing: ${selectorText(name)}` : `cannot reference optional field: ${selectorText(name)}`, [at]);
+    if (arc) return arc.required ? missingRequired(selectorText(name), at) : incomplete(`cannot reference optional field: ${selectorText(name)}`, [at]);
     return incomplete(`undefined field: ${name}`, [at]);
   }
   return arc;
@@ -606,6 +623,9 @@ function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): 
   if (op !== '=~' && op !== '!~' && writtenType(expr.operand, operand))
     return bottom(`invalid operand ${formatValue(operand)} ('${op}' requires concrete value)`, [startOf(expr.operand)]);
   const value = concrete(operand, op, expr.at, op === '-' || op === '+' ? NUMBER : op === '!' ? BOOL : TOP_KINDS);
+  // A bound's operand is named as written (CUE's BoundExpr): `>s` with `s: string`.
+  if (isBottom(value) && value.code === 'incomplete' && op !== '-' && op !== '+' && op !== '!' && !isBottom(defaultOf(operand)))
+    return incomplete(`non-concrete value ${sourceText(expr.operand) ?? formatValue(operand)} for bound ${op}`, [startOf(expr.operand)]);
   if (isBottom(value)) return value;
   switch (op) {
     case '-':

@@ -1,4 +1,5 @@
 import type { StructLit } from './ast';
+import { comprehensionFailures } from './comprehensions';
 import { Context } from './context';
 import { patternMatcher } from './expressions';
 import { compileFile } from './program';
@@ -24,7 +25,7 @@ export type Inspected =
   /**
    * `closed`: closed by a definition or close(); `open`: has `...`. `patterns`: the pattern constraints' labels as CUE text.
    * `embedded`: a scalar or list with definitions or hidden fields beside it (`{5, #d: 1}`), the fields being those.
-   * `error`: the struct is incomplete (a comprehension in it is not known yet) but keeps the fields it has, as in CUE.
+   * `error`: the struct is incomplete (a comprehension in it is not known yet) or a comprehension in it failed, but keeps the fields it has, as in CUE.
    */
   | {
       readonly kind: 'struct';
@@ -108,9 +109,10 @@ function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: 
         embedded,
       };
     }
-    // CUE keeps the fields of a struct that is incomplete (its value is the error, its arcs remain).
-    const incompleteStruct = isBottom(value) && value.code === 'incomplete' && target.isStruct && !target.isList && target.arcs.size > 0;
-    if (value === target || incompleteStruct) {
+    // CUE keeps the fields of a struct that is incomplete, or whose comprehension failed (its value is the error, its arcs remain).
+    const erroneousStruct =
+      isBottom(value) && (value.code === 'incomplete' || comprehensionFailures.has(value)) && target.isStruct && !target.isList && target.arcs.size > 0;
+    if (value === target || erroneousStruct) {
       if (target.isList) return list();
       const fields = [...target.arcs.values()].map((arc) => field(arc, depth, maxDepth, file));
       const struct = {

@@ -6,12 +6,12 @@
  * the value it is unified into. Disjunctions of structs are evaluated by forking the vertex, one
  * copy per disjunct, and keeping the copies without errors.
  */
-import type { Comprehension, Decl, Expr, ListLit, StructLit } from './ast';
+import type { Comprehension, Decl, Expr, Field, ListLit, StructLit } from './ast';
 import { addComprehension } from './comprehensions';
 import type { Context } from './context';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
 import { sameVertex } from './equality';
-import { bareValidator, defaultOf, evalExpr, labelMatches, letBinding, noteRead, patternMatcher, resolveReference, startOf } from './expressions';
+import { bareValidator, defaultOf, evalExpr, labelMatches, letBinding, noteRead, patternMatcher, resolveReference, sourceText, startOf } from './expressions';
 import { InvalidRegexp } from './regexps';
 import { crossDisjunction, disjunction, unifyScalars } from './scalars';
 import type { Position } from './scanner';
@@ -185,6 +185,19 @@ interface ListPart {
   readonly at: Position;
 }
 
+/** A field expanded here, and how many of its conjuncts were added. */
+interface Insertion {
+  readonly target: Vertex;
+  /** The keys from the vertex it was expanded into, when it is a field of that one. */
+  readonly path: string[];
+  count: number;
+  readonly closed: boolean;
+  readonly group?: CloseGroup;
+  readonly origin?: object;
+  readonly embedded: boolean;
+  readonly via: Via;
+}
+
 interface PendingDisjunction {
   readonly disjuncts: readonly { readonly conjunct: Conjunct; readonly isDefault: boolean }[];
 }
@@ -192,7 +205,7 @@ interface PendingDisjunction {
 interface Work {
   readonly pending: Conjunct[];
   readonly comprehensions: { comp: Comprehension; env: Env; closed: boolean; group: CloseGroup; origin?: object }[];
-  dynamic: { label: Expr; env: Env; field: Expr; constraint?: '?' | '!'; closed: boolean; group: CloseGroup; at: Position }[];
+  dynamic: { label: Expr; decl: Field; env: Env; closed: boolean; group: CloseGroup; origin?: object }[];
   readonly disjunctions: PendingDisjunction[];
   readonly lists: ListPart[];
   /**
@@ -205,6 +218,8 @@ interface Work {
   /** Where the structs and lists unified into this vertex were written. */
   readonly shapes: Position[];
   originGroups?: Map<object, CloseGroup>;
+  /** The fields of this vertex it expanded: what is added to them meanwhile is added here too. */
+  insertions?: Insertion[];
   /** The fields it had when a comprehension of its own ranged over it: it may have no others. */
   frozenFields?: Set<string>;
   /** A struct literal of comprehensions only was unified here: a struct unless something else decides (`{if false {a: 1}}` is `{}`). */
@@ -511,6 +526,17 @@ export class Vertex {
       // A list or struct already (a descriptor's): a builtin reading it is given it, and says what it cannot use.
       return this.isList !== this.isStruct ? this : bottom('cycle detected', [], 'cycle');
     }
+    this.ctx.open++;
+    try {
+      const value = this.evaluateNew();
+      // Read from outside every cycle, one left unresolved through a field with a bound is that bound not concrete (CUE reads it).
+      return this.ctx.open === 1 && isBottom(value) && partialCycles.has(value) ? { ...value, code: 'incomplete' } : value;
+    } finally {
+      this.ctx.open--;
+    }
+  }
+
+  private evaluateNew(): Value {
     this.state = 'evaluating';
     this.ctx.step();
     if (this.depth > this.ctx.maxDepth) {
@@ -585,12 +611,19 @@ export class Vertex {
   }
 
   private ownValue(): Value {
+    // A structural cycle into a field that is no struct is that conflict first (`x: #X & Y` with `#X: int`, as CUE reports it).
+    if (this.error?.code === 'structural-cycle' && isBottom(this.shape())) return this.shape();
     if (this.error && this.error.code !== 'incomplete' && this.error.code !== 'cycle') return this.error;
     const value = this.shape();
     if (isBottom(value)) return value;
     if (this.inherited && this.inherited.code !== 'incomplete' && this.inherited.code !== 'cycle') return this.inherited;
     // A cycle through a field still being evaluated leaves a concrete value standing (revisitLater).
     if (this.inherited?.code === 'cycle' && !this.error && isScalar(value)) return value;
+    if (this.inherited?.code === 'cycle' && !this.error && value.t === 'constraint') {
+      const partial = { ...this.inherited, message: `non-concrete value ${formatValue(value)} in a cycle` };
+      partialCycles.add(partial);
+      return partial;
+    }
     return this.error ?? this.inherited ?? value;
   }
 
@@ -619,7 +652,12 @@ export class Vertex {
         if (isBottom(scalar)) return scalar;
         const shown = this.isList ? '[...]' : '{...}';
         const at = [...(scalar.t === 'constraint' ? scalar.at : []), ...this.work.shapes];
-        return bottom(`conflicting values ${formatValue(scalar)} and ${shown} (mismatched types ${kindName(kindOf(scalar))} and ${kindName(kind)})`, at);
+        const conflict = (value: Value) =>
+          `conflicting values ${formatValue(value)} and ${shown} (mismatched types ${kindName(kindOf(value))} and ${kindName(kind)})`;
+        // Each disjunct conflicts: an empty disjunction, as CUE words it.
+        if (scalar.t === 'disj')
+          return { ...bottom(`${scalar.values.length} errors in empty disjunction: ${conflict(scalar.values[0])}`, at), count: scalar.values.length + 1 };
+        return bottom(conflict(scalar), at);
       }
       return this;
     }
@@ -633,11 +671,20 @@ export class Vertex {
 
   /** Adds what is pending, then the fields with computed labels (whose labels may read those). */
   private settle(): void {
+    // Not once a disjunction is met: a disjunct would insert what it chose (`{y: 1 | {y: 1}, y}` is {y: 1}).
+    do this.settleAdded();
+    while (this.work.insertions && this.work.disjunctions.length === 0 && this.reinsert(this.work.insertions));
+  }
+
+  private settleAdded(): void {
     while (this.work.pending.length > 0 || this.work.dynamic.length > 0) {
       while (this.work.pending.length > 0) this.add(this.work.pending.shift() as Conjunct);
       const dynamic = this.work.dynamic;
       this.work.dynamic = [];
-      for (const field of dynamic) this.addDynamic(field);
+      // A label not known yet waits while the others add fields (`(x.foo): 1` with `(x.baz): "foo"`), then is incomplete.
+      const held = dynamic.filter((field) => !this.addDynamic(field, false));
+      if (held.length < dynamic.length) this.work.dynamic.push(...held);
+      else for (const field of held) this.addDynamic(field, true);
     }
   }
 
@@ -747,6 +794,7 @@ export class Vertex {
       if (expanded[index] === target && (expanded[index + 1] === conjunct.group || !conjunct.embedded)) return;
     for (let v = this.parent; v; v = v.parent) {
       if (v === target || v.original === target) {
+        this.isStruct ||= v.isStruct;
         this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
         return;
       }
@@ -796,7 +844,20 @@ export class Vertex {
     // (`{A & {err: 2}}` with `A: #B` closes to #B).
     const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !target.sealed;
     const via: Via = { target, shared: alone && this.mayShare(target, conjunct), up: conjunct.via };
-    for (const inner of target.conjuncts)
+    const insertion: Insertion = { target, path: [], count: 0, closed, group, origin, embedded, via };
+    this.insert(insertion, target);
+    // A field of this one (`{a, a: b: 1}`): what this one adds to it is inserted in turn (CUE's notification, insertion.txtar).
+    for (let v = target.parent, key = target.key; v && v.depth >= this.depth; key = v.key, v = v.parent) {
+      insertion.path.unshift(key);
+      if (v === this) (this.work.insertions ??= []).push(insertion);
+    }
+  }
+
+  /** Adds the conjuncts of an expanded field (or of what it became once more was added to it) not added yet. */
+  private insert(insertion: Insertion, from: Vertex): void {
+    const { target, closed, group, origin, embedded, via } = insertion;
+    for (let index = insertion.count; index < from.conjuncts.length; index++) {
+      const inner = from.conjuncts[index];
       this.work.pending.push({
         expr: inner.expr,
         env: inner.env,
@@ -806,6 +867,26 @@ export class Vertex {
         embedded,
         via,
       });
+    }
+    insertion.count = from.conjuncts.length;
+  }
+
+  /** Inserts what was added to the fields of this one it expanded; whether there was any. */
+  private reinsert(insertions: Insertion[]): boolean {
+    let grown = false;
+    for (const insertion of insertions) {
+      let at = this.arcAt(insertion.path[0]);
+      for (const key of insertion.path.slice(1)) {
+        if (!at) break;
+        if (at.state === 'new') at.evaluate();
+        at = at.arcAt(key);
+      }
+      if (at && at.conjuncts.length > insertion.count) {
+        this.insert(insertion, at);
+        grown = true;
+      }
+    }
+    return grown;
   }
 
   /**
@@ -1036,7 +1117,7 @@ export class Vertex {
             if (own) (group.ownPatterns ??= []).push(pattern);
             if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
           } else {
-            this.work.dynamic.push({ label: label.expr, env, field: decl.value, constraint: decl.constraint, closed: conjunct.closed, group, at: decl.at });
+            this.work.dynamic.push({ label: label.expr, decl, env, closed: conjunct.closed, group, origin: within });
           }
           break;
         }
@@ -1074,20 +1155,31 @@ export class Vertex {
     return group;
   }
 
-  private addDynamic(dynamic: Work['dynamic'][number]): void {
+  /** Adds a field with a computed label; false when its label is not concrete yet and this is not the last try. */
+  private addDynamic(dynamic: Work['dynamic'][number], last: boolean): boolean {
     const label = defaultOf(evalExpr(dynamic.label, dynamic.env, this));
-    if (isBottom(label)) {
-      if (label.code !== 'incomplete') this.fail(label);
-      else this.tainted = true;
-      return;
+    if (isBottom(label) ? label.code === 'incomplete' : !isScalar(label) && !(label instanceof Vertex)) {
+      if (!last) return false;
+      // The struct is incomplete, as in CUE (a descriptor may still make the label concrete).
+      this.tainted = true;
+      const found = isBottom(label) ? `_|_(${label.message})` : formatValue(label);
+      this.fail(bottom(`key value of dynamic field must be concrete, found ${found}`, [startOf(dynamic.label)], 'incomplete'));
+      return true;
     }
-    if (label.t !== 'string') {
-      this.fail(bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid label type ${kindName(kindOf(label))}`, [dynamic.at]));
-      return;
+    if (isBottom(label) || label.t !== 'string') {
+      const source = sourceText(dynamic.label) ?? formatValue(label);
+      const kind = kindName(kindOf(label));
+      this.fail(
+        isBottom(label)
+          ? label
+          : bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid index ${source} (invalid type ${kind})`, [dynamic.decl.at]),
+      );
+      return true;
     }
     this.isStruct = true;
-    this.arc(label.v).addConjunct({ expr: dynamic.field, env: dynamic.env, closed: dynamic.closed }, dynamic.constraint);
+    this.arc(label.v).addConjunct({ expr: dynamic.decl.value, env: dynamic.env, closed: dynamic.closed, origin: dynamic.origin }, dynamic.decl.constraint);
     dynamic.group.declare(label.v);
+    return true;
   }
 
   private applyPatterns(): void {
@@ -1207,7 +1299,7 @@ export class Vertex {
     const active = this.groups.filter((group) => group.active && !group.open);
     if (active.length === 0 || !this.isStruct) return;
     for (const arc of this.arcs.values()) {
-      if (arc.hidden || arc.definition || !arc.regular) continue;
+      if (arc.hidden || arc.definition || (!arc.regular && !arc.required)) continue;
       const allowed = active.every((group) => group.allows(arc.label, this));
       if (!allowed) arc.notAllowed = bottom('field not allowed', declarations(arc));
     }
@@ -1298,6 +1390,9 @@ export function listOf(from: Vertex, values: readonly Value[], env: Env, at: Pos
   list.evaluate();
   return list;
 }
+
+/** Cycle errors through a field with a bound (`c: a + b & >=5`): incomplete once read from outside the cycle, as in CUE. */
+const partialCycles = new WeakSet<Bottom>();
 
 const CODE_ORDER: readonly ErrorCode[] = ['eval', 'user', 'structural-cycle', 'incomplete', 'cycle'];
 
