@@ -17,7 +17,7 @@ import YAML from 'yaml';
 import { CueEngine } from '#lib/governance/engines/cue/cue-engine';
 import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
 import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
-import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/regexps';
+import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/internal/re2';
 import type { EngineEntity, EngineResource, EngineResult } from '#lib/governance/engines/engine';
 
 const DBT = readFileSync(new URL('../tests/fixtures/witboost-policies-gallery/actual_policies/dbt.cue', import.meta.url), 'utf8');

@@ -1,6 +1,6 @@
-import type { Expr, Field, StructLit } from '#lib/governance/engines/cue/native/ast';
-import type { Inspected } from '#lib/governance/engines/cue/native/inspect';
-import { parseExpression } from '#lib/governance/engines/cue/native/parser';
+import type { Expr, Field, StructLit } from '#lib/governance/engines/cue/native/syntax/ast';
+import type { Inspected } from '#lib/governance/engines/cue/native/export/inspect';
+import { parseExpression } from '#lib/governance/engines/cue/native/syntax/parser';
 
 import { parseTestAttribute, type Path, type TestAttribute } from './cue-test-attributes';
 

@@ -4,9 +4,9 @@ import path from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import type { File } from '#lib/governance/engines/cue/native/ast';
-import { type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/inspect';
-import { parseFile } from '#lib/governance/engines/cue/native/parser';
+import type { File } from '#lib/governance/engines/cue/native/syntax/ast';
+import { type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/export/inspect';
+import { parseFile } from '#lib/governance/engines/cue/native/syntax/parser';
 
 import { checkAssertion, type Failure } from '../support/cue-assertion-checks';
 import { type Assertion, assertionsOf } from '../support/cue-test-attributes';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { MAX_OUTPUT } from '#lib/governance/engines/cue/native/context';
+import { MAX_OUTPUT } from '#lib/governance/engines/cue/native/evaluation/context';
 import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
 
 import { compiled, PASS, vet } from '../support/native-cue';

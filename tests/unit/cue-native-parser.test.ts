@@ -3,9 +3,9 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import type { Field } from '#lib/governance/engines/cue/native/ast';
-import { parseExpression, parseFile } from '#lib/governance/engines/cue/native/parser';
-import { CueSyntaxError } from '#lib/governance/engines/cue/native/scanner';
+import type { Field } from '#lib/governance/engines/cue/native/syntax/ast';
+import { parseExpression, parseFile } from '#lib/governance/engines/cue/native/syntax/parser';
+import { CueSyntaxError } from '#lib/governance/engines/cue/native/syntax/scanner';
 
 import { cueInputsOf } from '../support/txtar';
 

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
-import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/regexps';
+import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/internal/re2';
 
 import { compiled, PASS, vet } from '../support/native-cue';
 

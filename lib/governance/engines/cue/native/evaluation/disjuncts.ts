@@ -4,7 +4,7 @@
  * term is marked, the terms that are not contribute no default; when none is, each term's own
  * defaults remain (`*"a" | (*"b" | "c")` is `*"a" | "b" | "c"`; `(*"a" | "b") | "c"` keeps `*"a"`).
  */
-import type { Expr } from './ast';
+import type { Expr } from '../syntax/ast';
 
 export interface Term<T> {
   readonly value: T;

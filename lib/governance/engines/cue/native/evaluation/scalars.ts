@@ -2,8 +2,8 @@
  * Unification of values that are not structs or lists (spec.md, "Unification", "Bounds",
  * "Disjunction"), with CUE's own messages for conflicts.
  */
-import { InvalidRegexp } from './regexps';
-import type { Position } from './scanner';
+import { InvalidRegexp } from '../internal/re2';
+import type { Position } from '../syntax/scanner';
 import {
   bottom,
   type Bound,

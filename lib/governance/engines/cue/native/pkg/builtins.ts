@@ -5,17 +5,17 @@
  */
 import { isIP } from 'node:net';
 
-import { Context } from './context';
-import { decimalArithmetic, DecimalError, isMultipleOf } from './decimal';
-import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
-import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
-import { parseExpression } from './parser';
-import { InvalidRegexp, quoteMeta, type Regexp, regexpOf } from './regexps';
-import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
-import type { Position } from './scanner';
-import { formatBigInt, formatGoFloat, formattedLength, goQuote, NumberError, parseGoFloat, parseGoInt, parseGoUint } from './strconv';
-import { durationError, isRfc3339 } from './times';
-import { mapWordStarts, splitFields, toLower, toLowerRune, toTitleRune, toUpper, trimSpace } from './unicode';
+import { Context } from '../evaluation/context';
+import { decimalArithmetic, DecimalError, isMultipleOf } from '../internal/decimal';
+import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from '../export/encodings';
+import { defaultOf, noteRead, structurallyEqual, valueOf } from '../evaluation/expressions';
+import { parseExpression } from '../syntax/parser';
+import { InvalidRegexp, quoteMeta, type Regexp, regexpOf } from '../internal/re2';
+import { constraint, disjunction, kindConstraint, unifyScalars } from '../evaluation/scalars';
+import type { Position } from '../syntax/scanner';
+import { formatBigInt, formatGoFloat, formattedLength, goQuote, NumberError, parseGoFloat, parseGoInt, parseGoUint } from '../internal/go-numbers';
+import { durationError, isRfc3339 } from '../internal/times';
+import { mapWordStarts, splitFields, toLower, toLowerRune, toTitleRune, toUpper, trimSpace } from '../internal/unicode';
 import {
   BOOL,
   type Bottom,
@@ -41,8 +41,8 @@ import {
   typeName,
   validationError,
   type Value,
-} from './values';
-import { firstError, listOf, Vertex, withAttached } from './vertex';
+} from '../evaluation/values';
+import { firstError, listOf, Vertex, withAttached } from '../evaluation/vertex';
 
 /** `list`: its elements' values; `listValue`: the list itself (whether it is open). */
 type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers';

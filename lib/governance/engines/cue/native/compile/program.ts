@@ -2,15 +2,15 @@
  * A CUE file made ready to evaluate: parsed, its imports bound, every reference checked against
  * the scopes it is written in, and what the native evaluator does not do detected up front.
  */
-import type { Clause, Decl, Expr, File, StructLit } from './ast';
-import { CUE_STANDARD_LIBRARY, PACKAGES, universe } from './builtins';
-import { declares } from './expressions';
-import { parseFile } from './parser';
-import { regexpOf, UnsupportedRegexp } from './regexps';
-import { CueSyntaxError, type Position } from './scanner';
-import type { Package } from './values';
-import { formatPath } from './verdict';
-import type { Env } from './vertex';
+import type { Clause, Decl, Expr, File, StructLit } from '../syntax/ast';
+import { CUE_STANDARD_LIBRARY, PACKAGES, universe } from '../pkg/builtins';
+import { declares } from '../evaluation/expressions';
+import { parseFile } from '../syntax/parser';
+import { regexpOf, UnsupportedRegexp } from '../internal/re2';
+import { CueSyntaxError, type Position } from '../syntax/scanner';
+import type { Package } from '../evaluation/values';
+import { formatPath } from '../export/verdict';
+import type { Env } from '../evaluation/vertex';
 
 export interface Program {
   readonly lit: StructLit;

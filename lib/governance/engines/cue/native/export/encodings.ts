@@ -6,10 +6,10 @@
  */
 import { Document, isMap, isScalar as isYamlScalar, isSeq, type Node as YamlNode, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 
-import { defaultOf, valueOf } from './expressions';
-import { parseExpression } from './parser';
-import { type Bottom, bottom, formatNumber, formatValue, incomplete, isBottom, isScalar, type Scalar as CueScalar, type Value } from './values';
-import { Vertex } from './vertex';
+import { defaultOf, valueOf } from '../evaluation/expressions';
+import { parseExpression } from '../syntax/parser';
+import { type Bottom, bottom, formatNumber, formatValue, incomplete, isBottom, isScalar, type Scalar as CueScalar, type Value } from '../evaluation/values';
+import { Vertex } from '../evaluation/vertex';
 
 /** A concrete value: scalars, lists (arrays) and structs (maps, in field order). */
 export type Exported = CueScalar | Exported[] | Map<string, Exported>;

@@ -3,10 +3,10 @@
  * first (and alone, as CUE stops there), required fields that are missing, then, for `vet -c`,
  * every regular field that is not concrete.
  */
-import { defaultOf } from './expressions';
-import type { Position } from './scanner';
-import { type Bottom, formatValue, isBottom, isScalar, type Value } from './values';
-import { Vertex } from './vertex';
+import { defaultOf } from '../evaluation/expressions';
+import type { Position } from '../syntax/scanner';
+import { type Bottom, formatValue, isBottom, isScalar, type Value } from '../evaluation/values';
+import { Vertex } from '../evaluation/vertex';
 
 export interface Finding {
   readonly path: readonly string[];

@@ -2,8 +2,8 @@
  * The values of the native evaluator (spec.md, "Values"): scalars, non-concrete scalar constraints
  * (types, bounds, validators), disjunctions and errors. Structs and lists are vertices (vertex.ts).
  */
-import type { InvalidRegexp, Regexp } from './regexps';
-import type { Position } from './scanner';
+import type { InvalidRegexp, Regexp } from '../internal/re2';
+import type { Position } from '../syntax/scanner';
 import type { Vertex } from './vertex';
 
 const NULL = 1;

@@ -2,13 +2,13 @@
  * Expressions (spec.md, "Expressions"): references resolved through the scopes they were written
  * in, operators, bounds, interpolation, calls of builtins.
  */
-import type { Expr, ScopeEntry, StructLit } from './ast';
-import { universe } from './builtins';
-import { decimalArithmetic, type DecimalOp } from './decimal';
+import type { Expr, ScopeEntry, StructLit } from '../syntax/ast';
+import { universe } from '../pkg/builtins';
+import { decimalArithmetic, type DecimalOp } from '../internal/decimal';
 import { combineDefaults, disjunctsOf } from './disjuncts';
-import { InvalidRegexp, regexpOf } from './regexps';
+import { InvalidRegexp, regexpOf } from '../internal/re2';
 import { constraint, disjunction, unifyScalars } from './scalars';
-import type { Position } from './scanner';
+import type { Position } from '../syntax/scanner';
 import {
   BOOL,
   type Bottom,

@@ -1,11 +1,11 @@
-import type { StructLit } from './ast';
-import { comprehensionFailures } from './comprehensions';
-import { Context } from './context';
-import { patternMatcher } from './expressions';
-import { compileFile } from './program';
-import { type Bottom, formatConstraint, formatNumber, formatValue, isBottom, kindName, type Validator, type Value } from './values';
+import type { StructLit } from '../syntax/ast';
+import { comprehensionFailures } from '../evaluation/comprehensions';
+import { Context } from '../evaluation/context';
+import { patternMatcher } from '../evaluation/expressions';
+import { compileFile } from '../compile/program';
+import { type Bottom, formatConstraint, formatNumber, formatValue, isBottom, kindName, type Validator, type Value } from '../evaluation/values';
 import { formatPath } from './verdict';
-import { Vertex } from './vertex';
+import { Vertex } from '../evaluation/vertex';
 
 /**
  * A whole evaluated CUE file as plain data, for CUE's conformance tests (tests/unit/cue-conformance.test.ts):

@@ -2,7 +2,7 @@
  * Comprehensions (spec.md, "Comprehensions"): `for`, `if` and `let` clauses yield their body once
  * per binding, as fields of the enclosing struct or as elements of the enclosing list.
  */
-import type { Clause, Comprehension } from './ast';
+import type { Clause, Comprehension } from '../syntax/ast';
 import { defaultOf, evalExpr, noteRead, resolveReference, sourceText, valueOf } from './expressions';
 import { BOOL, type Bottom, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
 import { type CloseGroup, type Env, Vertex } from './vertex';
