@@ -1,5 +1,5 @@
-import type { Expr, Field, StructLit } from '#lib/governance/engines/cue/native/syntax/ast';
 import type { Inspected } from '#lib/governance/engines/cue/native/export/inspect';
+import type { Expr, Field, StructLit } from '#lib/governance/engines/cue/native/syntax/ast';
 import { parseExpression } from '#lib/governance/engines/cue/native/syntax/parser';
 
 import { parseTestAttribute, type Path, type TestAttribute } from './cue-test-attributes';

@@ -4,8 +4,8 @@ import path from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import type { File } from '#lib/governance/engines/cue/native/syntax/ast';
 import { type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/export/inspect';
+import type { File } from '#lib/governance/engines/cue/native/syntax/ast';
 import { parseFile } from '#lib/governance/engines/cue/native/syntax/parser';
 
 import { checkAssertion, type Failure } from '../support/cue-assertion-checks';

@@ -23,8 +23,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { createCueEngine, type CueEngine } from '#lib/governance/engines/cue/cue-engine';
 import { createCueEvaluators } from '#lib/governance/engines/cue/cue-evaluators';
-import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
 import { compileFile } from '#lib/governance/engines/cue/native/compile/program';
+import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
 import type { EngineResult } from '#lib/governance/engines/engine';
 import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
 

@@ -5,15 +5,15 @@
  */
 import type { EngineResult } from '#lib/governance/engines/engine';
 
-import type { StructLit } from './syntax/ast';
+import { compileFile, type Program, ScriptError, Unsupported } from './compile/program';
 import { BudgetExceeded, Context } from './evaluation/context';
 import { defaultOf } from './evaluation/expressions';
-import { parseExpression } from './syntax/parser';
-import { compileFile, type Program, ScriptError, Unsupported } from './compile/program';
-import { UnsupportedRegexp } from './internal/re2';
 import { formatValue, isBottom, type Value } from './evaluation/values';
-import { collectFindings, type Finding, formatFinding, isSettled } from './export/verdict';
 import { Vertex } from './evaluation/vertex';
+import { collectFindings, type Finding, formatFinding, isSettled } from './export/verdict';
+import { UnsupportedRegexp } from './internal/re2';
+import type { StructLit } from './syntax/ast';
+import { parseExpression } from './syntax/parser';
 
 /** A compiled policy: parsed, references checked, its constant part checked once. Opaque. */
 export interface NativeProgram {

@@ -2,15 +2,17 @@
  * A CUE file made ready to evaluate: parsed, its imports bound, every reference checked against
  * the scopes it is written in, and what the native evaluator does not do detected up front.
  */
-import type { Clause, Decl, Expr, File, StructLit } from '../syntax/ast';
-import { CUE_STANDARD_LIBRARY, PACKAGES, universe } from '../pkg/builtins';
 import { declares } from '../evaluation/expressions';
-import { parseFile } from '../syntax/parser';
-import { regexpOf, UnsupportedRegexp } from '../internal/re2';
-import { CueSyntaxError, type Position } from '../syntax/scanner';
 import type { Package } from '../evaluation/values';
-import { formatPath } from '../export/verdict';
 import type { Env } from '../evaluation/vertex';
+import { formatPath } from '../export/verdict';
+import { regexpOf, UnsupportedRegexp } from '../internal/re2';
+import { CUE_STANDARD_LIBRARY } from '../pkg/packages';
+import { PACKAGES } from '../pkg/packages';
+import type { Clause, Decl, Expr, File, StructLit } from '../syntax/ast';
+import { parseFile } from '../syntax/parser';
+import { CueSyntaxError, type Position } from '../syntax/scanner';
+import { universe } from './predeclared';
 
 export interface Program {
   readonly lit: StructLit;

@@ -2,13 +2,13 @@
  * Expressions (spec.md, "Expressions"): references resolved through the scopes they were written
  * in, operators, bounds, interpolation, calls of builtins.
  */
-import type { Expr, ScopeEntry, StructLit } from '../syntax/ast';
-import { universe } from '../pkg/builtins';
+import { universe } from '../compile/predeclared';
 import { decimalArithmetic, type DecimalOp } from '../internal/decimal';
-import { combineDefaults, disjunctsOf } from './disjuncts';
 import { InvalidRegexp, regexpOf } from '../internal/re2';
-import { constraint, disjunction, unifyScalars } from './scalars';
+import type { Expr, ScopeEntry, StructLit } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
+import { combineDefaults, disjunctsOf } from './disjuncts';
+import { constraint, disjunction, unifyScalars } from './scalars';
 import {
   BOOL,
   type Bottom,

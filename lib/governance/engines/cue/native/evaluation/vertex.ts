@@ -6,15 +6,15 @@
  * the value it is unified into. Disjunctions of structs are evaluated by forking the vertex, one
  * copy per disjunct, and keeping the copies without errors.
  */
+import { InvalidRegexp } from '../internal/re2';
 import type { Comprehension, Decl, Expr, Field, ListLit, StructLit } from '../syntax/ast';
+import type { Position } from '../syntax/scanner';
 import { addComprehension } from './comprehensions';
 import type { Context } from './context';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
 import { sameVertex } from './equality';
 import { bareValidator, defaultOf, evalExpr, labelMatches, letBinding, noteRead, patternMatcher, resolveReference, sourceText, startOf } from './expressions';
-import { InvalidRegexp } from '../internal/re2';
 import { crossDisjunction, disjunction, unifyScalars } from './scalars';
-import type { Position } from '../syntax/scanner';
 import {
   type Bottom,
   bottom,

@@ -7,9 +7,9 @@
 import { Document, isMap, isScalar as isYamlScalar, isSeq, type Node as YamlNode, Pair, parseAllDocuments, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 
 import { defaultOf, valueOf } from '../evaluation/expressions';
-import { parseExpression } from '../syntax/parser';
 import { type Bottom, bottom, formatNumber, formatValue, incomplete, isBottom, isScalar, type Scalar as CueScalar, type Value } from '../evaluation/values';
 import { Vertex } from '../evaluation/vertex';
+import { parseExpression } from '../syntax/parser';
 
 /** A concrete value: scalars, lists (arrays) and structs (maps, in field order). */
 export type Exported = CueScalar | Exported[] | Map<string, Exported>;

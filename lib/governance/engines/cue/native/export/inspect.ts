@@ -1,17 +1,16 @@
-import type { StructLit } from '../syntax/ast';
+import { compileFile } from '../compile/program';
 import { comprehensionFailures } from '../evaluation/comprehensions';
 import { Context } from '../evaluation/context';
 import { patternMatcher } from '../evaluation/expressions';
-import { compileFile } from '../compile/program';
 import { type Bottom, formatConstraint, formatNumber, formatValue, isBottom, kindName, type Validator, type Value } from '../evaluation/values';
-import { formatPath } from './verdict';
 import { Vertex } from '../evaluation/vertex';
+import type { StructLit } from '../syntax/ast';
+import { formatPath } from './verdict';
 
 /**
  * A whole evaluated CUE file as plain data, for CUE's conformance tests (tests/unit/cue-conformance.test.ts):
  * every field finalized, errors kept where they occur.
  */
-
 export type Inspected =
   | InspectedBottom
   | { readonly kind: 'top' }

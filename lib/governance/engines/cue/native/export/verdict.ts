@@ -4,9 +4,9 @@
  * every regular field that is not concrete.
  */
 import { defaultOf } from '../evaluation/expressions';
-import type { Position } from '../syntax/scanner';
 import { type Bottom, formatValue, isBottom, isScalar, type Value } from '../evaluation/values';
 import { Vertex } from '../evaluation/vertex';
+import type { Position } from '../syntax/scanner';
 
 export interface Finding {
   readonly path: readonly string[];

@@ -2,7 +2,6 @@
  * Go's package time as CUE's time builtins use it (pkg/time): time.Parse with the RFC 3339 layouts (time.Time,
  * time.Format) and time.ParseDuration (time.Duration), read from Go's sources, with Go's error messages.
  */
-
 const digitsAt = (text: string, at: number, count: number): boolean => {
   for (let i = at; i < at + count; i++) if (!(text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39)) return false;
   return true;

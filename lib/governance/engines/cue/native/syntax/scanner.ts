@@ -3,7 +3,6 @@
  * identifiers, keywords, numbers with SI/IEC multipliers, (multi-line, raw, byte) strings with
  * interpolations, operators, attributes and comments, with commas inserted at line ends.
  */
-
 export type TokenKind = 'ident' | 'keyword' | 'int' | 'float' | 'string' | 'bottom' | 'attribute' | 'op' | 'comma' | 'eof';
 
 export interface Position {
