@@ -1,4 +1,5 @@
-import { defaultOf, noteRead, valueOf } from '../evaluation/expressions';
+import { defaultOf, valueOf } from '../evaluation/expressions';
+import { noteRead } from '../evaluation/references';
 import { constraint, disjunction, kindConstraint, unifyScalars } from '../evaluation/scalars';
 import { unificationError } from '../evaluation/validate';
 import type { Bound } from '../evaluation/values';

@@ -2,13 +2,12 @@
  * A CUE file made ready to evaluate: parsed, its imports bound, every reference checked against
  * the scopes it is written in, and what the native evaluator does not do detected up front.
  */
-import { declares } from '../evaluation/expressions';
+import { declares } from '../evaluation/references';
 import type { Package } from '../evaluation/values';
 import type { Env } from '../evaluation/vertex';
 import { formatPath } from '../export/verdict';
 import { regexpOf, UnsupportedRegexp } from '../internal/re2';
-import { CUE_STANDARD_LIBRARY } from '../pkg/packages';
-import { PACKAGES } from '../pkg/packages';
+import { CUE_STANDARD_LIBRARY, PACKAGES } from '../pkg/packages';
 import type { Clause, Decl, Expr, File, StructLit } from '../syntax/ast';
 import { parseFile } from '../syntax/parser';
 import { CueSyntaxError, type Position } from '../syntax/scanner';

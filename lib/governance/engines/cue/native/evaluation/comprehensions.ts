@@ -3,7 +3,8 @@
  * per binding, as fields of the enclosing struct or as elements of the enclosing list.
  */
 import type { Clause, Comprehension } from '../syntax/ast';
-import { defaultOf, evalExpr, noteRead, resolveReference, sourceText, valueOf } from './expressions';
+import { defaultOf, evalExpr, sourceText, valueOf } from './expressions';
+import { noteRead, resolveReference } from './references';
 import { BOOL, type Bottom, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
 import { type CloseGroup, type Env, Vertex } from './vertex';
 

@@ -18,6 +18,9 @@ export class BudgetExceeded extends Error {
  */
 export const MAX_OUTPUT = 1_000_000;
 
+/** CUE's limit on the count of a string or bytes multiplication, list.Repeat and strings.Repeat (adt.MaxRepeatCount). */
+export const MAX_REPEAT_COUNT = 1_000_000;
+
 /** Characters of a string a builtin reads or writes per step of the budget. */
 const CHARACTERS_PER_STEP = 16;
 

@@ -9,11 +9,13 @@
 import { InvalidRegexp } from '../internal/re2';
 import type { Comprehension, Decl, Expr, Field, ListLit, StructLit } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
+import { bareValidator } from './calls';
 import { addComprehension } from './comprehensions';
 import type { Context } from './context';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
 import { sameVertex } from './equality';
-import { bareValidator, defaultOf, evalExpr, labelMatches, letBinding, noteRead, patternMatcher, resolveReference, sourceText, startOf } from './expressions';
+import { defaultOf, evalExpr, labelMatches, patternMatcher, sourceText, startOf } from './expressions';
+import { letBinding, noteRead, resolveReference } from './references';
 import { crossDisjunction, disjunction, unifyScalars } from './scalars';
 import {
   type Bottom,

@@ -165,9 +165,6 @@ function chargeSize(ctx: Context, value: Js): void {
   }
 }
 
-/** CUE's limit on the count of list.Repeat and strings.Repeat (adt.MaxRepeatCount). */
-export const MAX_REPEAT_COUNT = 1_000_000;
-
 export const runes = (text: string) => [...text].length;
 export const s = (value: Js) => value as string;
 export const n = (value: Js) => value as number;

@@ -1,6 +1,7 @@
+import { MAX_REPEAT_COUNT } from '../evaluation/context';
 import type { Vertex } from '../evaluation/vertex';
 import { mapWordStarts, splitFields, toLower, toLowerRune, toTitleRune, toUpper, trimSpace } from '../internal/unicode';
-import { CallError, fn, MAX_REPEAT_COUNT, n, pkg, runes, s } from './builtin';
+import { CallError, fn, n, pkg, runes, s } from './builtin';
 
 export const strings = pkg('strings', [
   fn('strings.Contains', ['string', 'string'], ([a, b]) => s(a).includes(s(b)), { validator: true }),
