@@ -9,6 +9,7 @@ import { Context } from './context';
 import { decimalArithmetic, DecimalError, isMultipleOf } from './decimal';
 import { type Exported, exportValue, fromJson, fromYamlSource, isJson, NotConcrete, toJson, toYaml, yamlDocuments } from './encodings';
 import { defaultOf, noteRead, structurallyEqual, valueOf } from './expressions';
+import { bigIntOf, BITS, BitsError } from './math-bits';
 import { parseExpression } from './parser';
 import { InvalidRegexp, quoteMeta, type Regexp, regexpOf } from './regexps';
 import { constraint, disjunction, kindConstraint, unifyScalars } from './scalars';
@@ -45,8 +46,8 @@ import {
 import { firstError, listOf, Vertex, withAttached } from './vertex';
 
 /** `list`: its elements' values; `listValue`: the list itself (whether it is open). */
-type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers';
-type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[];
+type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers' | 'bigint';
+type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[] | bigint;
 
 const PARAM_KINDS: Record<Param, number> = {
   string: STRING,
@@ -60,13 +61,14 @@ const PARAM_KINDS: Record<Param, number> = {
   any: TOP_KINDS,
   strings: STRING,
   numbers: NUMBER,
+  bigint: INT,
 };
 
 class ArgumentError {
   constructor(readonly value: Value) {}
 }
 
-const PARAM_NAMES: Partial<Record<Param, string>> = { strings: 'list', numbers: 'list', listValue: 'list' };
+const PARAM_NAMES: Partial<Record<Param, string>> = { strings: 'list', numbers: 'list', listValue: 'list', bigint: 'int' };
 
 /** An element of a list of strings or numbers, with the messages of CUE's CallCtxt.StringList and DecimalList. */
 function listElement(element: Value, kind: 'string' | 'number', index: number, position: number): string | number {
@@ -105,11 +107,14 @@ function argument(value: Value, param: Param, position: number, name: string): J
   const ok =
     (param === 'string' && picked.t === 'string') ||
     (param === 'bytes' && (picked.t === 'bytes' || picked.t === 'string')) ||
-    (param === 'int' && picked.t === 'num' && picked.int) ||
+    ((param === 'int' || param === 'bigint') && picked.t === 'num' && picked.int) ||
     (param === 'number' && picked.t === 'num') ||
     (param === 'bool' && picked.t === 'bool');
-  if (!ok) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
-  return (picked as { v: string | number | boolean }).v;
+  if (!ok)
+    throw new ArgumentError(
+      bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${PARAM_NAMES[param] ?? param} in argument ${position + 1} to ${name}`),
+    );
+  return param === 'bigint' ? bigIntOf(picked as { v: number }) : (picked as { v: string | number | boolean }).v;
 }
 
 /** A JavaScript result as a CUE value (lists of scalars become list vertices). */
@@ -155,7 +160,7 @@ function fn(
         return toValue(result, from as Vertex, options.returns);
       } catch (error) {
         if (error instanceof ArgumentError) return error.value.t === 'bottom' && error.value.at.length === 0 ? { ...error.value, at: [at] } : error.value;
-        if (error instanceof CallError) {
+        if (error instanceof CallError || error instanceof BitsError) {
           const failed = bottom(`error in call to ${name}: ${error.message}`, [at]);
           // A validator's error is its reason: `invalid value "x" (does not satisfy time.Time): error in call to time.Time: ...`.
           return options.validator ? { ...failed, validation: true } : failed;
@@ -728,9 +733,16 @@ const yaml = pkg('encoding/yaml', [
   fn('yaml.Validate', ['bytes', 'any'], ([text, schema], from) => unifiesCleanly(unmarshalYamlOne(s(text), from), schema as Value, from), { validator: true }),
 ]);
 
+const bits = pkg(
+  'math/bits',
+  Object.entries(BITS).map(([name, member]) =>
+    fn(`bits.${name}`, Array<Param>(member.arity).fill('bigint'), (args, from) => member.call(args as bigint[], from.ctx)),
+  ),
+);
+
 /** The packages the native evaluator has. */
 export const PACKAGES: ReadonlyMap<string, Package> = new Map(
-  [strings, list, math, regexp, strconv, struct, time, net, json, yaml].map((entry) => [entry.path, entry]),
+  [strings, list, math, bits, regexp, strconv, struct, time, net, json, yaml].map((entry) => [entry.path, entry]),
 );
 
 /** CUE's standard library: importing one of these that PACKAGES lacks sends a policy to the WebAssembly path. */
