@@ -232,6 +232,77 @@ describe('builtins follow Go: math.MultipleOf is exact in decimal', () => {
   });
 });
 
+describe('builtins follow Go: math/bits works on integers of any size, as math/big does', () => {
+  const bits = (expression: string, rest = '') => `import "math/bits"\nx: ${expression}\n${rest}`;
+  const bitsHold = (expression: string, value: unknown) => vet(bits(expression), { x: value });
+  const bitsError = (expression: string) => {
+    const result = compileNative(bits(expression));
+    return !result.ok && result.unsupported === undefined ? result.message : undefined;
+  };
+
+  it("shifts, reads and sets bits; a negative integer is in two's complement (the answers are CUE v0.4's)", () => {
+    for (const [expression, value] of [
+      ['bits.Lsh(-3, 2)', -12],
+      ['bits.Rsh(-7, 1)', -4],
+      ['bits.Rsh(-1, 1000)', -1],
+      ['bits.Rsh(1000, 1000)', 0],
+      ['bits.At(-1, 100)', 1],
+      ['bits.At(-5, 2)', 0],
+      ['bits.Set(-5, 2, 1)', -1],
+      ['bits.Set(-1, 1000, 1)', -1],
+      ['bits.Set(0, 3, 0)', 0],
+      ['bits.And(-6, 7)', 2],
+      ['bits.Or(-8, 3)', -5],
+      ['bits.Xor(-1, 5)', -6],
+      ['bits.Clear(15, 5)', 10],
+      ['bits.Clear(-1, 5)', -6],
+      // OnesCount and Len count the bits of the absolute value.
+      ['bits.OnesCount(-1)', 1],
+      ['bits.OnesCount(0)', 0],
+      ['bits.Len(-8)', 4],
+      ['bits.Len(0)', 0],
+    ] as const)
+      expect(bitsHold(expression, value), expression).toEqual(PASS);
+    expect(vet(bits('bits.And(n, 12)', 'n: int\n'), { n: 10, x: 8 })).toEqual(PASS);
+    expect(vet(bits('bits.And(n, 12)', 'n: int\n'), { n: 10, x: 9 })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^x: conflicting values 8 and 9/)],
+    });
+  });
+
+  it('is exact past 2^53: a result keeps its digits, shown and passed to another call', () => {
+    expect(bitsHold('"\\(bits.Lsh(1, 64))"', '18446744073709551616')).toEqual(PASS);
+    expect(bitsHold('"\\(bits.Set(0, 70, 1))"', '1180591620717411303424')).toEqual(PASS);
+    expect(bitsHold('"\\(bits.Set(-1, 70, 0))"', '-1180591620717411303425')).toEqual(PASS);
+    expect(bitsHold('"\\(bits.Or(bits.Lsh(1, 64), 1))"', '18446744073709551617')).toEqual(PASS);
+    expect(bitsHold('bits.Rsh(bits.Lsh(3, 100), 99)', 6)).toEqual(PASS);
+    expect(bitsHold('bits.At(bits.Lsh(1, 80), 80)', 1)).toEqual(PASS);
+    expect(bitsHold('bits.OnesCount(bits.Lsh(255, 70))', 8)).toEqual(PASS);
+    expect(bitsHold('bits.Len(bits.Lsh(1, 64))', 65)).toEqual(PASS);
+  });
+
+  it('refuses what CUE refuses: a float, a negative shift or index, a bit that is not 0 or 1', () => {
+    expect(bitsError('bits.Lsh(1.0, 2)')).toMatch(/^x: cannot use 1.0 \(type float\) as int in argument 1 to bits.Lsh/);
+    expect(bitsError('bits.Lsh("a", 2)')).toMatch(/^x: cannot use "a" \(type string\) as int in argument 1 to bits.Lsh/);
+    expect(bitsError('bits.Lsh(1, -1)')).toMatch(/^x: error in call to bits.Lsh: cannot use -1 \(type int\) as uint64 in argument 1/);
+    expect(bitsError('bits.Lsh(1, 18446744073709551616)')).toMatch(/^x: error in call to bits.Lsh: int 18446744073709551616 overflows uint64/);
+    expect(bitsError('bits.Set(5, -1, 1)')).toMatch(/^x: error in call to bits.Set: negative bit index/);
+    expect(bitsError('bits.Set(5, 1, 2)')).toMatch(/^x: error in call to bits.Set: set bit is not 0 or 1/);
+    expect(bitsError('bits.At(1, 2147483648)')).toMatch(/^x: error in call to bits.At: bit index too large/);
+  });
+
+  it('refuses a result past the output bound before building it (Go would run out of memory)', () => {
+    const shifted = evaluateNative(compiled(bits('bits.Lsh(1, n)', 'n: int\n')), { n: 1_000_000_000 }, { requireConcrete: true, metric: false });
+    expect(shifted).toEqual({
+      satisfiesPolicy: false,
+      isError: true,
+      errors: [`bits.Lsh would make 301029996 characters, more than the native evaluator's limit of ${MAX_OUTPUT}`],
+    });
+    const set = evaluateNative(compiled(bits('bits.Set(0, n, 1)', 'n: int\n')), { n: 1_000_000_000 }, { requireConcrete: true, metric: false });
+    expect(set).toMatchObject({ satisfiesPolicy: false, isError: true, errors: [expect.stringMatching(/^bits.Set would make \d+ characters/)] });
+  });
+});
+
 describe('builtins follow Go: strconv', () => {
   const parseError = (func: string, text: string, reason: string) =>
     new RegExp(`^x: error in call to strconv\\.${func}: strconv\\.${func}: parsing ${JSON.stringify(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${reason}`);

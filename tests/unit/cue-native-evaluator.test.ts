@@ -781,6 +781,26 @@ describe('where the native evaluator said compliant and CUE did not (the differe
   });
 });
 
+describe('a struct that embeds a definition is closed recursively, as in current CUE (issue 2241; not in v0.4)', () => {
+  const policy = '#Meta: {owner: string}\nmeta: {#Meta, labels: team: string}\n';
+  it('closes the fields the definition does not declare, and their structs', () => {
+    expect(vet(policy, { meta: { owner: 'a', labels: { team: 'b' } } })).toEqual(PASS);
+    expect(vet(policy, { meta: { owner: 'a', labels: { team: 'b', other: 'c' } } })).toMatchObject({
+      satisfiesPolicy: false,
+      errors: [expect.stringMatching(/^meta\.labels\.other: field not allowed/)],
+    });
+    expect(vet(policy, { meta: { owner: 'a', labels: { team: 'b' }, other: 1 } })).toMatchObject({ satisfiesPolicy: false });
+  });
+
+  it('leaves open a reference to such a field alone, a definition with `...`, and the fields a definition declares', () => {
+    expect(vet(`${policy}x: meta.labels\n`, { meta: { owner: 'a', labels: { team: 'b' } }, x: { team: 'b', other: 1 } })).toEqual(PASS);
+    expect(vet('#Meta: {owner: string, ...}\nmeta: {#Meta, labels: team: string}\n', { meta: { owner: 'a', labels: { team: 'b', other: 'c' } } })).toEqual(
+      PASS,
+    );
+    expect(vet('#Meta: {labels?: {...}}\nmeta: {#Meta, labels: team: string}\n', { meta: { labels: { team: 'b', other: 'c' } } })).toEqual(PASS);
+  });
+});
+
 describe('where the native evaluator refused what CUE accepts (the differential of issue 34)', () => {
   it('lets a definition with `...` referenced in a conjunction inside another definition open it, as CUE does; one without does not', () => {
     expect(vet('#A: {a: int, ...}\n#B: #A & {a: <10}\nb: #B & {a: 5, c: 1}\n', {})).toEqual(PASS);

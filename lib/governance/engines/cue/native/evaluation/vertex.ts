@@ -149,6 +149,8 @@ export interface Conjunct {
   readonly via?: Via;
   /** The field's own conjunct it was derived from (a disjunct, parentheses, a mark), not through a conjunction. */
   readonly from?: Conjunct;
+  /** Closed only by the struct it is in embedding a definition: a reference to the field alone is open (CUE's reclose2). */
+  readonly reclosed?: boolean;
 }
 
 /**
@@ -271,6 +273,26 @@ const excludesOnlyNull = (bound: Bound): boolean => bound.op === '!=' && bound.v
 
 const isEmbedding = (decl: Decl): boolean => decl.type === 'embed';
 
+/**
+ * The definitions a struct literal embeds when it embeds nothing else (`a: {#D, x: q: 2}`), each a closed struct without
+ * `...` or patterns: such a struct is closed recursively, as the definitions are (CUE's issue 2241), so its own fields
+ * that they do not declare are closed too. Undefined otherwise, or where the fields would join the definitions' own
+ * (`{#A, a: b: 1}` with `#A: a?: #B`), which this does not model.
+ */
+function closingDefinitions(lit: StructLit, env: Env, from: Vertex): Vertex[] | undefined {
+  const embeds = lit.decls.filter((decl) => decl.type === 'embed' || decl.type === 'comprehension');
+  if (embeds.length === 0) return undefined;
+  const targets: Vertex[] = [];
+  for (const decl of embeds) {
+    if (decl.type !== 'embed' || (decl.expr.type !== 'ident' && decl.expr.type !== 'selector') || !isDefinitionLabel(decl.expr.name)) return undefined;
+    const target = resolveReference(decl.expr, env, from);
+    if (!(target instanceof Vertex) || target.state === 'evaluating' || target.evaluate() !== target) return undefined;
+    if (!target.isStruct || !target.isClosed() || target.patterns.length > 0) return undefined;
+    targets.push(target);
+  }
+  return targets;
+}
+
 /** Neither a struct, a list nor a disjunction: unified as a value. */
 const isPlain = (value: Value): boolean => value.t === 'top' || value.t === 'constraint' || isScalar(value);
 
@@ -321,6 +343,7 @@ function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.env, via
     origin: conjunct.origin,
     via: conjunct.via,
     from,
+    reclosed: conjunct.reclosed,
   };
 }
 
@@ -863,7 +886,7 @@ export class Vertex {
       this.work.pending.push({
         expr: inner.expr,
         env: inner.env,
-        closed: inner.closed || closed,
+        closed: (inner.closed && !inner.reclosed) || closed,
         group,
         origin: origin ?? inner.origin ?? (closed ? target : undefined),
         embedded,
@@ -1095,6 +1118,7 @@ export class Vertex {
     // fields it allows (`r: {input: 1, {#deps}}` allows input beside #deps' root, as CUE's splitStruct).
     const within = lit.decls.some(isEmbedding) && !embeddedStruct ? (outer ? new Reference(outer) : group) : outer;
     group.declareFields(lit, own);
+    const closing = conjunct.closed ? undefined : closingDefinitions(lit, env, this);
     for (const decl of lit.decls) {
       switch (decl.type) {
         case 'field': {
@@ -1103,7 +1127,8 @@ export class Vertex {
             const definition = !label.quoted && isDefinitionLabel(label.name);
             const arc = this.arc(label.name, definition, !label.quoted && label.name.startsWith('_'));
             const origin = !definition ? within : conjunct.closed && outer ? definitionOrigin(outer, label.name) : arc;
-            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition, origin, via: conjunct.via }, decl.constraint);
+            const reclosed = closing?.every((target) => !target.arcs.has(label.name)) === true || (conjunct.reclosed === true && !definition);
+            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition || reclosed, origin, via: conjunct.via, reclosed }, decl.constraint);
           } else if (label.kind === 'pattern') {
             const pattern: Pattern = {
               label: label.expr,

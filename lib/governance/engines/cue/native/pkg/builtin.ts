@@ -31,8 +31,8 @@ import { parseExpression } from '../syntax/parser';
 import type { Position } from '../syntax/scanner';
 
 /** `list`: its elements' values; `listValue`: the list itself (whether it is open). */
-type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers';
-export type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[];
+export type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers' | 'bigint';
+export type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[] | bigint;
 
 const PARAM_KINDS: Record<Param, number> = {
   string: STRING,
@@ -46,13 +46,14 @@ const PARAM_KINDS: Record<Param, number> = {
   any: TOP_KINDS,
   strings: STRING,
   numbers: NUMBER,
+  bigint: INT,
 };
 
 export class ArgumentError {
   constructor(readonly value: Value) {}
 }
 
-const PARAM_NAMES: Partial<Record<Param, string>> = { strings: 'list', numbers: 'list', listValue: 'list' };
+const PARAM_NAMES: Partial<Record<Param, string>> = { strings: 'list', numbers: 'list', listValue: 'list', bigint: 'int' };
 
 /** An element of a list of strings or numbers, with the messages of CUE's CallCtxt.StringList and DecimalList. */
 function listElement(element: Value, kind: 'string' | 'number', index: number, position: number): string | number {
@@ -64,6 +65,13 @@ function listElement(element: Value, kind: 'string' | 'number', index: number, p
       bottom(`invalid list element ${index} in argument ${position} to call: cannot use value ${shown} (${typeName(element)}) as ${kind}`),
     );
   throw new ArgumentError(incomplete(`non-concrete value ${shown} for element ${index} of ${kind} list argument ${position}`));
+}
+
+/** An integer argument as a bigint: its digits when it carries them, else its double, which is then exact. */
+function bigIntOf(value: { readonly v: number; readonly literal?: string }): bigint {
+  if (value.literal !== undefined && /^-?[0-9]+$/.test(value.literal)) return BigInt(value.literal);
+  if (!Number.isFinite(value.v)) throw new CallError(`integer ${value.v} is too large for the native evaluator`);
+  return BigInt(Math.trunc(value.v));
 }
 
 function argument(value: Value, param: Param, position: number, name: string): Js {
@@ -91,11 +99,14 @@ function argument(value: Value, param: Param, position: number, name: string): J
   const ok =
     (param === 'string' && picked.t === 'string') ||
     (param === 'bytes' && (picked.t === 'bytes' || picked.t === 'string')) ||
-    (param === 'int' && picked.t === 'num' && picked.int) ||
+    ((param === 'int' || param === 'bigint') && picked.t === 'num' && picked.int) ||
     (param === 'number' && picked.t === 'num') ||
     (param === 'bool' && picked.t === 'bool');
-  if (!ok) throw new ArgumentError(bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${param} in argument ${position + 1} to ${name}`));
-  return (picked as { v: string | number | boolean }).v;
+  if (!ok)
+    throw new ArgumentError(
+      bottom(`cannot use ${formatValue(picked)} (type ${typeName(picked)}) as ${PARAM_NAMES[param] ?? param} in argument ${position + 1} to ${name}`),
+    );
+  return param === 'bigint' ? bigIntOf(picked as { v: number }) : (picked as { v: string | number | boolean }).v;
 }
 
 /** A JavaScript result as a CUE value (lists of scalars become list vertices). */

@@ -3,6 +3,7 @@ import { json } from './encoding-json';
 import { yaml } from './encoding-yaml';
 import { list } from './list';
 import { math } from './math';
+import { bits } from './math-bits';
 import { net } from './net';
 import { regexp } from './regexp';
 import { strconv } from './strconv';
@@ -12,7 +13,7 @@ import { time } from './time';
 
 /** The packages the native evaluator has. */
 export const PACKAGES: ReadonlyMap<string, Package> = new Map(
-  [strings, list, math, regexp, strconv, struct, time, net, json, yaml].map((entry) => [entry.path, entry]),
+  [strings, list, math, bits, regexp, strconv, struct, time, net, json, yaml].map((entry) => [entry.path, entry]),
 );
 /** CUE's standard library: importing one of these that PACKAGES lacks sends a policy to the WebAssembly path. */
 export const CUE_STANDARD_LIBRARY = new Set([
