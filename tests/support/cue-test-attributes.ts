@@ -22,6 +22,11 @@ export type Path = readonly (string | number)[];
 export interface Assertion {
   readonly path: Path;
   readonly attribute: TestAttribute;
+  /**
+   * For an assertion flagged `incorrect` (CUE's known-wrong answer), its `:todo` counterparts on the same
+   * field (the answer CUE's authors expect once the bug is fixed): an evaluator without the bug meets those instead.
+   */
+  readonly correct?: readonly TestAttribute[];
   readonly line: number;
 }
 
@@ -71,9 +76,11 @@ function place(texts: readonly string[], path: Path, line: number, found: Assert
   const applicable = attributes.filter((attribute) => attribute.version === undefined || attribute.version === VERSION);
   if (applicable.some((attribute) => attribute.directive === 'skip')) return;
   const versioned = new Set(applicable.filter((attribute) => attribute.version).map((attribute) => attribute.directive));
+  const todos = attributes.filter((attribute) => attribute.version === 'todo' && CHECKED.has(attribute.directive));
   for (const attribute of applicable) {
     if (!CHECKED.has(attribute.directive) || (!attribute.version && versioned.has(attribute.directive))) continue;
-    found.push({ path, attribute, line });
+    const correct = attribute.positional.includes('incorrect') && todos.length > 0 ? { correct: todos } : {};
+    found.push({ path, attribute, line, ...correct });
   }
 }
 

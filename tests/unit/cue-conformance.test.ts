@@ -98,6 +98,8 @@ function runArchive(folder: string, name: string): FileResult {
   const failures = assertions.flatMap((assertion) => {
     try {
       const failure = checkAssertion(root, assertion.path, assertion.attribute);
+      // CUE's known-wrong answer not reproduced, and the answer its authors expect given instead: a pass.
+      if (failure && assertion.correct?.every((correct) => !checkAssertion(root, assertion.path, correct))) return [];
       return failure ? [{ category: failure.category, detail: `line ${assertion.line} @test(${assertion.attribute.directive}): ${failure.detail}` }] : [];
     } catch (error) {
       return [{ category: 'check throws', detail: `line ${assertion.line}: ${(error as Error).message}` }];
