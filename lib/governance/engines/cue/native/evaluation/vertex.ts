@@ -376,13 +376,13 @@ export function regularKey(label: string): string {
 export class Vertex {
   readonly t = 'vertex' as const;
   /** Shared and empty until the first arc: most vertices of a descriptor are leaves. */
-  private arcMap: Map<string, Vertex> = NO_ARCS;
+  arcMap: Map<string, Vertex> = NO_ARCS;
   /**
    * A descriptor's object whose fields are not all arcs yet: a field becomes one when a rule or a
    * reference reaches it, all do when the arcs are listed. Most fields of a descriptor no rule reaches
    * are never more than data (the verdict skips them), so they are not made into vertices.
    */
-  private unread?: Record<string, unknown>;
+  unread?: Record<string, unknown>;
   conjuncts: Conjunct[] = NO_CONJUNCTS;
   /** `?` / `!` / regular conjuncts seen for this arc. */
   regular = false;
@@ -407,9 +407,9 @@ export class Vertex {
   /** After a disjunction of structs with no single default: the candidates. */
   disjuncts?: { vertex: Vertex; isDefault: boolean }[];
   /** What only the evaluation needs (allocated then: most arcs of a descriptor are never evaluated). */
-  private work!: Work;
-  private choices: readonly number[] = NO_CHOICES;
-  private patternsApplied = false;
+  work!: Work;
+  choices: readonly number[] = NO_CHOICES;
+  patternsApplied = false;
 
   constructor(
     readonly ctx: Context,
@@ -482,13 +482,13 @@ export class Vertex {
       this.arcMap.set(key, arc);
       // A descriptor's field gets its data first, as when its object was unified.
       if (this.unread && !definition && !hidden && Object.hasOwn(this.unread, label)) arc.addConjunct(dataConjunct(this.unread[label]));
-      if (this.patternsApplied) for (const pattern of this.patterns) this.applyPattern(pattern, arc);
+      if (this.patternsApplied) for (const pattern of this.patterns) applyPattern(this, pattern, arc);
     }
     return arc;
   }
 
   /** Makes every field of the descriptor's object an arc, the arcs in the order they would have had, made at once. */
-  private readAll(): void {
+  readAll(): void {
     const unread = this.unread as Record<string, unknown>;
     const made = this.arcMap;
     this.arcMap = new Map();
@@ -503,7 +503,7 @@ export class Vertex {
   }
 
   /** Patterns added once the patterns were applied apply to the arcs there are: the descriptor's fields are all made first. */
-  private addPattern(pattern: Pattern): void {
+  addPattern(pattern: Pattern): void {
     if (this.patternsApplied && this.unread) this.readAll();
     this.patterns = appended(this.patterns, NO_PATTERNS, pattern);
   }
@@ -578,7 +578,7 @@ export class Vertex {
       this.settle();
     }
     if (this.inherited?.code === 'cycle') this.resolveCycle();
-    this.applyPatterns();
+    applyPatterns(this);
     // A comprehension that is incomplete waits until another one has yielded, then is tried again.
     let waiting: Work['comprehensions'] | undefined;
     while (this.work.comprehensions.length > 0) {
@@ -596,16 +596,16 @@ export class Vertex {
       this.settle();
     }
     if (this.work.frozenFields) this.checkFrozenFields(this.work.frozenFields);
-    this.closeLists();
+    closeLists(this);
     if (this.ctx.taint !== taintBefore) this.tainted = true;
     if (this.ctx.dataReads !== readsBefore) this.readsData = true;
     if (this.work.disjunctions.length > this.choices.length) {
-      this.fork();
+      fork(this);
       return this.value;
     }
     // close()'s own struct: closed at its level (its argument's conjunct is not a closed one).
     if (this.sealed) for (const group of this.groups) group.active = true;
-    this.checkClosedness();
+    checkClosedness(this);
     this.finish(this.ownValue());
     if (this.inherited?.code === 'cycle' || this.error?.code === 'cycle') return this.revisitLater();
     return this.value;
@@ -629,7 +629,7 @@ export class Vertex {
     return value;
   }
 
-  private finish(value: Value): void {
+  finish(value: Value): void {
     this.value = value;
     if (isBottom(value)) this.fail(value);
     this.state = 'done';
@@ -698,7 +698,7 @@ export class Vertex {
   private settle(): void {
     // Not once a disjunction is met: a disjunct would insert what it chose (`{y: 1 | {y: 1}, y}` is {y: 1}).
     do this.settleAdded();
-    while (this.work.insertions && this.work.disjunctions.length === 0 && this.reinsert(this.work.insertions));
+    while (this.work.insertions && this.work.disjunctions.length === 0 && reinsert(this, this.work.insertions));
   }
 
   private settleAdded(): void {
@@ -707,9 +707,9 @@ export class Vertex {
       const dynamic = this.work.dynamic;
       this.work.dynamic = [];
       // A label not known yet waits while the others add fields (`(x.foo): 1` with `(x.baz): "foo"`), then is incomplete.
-      const held = dynamic.filter((field) => !this.addDynamic(field, false));
+      const held = dynamic.filter((field) => !addDynamic(this, field, false));
       if (held.length < dynamic.length) this.work.dynamic.push(...held);
-      else for (const field of held) this.addDynamic(field, true);
+      else for (const field of held) addDynamic(this, field, true);
     }
   }
 
@@ -732,24 +732,24 @@ export class Vertex {
           this.add(derived(conjunct, expr.right, env, true));
           return;
         }
-        if (expr.op === '|') return this.addDisjunction(conjunct);
+        if (expr.op === '|') return addDisjunction(this, conjunct);
         break;
       case 'unary':
         if (expr.op === '*') return this.add(derived(conjunct, expr.operand));
         break;
       case 'struct':
-        return this.addStruct(conjunct, expr);
+        return addStruct(this, conjunct, expr);
       case 'list':
-        return this.addList(conjunct, expr);
+        return addList(this, conjunct, expr);
       case 'data':
-        return this.addData(expr.value);
+        return addData(this, expr.value);
       case 'value':
         return this.addValue(expr.value, conjunct, expr.at);
       case 'ident':
       case 'selector':
       case 'index': {
         const target = resolveReference(expr, env, this);
-        if (target instanceof Vertex) return this.expand(target, conjunct);
+        if (target instanceof Vertex) return expand(this, target, conjunct);
         if (expr.type !== 'ident' && isBottom(target) && target.code === 'cycle' && this.state === 'evaluating' && !this.work.retried?.includes(conjunct)) {
           (this.work.retried ??= []).push(conjunct);
           return;
@@ -777,8 +777,8 @@ export class Vertex {
     }
   }
 
-  private addValue(value: Value, conjunct: Conjunct, at?: Position): void {
-    if (value instanceof Vertex) return this.expand(value, conjunct);
+  addValue(value: Value, conjunct: Conjunct, at?: Position): void {
+    if (value instanceof Vertex) return expand(this, value, conjunct);
     if (value.t === 'disj' && value.values.some((member) => member instanceof Vertex)) {
       this.work.disjunctions.push({
         disjuncts: value.values.map((member, index) => ({
@@ -786,7 +786,7 @@ export class Vertex {
           isDefault: value.defaults[index],
         })),
       });
-      this.takeChoice();
+      takeChoice(this);
       return;
     }
     if (value.t === 'builtin' && value.validator && value.arity === 1 && at) return this.addValue(bareValidator(value, at, this), conjunct, at);
@@ -811,260 +811,14 @@ export class Vertex {
     return this.state === 'done' ? this.work.expanded.filter((entry): entry is Vertex => entry instanceof Vertex) : [];
   }
 
-  /** A struct or list value reached by reference: its conjuncts are unified here. */
-  expand(target: Vertex, conjunct: Conjunct): void {
-    if (target === this || target === this.original) return;
-    const expanded = this.work.expanded;
-    for (let index = 0; index < expanded.length; index += 2)
-      if (expanded[index] === target && (expanded[index + 1] === conjunct.group || !conjunct.embedded)) return;
-    for (let v = this.parent; v; v = v.parent) {
-      if (v === target || v.original === target) {
-        this.isStruct ||= v.isStruct;
-        this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
-        return;
-      }
-    }
-    // A field whose one conjunct names the field it was shared from, within that field's value
-    // (`#A: type: #T` with `#T: ["a", #T] | ...`): CUE evaluates the shared #T once, where #T is an ancestor.
-    const alone = this.conjuncts.length === 1 && (this.conjuncts[0] === conjunct || this.conjuncts[0] === conjunct.from);
-    if (alone && sharedExpansionOf(conjunct.via, target)) {
-      this.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
-      return;
-    }
-    expanded.push(target, conjunct.group);
-    if (target.parent && target.parent.state === 'new') target.parent.evaluate();
-    if (this.ctx.withoutData) {
-      target.evaluate();
-      noteRead(target);
-    }
-    const closed = conjunct.closed || target.definition;
-    let group = conjunct.group;
-    // A definition (or a close()d struct) closes on its own, unless embedded in a struct, whose
-    // fields it then joins (`#D: {#A, c: int}` allows #A's fields and c).
-    const ownGroup = (target.definition || target.sealed) && !(conjunct.embedded && !conjunct.viaConjunction);
-    // What an embedding brings closes with the struct it is embedded in: their fields share a group.
-    let origin = conjunct.embedded && !ownGroup ? conjunct.origin : undefined;
-    if ((closed && !group) || ownGroup) {
-      const outer = conjunct.embedded && conjunct.viaConjunction ? group : undefined;
-      // A definition referenced inside a closed struct: that struct allows what the definition declares (`#B: #A & {c: 1}` allows #A's fields).
-      if (target.definition && conjunct.closed && conjunct.origin) {
-        const enclosing = group;
-        origin = new Reference(conjunct.origin);
-        group = this.originGroup(origin);
-        // Reached through a definition's group (`out: #Foo` with `#Foo: #Bar & {...}`): that group allows it too.
-        if (enclosing && !enclosing.inner?.includes(group)) (enclosing.inner ??= []).push(group);
-      } else if (!ownGroup && conjunct.closed && conjunct.origin) {
-        // A struct that is not a definition, reached inside a closed one, is declared by it (typo checks start only at definitions).
-        origin = conjunct.origin;
-        group = this.originGroup(origin);
-      } else group = this.newGroup();
-      group.alsoAllows = outer;
-    }
-    // A close()d struct closes the group it joins, but not its fields' structs.
-    if (target.sealed && group) group.active = true;
-    // The group closes when a struct of the definition is added to it (a closed conjunct), not before:
-    // a definition that is a conjunction (`#C: #A & #B`) closes each side on its own.
-    // Embedding a field embeds what it is made of (`{c1}` with `c1: #C1 & {...}` embeds #C1), a definition too
-    // (`{#S, c: 1}` with `#S: close({a: int})` allows c); one side of an embedded conjunction is checked on its own
-    // (`{A & {err: 2}}` with `A: #B` closes to #B).
-    const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !target.sealed;
-    const via: Via = { target, shared: alone && this.mayShare(target, conjunct), up: conjunct.via };
-    const insertion: Insertion = { target, path: [], count: 0, closed, group, origin, embedded, via };
-    this.insert(insertion, target);
-    // A field of this one (`{a, a: b: 1}`): what this one adds to it is inserted in turn (CUE's notification, insertion.txtar).
-    for (let v = target.parent, key = target.key; v && v.depth >= this.depth; key = v.key, v = v.parent) {
-      insertion.path.unshift(key);
-      if (v === this) (this.work.insertions ??= []).push(insertion);
-    }
-  }
-
-  /** Adds the conjuncts of an expanded field (or of what it became once more was added to it) not added yet. */
-  private insert(insertion: Insertion, from: Vertex): void {
-    const { target, closed, group, origin, embedded, via } = insertion;
-    for (let index = insertion.count; index < from.conjuncts.length; index++) {
-      const inner = from.conjuncts[index];
-      this.work.pending.push({
-        expr: inner.expr,
-        env: inner.env,
-        closed: (inner.closed && !inner.reclosed) || closed,
-        group,
-        origin: origin ?? inner.origin ?? (closed ? target : undefined),
-        embedded,
-        via,
-      });
-    }
-    insertion.count = from.conjuncts.length;
-  }
-
-  /** Inserts what was added to the fields of this one it expanded; whether there was any. */
-  private reinsert(insertions: Insertion[]): boolean {
-    let grown = false;
-    for (const insertion of insertions) {
-      let at = this.arcAt(insertion.path[0]);
-      for (const key of insertion.path.slice(1)) {
-        if (!at) break;
-        if (at.state === 'new') at.evaluate();
-        at = at.arcAt(key);
-      }
-      if (at && at.conjuncts.length > insertion.count) {
-        this.insert(insertion, at);
-        grown = true;
-      }
-    }
-    return grown;
-  }
-
-  /**
-   * Whether CUE shares a field it expands here instead of evaluating it again (shareIfPossible, share.go):
-   * a field of the configuration (not a value made by an expression), and not an open one into a closed field.
-   */
-  private mayShare(target: Vertex, conjunct: Conjunct): boolean {
-    if (target.parent?.arcs.get(target.key) !== target) return false;
-    const closedHere = this.definition || conjunct.closed;
-    return !closedHere || target.definition || target.conjuncts.some((inner) => inner.closed);
-  }
-
-  private addDisjunction(conjunct: Conjunct): void {
-    const disjuncts = disjunctsOf(conjunct.expr as Expr).map((term) => ({ conjunct: derived(conjunct, term.value), isDefault: term.isDefault }));
-    // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking this vertex.
-    if (this.choices.length === 0) {
-      if (this.scalar.t !== 'top' && this.addStaged(conjunct)) return;
-      const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, this));
-      if (values.every(isPlain))
-        return this.addValue(
-          disjunction(
-            values,
-            disjuncts.map((disjunct) => disjunct.isDefault),
-          ),
-          conjunct,
-          atOf(conjunct.expr),
-        );
-      if (values.every((value) => isPlain(value) || (value.t === 'disj' && value.values.every(isPlain)))) {
-        // A term that is a disjunction by value keeps its defaults only when marked or when no term is (as written ones).
-        const members = combineDefaults(
-          values.map((value, index) => ({
-            marked: disjuncts[index].isDefault,
-            value,
-            inner: value.t === 'disj' ? value.values.map((member, at) => ({ value: member, isDefault: value.defaults[at] })) : undefined,
-          })),
-        );
-        return this.addValue(
-          disjunction(
-            members.map((member) => member.value),
-            members.map((member) => member.isDefault),
-          ),
-          conjunct,
-          atOf(conjunct.expr),
-        );
-      }
-    }
-    this.work.disjunctions.push({ disjuncts });
-    this.takeChoice();
-  }
-
-  /**
-   * A disjunction of scalars with a disjunction as a term (`*(*"a" | string) | string`, `*P | int`) into a
-   * field that has a value already: crossed with it one disjunct at a time, as CUE does (crossDisjunction).
-   */
-  private addStaged(conjunct: Conjunct): boolean {
-    const written = outerTermsOf(conjunct.expr as Expr);
-    // Only a term written as a disjunction or a reference can be one.
-    if (
-      !written.some(
-        ({ value }) => (value.type === 'binary' && value.op === '|') || value.type === 'ident' || value.type === 'selector' || value.type === 'index',
-      )
-    )
-      return false;
-    const terms = written.map((term) => ({ marked: term.marked, value: evalExpr(term.value, conjunct.env, this) }));
-    if (
-      !terms.some((term) => term.value.t === 'disj') ||
-      !terms.every((term) => isPlain(term.value) || (term.value.t === 'disj' && term.value.values.every(isPlain)))
-    )
-      return false;
-    const at = atOf(conjunct.expr);
-    const crossed = crossDisjunction(this.scalar, terms, at ? [at] : []);
-    if (crossed) this.scalar = crossed;
-    return crossed !== undefined;
-  }
-
-  /** In a fork, the disjunct chosen for the next disjunction is added as any conjunct. */
-  private takeChoice(): void {
-    const index = this.work.disjunctions.length - 1;
-    if (index >= this.choices.length) return;
-    const chosen = this.work.disjunctions[index].disjuncts[this.choices[index]];
-    this.work.pending.push(chosen.conjunct);
-  }
-
-  /**
-   * One copy per disjunct of the first undecided disjunction, each forking the next in turn: the
-   * copies without errors remain. A fork inside a copy hands its surviving copies (and its errors)
-   * to the fork above; the outermost one makes the disjunction of them.
-   */
-  private fork(): void {
-    const undecided = this.work.disjunctions[this.choices.length];
-    const leaves: Vertex[] = [];
-    const errors: Bottom[] = [];
-    undecided.disjuncts.forEach((_, index) => {
-      const copy = new Vertex(this.ctx, this.label, this.parent, this.definition);
-      copy.conjuncts = [...this.conjuncts];
-      copy.original = this.original ?? this;
-      copy.choices = [...this.choices, index];
-      copy.regular = this.regular;
-      copy.required = this.required;
-      this.underEvaluation = copy;
-      const value = copy.evaluate();
-      if (copy.branches) {
-        leaves.push(...copy.branches.leaves);
-        errors.push(...copy.branches.errors);
-        return;
-      }
-      // Taken or not, what a disjunct read of the descriptor's space counts (the save check).
-      if (copy.tainted) this.tainted = true;
-      // A disjunct that is an error, incomplete included, is eliminated (CUE's doDisjunct: getErrorAll).
-      const error = isBottom(value) ? value : firstError(copy, 0, true);
-      if (error) errors.push(error);
-      else leaves.push(copy);
-    });
-    this.underEvaluation = undefined;
-    if (this.choices.length > 0) {
-      this.branches = { leaves, errors };
-      this.state = 'done';
-      return;
-    }
-    const defaults = defaultsOf(leaves);
-    const unique = dedupe(leaves.map((vertex, index) => ({ vertex, isDefault: defaults[index] })));
-    if (unique.length === 0) {
-      const selected = selectErrors(errors);
-      const [first] = selected;
-      // CUE counts the errors of a nested empty disjunction with its own (`6 errors in empty disjunction`).
-      const count = selected.reduce((sum, error) => sum + (error.count ?? 1), 0);
-      const message = count === 1 ? first.message : `${count} errors in empty disjunction: ${first?.message ?? ''}`;
-      // Of eval, structural cycle, incomplete and cycle errors, the last says what the disjunction is (CUE's collectErrors).
-      const code = selected.reduce<ErrorCode>((worst, error) => (CODE_ORDER.indexOf(error.code) > CODE_ORDER.indexOf(worst) ? error.code : worst), 'eval');
-      this.finish({ ...bottom(message, first?.at ?? [], count === 1 ? first.code : code), count: count === 1 ? undefined : count + 1 });
-      return;
-    }
-    const marked = unique.filter((result) => result.isDefault);
-    const chosen = unique.length === 1 ? unique[0] : marked.length === 1 ? marked[0] : undefined;
-    if (unique.length === 1 && chosen) return this.adopt(chosen.vertex);
-    this.disjuncts = unique.map(({ vertex, isDefault }) => ({ vertex, isDefault }));
-    if (chosen) this.borrowArcs(chosen.vertex);
-    this.finish(
-      disjunction(
-        unique.map((result) => withAttached(result.vertex)),
-        unique.map((result) => result.isDefault),
-      ),
-    );
-  }
-
   /** A disjunct's copy: the field it is a copy of. */
   original?: Vertex;
 
   /** While it forks: the copy being evaluated. */
-  private underEvaluation?: Vertex;
+  underEvaluation?: Vertex;
 
   /** In a copy that forked: its surviving copies and the errors of the others. */
-  private branches?: { leaves: Vertex[]; errors: Bottom[] };
+  branches?: { leaves: Vertex[]; errors: Bottom[] };
 
   /** Whether the disjunct chosen for the disjunction at a level is marked (`*`): undefined when that disjunction has no marks. */
   markedAt(level: number): boolean | undefined {
@@ -1076,103 +830,14 @@ export class Vertex {
     return this.choices.length;
   }
 
-  private adopt(from: Vertex): void {
-    this.borrowArcs(from);
-    this.isStruct = from.isStruct;
-    this.isList = from.isList;
-    this.listOpen = from.listOpen;
-    this.scalar = from.scalar;
-    this.groups = from.groups;
-    this.patterns = from.patterns;
-    this.disjuncts = from.disjuncts;
-    this.error = from.error;
-    this.tainted ||= from.tainted;
-    this.finish(from.value === from ? this : from.value);
-  }
-
-  private borrowArcs(from: Vertex): void {
-    this.arcs = new Map(from.arcs);
-    for (const arc of this.arcs.values()) arc.parent = this;
-    this.isStruct = from.isStruct;
-    this.isList = from.isList;
-    this.groups = from.groups;
-  }
-
-  private addStruct(conjunct: Conjunct, lit: StructLit): void {
-    if (lit.decls.length > 0) this.work.shapes.push(lit.at);
-    const env: Env = { up: conjunct.env, vertex: this, scope: lit };
-    let group = conjunct.group;
-    // A struct written as an embedding (`#C: {#A & #B, {[=~"^Q*$"]: int}}`) declares for the struct it is in.
-    const embeddedStruct = group !== undefined && conjunct.embedded === true && !conjunct.viaConjunction;
-    const own = !group || embeddedStruct;
-    if (!group) {
-      // The declarations of one definition (and of its fields) share a group: together they say what is allowed.
-      group = conjunct.origin ? this.originGroup(conjunct.origin) : this.newGroup();
-    }
-    if (conjunct.closed) group.active = true;
-    // What closes the fields: what closes this struct, shared by all its declarations; a struct that
-    // embeds is closed on its own as well (`#B: #A & {#E, c: 1}` allows in c only what #E and it declare),
-    // and an open one that embeds a definition closes with it (`a: {#A, #B}` allows a.b from both).
-    const outer = conjunct.closed ? (conjunct.origin ?? group) : conjunct.origin;
-    // A struct that is itself embedded is no new scope: what it embeds closes with the struct it is in, whose own
-    // fields it allows (`r: {input: 1, {#deps}}` allows input beside #deps' root, as CUE's splitStruct).
-    const within = lit.decls.some(isEmbedding) && !embeddedStruct ? (outer ? new Reference(outer) : group) : outer;
-    group.declareFields(lit, own);
-    const closing = conjunct.closed ? undefined : closingDefinitions(lit, env, this);
-    for (const decl of lit.decls) {
-      switch (decl.type) {
-        case 'field': {
-          const { label } = decl;
-          if (label.kind === 'name') {
-            const definition = !label.quoted && isDefinitionLabel(label.name);
-            const arc = this.arc(label.name, definition, !label.quoted && label.name.startsWith('_'));
-            const origin = !definition ? within : conjunct.closed && outer ? definitionOrigin(outer, label.name) : arc;
-            const reclosed = closing?.every((target) => !target.arcs.has(label.name)) === true || (conjunct.reclosed === true && !definition);
-            arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition || reclosed, origin, via: conjunct.via, reclosed }, decl.constraint);
-          } else if (label.kind === 'pattern') {
-            const pattern: Pattern = {
-              label: label.expr,
-              env,
-              value: decl.value,
-              alias: label.alias,
-              fieldAlias: decl.alias,
-              closed: conjunct.closed,
-              origin: within,
-            };
-            this.addPattern(pattern);
-            group.addPattern(pattern);
-            if (own) (group.ownPatterns ??= []).push(pattern);
-            if (this.patternsApplied) for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
-          } else {
-            this.work.dynamic.push({ label: label.expr, decl, env, closed: conjunct.closed, group, origin: within });
-          }
-          break;
-        }
-        case 'embed':
-          this.work.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group, embedded: true, origin: within });
-          break;
-        case 'ellipsis':
-          group.open = true;
-          if (decl.constraint) this.addPattern({ label: { type: 'ident', name: '_', at: decl.at }, env, value: decl.constraint, closed: conjunct.closed });
-          break;
-        case 'comprehension':
-          // What it yields is declared by this struct: its fields share what closes this struct's.
-          this.work.comprehensions.push({ comp: decl, env, closed: conjunct.closed, group, origin: within });
-          break;
-      }
-    }
-    if (makesStruct(lit)) this.isStruct = true;
-    else if (!lit.decls.some(isEmbedding)) this.work.comprehensionStruct = true;
-  }
-
-  private newGroup(): CloseGroup {
+  newGroup(): CloseGroup {
     const group = new CloseGroup();
     this.groups = appended(this.groups, NO_GROUPS, group);
     return group;
   }
 
   /** The group of one origin here; a reference's group is inside the group of the struct that makes it. */
-  private originGroup(origin: object): CloseGroup {
+  originGroup(origin: object): CloseGroup {
     let group = this.work.originGroups?.get(origin);
     if (!group) {
       group = this.newGroup();
@@ -1182,154 +847,9 @@ export class Vertex {
     return group;
   }
 
-  /** Adds a field with a computed label; false when its label is not concrete yet and this is not the last try. */
-  private addDynamic(dynamic: Work['dynamic'][number], last: boolean): boolean {
-    const label = defaultOf(evalExpr(dynamic.label, dynamic.env, this));
-    if (isBottom(label) ? label.code === 'incomplete' : !isScalar(label) && !(label instanceof Vertex)) {
-      if (!last) return false;
-      // The struct is incomplete, as in CUE (a descriptor may still make the label concrete).
-      this.tainted = true;
-      const found = isBottom(label) ? `_|_(${label.message})` : formatValue(label);
-      this.fail(bottom(`key value of dynamic field must be concrete, found ${found}`, [startOf(dynamic.label)], 'incomplete'));
-      return true;
-    }
-    if (isBottom(label) || label.t !== 'string') {
-      const source = sourceText(dynamic.label) ?? formatValue(label);
-      const kind = kindName(kindOf(label));
-      this.fail(
-        isBottom(label)
-          ? label
-          : bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid index ${source} (invalid type ${kind})`, [dynamic.decl.at]),
-      );
-      return true;
-    }
-    this.isStruct = true;
-    this.arc(label.v).addConjunct({ expr: dynamic.decl.value, env: dynamic.env, closed: dynamic.closed, origin: dynamic.origin }, dynamic.decl.constraint);
-    dynamic.group.declare(label.v);
-    return true;
-  }
-
-  private applyPatterns(): void {
-    if (this.patterns.length > 0 && this.unread) this.readAll();
-    this.patternsApplied = true;
-    for (const pattern of this.patterns) {
-      // A label constraint that is itself wrong (`[1 & 2]: string`) is an error of the struct.
-      const matcher = patternMatcher(pattern, this);
-      if (isBottom(matcher) && matcher.code !== 'incomplete') this.fail({ ...matcher, at: [startOf(pattern.value)] });
-      for (const arc of this.arcs.values()) this.applyPattern(pattern, arc);
-    }
-  }
-
-  private applyPattern(pattern: Pattern, arc: Vertex): void {
-    if ((this.isList && !this.isStruct) || arc.definition || arc.hidden) return;
-    // A label constraint whose pattern RE2 refuses (`[=~"("]: int`) is an error of the struct once a label is matched against it, as CUE reports it.
-    const matcher = patternMatcher(pattern, this);
-    if (matcher.t === 'constraint')
-      for (const { pattern: refused } of matcher.bounds) if (refused instanceof InvalidRegexp) return this.fail(bottom(`invalid regexp: ${refused.message}`));
-    if (!labelMatches(pattern, arc.label, this)) return;
-    let env = pattern.env;
-    if (pattern.alias || pattern.fieldAlias) {
-      const vars = new Map<string, Vertex | Value>();
-      if (pattern.alias) vars.set(pattern.alias, { t: 'string', v: arc.label });
-      if (pattern.fieldAlias) vars.set(pattern.fieldAlias, arc);
-      env = { up: pattern.env, vars };
-    }
-    arc.conjuncts = appended(arc.conjuncts, NO_CONJUNCTS, { expr: pattern.value, env, closed: pattern.closed, origin: pattern.origin });
-    if (arc.state === 'done') arc.reset();
-  }
-
-  private addList(conjunct: Conjunct, lit: ListLit): void {
-    this.isList = true;
-    this.work.shapes.push(lit.at);
-    const env = conjunct.env;
-    let index = 0;
-    for (const element of lit.elements) {
-      if (element.type === 'comprehension') {
-        index = addComprehension(this, element, env, conjunct.closed, new CloseGroup(), index);
-        continue;
-      }
-      this.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed, via: conjunct.via, origin: elementOrigin(conjunct, element) });
-    }
-    const rest = lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed, origin: conjunct.closed ? conjunct.origin : undefined } : undefined;
-    this.work.lists.push({ length: index, open: Boolean(lit.rest), rest, at: lit.at });
-  }
-
   /** A list element made by a comprehension. */
   addElement(index: number, body: StructLit, env: Env, closed: boolean): void {
     this.arc(String(index)).addConjunct({ expr: body, env, closed });
-  }
-
-  private addData(value: unknown): void {
-    if (value === null) return this.addScalar({ t: 'null' });
-    switch (typeof value) {
-      case 'string':
-        return this.addScalar({ t: 'string', v: value });
-      case 'boolean':
-        return this.addScalar({ t: 'bool', v: value });
-      case 'number':
-        // CUE reads the descriptor's JSON: from 1e21 up a number is written with an exponent, a float.
-        return this.addScalar({ t: 'num', int: Number.isInteger(value) && Math.abs(value) < 1e21, v: value });
-      case 'object': {
-        if (Array.isArray(value)) {
-          this.isList = true;
-          value.forEach((element, index) => this.arc(String(index)).addConjunct(dataConjunct(element)));
-          this.work.lists.push({ length: value.length, open: false, at: { offset: 0, line: 0, column: 0 } });
-          return;
-        }
-        this.isStruct = true;
-        // Its fields become arcs when reached, if it is the first thing here (then they come first, as they would).
-        if (this.arcMap === NO_ARCS && !this.unread && !this.patternsApplied) {
-          this.unread = value as Record<string, unknown>;
-          return;
-        }
-        if (this.unread) this.readAll();
-        const object = value as Record<string, unknown>;
-        for (const key in object) this.arc(key).addConjunct(dataConjunct(object[key]));
-        return;
-      }
-    }
-    this.fail(bottom(`unsupported data value ${typeof value}`));
-  }
-
-  private addScalar(value: Value): void {
-    const unified = unifyScalars(this.scalar, value);
-    if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.work.positions])] });
-    this.scalar = unified;
-  }
-
-  /** List lengths: closed lists must agree; elements past an open list's own get its `...T`. */
-  private closeLists(): void {
-    if (this.work.lists.length === 0) return;
-    const closed = this.work.lists.filter((part) => !part.open);
-    const longest = Math.max(...this.work.lists.map((part) => part.length));
-    if (closed.length > 0) {
-      const length = closed[0].length;
-      const other = closed.find((part) => part.length !== length) ?? this.work.lists.find((part) => part.open && part.length > length);
-      if (other) {
-        this.fail(bottom(`incompatible list lengths (${length} and ${other.length})`, [closed[0].at, other.at]));
-        return;
-      }
-      this.listOpen = false;
-    }
-    const length = closed.length > 0 ? closed[0].length : longest;
-    for (const part of this.work.lists) {
-      if (!part.rest) continue;
-      for (let index = part.length; index < length; index++) {
-        const arc = this.arc(String(index));
-        arc.conjuncts = appended(arc.conjuncts, NO_CONJUNCTS, { expr: part.rest.expr, env: part.rest.env, closed: part.rest.closed, origin: part.rest.origin });
-      }
-    }
-  }
-
-  /** Fields a closed struct does not allow get the error `field not allowed`. */
-  private checkClosedness(): void {
-    const active = this.groups.filter((group) => group.active && !group.open);
-    if (active.length === 0 || !this.isStruct) return;
-    for (const arc of this.arcs.values()) {
-      if (arc.hidden || arc.definition || (!arc.regular && !arc.required)) continue;
-      const allowed = active.every((group) => group.allows(arc.label, this));
-      if (!allowed) arc.notAllowed = bottom('field not allowed', declarations(arc));
-    }
   }
 
   notAllowed?: Bottom;
@@ -1402,6 +922,484 @@ export class Vertex {
     return `{${this.regularArcs()
       .map((arc) => `${arc.label}:${shown(arc)}`)
       .join(',')}}`;
+  }
+}
+
+/** A struct or list value reached by reference: its conjuncts are unified here. */
+export function expand(vertex: Vertex, target: Vertex, conjunct: Conjunct): void {
+  if (target === vertex || target === vertex.original) return;
+  const expanded = vertex.work.expanded;
+  for (let index = 0; index < expanded.length; index += 2)
+    if (expanded[index] === target && (expanded[index + 1] === conjunct.group || !conjunct.embedded)) return;
+  for (let v = vertex.parent; v; v = v.parent) {
+    if (v === target || v.original === target) {
+      vertex.isStruct ||= v.isStruct;
+      vertex.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
+      return;
+    }
+  }
+  // A field whose one conjunct names the field it was shared from, within that field's value
+  // (`#A: type: #T` with `#T: ["a", #T] | ...`): CUE evaluates the shared #T once, where #T is an ancestor.
+  const alone = vertex.conjuncts.length === 1 && (vertex.conjuncts[0] === conjunct || vertex.conjuncts[0] === conjunct.from);
+  if (alone && sharedExpansionOf(conjunct.via, target)) {
+    vertex.fail(bottom('structural cycle', [atOf(conjunct.expr)], 'structural-cycle'));
+    return;
+  }
+  expanded.push(target, conjunct.group);
+  if (target.parent && target.parent.state === 'new') target.parent.evaluate();
+  if (vertex.ctx.withoutData) {
+    target.evaluate();
+    noteRead(target);
+  }
+  const closed = conjunct.closed || target.definition;
+  let group = conjunct.group;
+  // A definition (or a close()d struct) closes on its own, unless embedded in a struct, whose
+  // fields it then joins (`#D: {#A, c: int}` allows #A's fields and c).
+  const ownGroup = (target.definition || target.sealed) && !(conjunct.embedded && !conjunct.viaConjunction);
+  // What an embedding brings closes with the struct it is embedded in: their fields share a group.
+  let origin = conjunct.embedded && !ownGroup ? conjunct.origin : undefined;
+  if ((closed && !group) || ownGroup) {
+    const outer = conjunct.embedded && conjunct.viaConjunction ? group : undefined;
+    // A definition referenced inside a closed struct: that struct allows what the definition declares (`#B: #A & {c: 1}` allows #A's fields).
+    if (target.definition && conjunct.closed && conjunct.origin) {
+      const enclosing = group;
+      origin = new Reference(conjunct.origin);
+      group = vertex.originGroup(origin);
+      // Reached through a definition's group (`out: #Foo` with `#Foo: #Bar & {...}`): that group allows it too.
+      if (enclosing && !enclosing.inner?.includes(group)) (enclosing.inner ??= []).push(group);
+    } else if (!ownGroup && conjunct.closed && conjunct.origin) {
+      // A struct that is not a definition, reached inside a closed one, is declared by it (typo checks start only at definitions).
+      origin = conjunct.origin;
+      group = vertex.originGroup(origin);
+    } else group = vertex.newGroup();
+    group.alsoAllows = outer;
+  }
+  // A close()d struct closes the group it joins, but not its fields' structs.
+  if (target.sealed && group) group.active = true;
+  // The group closes when a struct of the definition is added to it (a closed conjunct), not before:
+  // a definition that is a conjunction (`#C: #A & #B`) closes each side on its own.
+  // Embedding a field embeds what it is made of (`{c1}` with `c1: #C1 & {...}` embeds #C1), a definition too
+  // (`{#S, c: 1}` with `#S: close({a: int})` allows c); one side of an embedded conjunction is checked on its own
+  // (`{A & {err: 2}}` with `A: #B` closes to #B).
+  const embedded = conjunct.embedded === true && !conjunct.viaConjunction && !target.sealed;
+  const via: Via = { target, shared: alone && mayShare(vertex, target, conjunct), up: conjunct.via };
+  const insertion: Insertion = { target, path: [], count: 0, closed, group, origin, embedded, via };
+  insert(vertex, insertion, target);
+  // A field of vertex one (`{a, a: b: 1}`): what vertex one adds to it is inserted in turn (CUE's notification, insertion.txtar).
+  for (let v = target.parent, key = target.key; v && v.depth >= vertex.depth; key = v.key, v = v.parent) {
+    insertion.path.unshift(key);
+    if (v === vertex) (vertex.work.insertions ??= []).push(insertion);
+  }
+}
+
+/** Adds the conjuncts of an expanded field (or of what it became once more was added to it) not added yet. */
+export function insert(vertex: Vertex, insertion: Insertion, from: Vertex): void {
+  const { target, closed, group, origin, embedded, via } = insertion;
+  for (let index = insertion.count; index < from.conjuncts.length; index++) {
+    const inner = from.conjuncts[index];
+    vertex.work.pending.push({
+      expr: inner.expr,
+      env: inner.env,
+      closed: (inner.closed && !inner.reclosed) || closed,
+      group,
+      origin: origin ?? inner.origin ?? (closed ? target : undefined),
+      embedded,
+      via,
+    });
+  }
+  insertion.count = from.conjuncts.length;
+}
+
+/** Inserts what was added to the fields of vertex one it expanded; whether there was any. */
+export function reinsert(vertex: Vertex, insertions: Insertion[]): boolean {
+  let grown = false;
+  for (const insertion of insertions) {
+    let at = vertex.arcAt(insertion.path[0]);
+    for (const key of insertion.path.slice(1)) {
+      if (!at) break;
+      if (at.state === 'new') at.evaluate();
+      at = at.arcAt(key);
+    }
+    if (at && at.conjuncts.length > insertion.count) {
+      insert(vertex, insertion, at);
+      grown = true;
+    }
+  }
+  return grown;
+}
+
+/**
+ * Whether CUE shares a field it expands here instead of evaluating it again (shareIfPossible, share.go):
+ * a field of the configuration (not a value made by an expression), and not an open one into a closed field.
+ */
+export function mayShare(vertex: Vertex, target: Vertex, conjunct: Conjunct): boolean {
+  if (target.parent?.arcs.get(target.key) !== target) return false;
+  const closedHere = vertex.definition || conjunct.closed;
+  return !closedHere || target.definition || target.conjuncts.some((inner) => inner.closed);
+}
+
+export function addDisjunction(vertex: Vertex, conjunct: Conjunct): void {
+  const disjuncts = disjunctsOf(conjunct.expr as Expr).map((term) => ({ conjunct: derived(conjunct, term.value), isDefault: term.isDefault }));
+  // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking vertex vertex.
+  if (vertex.choices.length === 0) {
+    if (vertex.scalar.t !== 'top' && addStaged(vertex, conjunct)) return;
+    const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, vertex));
+    if (values.every(isPlain))
+      return vertex.addValue(
+        disjunction(
+          values,
+          disjuncts.map((disjunct) => disjunct.isDefault),
+        ),
+        conjunct,
+        atOf(conjunct.expr),
+      );
+    if (values.every((value) => isPlain(value) || (value.t === 'disj' && value.values.every(isPlain)))) {
+      // A term that is a disjunction by value keeps its defaults only when marked or when no term is (as written ones).
+      const members = combineDefaults(
+        values.map((value, index) => ({
+          marked: disjuncts[index].isDefault,
+          value,
+          inner: value.t === 'disj' ? value.values.map((member, at) => ({ value: member, isDefault: value.defaults[at] })) : undefined,
+        })),
+      );
+      return vertex.addValue(
+        disjunction(
+          members.map((member) => member.value),
+          members.map((member) => member.isDefault),
+        ),
+        conjunct,
+        atOf(conjunct.expr),
+      );
+    }
+  }
+  vertex.work.disjunctions.push({ disjuncts });
+  takeChoice(vertex);
+}
+
+/**
+ * A disjunction of scalars with a disjunction as a term (`*(*"a" | string) | string`, `*P | int`) into a
+ * field that has a value already: crossed with it one disjunct at a time, as CUE does (crossDisjunction).
+ */
+export function addStaged(vertex: Vertex, conjunct: Conjunct): boolean {
+  const written = outerTermsOf(conjunct.expr as Expr);
+  // Only a term written as a disjunction or a reference can be one.
+  if (
+    !written.some(({ value }) => (value.type === 'binary' && value.op === '|') || value.type === 'ident' || value.type === 'selector' || value.type === 'index')
+  )
+    return false;
+  const terms = written.map((term) => ({ marked: term.marked, value: evalExpr(term.value, conjunct.env, vertex) }));
+  if (
+    !terms.some((term) => term.value.t === 'disj') ||
+    !terms.every((term) => isPlain(term.value) || (term.value.t === 'disj' && term.value.values.every(isPlain)))
+  )
+    return false;
+  const at = atOf(conjunct.expr);
+  const crossed = crossDisjunction(vertex.scalar, terms, at ? [at] : []);
+  if (crossed) vertex.scalar = crossed;
+  return crossed !== undefined;
+}
+
+/** In a fork, the disjunct chosen for the next disjunction is added as any conjunct. */
+export function takeChoice(vertex: Vertex): void {
+  const index = vertex.work.disjunctions.length - 1;
+  if (index >= vertex.choices.length) return;
+  const chosen = vertex.work.disjunctions[index].disjuncts[vertex.choices[index]];
+  vertex.work.pending.push(chosen.conjunct);
+}
+
+/**
+ * One copy per disjunct of the first undecided disjunction, each forking the next in turn: the
+ * copies without errors remain. A fork inside a copy hands its surviving copies (and its errors)
+ * to the fork above; the outermost one makes the disjunction of them.
+ */
+export function fork(vertex: Vertex): void {
+  const undecided = vertex.work.disjunctions[vertex.choices.length];
+  const leaves: Vertex[] = [];
+  const errors: Bottom[] = [];
+  undecided.disjuncts.forEach((_, index) => {
+    const copy = new Vertex(vertex.ctx, vertex.label, vertex.parent, vertex.definition);
+    copy.conjuncts = [...vertex.conjuncts];
+    copy.original = vertex.original ?? vertex;
+    copy.choices = [...vertex.choices, index];
+    copy.regular = vertex.regular;
+    copy.required = vertex.required;
+    vertex.underEvaluation = copy;
+    const value = copy.evaluate();
+    if (copy.branches) {
+      leaves.push(...copy.branches.leaves);
+      errors.push(...copy.branches.errors);
+      return;
+    }
+    // Taken or not, what a disjunct read of the descriptor's space counts (the save check).
+    if (copy.tainted) vertex.tainted = true;
+    // A disjunct that is an error, incomplete included, is eliminated (CUE's doDisjunct: getErrorAll).
+    const error = isBottom(value) ? value : firstError(copy, 0, true);
+    if (error) errors.push(error);
+    else leaves.push(copy);
+  });
+  vertex.underEvaluation = undefined;
+  if (vertex.choices.length > 0) {
+    vertex.branches = { leaves, errors };
+    vertex.state = 'done';
+    return;
+  }
+  const defaults = defaultsOf(leaves);
+  const unique = dedupe(leaves.map((vertex, index) => ({ vertex, isDefault: defaults[index] })));
+  if (unique.length === 0) {
+    const selected = selectErrors(errors);
+    const [first] = selected;
+    // CUE counts the errors of a nested empty disjunction with its own (`6 errors in empty disjunction`).
+    const count = selected.reduce((sum, error) => sum + (error.count ?? 1), 0);
+    const message = count === 1 ? first.message : `${count} errors in empty disjunction: ${first?.message ?? ''}`;
+    // Of eval, structural cycle, incomplete and cycle errors, the last says what the disjunction is (CUE's collectErrors).
+    const code = selected.reduce<ErrorCode>((worst, error) => (CODE_ORDER.indexOf(error.code) > CODE_ORDER.indexOf(worst) ? error.code : worst), 'eval');
+    vertex.finish({ ...bottom(message, first?.at ?? [], count === 1 ? first.code : code), count: count === 1 ? undefined : count + 1 });
+    return;
+  }
+  const marked = unique.filter((result) => result.isDefault);
+  const chosen = unique.length === 1 ? unique[0] : marked.length === 1 ? marked[0] : undefined;
+  if (unique.length === 1 && chosen) return adopt(vertex, chosen.vertex);
+  vertex.disjuncts = unique.map(({ vertex, isDefault }) => ({ vertex, isDefault }));
+  if (chosen) borrowArcs(vertex, chosen.vertex);
+  vertex.finish(
+    disjunction(
+      unique.map((result) => withAttached(result.vertex)),
+      unique.map((result) => result.isDefault),
+    ),
+  );
+}
+
+export function adopt(vertex: Vertex, from: Vertex): void {
+  borrowArcs(vertex, from);
+  vertex.isStruct = from.isStruct;
+  vertex.isList = from.isList;
+  vertex.listOpen = from.listOpen;
+  vertex.scalar = from.scalar;
+  vertex.groups = from.groups;
+  vertex.patterns = from.patterns;
+  vertex.disjuncts = from.disjuncts;
+  vertex.error = from.error;
+  vertex.tainted ||= from.tainted;
+  vertex.finish(from.value === from ? vertex : from.value);
+}
+
+export function borrowArcs(vertex: Vertex, from: Vertex): void {
+  vertex.arcs = new Map(from.arcs);
+  for (const arc of vertex.arcs.values()) arc.parent = vertex;
+  vertex.isStruct = from.isStruct;
+  vertex.isList = from.isList;
+  vertex.groups = from.groups;
+}
+
+export function addStruct(vertex: Vertex, conjunct: Conjunct, lit: StructLit): void {
+  if (lit.decls.length > 0) vertex.work.shapes.push(lit.at);
+  const env: Env = { up: conjunct.env, vertex, scope: lit };
+  let group = conjunct.group;
+  // A struct written as an embedding (`#C: {#A & #B, {[=~"^Q*$"]: int}}`) declares for the struct it is in.
+  const embeddedStruct = group !== undefined && conjunct.embedded === true && !conjunct.viaConjunction;
+  const own = !group || embeddedStruct;
+  if (!group) {
+    // The declarations of one definition (and of its fields) share a group: together they say what is allowed.
+    group = conjunct.origin ? vertex.originGroup(conjunct.origin) : vertex.newGroup();
+  }
+  if (conjunct.closed) group.active = true;
+  // What closes the fields: what closes vertex struct, shared by all its declarations; a struct that
+  // embeds is closed on its own as well (`#B: #A & {#E, c: 1}` allows in c only what #E and it declare),
+  // and an open one that embeds a definition closes with it (`a: {#A, #B}` allows a.b from both).
+  const outer = conjunct.closed ? (conjunct.origin ?? group) : conjunct.origin;
+  // A struct that is itself embedded is no new scope: what it embeds closes with the struct it is in, whose own
+  // fields it allows (`r: {input: 1, {#deps}}` allows input beside #deps' root, as CUE's splitStruct).
+  const within = lit.decls.some(isEmbedding) && !embeddedStruct ? (outer ? new Reference(outer) : group) : outer;
+  group.declareFields(lit, own);
+  const closing = conjunct.closed ? undefined : closingDefinitions(lit, env, vertex);
+  for (const decl of lit.decls) {
+    switch (decl.type) {
+      case 'field': {
+        const { label } = decl;
+        if (label.kind === 'name') {
+          const definition = !label.quoted && isDefinitionLabel(label.name);
+          const arc = vertex.arc(label.name, definition, !label.quoted && label.name.startsWith('_'));
+          const origin = !definition ? within : conjunct.closed && outer ? definitionOrigin(outer, label.name) : arc;
+          const reclosed = closing?.every((target) => !target.arcs.has(label.name)) === true || (conjunct.reclosed === true && !definition);
+          arc.addConjunct({ expr: decl.value, env, closed: conjunct.closed || definition || reclosed, origin, via: conjunct.via, reclosed }, decl.constraint);
+        } else if (label.kind === 'pattern') {
+          const pattern: Pattern = {
+            label: label.expr,
+            env,
+            value: decl.value,
+            alias: label.alias,
+            fieldAlias: decl.alias,
+            closed: conjunct.closed,
+            origin: within,
+          };
+          vertex.addPattern(pattern);
+          group.addPattern(pattern);
+          if (own) (group.ownPatterns ??= []).push(pattern);
+          if (vertex.patternsApplied) for (const arc of vertex.arcs.values()) applyPattern(vertex, pattern, arc);
+        } else {
+          vertex.work.dynamic.push({ label: label.expr, decl, env, closed: conjunct.closed, group, origin: within });
+        }
+        break;
+      }
+      case 'embed':
+        vertex.work.pending.push({ expr: decl.expr, env, closed: conjunct.closed, group, embedded: true, origin: within });
+        break;
+      case 'ellipsis':
+        group.open = true;
+        if (decl.constraint) vertex.addPattern({ label: { type: 'ident', name: '_', at: decl.at }, env, value: decl.constraint, closed: conjunct.closed });
+        break;
+      case 'comprehension':
+        // What it yields is declared by vertex struct: its fields share what closes vertex struct's.
+        vertex.work.comprehensions.push({ comp: decl, env, closed: conjunct.closed, group, origin: within });
+        break;
+    }
+  }
+  if (makesStruct(lit)) vertex.isStruct = true;
+  else if (!lit.decls.some(isEmbedding)) vertex.work.comprehensionStruct = true;
+}
+
+/** Adds a field with a computed label; false when its label is not concrete yet and vertex is not the last try. */
+export function addDynamic(vertex: Vertex, dynamic: Work['dynamic'][number], last: boolean): boolean {
+  const label = defaultOf(evalExpr(dynamic.label, dynamic.env, vertex));
+  if (isBottom(label) ? label.code === 'incomplete' : !isScalar(label) && !(label instanceof Vertex)) {
+    if (!last) return false;
+    // The struct is incomplete, as in CUE (a descriptor may still make the label concrete).
+    vertex.tainted = true;
+    const found = isBottom(label) ? `_|_(${label.message})` : formatValue(label);
+    vertex.fail(bottom(`key value of dynamic field must be concrete, found ${found}`, [startOf(dynamic.label)], 'incomplete'));
+    return true;
+  }
+  if (isBottom(label) || label.t !== 'string') {
+    const source = sourceText(dynamic.label) ?? formatValue(label);
+    const kind = kindName(kindOf(label));
+    vertex.fail(
+      isBottom(label)
+        ? label
+        : bottom(label.t === 'num' && label.int ? 'integer fields not supported' : `invalid index ${source} (invalid type ${kind})`, [dynamic.decl.at]),
+    );
+    return true;
+  }
+  vertex.isStruct = true;
+  vertex.arc(label.v).addConjunct({ expr: dynamic.decl.value, env: dynamic.env, closed: dynamic.closed, origin: dynamic.origin }, dynamic.decl.constraint);
+  dynamic.group.declare(label.v);
+  return true;
+}
+
+export function applyPatterns(vertex: Vertex): void {
+  if (vertex.patterns.length > 0 && vertex.unread) vertex.readAll();
+  vertex.patternsApplied = true;
+  for (const pattern of vertex.patterns) {
+    // A label constraint that is itself wrong (`[1 & 2]: string`) is an error of the struct.
+    const matcher = patternMatcher(pattern, vertex);
+    if (isBottom(matcher) && matcher.code !== 'incomplete') vertex.fail({ ...matcher, at: [startOf(pattern.value)] });
+    for (const arc of vertex.arcs.values()) applyPattern(vertex, pattern, arc);
+  }
+}
+
+export function applyPattern(vertex: Vertex, pattern: Pattern, arc: Vertex): void {
+  if ((vertex.isList && !vertex.isStruct) || arc.definition || arc.hidden) return;
+  // A label constraint whose pattern RE2 refuses (`[=~"("]: int`) is an error of the struct once a label is matched against it, as CUE reports it.
+  const matcher = patternMatcher(pattern, vertex);
+  if (matcher.t === 'constraint')
+    for (const { pattern: refused } of matcher.bounds) if (refused instanceof InvalidRegexp) return vertex.fail(bottom(`invalid regexp: ${refused.message}`));
+  if (!labelMatches(pattern, arc.label, vertex)) return;
+  let env = pattern.env;
+  if (pattern.alias || pattern.fieldAlias) {
+    const vars = new Map<string, Vertex | Value>();
+    if (pattern.alias) vars.set(pattern.alias, { t: 'string', v: arc.label });
+    if (pattern.fieldAlias) vars.set(pattern.fieldAlias, arc);
+    env = { up: pattern.env, vars };
+  }
+  arc.conjuncts = appended(arc.conjuncts, NO_CONJUNCTS, { expr: pattern.value, env, closed: pattern.closed, origin: pattern.origin });
+  if (arc.state === 'done') arc.reset();
+}
+
+export function addList(vertex: Vertex, conjunct: Conjunct, lit: ListLit): void {
+  vertex.isList = true;
+  vertex.work.shapes.push(lit.at);
+  const env = conjunct.env;
+  let index = 0;
+  for (const element of lit.elements) {
+    if (element.type === 'comprehension') {
+      index = addComprehension(vertex, element, env, conjunct.closed, new CloseGroup(), index);
+      continue;
+    }
+    vertex.arc(String(index++)).addConjunct({ expr: element, env, closed: conjunct.closed, via: conjunct.via, origin: elementOrigin(conjunct, element) });
+  }
+  const rest = lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed, origin: conjunct.closed ? conjunct.origin : undefined } : undefined;
+  vertex.work.lists.push({ length: index, open: Boolean(lit.rest), rest, at: lit.at });
+}
+
+/** List lengths: closed lists must agree; elements past an open list's own get its `...T`. */
+export function closeLists(vertex: Vertex): void {
+  if (vertex.work.lists.length === 0) return;
+  const closed = vertex.work.lists.filter((part) => !part.open);
+  const longest = Math.max(...vertex.work.lists.map((part) => part.length));
+  if (closed.length > 0) {
+    const length = closed[0].length;
+    const other = closed.find((part) => part.length !== length) ?? vertex.work.lists.find((part) => part.open && part.length > length);
+    if (other) {
+      vertex.fail(bottom(`incompatible list lengths (${length} and ${other.length})`, [closed[0].at, other.at]));
+      return;
+    }
+    vertex.listOpen = false;
+  }
+  const length = closed.length > 0 ? closed[0].length : longest;
+  for (const part of vertex.work.lists) {
+    if (!part.rest) continue;
+    for (let index = part.length; index < length; index++) {
+      const arc = vertex.arc(String(index));
+      arc.conjuncts = appended(arc.conjuncts, NO_CONJUNCTS, { expr: part.rest.expr, env: part.rest.env, closed: part.rest.closed, origin: part.rest.origin });
+    }
+  }
+}
+
+export function addData(vertex: Vertex, value: unknown): void {
+  if (value === null) return addScalar(vertex, { t: 'null' });
+  switch (typeof value) {
+    case 'string':
+      return addScalar(vertex, { t: 'string', v: value });
+    case 'boolean':
+      return addScalar(vertex, { t: 'bool', v: value });
+    case 'number':
+      // CUE reads the descriptor's JSON: from 1e21 up a number is written with an exponent, a float.
+      return addScalar(vertex, { t: 'num', int: Number.isInteger(value) && Math.abs(value) < 1e21, v: value });
+    case 'object': {
+      if (Array.isArray(value)) {
+        vertex.isList = true;
+        value.forEach((element, index) => vertex.arc(String(index)).addConjunct(dataConjunct(element)));
+        vertex.work.lists.push({ length: value.length, open: false, at: { offset: 0, line: 0, column: 0 } });
+        return;
+      }
+      vertex.isStruct = true;
+      // Its fields become arcs when reached, if it is the first thing here (then they come first, as they would).
+      if (vertex.arcMap === NO_ARCS && !vertex.unread && !vertex.patternsApplied) {
+        vertex.unread = value as Record<string, unknown>;
+        return;
+      }
+      if (vertex.unread) vertex.readAll();
+      const object = value as Record<string, unknown>;
+      for (const key in object) vertex.arc(key).addConjunct(dataConjunct(object[key]));
+      return;
+    }
+  }
+  vertex.fail(bottom(`unsupported data value ${typeof value}`));
+}
+
+export function addScalar(vertex: Vertex, value: Value): void {
+  const unified = unifyScalars(vertex.scalar, value);
+  if (isBottom(unified)) vertex.fail({ ...unified, at: [...new Set([...unified.at, ...vertex.work.positions])] });
+  vertex.scalar = unified;
+}
+
+/** Fields a closed struct does not allow get the error `field not allowed`. */
+export function checkClosedness(vertex: Vertex): void {
+  const active = vertex.groups.filter((group) => group.active && !group.open);
+  if (active.length === 0 || !vertex.isStruct) return;
+  for (const arc of vertex.arcs.values()) {
+    if (arc.hidden || arc.definition || (!arc.regular && !arc.required)) continue;
+    const allowed = active.every((group) => group.allows(arc.label, vertex));
+    if (!allowed) arc.notAllowed = bottom('field not allowed', declarations(arc));
   }
 }
 
