@@ -2,9 +2,9 @@
  * A CUE file made ready to evaluate: parsed, its imports bound, every reference checked against
  * the scopes it is written in, and what the native evaluator does not do detected up front.
  */
+import type { Env } from '../evaluation/conjuncts';
 import { declares } from '../evaluation/references';
 import type { Package } from '../evaluation/values';
-import type { Env } from '../evaluation/vertex';
 import { formatPath } from '../export/verdict';
 import { regexpOf, UnsupportedRegexp } from '../internal/re2';
 import { CUE_STANDARD_LIBRARY, PACKAGES } from '../pkg/packages';

@@ -1,10 +1,10 @@
 import type { Expr } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
+import { type Env } from './conjuncts';
 import { evalExpr, startOf, unattached } from './expressions';
 import { constraint } from './scalars';
 import { type Bottom, bottom, type Builtin, formatValue, isBottom, STRUCT, TOP_KINDS, typeName, type Value } from './values';
 import type { Vertex } from './vertex';
-import { type Env } from './vertex';
 
 export function call(expr: Extract<Expr, { type: 'call' }>, env: Env, from: Vertex): Value {
   const callee = callable(evalExpr(expr.callee, env, from), expr.at);

@@ -3,10 +3,12 @@
  * per binding, as fields of the enclosing struct or as elements of the enclosing list.
  */
 import type { Clause, Comprehension } from '../syntax/ast';
+import { type CloseGroup } from './closedness';
+import { type Env } from './conjuncts';
 import { defaultOf, evalExpr, sourceText, valueOf } from './expressions';
 import { noteRead, resolveReference } from './references';
 import { BOOL, type Bottom, bottom, formatValue, isBottom, kindOf, LIST, STRUCT, typeName, type Value } from './values';
-import { type CloseGroup, type Env, Vertex } from './vertex';
+import { Vertex } from './vertex';
 
 /** The errors of comprehensions that failed (a condition that is an error): the struct keeps its fields beside them (inspect.ts). */
 export const comprehensionFailures = new WeakSet<Bottom>();

@@ -5,6 +5,8 @@
 import type { Expr } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
 import { call } from './calls';
+import { type Env, type Pattern } from './conjuncts';
+import { listOf } from './lists';
 import { binary, concrete, unary } from './operators';
 import { noteRead, resolveReference } from './references';
 import { unifyScalars } from './scalars';
@@ -24,7 +26,7 @@ import {
   typeName,
   type Value,
 } from './values';
-import { type Env, listOf, type Pattern, Vertex } from './vertex';
+import { Vertex } from './vertex';
 
 /** The source text of a simple operand (a name, a selection, a literal), as CUE quotes it in errors. */
 export function sourceText(expr: Expr): string | undefined {

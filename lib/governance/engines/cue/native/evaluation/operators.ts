@@ -3,6 +3,7 @@ import { decimalArithmetic, type DecimalOp } from '../internal/decimal';
 import { InvalidRegexp, regexpOf } from '../internal/re2';
 import type { Expr } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
+import { type Env } from './conjuncts';
 import { MAX_REPEAT_COUNT } from './context';
 import { combineDefaults, disjunctsOf } from './disjuncts';
 import { defaultOf, evalExpr, sourceText, startOf, structurallyEqual, unattached, valueOf } from './expressions';
@@ -31,7 +32,7 @@ import {
   TOP_KINDS,
   typeName,
 } from './values';
-import { type Env, Vertex } from './vertex';
+import { Vertex } from './vertex';
 
 /**
  * Whether `x == _|_` holds, as CUE's validate decides it: x is an error, is not concrete (`string`, `_`,

@@ -1,11 +1,13 @@
 import { universe } from '../compile/predeclared';
 import type { Expr, ScopeEntry, StructLit } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
+import { isDefinitionLabel } from './closedness';
+import { type Env } from './conjuncts';
 import { defaultOf, evalExpr, labelMatches, sourceText, startOf } from './expressions';
 import { concrete, operandOf } from './operators';
 import type { Bottom } from './values';
 import { bottom, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, STRING, STRUCT, TOP, typeName, type Value } from './values';
-import { type Env, isDefinitionLabel, regularKey, Vertex } from './vertex';
+import { regularKey, Vertex } from './vertex';
 
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
 function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {

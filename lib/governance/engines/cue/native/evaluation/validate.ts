@@ -1,7 +1,8 @@
+import { firstError } from './errors';
 import { defaultOf } from './expressions';
 import { unifyScalars } from './scalars';
 import { type Bottom, incomplete, isBottom, isScalar, type Value } from './values';
-import { firstError, Vertex } from './vertex';
+import { Vertex } from './vertex';
 
 let unifyingUnfinished = false;
 /** A finalized value as data (defaults taken), or undefined when something in it is not concrete. */

@@ -6,6 +6,7 @@
 
 import { Context } from '../evaluation/context';
 import { defaultOf, valueOf } from '../evaluation/expressions';
+import { listOf } from '../evaluation/lists';
 import {
   BOOL,
   bottom,
@@ -26,7 +27,7 @@ import {
   typeName,
   type Value,
 } from '../evaluation/values';
-import { listOf, Vertex } from '../evaluation/vertex';
+import { Vertex } from '../evaluation/vertex';
 import { parseExpression } from '../syntax/parser';
 import type { Position } from '../syntax/scanner';
 
