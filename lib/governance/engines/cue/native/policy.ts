@@ -41,6 +41,7 @@ export interface NativeOptions {
 const DEFAULT_MAX_STEPS = 1_000_000;
 // Positions on line 0 are not the author's: messages leave them out.
 const METRIC_VALUE = parseExpression('{value: number}', { offset: 0, line: 0, column: 0 }) as StructLit;
+
 const NOT_A_STRUCT = 'the script must be a struct (fields at its top level), not a list or a single value';
 
 /** The root of one evaluation: the policy unified with a descriptor (or with nothing, for the save check). */

@@ -2,10 +2,10 @@ import { defaultOf, valueOf } from '../evaluation/expressions';
 import { noteRead } from '../evaluation/references';
 import { constraint, disjunction, kindConstraint, unifyScalars } from '../evaluation/scalars';
 import { unificationError } from '../evaluation/validate';
-import type { Bound } from '../evaluation/values';
 import {
   BOOL,
   bottom,
+  type Bound,
   type Builtin,
   BYTES,
   FLOAT,
@@ -40,6 +40,7 @@ function limitOf(text: string, int: boolean, lower: boolean): Bound {
   const value: Scalar = exact && int ? { t: 'num', int, v: inside } : { t: 'num', int, v: inside, literal: text };
   return { op: lower ? '>=' : '<=', value };
 }
+
 /** The double next to `value` towards +Infinity (`direction` 1) or -Infinity (-1). */
 function nextDouble(value: number, direction: 1 | -1): number {
   const view = new DataView(new ArrayBuffer(8));
@@ -48,15 +49,19 @@ function nextDouble(value: number, direction: 1 | -1): number {
   view.setBigUint64(0, value > 0 === direction > 0 ? bits + 1n : bits - 1n);
   return view.getFloat64(0);
 }
+
 function integerType(min: string, max: string): Value {
   return constraint(INT, [limitOf(min, true, true), limitOf(max, true, false)]);
 }
+
 /** `float32` and `float64` are bounds alone: any number in their range, integers too. */
 function floatType(min: string, max: string): Value {
   return constraint(NUMBER, [limitOf(min, false, true), limitOf(max, false, false)]);
 }
+
 /** CUE's div and mod are Euclidean: the modulus is never negative. */
 const euclideanMod = (x: number, y: number) => ((x % Math.abs(y)) + Math.abs(y)) % Math.abs(y);
+
 function intOperation(name: string, operation: (x: number, y: number) => number): Builtin {
   return fn(
     name,
@@ -68,6 +73,7 @@ function intOperation(name: string, operation: (x: number, y: number) => number)
     { returns: 'int' },
   );
 }
+
 const close: Builtin = {
   t: 'builtin',
   name: 'close',
@@ -82,6 +88,7 @@ const close: Builtin = {
     return valueOf(closed);
   },
 };
+
 const lenBuiltin: Builtin = {
   t: 'builtin',
   name: 'len',
@@ -101,11 +108,13 @@ const lenBuiltin: Builtin = {
     return bottom(`invalid argument ${formatValue(target)} (type ${typeName(target)}) for len`, [at]);
   },
 };
+
 /** An element of and's or or's list, or and's result, as read: a scalar keeps the definitions embedded with it (`{2, #x: 1}`). */
 function readWithDefinitions(element: Vertex): Value {
   noteRead(element);
   return withAttached(element);
 }
+
 const and: Builtin = {
   t: 'builtin',
   name: 'and',
@@ -118,6 +127,7 @@ const and: Builtin = {
     return readWithDefinitions(result);
   },
 };
+
 const or: Builtin = {
   t: 'builtin',
   name: 'or',
@@ -135,6 +145,7 @@ const or: Builtin = {
     );
   },
 };
+
 /**
  * CUE's checkNum: whether schemas that failed only incompletely could still bring the count to the
  * bound (a number between the matches and the possible matches, a single bound allowing some of
@@ -149,6 +160,7 @@ function couldStillMatch(bound: Value, matched: number, possible: number): boole
   ]);
   return !isBottom(unifyScalars(bound, range));
 }
+
 const schemasOf = (list: Value): Value[] | undefined =>
   list instanceof Vertex && list.isList ? list.elements().map((element) => valueOf(element)) : undefined;
 const matchN: Builtin = {
@@ -169,6 +181,7 @@ const matchN: Builtin = {
     return validationError(`${matched} matched, expected ${formatValue(bound)}`, code);
   },
 };
+
 const matchIf: Builtin = {
   t: 'builtin',
   name: 'matchIf',
@@ -182,6 +195,7 @@ const matchIf: Builtin = {
     return error ? validationError(error.message, from.ctx.closedWorld ? 'eval' : error.code) : { t: 'bool', v: true };
   },
 };
+
 /** CUE's predeclared identifiers (spec.md, "Predeclared identifiers"): no `list`, `struct` or `byte`, which CUE does not know either. */
 export const universe: ReadonlyMap<string, Value> = new Map<string, Value>([
   ['int', kindConstraint(INT)],

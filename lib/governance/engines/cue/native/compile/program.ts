@@ -73,10 +73,13 @@ const atField = (message: string): string => (fieldPath.length > 0 ? `${formatPa
 
 /** The names each struct literal's lets and aliases are read by (a let or alias never read is an error in CUE). */
 let readNames = new Map<StructLit, Set<string>>();
+
 /** The imported packages some reference reads. */
 let usedImports = new Set<string>();
+
 /** Lets whose expression is being checked, and lets checked (CUE inlines a let where it is read: one that reaches itself is an error). */
 let openLets = new Set<LetDecl>();
+
 let checkedLets = new Set<LetDecl>();
 type LetDecl = Extract<Decl, { type: 'let' }>;
 

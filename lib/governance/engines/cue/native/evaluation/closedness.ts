@@ -4,8 +4,7 @@
  */
 import type { StructLit } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
-import type { Env, Pattern } from './conjuncts';
-import { appended } from './conjuncts';
+import { appended, type Env, type Pattern } from './conjuncts';
 import { labelMatches } from './expressions';
 import { resolveReference } from './references';
 import { bottom } from './values';
@@ -79,6 +78,7 @@ function labelsOf(declared: readonly (StructLit | string)[]): Set<string> {
   }
   return labels;
 }
+
 /** One reference to a definition inside a closed struct: its fields close with it, and what it declares the enclosing struct allows. */
 export class Reference {
   constructor(readonly within: object) {}
@@ -103,10 +103,13 @@ export function closingDefinitions(lit: StructLit, env: Env, from: Vertex): Vert
   }
   return targets;
 }
+
 /** `#D` and the hidden `_#D` are definitions: their structs are closed. */
 export const isDefinitionLabel = (name: string) => name.startsWith('#') || name.startsWith('_#');
+
 const NO_DECLARED: (StructLit | string)[] = [];
 const NO_LITS: StructLit[] = [];
+
 const definitionOrigins = new WeakMap<object, Map<string, object>>();
 /**
  * What closes a definition field declared inside a closed struct: shared by the declarations of that
@@ -120,6 +123,7 @@ export function definitionOrigin(outer: object, label: string): object {
   if (!origin) byLabel.set(label, (origin = {}));
   return origin;
 }
+
 /** Fields a closed struct does not allow get the error `field not allowed`. */
 export function checkClosedness(vertex: Vertex): void {
   const active = vertex.groups.filter((group) => group.active && !group.open);
@@ -130,6 +134,7 @@ export function checkClosedness(vertex: Vertex): void {
     if (!allowed) arc.notAllowed = bottom('field not allowed', declarations(arc));
   }
 }
+
 /** Where a field was declared, for an error on it (CUE lists the positions of the field's conjuncts). */
 function declarations(arc: Vertex): Position[] {
   const at: Position[] = [];

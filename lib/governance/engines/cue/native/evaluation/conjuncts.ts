@@ -14,12 +14,14 @@ export interface DataExpr {
   readonly type: 'data';
   readonly value: unknown;
 }
+
 /** A value already evaluated (a pattern's label, a builtin's struct). */
 export interface ValueExpr {
   readonly type: 'value';
   readonly value: Value;
   readonly at?: Position;
 }
+
 export type ConjunctExpr = Expr | DataExpr | ValueExpr;
 /** Names visible at one level of scope: a struct literal's fields and lets, or bound variables. */
 export interface Env {
@@ -30,6 +32,7 @@ export interface Env {
   /** let values of this scope, once evaluated. */
   lets?: Map<string, Value>;
 }
+
 /** derived() copies every field: one added here is added there too. */
 export interface Conjunct {
   readonly expr: ConjunctExpr;
@@ -51,6 +54,7 @@ export interface Conjunct {
   /** Closed only by the struct it is in embedding a definition: a reference to the field alone is open (CUE's reclose2). */
   readonly reclosed?: boolean;
 }
+
 /**
  * One expansion in a conjunct's history: `shared` when the field it was expanded into had no other
  * conjunct, so that CUE shares the referenced value instead of evaluating it again (share.go).
@@ -60,11 +64,13 @@ export interface Via {
   readonly shared: boolean;
   readonly up?: Via;
 }
+
 /** Whether a conjunct came from a shared expansion of a field: one it names again is then an ancestor of itself. */
 export function sharedExpansionOf(via: Via | undefined, target: Vertex): boolean {
   for (let at = via; at; at = at.up) if (at.target === target && at.shared) return true;
   return false;
 }
+
 export interface Pattern {
   readonly label: Expr;
   readonly env: Env;
@@ -77,14 +83,17 @@ export interface Pattern {
   readonly origin?: object;
   matcher?: Value;
 }
+
 /** Appends to an array that may be one of the shared empty ones: a new array then, sized for its one element. */
 export function appended<T>(array: T[], empty: T[], item: T): T[] {
   if (array === empty) return [item];
   array.push(item);
   return array;
 }
+
 /** Data has no scope: nothing in it refers to anything. */
 const DATA_ENV: Env = {};
+
 export const dataConjunct = (value: unknown): Conjunct => ({ expr: { type: 'data', value }, env: DATA_ENV, closed: false });
 export function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.env, viaConjunction = conjunct.viaConjunction): Conjunct {
   const from = viaConjunction ? undefined : (conjunct.from ?? conjunct);
@@ -101,4 +110,5 @@ export function derived(conjunct: Conjunct, expr: ConjunctExpr, env = conjunct.e
     reclosed: conjunct.reclosed,
   };
 }
+
 export const atOf = (expr: ConjunctExpr): Position | undefined => (expr.type === 'data' ? undefined : expr.type === 'value' ? expr.at : startOf(expr));

@@ -5,8 +5,7 @@
 import { dataConjunct } from './conjuncts';
 import { unifyScalars } from './scalars';
 import { bottom, isBottom, type Value } from './values';
-import type { Vertex } from './vertex';
-import { NO_ARCS } from './vertex';
+import { NO_ARCS, type Vertex } from './vertex';
 
 export function addData(vertex: Vertex, value: unknown): void {
   if (value === null) return addScalar(vertex, { t: 'null' });
@@ -39,6 +38,7 @@ export function addData(vertex: Vertex, value: unknown): void {
   }
   vertex.fail(bottom(`unsupported data value ${typeof value}`));
 }
+
 function addScalar(vertex: Vertex, value: Value): void {
   const unified = unifyScalars(vertex.scalar, value);
   if (isBottom(unified)) vertex.fail({ ...unified, at: [...new Set([...unified.at, ...vertex.work.positions])] });

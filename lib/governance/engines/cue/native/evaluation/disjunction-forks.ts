@@ -3,8 +3,7 @@
  * a value; one of structs or lists forks the vertex, one copy per disjunct, and keeps the copies without errors.
  */
 import type { Expr } from '../syntax/ast';
-import type { Conjunct } from './conjuncts';
-import { atOf, derived } from './conjuncts';
+import { atOf, type Conjunct, derived } from './conjuncts';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
 import { sameVertex } from './equality';
 import { CODE_ORDER, firstError, selectErrors } from './errors';
@@ -16,8 +15,10 @@ import { Vertex, withAttached } from './vertex';
 export interface PendingDisjunction {
   readonly disjuncts: readonly { readonly conjunct: Conjunct; readonly isDefault: boolean }[];
 }
+
 /** Neither a struct, a list nor a disjunction: unified as a value. */
 const isPlain = (value: Value): boolean => value.t === 'top' || value.t === 'constraint' || isScalar(value);
+
 export function addDisjunction(vertex: Vertex, conjunct: Conjunct): void {
   const disjuncts = disjunctsOf(conjunct.expr as Expr).map((term) => ({ conjunct: derived(conjunct, term.value), isDefault: term.isDefault }));
   // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking vertex vertex.
@@ -55,6 +56,7 @@ export function addDisjunction(vertex: Vertex, conjunct: Conjunct): void {
   vertex.work.disjunctions.push({ disjuncts });
   takeChoice(vertex);
 }
+
 /**
  * A disjunction of scalars with a disjunction as a term (`*(*"a" | string) | string`, `*P | int`) into a
  * field that has a value already: crossed with it one disjunct at a time, as CUE does (crossDisjunction).
@@ -77,6 +79,7 @@ function addStaged(vertex: Vertex, conjunct: Conjunct): boolean {
   if (crossed) vertex.scalar = crossed;
   return crossed !== undefined;
 }
+
 /** In a fork, the disjunct chosen for the next disjunction is added as any conjunct. */
 export function takeChoice(vertex: Vertex): void {
   const index = vertex.work.disjunctions.length - 1;
@@ -84,6 +87,7 @@ export function takeChoice(vertex: Vertex): void {
   const chosen = vertex.work.disjunctions[index].disjuncts[vertex.choices[index]];
   vertex.work.pending.push(chosen.conjunct);
 }
+
 /**
  * One copy per disjunct of the first undecided disjunction, each forking the next in turn: the
  * copies without errors remain. A fork inside a copy hands its surviving copies (and its errors)
@@ -145,6 +149,7 @@ export function fork(vertex: Vertex): void {
     ),
   );
 }
+
 function adopt(vertex: Vertex, from: Vertex): void {
   borrowArcs(vertex, from);
   vertex.isStruct = from.isStruct;
@@ -158,6 +163,7 @@ function adopt(vertex: Vertex, from: Vertex): void {
   vertex.tainted ||= from.tainted;
   vertex.finish(from.value === from ? vertex : from.value);
 }
+
 function borrowArcs(vertex: Vertex, from: Vertex): void {
   vertex.arcs = new Map(from.arcs);
   for (const arc of vertex.arcs.values()) arc.parent = vertex;
@@ -165,8 +171,10 @@ function borrowArcs(vertex: Vertex, from: Vertex): void {
   vertex.isList = from.isList;
   vertex.groups = from.groups;
 }
+
 const MAYBE = 0;
 const IS_DEFAULT = 1;
+
 const NOT_DEFAULT = 2;
 /**
  * Which surviving copies are defaults, as CUE computes it over the cross product of the
@@ -199,6 +207,7 @@ function defaultsOf(leaves: readonly Vertex[]): boolean[] {
   }
   return modes.map((mode) => mode === IS_DEFAULT);
 }
+
 /** Disjuncts that are the same value are one, a default if either was. */
 function dedupe(results: { vertex: Vertex; isDefault: boolean }[]): { vertex: Vertex; isDefault: boolean }[] {
   const out: { vertex: Vertex; isDefault: boolean }[] = [];

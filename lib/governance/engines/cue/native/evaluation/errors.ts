@@ -1,9 +1,9 @@
 /** The errors of a vertex as CUE reports them: the first one below a disjunct, and those an empty disjunction lists. */
-import type { Bottom } from './values';
-import { type ErrorCode, isBottom } from './values';
+import { type Bottom, type ErrorCode, isBottom } from './values';
 import type { Vertex } from './vertex';
 
 export const CODE_ORDER: readonly ErrorCode[] = ['eval', 'user', 'structural-cycle', 'incomplete', 'cycle'];
+
 /**
  * The errors an empty disjunction reports (CUE's selectErrors): all of two, else one per position,
  * an error whose positions were all reported already being left out (a field not allowed in
@@ -19,6 +19,7 @@ export function selectErrors(errors: readonly Bottom[]): readonly Bottom[] {
     return fresh !== undefined;
   });
 }
+
 /**
  * The first error in a vertex or its regular fields (not incomplete ones): what eliminates a disjunct. For a
  * disjunct (`ownIncomplete`), an incomplete field of its own counts too, as CUE's getErrorAll finds it

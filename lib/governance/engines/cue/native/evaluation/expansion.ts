@@ -2,10 +2,8 @@
  * A reference to a struct or list unified into a vertex: the referenced field's conjuncts are added here (CUE's
  * structure sharing, share.go), with what closes them, and what is added to that field later is inserted too.
  */
-import type { CloseGroup } from './closedness';
-import { Reference } from './closedness';
-import type { Conjunct, Via } from './conjuncts';
-import { atOf, sharedExpansionOf } from './conjuncts';
+import { type CloseGroup, Reference } from './closedness';
+import { atOf, type Conjunct, sharedExpansionOf, type Via } from './conjuncts';
 import { noteRead } from './references';
 import { bottom } from './values';
 import type { Vertex } from './vertex';
@@ -22,6 +20,7 @@ export interface Insertion {
   readonly embedded: boolean;
   readonly via: Via;
 }
+
 /** A struct or list value reached by reference: its conjuncts are unified here. */
 export function expand(vertex: Vertex, target: Vertex, conjunct: Conjunct): void {
   if (target === vertex || target === vertex.original) return;
@@ -88,6 +87,7 @@ export function expand(vertex: Vertex, target: Vertex, conjunct: Conjunct): void
     if (v === vertex) (vertex.work.insertions ??= []).push(insertion);
   }
 }
+
 /** Adds the conjuncts of an expanded field (or of what it became once more was added to it) not added yet. */
 function insert(vertex: Vertex, insertion: Insertion, from: Vertex): void {
   const { target, closed, group, origin, embedded, via } = insertion;
@@ -105,6 +105,7 @@ function insert(vertex: Vertex, insertion: Insertion, from: Vertex): void {
   }
   insertion.count = from.conjuncts.length;
 }
+
 /** Inserts what was added to the fields of vertex one it expanded; whether there was any. */
 export function reinsert(vertex: Vertex, insertions: Insertion[]): boolean {
   let grown = false;
@@ -122,6 +123,7 @@ export function reinsert(vertex: Vertex, insertions: Insertion[]): boolean {
   }
   return grown;
 }
+
 /**
  * Whether CUE shares a field it expands here instead of evaluating it again (shareIfPossible, share.go):
  * a field of the configuration (not a value made by an expression), and not an open one into a closed field.

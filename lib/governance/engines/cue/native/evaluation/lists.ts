@@ -3,8 +3,7 @@ import type { Expr, ListLit } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
 import { CloseGroup } from './closedness';
 import { addComprehension } from './comprehensions';
-import type { Conjunct, Env, ValueExpr } from './conjuncts';
-import { appended } from './conjuncts';
+import { appended, type Conjunct, type Env, type ValueExpr } from './conjuncts';
 import { bottom, type Value } from './values';
 import { NO_CONJUNCTS, Vertex } from './vertex';
 
@@ -14,6 +13,7 @@ export interface ListPart {
   readonly rest?: { expr: Expr; env: Env; closed: boolean; origin?: object };
   readonly at: Position;
 }
+
 /**
  * What closes a list element with the other structs of its definition, as a field's origin does: the sides of
  * a conjunction (`#c: [#f1 & {as: []}]`) or disjunction, and a struct beside the list's `...T` (`[...#V] & [{spec: 1}]`)
@@ -24,6 +24,7 @@ function elementOrigin(conjunct: Conjunct, element: Expr): object | undefined {
   if (!conjunct.closed || !((element.type === 'binary' && (element.op === '&' || element.op === '|')) || element.type === 'struct')) return undefined;
   return conjunct.origin ?? {};
 }
+
 export function addList(vertex: Vertex, conjunct: Conjunct, lit: ListLit): void {
   vertex.isList = true;
   vertex.work.shapes.push(lit.at);
@@ -39,6 +40,7 @@ export function addList(vertex: Vertex, conjunct: Conjunct, lit: ListLit): void 
   const rest = lit.rest?.type ? { expr: lit.rest.type, env, closed: conjunct.closed, origin: conjunct.closed ? conjunct.origin : undefined } : undefined;
   vertex.work.lists.push({ length: index, open: Boolean(lit.rest), rest, at: lit.at });
 }
+
 /** List lengths: closed lists must agree; elements past an open list's own get its `...T`. */
 export function closeLists(vertex: Vertex): void {
   if (vertex.work.lists.length === 0) return;
@@ -62,6 +64,7 @@ export function closeLists(vertex: Vertex): void {
     }
   }
 }
+
 /**
  * A list made of values (a builtin's result, a slice, `+` and `*` of lists): its elements are
  * conjuncts of its own list literal, so a field unified with it gets them too.

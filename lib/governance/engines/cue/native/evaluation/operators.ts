@@ -9,7 +9,6 @@ import { combineDefaults, disjunctsOf } from './disjuncts';
 import { defaultOf, evalExpr, sourceText, startOf, structurallyEqual, unattached, valueOf } from './expressions';
 import { resolveReference } from './references';
 import { constraint, disjunction } from './scalars';
-import type { Value } from './values';
 import {
   BOOL,
   type Bottom,
@@ -31,6 +30,7 @@ import {
   STRING,
   TOP_KINDS,
   typeName,
+  type Value,
 } from './values';
 import { Vertex } from './vertex';
 
@@ -44,6 +44,7 @@ function comparesToBottom(value: Value): boolean {
   if (chosen instanceof Vertex) return finalError(chosen, 0) !== undefined;
   return chosen.t === 'bottom' || chosen.t === 'top' || chosen.t === 'constraint' || chosen.t === 'disj';
 }
+
 /** The first error below a struct or list that no more data would resolve (not an incomplete one, nor a cycle). */
 function finalError(vertex: Vertex, depth: number): Bottom | undefined {
   for (const arc of vertex.arcs.values()) {
@@ -59,6 +60,7 @@ function finalError(vertex: Vertex, depth: number): Bottom | undefined {
   }
   return undefined;
 }
+
 const isPending = (error: Bottom): boolean => error.code === 'incomplete' || error.code === 'cycle';
 /**
  * What a selection or index is taken from. A struct written in place (`({x: 1, y: 2} & {x: 3}).y`) whose
@@ -78,6 +80,7 @@ export function operandOf(expr: Expr, env: Env, from: Vertex): Vertex | Value {
   }
   return target;
 }
+
 /**
  * A concrete scalar for an operand, or the error saying why not: incomplete while a descriptor
  * could still make it concrete, an error when no value of its kinds would do (`!x` with `x: int`).
@@ -90,6 +93,7 @@ export function concrete(value: Value, operand: string, at: Position, kinds = TO
   const message = `non-concrete value ${formatValue(picked)} in operand to ${operand}`;
   return (kindOf(picked) & kinds) === 0 ? bottom(message, [at]) : incomplete(message, [at]);
 }
+
 /** The kinds an operator takes. */
 function operandKinds(op: string): number {
   switch (op) {
@@ -115,6 +119,7 @@ function operandKinds(op: string): number {
       return TOP_KINDS;
   }
 }
+
 export function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Vertex): Value {
   const { op } = expr;
   if (op === '*') return evalExpr(expr.operand, env, from);
@@ -154,15 +159,18 @@ export function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Ve
     }
   }
 }
+
 /** An operand that is a type or bound as written (`!int`, `-<4`), never concrete (adt.AssertConcreteIsPossible). */
 function writtenType(expr: Expr, value: Value): boolean {
   if (expr.type === 'paren') return writtenType(expr.expr, value);
   if (expr.type === 'unary') return expr.op !== '-' && expr.op !== '+' && expr.op !== '!' && expr.op !== '*';
   return expr.type === 'ident' && universe.get(expr.name) === value && value.t === 'constraint';
 }
+
 function isBottomLiteral(expr: Expr): boolean {
   return (expr.type === 'literal' && expr.kind === 'bottom') || (expr.type === 'paren' && isBottomLiteral(expr.expr));
 }
+
 export function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: Vertex): Value {
   const { op } = expr;
   if (op === '|') {
@@ -242,6 +250,7 @@ export function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: 
   }
   return scalarOperation(op, left, right, expr.left.at, expr.right.at);
 }
+
 /** The length of the string or bytes a `+` or `*` makes (a count past CUE's own limit is its error, not this one). */
 function textSize(op: string, left: Scalar, right: Scalar): number | undefined {
   const isText = (value: Scalar) => value.t === 'string' || value.t === 'bytes';
@@ -251,9 +260,11 @@ function textSize(op: string, left: Scalar, right: Scalar): number | undefined {
   if (!isText(text) || count.t !== 'num' || !count.int || count.v < 0 || count.v > MAX_REPEAT_COUNT) return undefined;
   return (text as { v: string }).v.length * count.v;
 }
+
 function invalidOperands(op: string, left: Scalar, right: Scalar, at: Position[]): Value {
   return bottom(`invalid operands ${formatValue(left)} and ${formatValue(right)} to '${op}' (type ${typeName(left)} and ${typeName(right)})`, at);
 }
+
 function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Position, rightAt: Position): Value {
   const at = [leftAt, rightAt];
   switch (op) {
@@ -300,6 +311,7 @@ function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Positi
   }
   return { t: 'num', int: left.int && right.int, v: decimalArithmetic(op as DecimalOp, left.v, right.v) };
 }
+
 function repeatText(text: Extract<Scalar, { t: 'string' | 'bytes' }>, count: number, at: Position[]): Value {
   if (count < 0) return bottom('cannot convert negative number to uint64', at);
   if (count > MAX_REPEAT_COUNT)

@@ -1,11 +1,9 @@
 /** Pattern constraints (`[=~"^a"]: int`, `...T`): applied to every arc whose label they match, added or still to come. */
 import { InvalidRegexp } from '../internal/re2';
-import type { Pattern } from './conjuncts';
-import { appended } from './conjuncts';
+import { appended, type Pattern } from './conjuncts';
 import { labelMatches, patternMatcher, startOf } from './expressions';
 import { bottom, isBottom, type Value } from './values';
-import type { Vertex } from './vertex';
-import { NO_CONJUNCTS } from './vertex';
+import { NO_CONJUNCTS, type Vertex } from './vertex';
 
 export function applyPatterns(vertex: Vertex): void {
   if (vertex.patterns.length > 0 && vertex.unread) vertex.readAll();
@@ -17,6 +15,7 @@ export function applyPatterns(vertex: Vertex): void {
     for (const arc of vertex.arcs.values()) applyPattern(vertex, pattern, arc);
   }
 }
+
 export function applyPattern(vertex: Vertex, pattern: Pattern, arc: Vertex): void {
   if ((vertex.isList && !vertex.isStruct) || arc.definition || arc.hidden) return;
   // A label constraint whose pattern RE2 refuses (`[=~"("]: int`) is an error of the struct once a label is matched against it, as CUE reports it.

@@ -5,8 +5,24 @@ import { isDefinitionLabel } from './closedness';
 import { type Env } from './conjuncts';
 import { defaultOf, evalExpr, labelMatches, sourceText, startOf } from './expressions';
 import { concrete, operandOf } from './operators';
-import type { Bottom } from './values';
-import { bottom, formatValue, incomplete, INT, isBottom, isScalar, kindName, kindOf, LIST, NUMBER, STRING, STRUCT, TOP, typeName, type Value } from './values';
+import {
+  type Bottom,
+  bottom,
+  formatValue,
+  incomplete,
+  INT,
+  isBottom,
+  isScalar,
+  kindName,
+  kindOf,
+  LIST,
+  NUMBER,
+  STRING,
+  STRUCT,
+  TOP,
+  typeName,
+  type Value,
+} from './values';
 import { regularKey, Vertex } from './vertex';
 
 /** The names a struct literal declares: field labels (and their aliases) and lets. */
@@ -26,17 +42,21 @@ function entriesOf(lit: StructLit): ReadonlyMap<string, ScopeEntry> {
   lit.scope = entries;
   return entries;
 }
+
 /** Whether a name is declared by a scope (the save check looks for unknown references). */
 export function declares(scope: StructLit, name: string): boolean {
   return entriesOf(scope).has(name);
 }
+
 /** The errors of references to required fields that are not there. */
 const requiredMissing = new WeakSet<Bottom>();
+
 function missingRequired(label: string, at: Position): Bottom {
   const error = incomplete(`required field missing: ${label}`, [at]);
   requiredMissing.add(error);
   return error;
 }
+
 function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Value {
   for (let e: Env | undefined = env; e; e = e.up) {
     const bound = e.vars?.get(name);
@@ -76,6 +96,7 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
   if (name === '__no_sharing') return TOP;
   return universe.get(name) ?? bottom(`reference "${name}" not found`, [at]);
 }
+
 /** The let a name reads and the scope it is written in, or undefined when the name is something else. */
 export function letBinding(name: string, env: Env): { readonly expr: Expr; readonly env: Env } | undefined {
   for (let e: Env | undefined = env; e; e = e.up) {
@@ -85,6 +106,7 @@ export function letBinding(name: string, env: Env): { readonly expr: Expr; reado
   }
   return undefined;
 }
+
 /**
  * Counts a read of a value a descriptor could still change (the save check): a struct or list it
  * could extend, or a field of the descriptor's own space that is not concrete yet.
@@ -106,6 +128,7 @@ export function noteRead(vertex: Vertex): void {
     }
   }
 }
+
 /**
  * What a reference stands for: the vertex of a field (its conjuncts are unified where it is used)
  * or a value (a let, a bound variable, a builtin, an error).
@@ -159,6 +182,7 @@ export function resolveReference(expr: Expr, env: Env, from: Vertex): Vertex | V
       return evalExpr(expr, env, from);
   }
 }
+
 /** `ref`: the selection or index written, for CUE's wording of what is not known yet (`top.foo undefined as top is incomplete`). */
 function select(target: Vertex | Value, name: string, at: Position, index = false, ref?: Expr): Vertex | Value {
   // A name no package exports (`list.max`) is missing from its struct, which CUE reports as incomplete.
@@ -227,6 +251,7 @@ function select(target: Vertex | Value, name: string, at: Position, index = fals
   }
   return arc;
 }
+
 /** A label as CUE prints it in a selector: quoted unless it is an identifier. */
 function selectorText(name: string): string {
   return /^[#_]*[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);

@@ -103,6 +103,7 @@ function mergeConstraints(a: Constraint, b: Constraint, at: readonly Position[])
 const isNumberExcluded = (bound: Bound): boolean => bound.op === '!=' && bound.value.t === 'num';
 
 const LOWER = new Set(['>', '>=']);
+
 const UPPER = new Set(['<', '<=']);
 
 /** `!="b" & =~"c"` is `=~"c"`: a string `!=` that a `=~` or `!~` already excludes is dropped (adt.SimplifyBounds). */
@@ -281,8 +282,10 @@ export function unifyScalars(a: Value, b: Value, at: readonly Position[] = []): 
 export const kindConstraint = (kinds: number): Constraint => constraint(kinds);
 
 const MAYBE = 0;
+
 const IS_DEFAULT = 1;
 const NOT_DEFAULT = 2;
+
 type Mode = typeof MAYBE | typeof IS_DEFAULT | typeof NOT_DEFAULT;
 
 /** CUE's combineDefault2 (internal/core/adt/disjunct2.go): a side that dropped its defaults is unmarked; then not-default over default over unmarked. */

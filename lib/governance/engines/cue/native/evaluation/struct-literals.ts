@@ -8,8 +8,7 @@ import type { Conjunct, Env, Pattern } from './conjuncts';
 import { defaultOf, evalExpr, sourceText, startOf } from './expressions';
 import { applyPattern } from './patterns';
 import { bottom, formatValue, isBottom, isScalar, kindName, kindOf } from './values';
-import type { Work } from './vertex';
-import { Vertex } from './vertex';
+import { Vertex, type Work } from './vertex';
 
 /**
  * `{x}` is the value of x; a struct as soon as it declares anything else (or nothing). `{5, #d: 1}`
@@ -30,6 +29,7 @@ function makesStruct(lit: StructLit): boolean {
   }
   return lit.makesStruct;
 }
+
 const isEmbedding = (decl: Decl): boolean => decl.type === 'embed';
 export function addStruct(vertex: Vertex, conjunct: Conjunct, lit: StructLit): void {
   if (lit.decls.length > 0) vertex.work.shapes.push(lit.at);
@@ -97,6 +97,7 @@ export function addStruct(vertex: Vertex, conjunct: Conjunct, lit: StructLit): v
   if (makesStruct(lit)) vertex.isStruct = true;
   else if (!lit.decls.some(isEmbedding)) vertex.work.comprehensionStruct = true;
 }
+
 /** Adds a field with a computed label; false when its label is not concrete yet and vertex is not the last try. */
 export function addDynamic(vertex: Vertex, dynamic: Work['dynamic'][number], last: boolean): boolean {
   const label = defaultOf(evalExpr(dynamic.label, dynamic.env, vertex));

@@ -5,6 +5,7 @@ import { type Bottom, incomplete, isBottom, isScalar, type Value } from './value
 import { Vertex } from './vertex';
 
 let unifyingUnfinished = false;
+
 /** A finalized value as data (defaults taken), or undefined when something in it is not concrete. */
 function finalized(value: Value, depth = 0): unknown {
   const picked = defaultOf(value);
@@ -18,6 +19,7 @@ function finalized(value: Value, depth = 0): unknown {
   if (!isScalar(picked)) return undefined;
   return picked.t === 'null' ? null : picked.v;
 }
+
 /**
  * Why a value and a schema do not unify, or undefined when they do: a conflict first, then a required
  * field missing, and with `final` (matchN and matchIf, as CUE's Validate with finalCfg) an incomplete
@@ -43,6 +45,7 @@ export function unificationError(value: Value, schema: Value, from: Vertex, fina
     unifyingUnfinished = false;
   }
 }
+
 /** Below a unification without conflicts: a required field missing, or with `final` an incomplete error. */
 function unfinished(vertex: Vertex, final: boolean, depth: number): Bottom | undefined {
   const value = vertex.evaluate();
@@ -55,4 +58,5 @@ function unfinished(vertex: Vertex, final: boolean, depth: number): Bottom | und
   }
   return undefined;
 }
+
 export const unifiesCleanly = (value: Value, schema: Value, from: Vertex): boolean => unificationError(value, schema, from, false) === undefined;

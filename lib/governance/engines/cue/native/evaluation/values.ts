@@ -7,14 +7,19 @@ import type { Position } from '../syntax/scanner';
 import type { Vertex } from './vertex';
 
 const NULL = 1;
+
 export const BOOL = 2;
 export const INT = 4;
+
 export const FLOAT = 8;
 export const STRING = 16;
+
 export const BYTES = 32;
 export const LIST = 64;
+
 export const STRUCT = 128;
 export const NUMBER = INT | FLOAT;
+
 const SCALAR = NULL | BOOL | NUMBER | STRING | BYTES;
 export const TOP_KINDS = SCALAR | LIST | STRUCT;
 
@@ -116,6 +121,7 @@ export const bottom = (message: string, at: readonly (Position | undefined)[] = 
   message,
   at: at.filter((position): position is Position => position !== undefined),
 });
+
 /**
  * The same validator twice, checked once: the same text and the same struct and list arguments, whose text
  * cannot tell them apart (`matchN(1, [_])` for both `[{a!: int}]` and `[{b!: int}]` while not evaluated).
@@ -139,6 +145,7 @@ export function unsatisfied(shown: string, validator: Validator, verdict: false 
 export const incomplete = (message: string, at: readonly (Position | undefined)[] = []): Bottom => bottom(message, at, 'incomplete');
 
 export const isBottom = (value: Value): value is Bottom => value.t === 'bottom';
+
 export const isScalar = (value: Value): value is Scalar =>
   value.t === 'null' || value.t === 'bool' || value.t === 'num' || value.t === 'string' || value.t === 'bytes';
 
@@ -233,6 +240,7 @@ function decimalText(literal: string): string {
 }
 
 const quote = (text: string): string => JSON.stringify(text);
+
 const quoteBytes = (text: string): string => `'${JSON.stringify(text).slice(1, -1).replace(/'/g, "\\'").replace(/\\"/g, '"')}'`;
 
 export function formatBound(bound: Bound): string {

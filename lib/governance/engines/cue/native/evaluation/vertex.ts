@@ -11,22 +11,19 @@ import type { Position } from '../syntax/scanner';
 import { bareValidator } from './calls';
 import { checkClosedness, CloseGroup, Reference } from './closedness';
 import { addComprehension } from './comprehensions';
-import type { Conjunct, Env, Pattern } from './conjuncts';
-import { appended, atOf, dataConjunct, derived } from './conjuncts';
+import { appended, atOf, type Conjunct, dataConjunct, derived, type Env, type Pattern } from './conjuncts';
 import type { Context } from './context';
 import { addData } from './descriptor-data';
-import type { PendingDisjunction } from './disjunction-forks';
-import { addDisjunction, fork, takeChoice } from './disjunction-forks';
-import type { Insertion } from './expansion';
-import { expand, reinsert } from './expansion';
+import { addDisjunction, fork, type PendingDisjunction, takeChoice } from './disjunction-forks';
+import { expand, type Insertion, reinsert } from './expansion';
 import { evalExpr } from './expressions';
-import type { ListPart } from './lists';
-import { addList, closeLists } from './lists';
+import { addList, closeLists, type ListPart } from './lists';
 import { applyPattern, applyPatterns } from './patterns';
 import { letBinding, resolveReference } from './references';
 import { unifyScalars } from './scalars';
 import { addDynamic, addStruct } from './struct-literals';
-import { type Bottom, bottom, type Bound, formatValue, isBottom, isScalar, kindName, kindOf, LIST, STRUCT, TOP, unsatisfied, type Value } from './values';
+import { type Bottom, bottom, formatValue, isBottom, isScalar, TOP, type Value } from './values';
+import { ownValue, partialCycles } from './vertex-value';
 
 export interface Work {
   readonly pending: Conjunct[];
@@ -59,6 +56,7 @@ export interface Work {
 }
 
 const newWork = (): Work => ({ pending: [], comprehensions: [], dynamic: [], disjunctions: [], lists: [], expanded: [], positions: [], shapes: [] });
+
 const NO_CHOICES: readonly number[] = [];
 
 /**
@@ -70,14 +68,13 @@ export function withAttached(vertex: Vertex): Value {
   return isScalar(value) && [...vertex.arcs.values()].some((arc) => arc.definition || arc.hidden) ? vertex : value;
 }
 
-/** `!=null`, the one bound a struct or list satisfies (it is never null). */
-const excludesOnlyNull = (bound: Bound): boolean => bound.op === '!=' && bound.value.t === 'null';
-
 export const NO_ARCS: Map<string, Vertex> = new Map();
 // Shared and empty until the first element (most vertices of a descriptor never get one); never pushed into.
 export const NO_CONJUNCTS: Conjunct[] = [];
+
 const NO_GROUPS: CloseGroup[] = [];
 export const NO_PATTERNS: Pattern[] = [];
+
 /** The conjunct with another expression (or scope), written out: one object shape for all (a spread is slower). It copies every field of Conjunct. */
 /** The lets whose expressions are being added where they are read (a let that reads itself is not added again). */
 const inlinedLets = new Set<object>();
@@ -324,7 +321,7 @@ export class Vertex {
     // close()'s own struct: closed at its level (its argument's conjunct is not a closed one).
     if (this.sealed) for (const group of this.groups) group.active = true;
     checkClosedness(this);
-    this.finish(this.ownValue());
+    this.finish(ownValue(this));
     if (this.inherited?.code === 'cycle' || this.error?.code === 'cycle') return this.revisitLater();
     return this.value;
   }
@@ -353,64 +350,8 @@ export class Vertex {
     this.state = 'done';
   }
 
-  private ownValue(): Value {
-    // A structural cycle into a field that is no struct is that conflict first (`x: #X & Y` with `#X: int`, as CUE reports it).
-    if (this.error?.code === 'structural-cycle' && isBottom(this.shape())) return this.shape();
-    if (this.error && this.error.code !== 'incomplete' && this.error.code !== 'cycle') return this.error;
-    const value = this.shape();
-    if (isBottom(value)) return value;
-    if (this.inherited && this.inherited.code !== 'incomplete' && this.inherited.code !== 'cycle') return this.inherited;
-    // A cycle through a field still being evaluated leaves a concrete value standing (revisitLater).
-    if (this.inherited?.code === 'cycle' && !this.error && isScalar(value)) return value;
-    if (this.inherited?.code === 'cycle' && !this.error && value.t === 'constraint') {
-      const partial = { ...this.inherited, message: `non-concrete value ${formatValue(value)} in a cycle` };
-      partialCycles.add(partial);
-      return partial;
-    }
-    return this.error ?? this.inherited ?? value;
-  }
-
   /** An error read from another field (a reference, a builtin's argument). */
-  private inherited?: Bottom;
-
-  /** What the conjuncts make: a struct, a list or a scalar, or the conflict between them. */
-  private shape(): Value {
-    if (this.isStruct && this.isList) return bottom(`conflicting values [...] and {...} (mismatched types list and struct)`, []);
-    if (this.isStruct || this.isList) {
-      const kind = this.isList ? LIST : STRUCT;
-      const scalar = this.scalar;
-      if (scalar.t === 'constraint' && (scalar.kinds & kind) !== 0 && (scalar.bounds.length === 0 || scalar.bounds.every(excludesOnlyNull))) {
-        // Without a descriptor an open list or struct may still grow: what a validator says of it now is not final.
-        if (scalar.validators.length > 0 && this.ctx.withoutData && this.mayReceiveData()) this.tainted = true;
-        for (const validator of scalar.validators) {
-          const verdict = validator.check(this);
-          if (verdict === false || (verdict !== true && verdict.validation)) return unsatisfied(this.format(1), validator, verdict, validator.at);
-          if (verdict !== true) return verdict;
-        }
-        return this;
-      }
-      // A disjunction with `_` in it (`*null | _`) is the struct or list: the other disjuncts fail.
-      if (scalar.t === 'disj' && scalar.values.some((member) => member.t === 'top')) return this;
-      if (scalar.t !== 'top') {
-        if (isBottom(scalar)) return scalar;
-        const shown = this.isList ? '[...]' : '{...}';
-        const at = [...(scalar.t === 'constraint' ? scalar.at : []), ...this.work.shapes];
-        const conflict = (value: Value) =>
-          `conflicting values ${formatValue(value)} and ${shown} (mismatched types ${kindName(kindOf(value))} and ${kindName(kind)})`;
-        // Each disjunct conflicts: an empty disjunction, as CUE words it.
-        if (scalar.t === 'disj')
-          return { ...bottom(`${scalar.values.length} errors in empty disjunction: ${conflict(scalar.values[0])}`, at), count: scalar.values.length + 1 };
-        return bottom(conflict(scalar), at);
-      }
-      return this;
-    }
-    // CUE's validateValue: a struct literal makes a struct when no conjunct made this a scalar.
-    if (this.work.comprehensionStruct && this.scalar.t === 'top') {
-      this.isStruct = true;
-      return this;
-    }
-    return this.scalar;
-  }
+  inherited?: Bottom;
 
   /** Adds what is pending, then the fields with computed labels (whose labels may read those). */
   private settle(): void {
@@ -642,6 +583,3 @@ export class Vertex {
       .join(',')}}`;
   }
 }
-
-/** Cycle errors through a field with a bound (`c: a + b & >=5`): incomplete once read from outside the cycle, as in CUE. */
-const partialCycles = new WeakSet<Bottom>();

@@ -89,6 +89,7 @@ const LEGACY_STRINGS = new Set([
   'OFF',
   '.Nan',
 ]);
+
 const QUOTED = /^[-+0-9:. \t]+([-:]|[tT])[-+0-9:. \t]+[zZ]?$|^0x[a-fA-F0-9]+$/;
 
 function yamlNode(data: Exported): YamlNode {

@@ -23,6 +23,7 @@ const scaled = (value: Decimal, exponent: number): bigint => value.digits * 10n 
 
 /** Decimal digits a number holds exactly (a double holds 15 in any case). */
 const EXACT_DIGITS = 15;
+
 const significantDigits = (value: Decimal): number => (value.digits < 0n ? -value.digits : value.digits).toString().length;
 
 /** Significant digits of a quotient, beyond CUE's 34: the result is then rounded to a number. */

@@ -9,6 +9,7 @@
 export class NumberError extends Error {}
 
 const SYNTAX = 'invalid syntax';
+
 const RANGE = 'value out of range';
 
 const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -142,6 +143,7 @@ function underscoresOk(text: string): boolean {
 }
 
 const DECIMAL_FLOAT = /^[+-]?(?:[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9][0-9_]*)?$/;
+
 const HEX_FLOAT = /^[+-]?0[xX](?:[0-9a-fA-F_]+\.?[0-9a-fA-F_]*|\.[0-9a-fA-F_]+)[pP][+-]?[0-9][0-9_]*$/;
 const SPECIAL = /^(?:[+-]?(?:inf|infinity)|nan)$/i;
 
@@ -385,6 +387,7 @@ export function formatGoFloat(input: number, format: number, precision: number, 
 
 /** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
 const ESCAPES: Readonly<Record<string, string>> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
 
 /** Go's strconv.Quote (and %q): printable runes as they are, others escaped (\n, \x00, \u00a0, \U000e0001). */

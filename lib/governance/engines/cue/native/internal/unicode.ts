@@ -14,8 +14,10 @@ const SPACES = new Set([
 const isSpace = (codePoint: number): boolean => SPACES.has(codePoint);
 
 const GO_SPACE = '\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+
 const LEADING_SPACE = new RegExp(`^[${GO_SPACE}]+`);
 const TRAILING_SPACE = new RegExp(`[${GO_SPACE}]+$`);
+
 const SPACE_RUNS = new RegExp(`[${GO_SPACE}]+`);
 
 /** strings.TrimSpace. */

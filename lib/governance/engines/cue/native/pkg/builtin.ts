@@ -33,6 +33,7 @@ import type { Position } from '../syntax/scanner';
 
 /** `list`: its elements' values; `listValue`: the list itself (whether it is open). */
 export type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers' | 'bigint';
+
 export type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[] | bigint;
 
 const PARAM_KINDS: Record<Param, number> = {
@@ -178,6 +179,7 @@ function chargeSize(ctx: Context, value: Js): void {
 }
 
 export const runes = (text: string) => [...text].length;
+
 export const s = (value: Js) => value as string;
 export const n = (value: Js) => value as number;
 

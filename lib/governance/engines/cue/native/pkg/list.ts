@@ -2,11 +2,11 @@ import { defaultOf, structurallyEqual, valueOf } from '../evaluation/expressions
 import { type Bottom, bottom, compareText, formatValue, isBottom, isScalar, typeName, validationError, type Value } from '../evaluation/values';
 import { Vertex } from '../evaluation/vertex';
 import { decimalArithmetic } from '../internal/decimal';
-import type { Js } from './builtin';
-import { ArgumentError, CallError, fn, n, pkg } from './builtin';
+import { ArgumentError, CallError, fn, type Js, n, pkg } from './builtin';
 import { repeatCount } from './strings';
 
 const numbers = (values: Js) => values as number[];
+
 export const list = pkg('list', [
   fn('list.Contains', ['list', 'any'], ([items, wanted]) => (items as Value[]).some((item) => structurallyEqual(item, wanted as Value) === true)),
   fn('list.Concat', ['list'], ([lists]) =>
@@ -74,6 +74,7 @@ export const list = pkg('list', [
   fn('list.IsSortedStrings', ['strings'], ([values]) => (values as string[]).every((value, i, all) => i === 0 || compareText(all[i - 1], value) <= 0)),
   fn('list.FlattenN', ['list', 'int'], ([items, depth]) => flatten(items as Value[], n(depth))),
 ]);
+
 /**
  * list.UniqueItems: no two elements equal. Scalars are told apart by their value at once; structs and lists are
  * compared pairwise, each comparison a step of the budget (a descriptor's long list cannot hang the process).
@@ -96,6 +97,7 @@ function uniqueItems(values: readonly Value[], from: Vertex): boolean {
   }
   return true;
 }
+
 /**
  * list.Range (pkg/list/math.go): from start while below limit (above, with a negative step), adding the step in
  * decimal; refused before it is built when it would be too long.
@@ -109,12 +111,14 @@ function range(start: number, limit: number, step: number, from: Vertex): number
   for (let i = start; step > 0 ? i < limit : i > limit; i = decimalArithmetic('+', i, step)) out.push(i);
   return out;
 }
+
 /** list.MinItems (pkg/list): an open list may still get the items it lacks (incomplete), unless a descriptor made it. */
 function minItems(items: Vertex, min: number): boolean | Bottom {
   const length = items.elements().length;
   if (length >= min) return true;
   return validationError(`len(list) < MinItems(${min}) (${length} < ${min})`, items.listOpen && !items.ctx.closedWorld ? 'incomplete' : 'eval');
 }
+
 /**
  * list.Sort: a stable sort by the comparer's `less`, evaluated for each pair in a copy of the
  * comparer with `x` and `y` unified with the two elements (pkg/list/sort.go).
@@ -137,6 +141,7 @@ function sortValues(items: Value[], comparer: Vertex, from: Vertex): Value[] {
   if (failed) throw new ArgumentError(failed);
   return sorted;
 }
+
 function flatten(values: Value[], depth: number): Value[] {
   return values.flatMap((value) =>
     depth !== 0 && value instanceof Vertex && value.isList

@@ -1,8 +1,7 @@
 import type { Value } from '../evaluation/values';
 import type { Vertex } from '../evaluation/vertex';
 import { type Exported, exportValue, fromJson, fromYamlSource, NotConcrete, yamlDocuments } from '../export/encodings';
-import type { Js } from './builtin';
-import { ArgumentError, CallError } from './builtin';
+import { ArgumentError, CallError, type Js } from './builtin';
 
 /** A value exported as text, or the error saying why it is not concrete. */
 export function marshal(value: Js, write: (data: Exported) => string): string {
@@ -13,19 +12,23 @@ export function marshal(value: Js, write: (data: Exported) => string): string {
     throw error;
   }
 }
+
 export function marshalStream(items: Js, write: (data: Exported) => string, separator: string): string {
   return (items as Value[]).map((item) => marshal(item, write)).join(separator);
 }
+
 export function unmarshalJson(text: string, from: Vertex): Value {
   const value = fromJson(text, from);
   if (!value) throw new CallError('json: invalid JSON');
   return value;
 }
+
 function unmarshalYaml(text: string, from: Vertex): Value[] {
   const documents = yamlDocuments(text);
   if (documents instanceof Error) throw new CallError(documents.message);
   return documents.map((source) => fromYamlSource(source, from));
 }
+
 export function unmarshalYamlOne(text: string, from: Vertex): Value {
   const documents = unmarshalYaml(text, from);
   if (documents.length > 1) throw new CallError('yaml: expected a single document');

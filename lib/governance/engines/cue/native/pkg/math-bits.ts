@@ -16,6 +16,7 @@ function integerOf(value: bigint): Scalar {
 }
 
 const MAX_UINT64 = (1n << 64n) - 1n;
+
 const MAX_INT64 = (1n << 63n) - 1n;
 
 /** CUE's CallCtxt.Uint: a uint64 argument (`argument` counts from 0, as CUE's message does). */

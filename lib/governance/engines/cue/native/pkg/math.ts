@@ -3,6 +3,7 @@ import { DecimalError, isMultipleOf } from '../internal/decimal';
 import { CallError, fn, n, pkg } from './builtin';
 
 export const float = (v: number): Value => ({ t: 'num', int: false, v });
+
 export const math = pkg('math', [
   fn('math.Abs', ['number'], ([x]) => Math.abs(n(x))),
   fn('math.Floor', ['number'], ([x]) => Math.floor(n(x)), { returns: 'int' }),

@@ -2,8 +2,7 @@ import { bottom, validationError, type Value } from '../evaluation/values';
 import type { Vertex } from '../evaluation/vertex';
 import { fromJson } from '../export/encodings';
 import { InvalidRegexp, quoteMeta, type Regexp, regexpOf } from '../internal/re2';
-import type { Js } from './builtin';
-import { CallError, fn, n, pkg, s } from './builtin';
+import { CallError, fn, type Js, n, pkg, s } from './builtin';
 
 /** A pattern as Go's regexp.Compile gives it: RE2's refusal is the call's error (`error in call to regexp.Find: error parsing regexp: ...`). */
 function compiledPattern(pattern: Js): Regexp {
@@ -11,16 +10,19 @@ function compiledPattern(pattern: Js): Regexp {
   if (compiled instanceof InvalidRegexp) throw new CallError(compiled.message);
   return compiled;
 }
+
 /** CUE's regexp package: nothing matched is the call's error. */
 function matched<T>(result: T | undefined): T {
   if (result === undefined) throw new CallError('no match');
   return result;
 }
+
 /** A match's named groups as a struct, its fields in order as CUE turns a Go map into a struct. */
 function namedGroups(groups: Record<string, string>, from: Vertex): Value {
   const sorted = Object.fromEntries(Object.entries(groups).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return fromJson(JSON.stringify(sorted), from) ?? bottom('unexpected builtin result');
 }
+
 export const regexp = pkg('regexp', [
   fn('regexp.Match', ['string', 'string'], ([pattern, text]) => compiledPattern(pattern).test(s(text))),
   fn(

@@ -1,12 +1,11 @@
-import type { Value } from '../evaluation/values';
-import { formatValue, incomplete, isScalar, typeName } from '../evaluation/values';
+import { formatValue, incomplete, isScalar, typeName, type Value } from '../evaluation/values';
 import { Vertex } from '../evaluation/vertex';
 import { formatBigInt, formatGoFloat, formattedLength, goQuote, NumberError, parseGoFloat, parseGoInt, parseGoUint } from '../internal/go-numbers';
-import type { Js } from './builtin';
-import { ArgumentError, CallError, fn, n, pkg, s } from './builtin';
+import { ArgumentError, CallError, fn, type Js, n, pkg, s } from './builtin';
 import { float } from './math';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** A Go strconv or math/big error as CUE reports it: `error in call to strconv.ParseInt: strconv.ParseInt: parsing "x": invalid syntax`. */
 function goNumber<T>(parse: () => T): T {
   try {
@@ -15,6 +14,7 @@ function goNumber<T>(parse: () => T): T {
     throw error instanceof NumberError ? new CallError(error.message) : error;
   }
 }
+
 const integer = (value: bigint): Value => ({ t: 'num', int: true, v: Number(value) });
 /** FormatFloat's format (pkg/strconv): a string of one byte (`"f"`) or the byte's value (102), as CUE takes it today. */
 function formatByte(format: Js, name: string): number {
@@ -30,6 +30,7 @@ function formatByte(format: Js, name: string): number {
   if (isScalar(value) || value instanceof Vertex) throw new CallError(`unexpected kind ${typeName(value)}`);
   throw new ArgumentError(incomplete(`error in call to ${name}: non-concrete value ${formatValue(value)}`));
 }
+
 export const strconv = pkg('strconv', [
   fn('strconv.Atoi', ['string'], ([text]) => integer(goNumber(() => parseGoInt(s(text), 10, 0, 'Atoi')))),
   fn('strconv.ParseInt', ['string', 'int', 'int'], ([text, base, bits]) => integer(goNumber(() => parseGoInt(s(text), n(base), n(bits))))),

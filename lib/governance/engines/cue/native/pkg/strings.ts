@@ -51,6 +51,7 @@ export const strings = pkg('strings', [
   }),
   fn('strings.Runes', ['string'], ([a]) => [...s(a)].map((c) => c.codePointAt(0) as number)),
 ]);
+
 /** Go's strings.SplitN: at most `count` parts (all when negative), the last the rest; an empty separator splits runes. */
 function splitN(text: string, sep: string, count: number): string[] {
   if (count === 0) return [];
@@ -58,6 +59,7 @@ function splitN(text: string, sep: string, count: number): string[] {
   if (count < 0 || parts.length <= count) return parts;
   return [...parts.slice(0, count - 1), parts.slice(count - 1).join(sep)];
 }
+
 /**
  * Go's strings.Replace: the first `count` (all when negative) non-overlapping `old`, left to right; an empty `old`
  * matches before each rune and at the end (runes + 1 times). Refused before it is built when it would be too long.
@@ -77,11 +79,13 @@ function replace(text: string, old: string, replacement: string, count: number, 
   const parts = text.split(old);
   return parts.slice(0, times + 1).join(replacement) + (times < found ? old + parts.slice(times + 1).join(old) : '');
 }
+
 export function repeatCount(count: number): number {
   if (count < 0) throw new CallError('negative count');
   if (count > MAX_REPEAT_COUNT) throw new CallError(`count ${count} exceeds limit of ${MAX_REPEAT_COUNT}`);
   return count;
 }
+
 function trimSet(text: string, cut: string, left: boolean): string {
   const set = new Set(cut);
   const chars = [...text];

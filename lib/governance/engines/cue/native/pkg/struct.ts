@@ -1,9 +1,9 @@
 import { type Bottom, validationError } from '../evaluation/values';
 import type { Vertex } from '../evaluation/vertex';
-import type { Js } from './builtin';
-import { fn, n, pkg } from './builtin';
+import { fn, type Js, n, pkg } from './builtin';
 
 const fields = (value: Js) => (value as Vertex).regularArcs().length;
+
 export const struct = pkg('struct', [
   fn('struct.MinFields', ['struct', 'int'], ([value, count]) => minFields(value as Vertex, n(count)), { validator: true }),
   fn(
@@ -15,6 +15,7 @@ export const struct = pkg('struct', [
     },
   ),
 ]);
+
 /**
  * struct.MinFields (pkg/struct): a struct that may still get the fields it lacks (open, with patterns, or with
  * enough optional and required fields) fails incompletely, unless a descriptor made it.

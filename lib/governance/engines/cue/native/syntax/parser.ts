@@ -25,6 +25,7 @@ const PRECEDENCE: Record<string, number> = {
   '*': 7,
   '/': 7,
 };
+
 const UNARY = new Set(['+', '-', '!', '*', '<', '<=', '>', '>=', '!=', '==', '=~', '!~']);
 
 export function parseFile(source: string): File {

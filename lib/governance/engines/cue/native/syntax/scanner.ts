@@ -37,6 +37,7 @@ export class CueSyntaxError extends Error {
 }
 
 const KEYWORDS = new Set(['package', 'import', 'for', 'in', 'if', 'let', 'true', 'false', 'null']);
+
 const OPERATORS = [
   '...',
   '&&',
@@ -69,12 +70,14 @@ const OPERATORS = [
   '{',
   '}',
 ];
+
 /** After these, a line end is a comma (spec.md, "Commas"). */
 const ENDS_LINE = (token: Token) =>
   ['ident', 'keyword', 'int', 'float', 'string', 'bottom', 'attribute'].includes(token.kind) ||
   (token.kind === 'op' && [')', ']', '}', '?', '...'].includes(token.text));
 
 const isLetter = (ch: string) => /[\p{L}_$]/u.test(ch);
+
 const isDigit = (ch: string) => ch >= '0' && ch <= '9';
 
 export class Scanner {
