@@ -42,8 +42,11 @@ export function checkAssertion(root: Inspected, path: Path, attribute: TestAttri
     case 'closed': {
       const value = resolveDefault(found);
       const closed = attribute.value !== 'false';
-      if (value.kind !== 'struct') return fail('closed: not a struct', `${show(target)}: ${describe(value)}`);
-      return value.closed === closed ? undefined : fail(closed ? 'struct not closed' : 'struct closed', show(target));
+      if (value.kind === 'bottom') return fail('closed: an error', `${show(target)}: ${describe(value)}`);
+      // CUE's runner asks Value.IsClosed (cue/types.go), which any value has: a scalar's field is closed when
+      // CUE's vertex of it is closed recursively (`Y: #info.X`); a disjunction's default is the field's value.
+      const got = value.kind === 'struct' ? value.closed : found.kind !== 'struct' && found.kind !== 'bottom' && found.closed === true;
+      return got === closed ? undefined : fail(`${value.kind === 'struct' ? 'struct' : 'value'} ${closed ? 'not closed' : 'closed'}`, show(target));
     }
   }
   return undefined;

@@ -667,6 +667,14 @@ describe('the conformance view (inspectFiles)', () => {
       fields: [{}, { label: 'a', value: { fields: [{ label: 's', value: { message: 'undefined field: u', origin: 'a.X' } }] } }],
     });
   });
+
+  // CUE's runner asks Value.IsClosed of any value (cue/types.go): true where the vertex is closed recursively.
+  it('marks a value closed where CUE closes its field recursively: in or through a definition, not in a close()d struct', () => {
+    const script = '#A: {a: 1}\nx: 1\nw: #A.a\nz: close({a: 1})\nv: z.a\n';
+    const closed = (label: string) => (fieldOf(script, label) as { closed?: boolean } | undefined)?.closed === true;
+    expect(['x', 'w', 'v'].map(closed)).toEqual([false, true, false]);
+    expect(fieldOf(script, '#A')).toMatchObject({ fields: [{ label: 'a', value: { kind: 'int', closed: true } }] });
+  });
 });
 
 describe('disjunctions', () => {

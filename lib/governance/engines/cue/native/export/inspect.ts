@@ -11,8 +11,13 @@ import { formatPath } from './verdict';
  * A whole evaluated CUE file as plain data, for CUE's conformance tests (tests/unit/cue-conformance.test.ts):
  * every field finalized, errors kept where they occur.
  */
-export type Inspected =
-  | InspectedBottom
+export type Inspected = InspectedBottom | InspectedStruct | (InspectedLeaf & { readonly closed?: true });
+
+/**
+ * A value that is not a struct or an error. `closed`: its field is closed as CUE's Value.IsClosed says of any value
+ * (cue/types.go: the vertex is ClosedRecursive): a definition, a field within one, or one reached through one (`Y: #info.X`).
+ */
+type InspectedLeaf =
   | { readonly kind: 'top' }
   | { readonly kind: 'null' }
   | { readonly kind: 'bool'; readonly value: boolean }
@@ -21,23 +26,24 @@ export type Inspected =
   | { readonly kind: 'bytes'; readonly value: string }
   /** A value that is not concrete and not a struct or list: `int`, `>=3 & int`, `strings.MinRunes(3)`; `text` as CUE prints it, `kinds` the kinds it allows. */
   | { readonly kind: 'constraint'; readonly text: string; readonly kinds: readonly string[] }
-  /**
-   * `closed`: closed by a definition or close(); `open`: has `...`. `patterns`: the pattern constraints' labels as CUE text.
-   * `embedded`: a scalar or list with definitions or hidden fields beside it (`{5, #d: 1}`), the fields being those.
-   * `error`: the struct is incomplete (a comprehension in it is not known yet) or a comprehension in it failed, but keeps the fields it has, as in CUE.
-   */
-  | {
-      readonly kind: 'struct';
-      readonly closed: boolean;
-      readonly open: boolean;
-      readonly fields: readonly InspectedField[];
-      readonly patterns: readonly string[];
-      readonly embedded?: Inspected;
-      readonly error?: InspectedBottom;
-    }
   | { readonly kind: 'list'; readonly elements: readonly Inspected[]; readonly open: boolean }
   | { readonly kind: 'disjunction'; readonly disjuncts: readonly { readonly value: Inspected; readonly isDefault: boolean }[] }
   | { readonly kind: 'function'; readonly name: string };
+
+/**
+ * `closed`: closed by a definition or close(); `open`: has `...`. `patterns`: the pattern constraints' labels as CUE text.
+ * `embedded`: a scalar or list with definitions or hidden fields beside it (`{5, #d: 1}`), the fields being those.
+ * `error`: the struct is incomplete (a comprehension in it is not known yet) or a comprehension in it failed, but keeps the fields it has, as in CUE.
+ */
+interface InspectedStruct {
+  readonly kind: 'struct';
+  readonly closed: boolean;
+  readonly open: boolean;
+  readonly fields: readonly InspectedField[];
+  readonly patterns: readonly string[];
+  readonly embedded?: Inspected;
+  readonly error?: InspectedBottom;
+}
 
 /** An error: `eval` (conflict, not allowed, bad operands), `incomplete` (not yet known), `cycle`, `structural-cycle`, `user` (`_|_` / error()). */
 export interface InspectedBottom {
@@ -79,8 +85,29 @@ function field(arc: Vertex, depth: number, maxDepth: number, file: string): Insp
     constraint: arc.regular ? '' : arc.required ? '!' : '?',
     definition: arc.definition,
     hidden: arc.hidden,
-    value: inspect(arc, depth + 1, maxDepth, file),
+    value: withClosedness(arc, inspect(arc, depth + 1, maxDepth, file)),
   };
+}
+
+/** A field's value that is not a struct (nor an error) marked closed when CUE's vertex of it is closed recursively. */
+function withClosedness(arc: Vertex, value: Inspected): Inspected {
+  return value.kind !== 'struct' && value.kind !== 'bottom' && closedRecursively(arc, new Set()) ? { ...value, closed: true } : value;
+}
+
+/**
+ * CUE's ClosedRecursive: a definition (unify.go initBare), a field of a vertex closed recursively (initBare), one with a
+ * conjunct from inside a definition (conjunct.go scheduleConjunct, FromDef), or one whose value is expanded from such a
+ * vertex (share.go, insertValueConjunct). A close()d struct is closed only at its own level (ClosedNonRecursive): not here.
+ */
+function closedRecursively(vertex: Vertex, seen: Set<Vertex>): boolean {
+  if (seen.has(vertex)) return false;
+  seen.add(vertex);
+  return (
+    vertex.definition ||
+    vertex.conjuncts.some((conjunct) => conjunct.closed) ||
+    (vertex.parent !== undefined && closedRecursively(vertex.parent, seen)) ||
+    vertex.expandedFrom().some((from) => closedRecursively(from, seen))
+  );
 }
 
 function inspect(target: Vertex | Value, depth: number, maxDepth: number, file: string): Inspected {
