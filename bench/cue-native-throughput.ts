@@ -49,8 +49,8 @@ export async function nativeThroughput(wasm?: CueThroughput, log: (line: string)
     let failing = 0;
     for (const descriptor of descriptors) {
       const result = evaluateNative(policy, descriptor, options);
-      if (result.isError) throw new Error(`unexpected engine error: ${result.errors.join('; ')}`);
-      if (!result.satisfiesPolicy) failing++;
+      if (result.kind === 'failed') throw new Error(`unexpected evaluator failure: ${result.reason}`);
+      if (result.kind === 'violated') failing++;
     }
     bestSeconds = Math.min(bestSeconds, (performance.now() - started) / 1000);
     sample();
@@ -68,7 +68,7 @@ export async function nativeThroughput(wasm?: CueThroughput, log: (line: string)
     const started = performance.now();
     for (const small of policies) {
       const result = evaluateNative(small, descriptors[i % 7], options);
-      if (!result.satisfiesPolicy) throw new Error(`a compliant descriptor failed: ${result.errors.join('; ')}`);
+      if (result.kind !== 'satisfied') throw new Error(`a compliant descriptor failed: ${JSON.stringify(result)}`);
     }
     if (i >= 20) latencies.push(performance.now() - started);
   }

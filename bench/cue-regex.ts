@@ -14,10 +14,11 @@ import { pathToFileURL } from 'node:url';
 
 import YAML from 'yaml';
 
-import { CueEngine } from '#lib/governance/engines/cue/cue-engine';
 import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
 import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
 import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/internal/re2';
+import { engineResultOf } from '#lib/governance/engines/cue/native-evaluator';
+import { CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { EngineEntity, EngineResource, EngineResult } from '#lib/governance/engines/engine';
 
 const DBT = readFileSync(new URL('../tests/fixtures/witboost-policies-gallery/actual_policies/dbt.cue', import.meta.url), 'utf8');
@@ -88,12 +89,12 @@ export async function benchRegex(log: (line: string) => void = console.log): Pro
   const policy = compiled(DBT);
   let nativeResults: EngineResult[] = [];
   const nativeSeconds = best(ROUNDS, () => {
-    nativeResults = descriptors.map((descriptor) => evaluateNative(policy, descriptor, options));
+    nativeResults = descriptors.map((descriptor) => engineResultOf(evaluateNative(policy, descriptor, options)));
   });
   const nativeFailing = failing(nativeResults);
   if (nativeFailing !== BULK * 0.3) throw new Error(`unexpected native verdicts: ${nativeFailing} failing`);
 
-  const engine = new CueEngine(new CueWorkerPool(WASM));
+  const engine = new CueReferenceEvaluator(new CueWorkerPool(WASM));
   let wasmSeconds: number;
   try {
     const resources: EngineResource[] = descriptors.map((descriptor, i) => ({
@@ -129,7 +130,7 @@ export async function benchRegex(log: (line: string) => void = console.log): Pro
       for (let i = 0; i < repeat; i++) if (catastrophic.test(text)) throw new Error('^(a+)+$ matched');
     });
     const evaluation = best(5, () => {
-      for (let i = 0; i < repeat; i++) if (evaluateNative(program, { v: text }, options).satisfiesPolicy) throw new Error('the policy passed');
+      for (let i = 0; i < repeat; i++) if (evaluateNative(program, { v: text }, options).kind === 'satisfied') throw new Error('the policy passed');
     });
     return { length, match: (match / repeat) * 1e6, evaluation: (evaluation / repeat) * 1e6 };
   });

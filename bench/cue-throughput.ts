@@ -10,8 +10,8 @@ import { pathToFileURL } from 'node:url';
 
 import YAML from 'yaml';
 
-import { CueEngine } from '#lib/governance/engines/cue/cue-engine';
 import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
+import { CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { EngineEntity, EngineResource } from '#lib/governance/engines/engine';
 
 /** The defaults of cue-config (lib/settings/schema.ts). */
@@ -220,7 +220,7 @@ export async function cueThroughput(log: (line: string) => void = console.log): 
   let peakRss = rssBefore;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
   const pool = new CueWorkerPool(DEFAULTS);
-  const engine = new CueEngine(pool);
+  const engine = new CueReferenceEvaluator(pool);
   try {
     const bytes = resources.reduce((sum, resource) => sum + resource.content.length, 0);
     const policy = policyEntity('product', PRODUCT_POLICY);

@@ -76,7 +76,9 @@ const roleBinding = z
   })
   .refine((binding) => binding.subjects.length + binding.groups.length > 0, 'expected at least one subject or group');
 
-const CUE_EVALUATOR_SETTINGS = ['native', 'wasm', 'shadow'] as const;
+const CUE_EVALUATOR_SETTINGS = ['native', 'reference', 'shadow'] as const;
+/** Former names of cue-config.evaluator values, still accepted. */
+const CUE_EVALUATOR_ALIASES: Readonly<Record<string, (typeof CUE_EVALUATOR_SETTINGS)[number]>> = { wasm: 'reference' };
 
 /** The `computational-governance-platform` block of application.conf, keys as written in the file. */
 export const settingsSchema = z.strictObject({
@@ -92,9 +94,15 @@ export const settingsSchema = z.strictObject({
     'recycle-after-runs': int({ min: 1 }).default(200),
     // Output kept from one `cue` run (external executable); beyond it the run fails.
     'max-output-bytes': int({ min: 1024 }).default(16 * 1024 * 1024),
-    // Which evaluator runs CUE policies: native (in process; WebAssembly for what it cannot do),
-    // wasm (WebAssembly only), shadow (both; the WebAssembly verdict answers, disagreements are recorded).
-    evaluator: z.enum(CUE_EVALUATOR_SETTINGS, { error: `expected one of ${CUE_EVALUATOR_SETTINGS.join(', ')}` }).default('native'),
+    // Which evaluator runs CUE policies: native (in process; the reference CUE v0.4 for what it cannot do),
+    // reference (CUE v0.4 only; `wasm`, its former name, is accepted), shadow (both; the reference verdict
+    // answers, disagreements are recorded).
+    evaluator: z
+      .preprocess(
+        (value) => (typeof value === 'string' ? (CUE_EVALUATOR_ALIASES[value] ?? value) : value),
+        z.enum(CUE_EVALUATOR_SETTINGS, { error: `expected one of ${CUE_EVALUATOR_SETTINGS.join(', ')}` }),
+      )
+      .default('native'),
     // The native evaluation budget per (policy, descriptor), in steps; past it the pair fails.
     'max-steps': int({ min: 1 }).default(1_000_000),
   }),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { closeCueEngine } from '#lib/governance/engines/cue/cue-engine';
+import { closeReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 
 import type * as evaluationModule from '../../functions/governance/evaluation';
 import type * as policiesModule from '../../functions/governance/policies';
@@ -57,7 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await closeCueEngine();
+  await closeReferenceEvaluator();
   await releaseHandlers();
 });
 

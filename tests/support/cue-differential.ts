@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 
-import { createCueEngine, type CueEngine } from '#lib/governance/engines/cue/cue-engine';
+import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { CueCompileCheck, EngineResult } from '#lib/governance/engines/engine';
 
 import { NativeSandbox, type Runaway, type SandboxCompile } from './cue-native-sandbox';
@@ -198,7 +198,7 @@ interface Want {
 }
 
 export class Differential {
-  private readonly wasm: CueEngine;
+  private readonly wasm: CueReferenceEvaluator;
   private readonly sandbox: NativeSandbox;
   private readonly checks = new Map<string, Promise<CueCompileCheck | { noAnswer: string }>>();
   private readonly cueResults = new Map<string, EngineResult>();
@@ -207,7 +207,7 @@ export class Differential {
   private readonly nativeResults = new Map<string, { compile: SandboxCompile; pairs: Map<string, EngineResult | Runaway> }>();
 
   constructor(private readonly options: FuzzOptions) {
-    this.wasm = createCueEngine({ timeout: 20_000, workers: options.cueWorkers, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
+    this.wasm = createReferenceEvaluator({ timeout: 20_000, workers: options.cueWorkers, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
     // The steps and the heap bound the native side's work; the time limit is only the backstop for what escapes both,
     // and generous, so that a loaded machine (CI on 2 cores) is never taken for a runaway.
     this.sandbox = new NativeSandbox({ memoryMb: 64, timeoutMs: 10_000, maxSteps: 200_000 });

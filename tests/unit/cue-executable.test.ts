@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createCueEngine, CueEngine } from '#lib/governance/engines/cue/cue-engine';
 import { checkCueExecutable } from '#lib/governance/engines/cue/cue-process';
 import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
+import { createReferenceEvaluator, CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 
 import { entity, FAKE_CUE, MIXED, MIXED_EXPECTED, PASS, PRODUCT_POLICY, resource } from './cue-fixtures';
 
@@ -15,7 +15,7 @@ afterEach(() => {
 
 describe('cue-config.cue-process-path: an external cue executable', () => {
   it('gives the same verdicts as the WebAssembly workers', async () => {
-    const engine = createCueEngine(CONFIG);
+    const engine = createReferenceEvaluator(CONFIG);
     try {
       expect(await engine.evaluate([entity(PRODUCT_POLICY)], MIXED)).toEqual([MIXED_EXPECTED]);
       expect(await engine.check('a: 1\nb: c\n')).toEqual({ ok: false, message: 'b: reference "c" not found', line: 2, column: 4 });
@@ -26,7 +26,7 @@ describe('cue-config.cue-process-path: an external cue executable', () => {
 
   it('kills a run that outlives the timeout and fails only that run', async () => {
     // Long enough for the fake's own start (it compiles CUE's WebAssembly in every process), also on a busy machine.
-    const engine = createCueEngine({ ...CONFIG, timeout: 10_000 });
+    const engine = createReferenceEvaluator({ ...CONFIG, timeout: 10_000 });
     try {
       process.env.FAKE_CUE_HANG = '1';
       const [[result]] = await engine.evaluate([entity('a: int\n')], [resource('a', { a: 1 })]);
@@ -40,7 +40,7 @@ describe('cue-config.cue-process-path: an external cue executable', () => {
 
   it('fails a run whose output passes max-output-bytes', async () => {
     const resources = Array.from({ length: 40 }, (_, i) => resource(`r${i}`, { name: i }));
-    const engine = createCueEngine({ ...CONFIG, maxOutputBytes: 1024 });
+    const engine = createReferenceEvaluator({ ...CONFIG, maxOutputBytes: 1024 });
     try {
       const [results] = await engine.evaluate([entity('name: string\n')], resources);
       expect(new Set(results.map((result) => JSON.stringify(result)))).toEqual(
@@ -54,7 +54,7 @@ describe('cue-config.cue-process-path: an external cue executable', () => {
 
 describe('the output cap of the WebAssembly workers', () => {
   it('fails a run whose output passes max-output-bytes', async () => {
-    const engine = new CueEngine(new CueWorkerPool({ workers: 1, timeoutMs: 20_000, recycleAfterRuns: 200, maxOutputBytes: 1024 }));
+    const engine = new CueReferenceEvaluator(new CueWorkerPool({ workers: 1, timeoutMs: 20_000, recycleAfterRuns: 200, maxOutputBytes: 1024 }));
     try {
       const [results] = await engine.evaluate(
         [entity('name: string\n')],

@@ -21,13 +21,14 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { createCueEngine, type CueEngine } from '#lib/governance/engines/cue/cue-engine';
-import { createCueEvaluators } from '#lib/governance/engines/cue/cue-evaluators';
+import { createCueEngine } from '#lib/governance/engines/cue/cue-engine';
 import { compileFile } from '#lib/governance/engines/cue/native/compile/program';
-import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
+import { compileNative } from '#lib/governance/engines/cue/native/index';
+import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { EngineResult } from '#lib/governance/engines/engine';
 import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
 
+import { judgeNative } from '../support/native-cue';
 import { entity, PASS, resource } from './cue-fixtures';
 
 const GALLERY = path.resolve('tests/fixtures/witboost-policies-gallery');
@@ -146,16 +147,16 @@ const descriptor = (file: string, which: 'compliant' | 'non-compliant') =>
 const pathOf = (error: string) => error.split(': ')[0];
 const pathsOf = (result: EngineResult) => [...new Set(result.errors.map(pathOf))].sort();
 
-let wasm: CueEngine;
+let wasm: CueReferenceEvaluator;
 beforeAll(() => {
-  wasm = createCueEngine({ timeout: 60_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
+  wasm = createReferenceEvaluator({ timeout: 60_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
 });
 afterAll(() => wasm.close());
 
 /** The evaluators of a deployment with cue-config.evaluator native, counting how often they ask for the WebAssembly engine. */
 function evaluators() {
   const factory = vi.fn(async () => wasm);
-  return { factory, evaluators: createCueEvaluators(NATIVE, factory) };
+  return { factory, evaluators: createCueEngine(NATIVE, factory) };
 }
 
 /** The verdict of the policy saved as the save check decided, on one descriptor, through the platform's evaluators. */
@@ -256,8 +257,8 @@ describe('the Witboost policies gallery, natively', () => {
       const text = script(SAMPLE_DATA);
       const program = { script: text, program: compileFile(text), settled: new Set<string>() };
       const options = { requireConcrete: true, metric: false };
-      const compliant = evaluateNative(program, descriptor(SAMPLE_DATA, 'compliant'), options);
-      const nonCompliant = evaluateNative(program, descriptor(SAMPLE_DATA, 'non-compliant'), options);
+      const compliant = judgeNative(program, descriptor(SAMPLE_DATA, 'compliant'), options);
+      const nonCompliant = judgeNative(program, descriptor(SAMPLE_DATA, 'non-compliant'), options);
       expect(compliant).toMatchObject({ satisfiesPolicy: false, isError: false });
       expect(pathsOf(compliant)).toEqual(['#OutputPort.checks.rows', '#OutputPort.checks.sampleColumnsCheck']);
       expect(nonCompliant.errors.map((error) => error.split(':\n')[0])).toEqual([

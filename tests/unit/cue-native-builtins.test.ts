@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { MAX_OUTPUT } from '#lib/governance/engines/cue/native/evaluation/context';
-import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
+import { compileNative } from '#lib/governance/engines/cue/native/index';
 
-import { compiled, PASS, vet } from '../support/native-cue';
+import { compiled, judgeNative, PASS, vet } from '../support/native-cue';
 
 const IMPORTS = ['strings', 'strconv', 'math', 'list', 'time', 'regexp'];
 /** A script of `x: <expression>` with the packages it names imported. */
@@ -144,7 +144,7 @@ describe('builtins follow Go: strings are ordered by their UTF-8 bytes', () => {
       ['b', 'a'],
       ['d', 'c', 'e'],
     ])
-      expect(evaluateNative(sorted, { names, sorted: [...names].sort() }, { requireConcrete: true, metric: false })).toEqual(PASS);
+      expect(judgeNative(sorted, { names, sorted: [...names].sort() }, { requireConcrete: true, metric: false })).toEqual(PASS);
     // Open structs as CUE declares them; T is number | string.
     expect(vet(script('list.Ascending & {x: 1, y: 2}'), { x: { x: 1, y: 2, less: true, extra: 'a' } }, false)).toEqual(PASS);
     expect(vet(script('list.Descending & {x: 1, y: 2}'), { x: { less: true } }, false)).toMatchObject({ satisfiesPolicy: false });
@@ -292,13 +292,13 @@ describe('builtins follow Go: math/bits works on integers of any size, as math/b
   });
 
   it('refuses a result past the output bound before building it (Go would run out of memory)', () => {
-    const shifted = evaluateNative(compiled(bits('bits.Lsh(1, n)', 'n: int\n')), { n: 1_000_000_000 }, { requireConcrete: true, metric: false });
+    const shifted = judgeNative(compiled(bits('bits.Lsh(1, n)', 'n: int\n')), { n: 1_000_000_000 }, { requireConcrete: true, metric: false });
     expect(shifted).toEqual({
       satisfiesPolicy: false,
       isError: true,
       errors: [`bits.Lsh would make 301029996 characters, more than the native evaluator's limit of ${MAX_OUTPUT}`],
     });
-    const set = evaluateNative(compiled(bits('bits.Set(0, n, 1)', 'n: int\n')), { n: 1_000_000_000 }, { requireConcrete: true, metric: false });
+    const set = judgeNative(compiled(bits('bits.Set(0, n, 1)', 'n: int\n')), { n: 1_000_000_000 }, { requireConcrete: true, metric: false });
     expect(set).toMatchObject({ satisfiesPolicy: false, isError: true, errors: [expect.stringMatching(/^bits.Set would make \d+ characters/)] });
   });
 });
@@ -530,7 +530,7 @@ describe('no builtin hangs or exhausts memory', () => {
     );
   /** `x: <expression>`, reading the descriptor's `n` (so the save check leaves it to the descriptor), fails the pair. */
   const failsCleanly = (expression: string, what: string, n: number | string) => {
-    const result = evaluateNative(
+    const result = judgeNative(
       compiled(script(expression, `n: ${typeof n === 'number' ? 'int' : 'string'}\n`)),
       { n },
       { requireConcrete: true, metric: false },
@@ -577,13 +577,13 @@ describe('no builtin hangs or exhausts memory', () => {
   it("counts a builtin's work against the step budget, in proportion to what it reads and makes", () => {
     const loop = (size: number) => `import "strings"\nimport "list"\nn: int\nx: [for i in list.Range(0, n, 1) {len(strings.Repeat("ab", ${size}))}]\n`;
     const options = { requireConcrete: true, metric: false, maxSteps: 1_000_000 };
-    expect(evaluateNative(compiled(loop(400_000)), { n: 1000 }, options)).toEqual({
+    expect(judgeNative(compiled(loop(400_000)), { n: 1000 }, options)).toEqual({
       satisfiesPolicy: false,
       isError: true,
       errors: ['the evaluation took more than 1000000 steps (cue-config.max-steps)'],
     });
     // The same builtins on small strings stay well within it.
-    expect(evaluateNative(compiled(loop(4)), { n: 1000 }, options)).toEqual(PASS);
+    expect(judgeNative(compiled(loop(4)), { n: 1000 }, options)).toEqual(PASS);
   });
 
   it("list.UniqueItems of a descriptor's long list returns: scalars at once, structs within the budget", () => {
@@ -594,7 +594,7 @@ describe('no builtin hangs or exhausts memory', () => {
     expect(vet(unique, { items: [1, 1.0] })).toMatchObject({ satisfiesPolicy: false });
     expect(vet(unique, { items: [{ a: 1 }, { a: 2 }, { a: 1 }] })).toMatchObject({ satisfiesPolicy: false });
     const structs = Array.from({ length: 5000 }, (_, i) => ({ id: i }));
-    expect(evaluateNative(compiled(unique), { items: structs }, { requireConcrete: true, metric: false })).toEqual({
+    expect(judgeNative(compiled(unique), { items: structs }, { requireConcrete: true, metric: false })).toEqual({
       satisfiesPolicy: false,
       isError: true,
       errors: ['the evaluation took more than 1000000 steps (cue-config.max-steps)'],

@@ -7,11 +7,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createCueEngine, type CueEngine } from '#lib/governance/engines/cue/cue-engine';
-import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
+import { compileNative } from '#lib/governance/engines/cue/native/index';
+import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { EngineResult } from '#lib/governance/engines/engine';
 
 import { CORPUS, type CorpusPolicy } from '../support/cue-policy-corpus';
+import { judgeNative } from '../support/native-cue';
 
 const SEED = 20261123;
 const PER_POLICY = 60;
@@ -125,9 +126,9 @@ function agree(native: EngineResult, cue: EngineResult, comparePaths: boolean): 
 }
 
 describe('the native evaluator agrees with CUE', () => {
-  let wasm: CueEngine;
+  let wasm: CueReferenceEvaluator;
   beforeAll(() => {
-    wasm = createCueEngine({ timeout: 60_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
+    wasm = createReferenceEvaluator({ timeout: 60_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
   });
   afterAll(() => wasm.close());
 
@@ -157,7 +158,7 @@ describe('the native evaluator agrees with CUE', () => {
           descriptors.map((descriptor, at) => ({ id: `r${at}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
         );
         const disagreements = descriptors.flatMap((descriptor, at) => {
-          const native = evaluateNative(compiled.program, descriptor, { requireConcrete, metric: Boolean(policy.metric) });
+          const native = judgeNative(compiled.program, descriptor, { requireConcrete, metric: Boolean(policy.metric) });
           const cue = expected[at];
           // A missing required struct is reported at the struct (`owner: field is required but not present`), v0.4 at its first leaf.
           return agree(native, cue, !policy.requiredFields) ? [] : [{ descriptor, native, cue }];
@@ -188,7 +189,7 @@ describe('the native evaluator agrees with CUE', () => {
         remoteEngineUrl: null,
       } as const;
       const [[cue]] = await wasm.evaluate([entity], [{ id: 'r', resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) }]);
-      return { cue, native: evaluateNative(compiled.program, descriptor, { requireConcrete: true, metric: Boolean(policy.metric) }) };
+      return { cue, native: judgeNative(compiled.program, descriptor, { requireConcrete: true, metric: Boolean(policy.metric) }) };
     };
     // v0.4 fails a comparison of a bool with a string inside `if` in a list with a message and no path: the pair fails.
     const comprehension = await run('an `if` clause inside a list comprehension', { components: [{ kind: true }] });

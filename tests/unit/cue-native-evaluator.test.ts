@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compileNative, evaluateNative, type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/index';
+import { compileNative, type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/index';
 
-import { compiled, PASS, vet } from '../support/native-cue';
+import { compiled, judgeNative, PASS, vet } from '../support/native-cue';
 
 describe('the save check', () => {
   it('refuses what no descriptor can fix: syntax, unknown references and packages, constant conflicts, a script that is not a struct, an unread let', () => {
@@ -374,18 +374,18 @@ describe('the verdict', () => {
 
   it('gives a metric its value', () => {
     const program = compiled('components: [...]\nvalue: len([for c in components if c.kind == "outputport" {c}])\n');
-    expect(evaluateNative(program, { components: [{ kind: 'outputport' }, { kind: 'workload' }] }, { requireConcrete: true, metric: true })).toEqual({
+    expect(judgeNative(program, { components: [{ kind: 'outputport' }, { kind: 'workload' }] }, { requireConcrete: true, metric: true })).toEqual({
       ...PASS,
       value: 1,
     });
-    expect(evaluateNative(compiled('value: "many"\n'), {}, { requireConcrete: true, metric: true })).toMatchObject({
+    expect(judgeNative(compiled('value: "many"\n'), {}, { requireConcrete: true, metric: true })).toMatchObject({
       satisfiesPolicy: false,
       errors: [expect.stringMatching(/^value: conflicting values "many" and number/)],
     });
     // With a default, its default (as CUE exports it).
     const withDefault = compiled('score?: number\nvalue: *score | 0\n');
-    expect(evaluateNative(withDefault, { score: 0.5 }, { requireConcrete: true, metric: true })).toEqual({ ...PASS, value: 0.5 });
-    expect(evaluateNative(withDefault, {}, { requireConcrete: false, metric: true })).toEqual({ ...PASS, value: 0 });
+    expect(judgeNative(withDefault, { score: 0.5 }, { requireConcrete: true, metric: true })).toEqual({ ...PASS, value: 0.5 });
+    expect(judgeNative(withDefault, {}, { requireConcrete: false, metric: true })).toEqual({ ...PASS, value: 0 });
   });
 
   it('unifies the lists builtins and slices return element by element', () => {
@@ -496,7 +496,7 @@ describe('the verdict', () => {
 
   it('stops a runaway policy at its budget with a failed result, never a pass', () => {
     const program = compiled('import "list"\nx: [for i in list.Range(0, 100000, 1) {i}]\nn: len(x)\n');
-    expect(evaluateNative(program, {}, { requireConcrete: true, metric: false, maxSteps: 10_000 })).toEqual({
+    expect(judgeNative(program, {}, { requireConcrete: true, metric: false, maxSteps: 10_000 })).toEqual({
       satisfiesPolicy: false,
       isError: true,
       errors: ['the evaluation took more than 10000 steps (cue-config.max-steps)'],
@@ -734,7 +734,7 @@ describe('disjunctions', () => {
   // CUE shares #A.type with #T, where the #T inside a disjunct is an ancestor: a structural cycle that eliminates it.
   it('eliminates the disjuncts of a definition that nest it without end, also where a field is that definition', () => {
     const types = '#T: ["a", #T] | ["b", #T] | ["c", #T] | ["d", [...#T]]\n#A: type: #T\n';
-    const run = (script: string) => evaluateNative(compiled(types + script), {}, { requireConcrete: true, metric: false, maxSteps: 100_000 });
+    const run = (script: string) => judgeNative(compiled(types + script), {}, { requireConcrete: true, metric: false, maxSteps: 100_000 });
     expect(run('a: #A & {type: ["d", []]}\n')).toEqual(PASS);
     // Nesting that data ends is no cycle.
     expect(run('a: #A & {type: ["a", ["b", ["d", []]]]}\n')).toEqual(PASS);

@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
+import { compileNative } from '#lib/governance/engines/cue/native/index';
 import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/internal/re2';
 
-import { compiled, PASS, vet } from '../support/native-cue';
+import { compiled, judgeNative, PASS, vet } from '../support/native-cue';
 
 const violation = (...errors: string[]) => ({ satisfiesPolicy: false, isError: false, errors });
 
@@ -18,7 +18,7 @@ const violation = (...errors: string[]) => ({ satisfiesPolicy: false, isError: f
 function stepsOf(script: string, descriptor: unknown): number {
   const program = compiled(script);
   const finishes = (maxSteps: number) =>
-    !evaluateNative(program, descriptor, { requireConcrete: true, metric: false, maxSteps }).errors.some((error) => error.includes('(cue-config.max-steps)'));
+    !judgeNative(program, descriptor, { requireConcrete: true, metric: false, maxSteps }).errors.some((error) => error.includes('(cue-config.max-steps)'));
   let high = 1;
   while (!finishes(high)) high *= 2;
   let low = high / 2;

@@ -13,7 +13,7 @@ describe('locating a CUE error path in a descriptor', () => {
   it('takes the path from a message only when it is one', () => {
     expect(cueErrorPath('owner.email: invalid value "nope"')).toBe('owner.email');
     expect(cueErrorPath('components.0."_links": field not allowed')).toBe('components.0."_links"');
-    expect(cueErrorPath('the WebAssembly CUE engine could not start: boom')).toBeUndefined();
+    expect(cueErrorPath('the reference CUE evaluator could not start: boom')).toBeUndefined();
     expect(cueErrorPath('no colon here')).toBeUndefined();
   });
 

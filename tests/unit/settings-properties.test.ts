@@ -49,7 +49,7 @@ const properties: Property[] = [
     read: (s) => s.cueConfig.evaluator,
     default: 'native',
     override: ['"shadow"', 'shadow'],
-    bad: ['"fast"', 'expected one of native, wasm, shadow'],
+    bad: ['"fast"', 'expected one of native, reference, shadow'],
   },
   { key: 'cue-config.max-steps', read: (s) => s.cueConfig.maxSteps, default: 1_000_000, override: ['"5000"', 5000], bad: ['0', 'positive integer'] },
   {
@@ -369,6 +369,13 @@ async function rejection(...lines: string[]): Promise<SettingsError> {
   expect(error).toBeInstanceOf(SettingsError);
   return error as SettingsError;
 }
+
+describe('setting cue-config.evaluator', () => {
+  it('accepts wasm, its former name of reference, as that', async () => {
+    expect((await load('computational-governance-platform.cue-config.evaluator = "wasm"')).cueConfig.evaluator).toBe('reference');
+    expect((await load('computational-governance-platform.cue-config.evaluator = "reference"')).cueConfig.evaluator).toBe('reference');
+  });
+});
 
 describe.each(properties)('setting $key', (property) => {
   const line = (value: string) => `computational-governance-platform.${property.key} = ${value}`;

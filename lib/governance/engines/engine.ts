@@ -36,7 +36,10 @@ export interface EngineEntity {
   readonly evaluator?: CueEvaluator | null;
 }
 
-/** Which evaluator runs a CUE policy: in process, or CUE v0.4 in WebAssembly (docs/cue-policies.md). */
+/**
+ * Which evaluator runs a CUE policy: the native one in process, or the reference one, CUE v0.4 (docs/cue-policies.md).
+ * `wasm` names the reference evaluator in the API and the database: the value clients read keeps its name.
+ */
 export type CueEvaluator = 'native' | 'wasm';
 
 /** The verdict on one (entity, resource) pair; the contract's `result` object. */

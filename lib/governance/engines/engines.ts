@@ -6,9 +6,9 @@ import { CueRunFailure } from './cue/cue-runner';
 import type { CueScriptCheck, DisagreementSink, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
 import { RemoteEngine } from './remote/remote-engine';
 
-// Loaded on first use: functions that never meet a CUE policy never load it, and the WebAssembly
-// workers start only when a policy needs them (cue/cue-evaluators.ts).
-const getCueEngine = () => import('./cue/cue-evaluators').then(({ getCueEvaluators }) => getCueEvaluators());
+// Loaded on first use: functions that never meet a CUE policy never load it, and the reference evaluator's WebAssembly
+// workers start only when a policy needs them (cue/cue-engine.ts).
+const loadCueEngine = () => import('./cue/cue-engine').then(({ getCueEngine }) => getCueEngine());
 
 /**
  * A CUE script on its own, as it is checked when a policy is saved, and the evaluator that will run
@@ -18,7 +18,7 @@ const getCueEngine = () => import('./cue/cue-evaluators').then(({ getCueEvaluato
  * retries rather than edits.
  */
 export async function checkCueScript(script: string): Promise<CueScriptCheck> {
-  const engine = await getCueEngine();
+  const engine = await loadCueEngine();
   try {
     return await engine.check(script);
   } catch (error) {
@@ -32,7 +32,7 @@ export async function checkCueScript(script: string): Promise<CueScriptCheck> {
 const getLlmEngine = () => import('./llm/assistant-llm-engine').then(({ assistantLlmEngine }) => assistantLlmEngine());
 
 async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
-  if (kind === 'cue') return getCueEngine();
+  if (kind === 'cue') return loadCueEngine();
   if (kind === 'llm') return getLlmEngine();
   return new RemoteEngine(callerTargetTimeoutsOf(await getSettings()));
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const verdict = z.object({ satisfiesPolicy: z.boolean(), isError: z.boolean(), errors: z.array(z.string()) });
 
-/** A pair the native and WebAssembly CUE evaluators judged differently (cue-config.evaluator = shadow). */
+/** A pair the native and reference CUE evaluators judged differently (cue-config.evaluator = shadow). */
 export const cueDisagreement = z
   .object({
     id: z.number().int(),
@@ -13,7 +13,7 @@ export const cueDisagreement = z
     environment: z.string(),
     reportId: z.string(),
     native: verdict.meta({ description: 'What the native evaluator answered' }),
-    wasm: verdict.meta({ description: 'What the WebAssembly evaluator answered (the verdict that was recorded)' }),
+    wasm: verdict.meta({ description: 'What the reference evaluator (CUE v0.4) answered (the verdict that was recorded)' }),
     createdAt: z.string(),
   })
   .meta({ id: 'CueDisagreement' });

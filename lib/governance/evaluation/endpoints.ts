@@ -65,7 +65,7 @@ export const listCueDisagreementsEndpoint = endpoint({
   method: 'GET',
   path: '/v1/computational-governance/cue-disagreements',
   summary:
-    'Pairs (policy version, resource) the native and WebAssembly CUE evaluators judged differently while cue-config.evaluator was shadow, ' +
+    'Pairs (policy version, resource) the native and reference CUE evaluators judged differently while cue-config.evaluator was shadow, ' +
     'newest first, with both verdicts',
   tags: ['evaluation'],
   query: paginationQuery.extend(disagreementFilters.shape),

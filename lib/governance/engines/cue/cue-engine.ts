@@ -1,172 +1,149 @@
 import { getSettings, type Settings } from '#lib/settings/index';
 
-import { type CueCompileCheck, type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
-import { type BatchEntity, evaluateBatch } from './batch-evaluation';
-import { planBatches, type PlanLimits } from './batch-planning';
-import { ConcurrencyLimit } from './concurrency-limit';
-import { attribute, runJob, runNames } from './cue-batch';
-import { parseCueMessages } from './cue-messages';
-import { CueProcessRunner } from './cue-process';
-import type { CueRunner } from './cue-runner';
-import { CueWorkerPool } from './cue-worker-pool';
-import { policySource, scriptPosition } from './policy-source';
-import { standaloneProblems } from './standalone-syntax';
+import {
+  type CueCompileCheck,
+  type CueScriptCheck,
+  type DisagreementSink,
+  type EngineEntity,
+  engineFailure,
+  type EngineResource,
+  type EngineResult,
+  type PolicyEngine,
+} from '../engine';
+import type { NativeCompile } from './native';
+import { NATIVE_CUE_LIBRARY, type NativeCueLibrary, NativeEvaluator, type NativeWork } from './native-evaluator';
+import { getReferenceEvaluator } from './reference-evaluator';
+
+/** The reference evaluator (CUE v0.4, reference-evaluator.ts): what the CUE engine asks of it. */
+export interface ReferenceEvaluator extends PolicyEngine {
+  check(script: string): Promise<CueCompileCheck>;
+}
+
+type Route = { to: 'native'; work: NativeWork } | { to: 'reference' } | { to: 'refused'; result: EngineResult };
+
+/** The text of an error up to its first ': ', the path it names: what shadow mode compares of the errors. */
+const firstPath = (result: EngineResult) => result.errors[0]?.split(': ')[0];
+
+/** A disagreement: the verdicts differ, or whether the engine could judge, or the path of the first error. */
+export const disagree = (native: EngineResult, reference: EngineResult) =>
+  native.satisfiesPolicy !== reference.satisfiesPolicy || native.isError !== reference.isError || firstPath(native) !== firstPath(reference);
+
+/** A native refusal as a pair's result, in the shape the reference evaluator gives a script that does not compile. */
+function refusedResult(entity: EngineEntity, compiled: Extract<NativeCompile, { message: string }>): EngineResult {
+  const file = entity.kind === 'metric' ? 'metric.cue' : 'policy.cue';
+  const where = compiled.line === undefined ? '' : `:\n    ${file}:${compiled.line}:${compiled.column ?? 1}`;
+  return { satisfiesPolicy: false, isError: true, errors: [`${compiled.message}${where}`] };
+}
 
 /**
- * Measured with bench/cue-throughput.ts: runs of ~64 descriptors of 4 KB (~0.5 s each) are as
- * fast as larger ones and keep the memory of a run small; below 128 KB of work one run beats two,
- * which would each pay CUE's ~80 ms start and read the descriptors again.
+ * The CUE engine (`engine: cue`): it routes each policy to an evaluator by cue-config.evaluator
+ * (docs/cue-policies.md, "Which evaluator runs a policy"). `native`: policies the native evaluator
+ * compiles run in process, the others (and those saved with `evaluator: wasm`) by the reference
+ * evaluator, CUE v0.4, started only when one needs it. `reference`: the reference evaluator only.
+ * `shadow`: both; the reference verdicts answer, and each pair on which native would have answered
+ * differently goes to the disagreement sink.
  */
-const DEFAULT_PLAN_LIMITS: Omit<PlanLimits, 'concurrency'> = { maxRunBytes: 256 * 1024, minRunBytes: 128 * 1024 };
-
-/**
- * The CUE engine: policies and metrics written in CUE (v0.4 dialect, docs/cue-policies.md),
- * evaluated in batches by a runner (WebAssembly workers or an external `cue` executable).
- */
-export class CueEngine implements PolicyEngine {
-  private readonly batches: ConcurrencyLimit;
-
+class CueEngine implements PolicyEngine {
   constructor(
-    private readonly runner: CueRunner,
-    private readonly limits: Omit<PlanLimits, 'concurrency'> = DEFAULT_PLAN_LIMITS,
-  ) {
-    // One batch more than there are workers, so none waits while a batch reads its last answer.
-    this.batches = new ConcurrencyLimit(runner.concurrency + 1);
-  }
+    private readonly setting: Settings['cueConfig']['evaluator'],
+    private readonly native: NativeEvaluator,
+    /** The reference evaluator, asked for only when needed. */
+    private readonly reference: () => Promise<ReferenceEvaluator>,
+  ) {}
 
-  async evaluate(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
-    const results: (EngineResult | undefined)[][] = entities.map(() => new Array(resources.length).fill(undefined));
-    try {
-      const descriptors = resources.map((resource, index) => {
-        try {
-          return JSON.stringify(resource.descriptor) ?? 'null';
-        } catch (error) {
-          // Too deep or cyclic: this resource fails, the others are still evaluated.
-          for (const row of results) row[index] = engineFailure(`the descriptor of ${resource.id} cannot be written as JSON: ${(error as Error).message}`);
-          return undefined;
-        }
-      });
-      const cueEntities: (BatchEntity & { requireConcrete: boolean })[] = [];
-      entities.forEach((entity, index) => {
-        if (entity.engine !== 'cue' || entity.cueScript === null) {
-          results[index].fill(engineFailure(`${entity.kind} ${entity.id} v${entity.version} has no CUE script`));
-        } else {
-          cueEntities.push({ index, source: policySource(entity.cueScript), metric: entity.kind === 'metric', requireConcrete: entity.requireConcrete });
-        }
-      });
-      // Scripts the bracket scanner cannot vouch for must first pass CUE on their own.
-      const refused = new Set<number>();
-      await Promise.all(
-        cueEntities
-          .filter((entity) => !entity.source.selfContained)
-          .map(async ({ index, source }) => {
-            try {
-              const problems = await this.batches.run(() => standaloneProblems(this.runner, source, signal));
-              if (problems.length === 0) return;
-              results[index].fill({ satisfiesPolicy: false, isError: true, errors: problems.map((problem) => problem.formatted) });
-              refused.add(index);
-            } catch (error) {
-              results[index].fill(engineFailure((error as Error).message));
-              refused.add(index);
-            }
-          }),
-      );
-      const runnable = cueEntities.filter((entity) => !refused.has(entity.index));
-      const byIndex = new Map(runnable.map((entity) => [entity.index, entity]));
-      const planned = planBatches(
-        runnable.map((entity) => ({
-          index: entity.index,
-          requireConcrete: entity.requireConcrete,
-          selfContained: entity.source.selfContained,
-          scriptBytes: entity.source.script.length,
-        })),
-        descriptors.flatMap((text, index) => (text === undefined ? [] : [{ index, bytes: text.length }])),
-        { ...this.limits, concurrency: this.runner.concurrency },
-      );
-      await Promise.all(
-        planned.map((batch) =>
-          this.batches.run(() =>
-            evaluateBatch(
-              this.runner,
-              {
-                requireConcrete: batch.requireConcrete,
-                entities: batch.entities.map((index) => byIndex.get(index) as BatchEntity),
-                resources: batch.resources,
-              },
-              (resource) => descriptors[resource] as string,
-              (entity, resource, result) => {
-                results[entity][resource] = result;
-              },
-              signal,
-            ),
-          ),
-        ),
-      );
-    } catch (error) {
-      // A fault of ours must still leave every pair with a result that is not a pass.
-      const failure = engineFailure(`the CUE engine failed: ${(error as Error).message}`);
-      for (const row of results) {
-        row.forEach((result, resource) => {
-          row[resource] = result ?? failure;
+  async evaluate(
+    entities: readonly EngineEntity[],
+    resources: readonly EngineResource[],
+    signal?: AbortSignal,
+    onDisagreement?: DisagreementSink,
+  ): Promise<EngineResult[][]> {
+    if (this.setting === 'reference') return this.evaluateReference(entities, resources, signal);
+    const routes = entities.map((entity) => this.route(entity));
+    const nativeWork = routes.flatMap((route) => (route.to === 'native' ? [route.work] : []));
+    const referenceEntities = this.setting === 'shadow' ? entities : entities.filter((_, index) => routes[index].to === 'reference');
+    const [nativeRows, referenceRows] = await Promise.all([
+      this.native.evaluate(nativeWork, resources, signal),
+      this.evaluateReference(referenceEntities, resources, signal),
+    ]);
+    let nativeNext = 0;
+    let referenceNext = 0;
+    return routes.map((route, index) => {
+      const reference = this.setting === 'shadow' || route.to === 'reference' ? referenceRows[referenceNext++] : undefined;
+      const native = route.to === 'native' ? nativeRows[nativeNext++] : route.to === 'refused' ? resources.map(() => route.result) : undefined;
+      if (!reference) return native as EngineResult[];
+      if (native && onDisagreement) {
+        const { id, version, kind } = entities[index];
+        native.forEach((result, r) => {
+          if (disagree(result, reference[r]))
+            onDisagreement({ entity: { id, version, kind }, resourceId: resources[r].id, native: result, wasm: reference[r] });
         });
       }
+      return reference;
+    });
+  }
+
+  /** The reference evaluator's results; asks for it only when there is something to evaluate. */
+  private async evaluateReference(entities: readonly EngineEntity[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+    if (entities.length === 0) return [];
+    let evaluator: ReferenceEvaluator;
+    try {
+      evaluator = await this.reference();
+    } catch (error) {
+      const failure = engineFailure(`the reference CUE evaluator could not start: ${(error as Error).message}`);
+      return entities.map(() => resources.map(() => failure));
     }
-    return results.map((row) => row.map((result) => result ?? engineFailure('the CUE engine gave no result for this pair')));
+    return evaluator.evaluate(entities, resources, signal);
   }
 
   /**
-   * The check when a policy is saved: the script on its own, in the file it is evaluated in.
-   * A script that does not compile, or whose declarations conflict among themselves, or that is
-   * not a struct, is refused with CUE's first message and its position in the script.
-   * Throws a CueRunFailure when CUE gave no answer (timeout, crash).
+   * Which path evaluates the entity: the one it was saved with, else the native one when it
+   * compiles there. A version saved before the choice existed (no evaluator) that the native
+   * evaluator refuses goes to CUE v0.4, which judged it until then: what worked keeps working.
    */
-  async check(script: string): Promise<CueCompileCheck> {
-    const source = policySource(script);
-    if (!source.selfContained) {
-      const [problem] = await standaloneProblems(this.runner, source);
-      if (problem) return { ok: false, message: problem.message, ...(problem.line ? { line: problem.line, column: problem.column } : {}) };
-    }
-    const names = runNames();
-    const output = await this.runner.run(runJob(names, 'export', [{ index: 0, source, metric: false, resources: [] }], () => 'null'));
-    if (output.code === 0) return { ok: true };
-    const [first] = parseCueMessages(output.stderr);
-    if (!first) return { ok: false, message: `cue exited with code ${output.code}` };
-    // Without positions: they are returned apart, as line and column.
-    const attributed = attribute(names, { text: first.text, positions: [] }, new Map([[0, { source, metric: false }]]));
-    const message = 'message' in attributed ? attributed.message : first.text;
-    const position = first.positions.find((candidate) => candidate.file === names.policyFile(0));
-    if (!position) return { ok: false, message };
-    return { ok: false, message, ...scriptPosition(source, names.policy(0), position.line, position.column) };
+  private route(entity: EngineEntity): Route {
+    if (entity.cueScript === null || entity.evaluator === 'wasm') return { to: 'reference' };
+    const compiled = this.native.compile(entity.cueScript);
+    if (compiled.ok) return { to: 'native', work: { entity, program: compiled.program } };
+    if (compiled.unsupported !== undefined || !entity.evaluator) return { to: 'reference' };
+    return { to: 'refused', result: refusedResult(entity, compiled) };
   }
 
-  close(): Promise<void> {
-    return this.runner.close();
+  /**
+   * The check when a policy is saved, which also decides its evaluator: native when the native
+   * evaluator compiles it; otherwise the reference evaluator's check decides whether it is refused,
+   * and the policy runs there, with the reason. A script both refuse is refused with the native
+   * message. Throws the reference evaluator's CueRunFailure when that check gave no answer.
+   */
+  async check(script: string): Promise<CueScriptCheck> {
+    if (this.setting === 'reference') return withEvaluator(await (await this.reference()).check(script), 'cue-config.evaluator is reference');
+    const compiled = this.native.compile(script);
+    if (compiled.ok) return { ok: true, evaluator: 'native', evaluatorReason: null };
+    const reference = await (await this.reference()).check(script);
+    if (compiled.unsupported !== undefined) return withEvaluator(reference, compiled.unsupported);
+    if (reference.ok) return { ok: true, evaluator: 'wasm', evaluatorReason: `the native evaluator refused it: ${compiled.message}` };
+    const { message, line, column } = compiled;
+    return { ok: false, message, ...(line === undefined ? {} : { line, ...(column === undefined ? {} : { column }) }) };
   }
 }
 
-/** The engine the settings ask for: the `cue` executable of `cue-process-path`, else the WebAssembly pool. */
-export function createCueEngine(config: Omit<Settings['cueConfig'], 'evaluator' | 'maxSteps'>): CueEngine {
-  const { cueProcessPath, timeout, workers, recycleAfterRuns, maxOutputBytes } = config;
-  const runner: CueRunner = cueProcessPath
-    ? new CueProcessRunner({ executable: cueProcessPath, concurrency: workers, timeoutMs: timeout, maxOutputBytes })
-    : new CueWorkerPool({ workers, timeoutMs: timeout, recycleAfterRuns, maxOutputBytes });
-  return new CueEngine(runner);
+const withEvaluator = (check: CueCompileCheck, reason: string): CueScriptCheck => (check.ok ? { ok: true, evaluator: 'wasm', evaluatorReason: reason } : check);
+
+/** The CUE engine the settings ask for; `reference` gives the reference evaluator (by default this process's shared one). */
+export function createCueEngine(
+  config: Pick<Settings['cueConfig'], 'evaluator' | 'maxSteps'>,
+  reference: () => Promise<ReferenceEvaluator> = getReferenceEvaluator,
+  native: NativeCueLibrary = NATIVE_CUE_LIBRARY,
+): CueEngine {
+  return new CueEngine(config.evaluator, new NativeEvaluator(native, config.maxSteps), reference);
 }
 
 let shared: Promise<CueEngine> | undefined;
 
-/** The engine of this process (or Lambda container), created on first use so its workers warm up once. */
+/** The CUE engine of this process (or Lambda container): compiled policies are kept across calls. */
 export function getCueEngine(): Promise<CueEngine> {
   shared ??= getSettings().then((settings) => createCueEngine(settings.cueConfig));
   shared.catch(() => {
     shared = undefined;
   });
   return shared;
-}
-
-/** Stops the shared engine's worker threads (the tests that start them end with it); the next getCueEngine starts a new engine. */
-export async function closeCueEngine(): Promise<void> {
-  const engine = shared;
-  shared = undefined;
-  if (engine) await (await engine).close();
 }

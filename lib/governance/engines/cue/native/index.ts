@@ -4,4 +4,4 @@
  */
 export type { Inspected } from './export/inspect';
 export { inspectFiles } from './export/inspect';
-export { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram } from './policy';
+export { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram, type NativeVerdict } from './policy';

@@ -1,10 +1,8 @@
 /**
  * A policy (or metric) compiled once and evaluated against descriptors, with the verdict contract of
- * the WebAssembly path (docs/cue-policies.md): requireConcrete = `cue vet -c`, else conflicts only;
+ * the reference evaluator (docs/cue-policies.md): requireConcrete = `cue vet -c`, else conflicts only;
  * a required field (`!`) missing is a violation in both.
  */
-import type { EngineResult } from '#lib/governance/engines/engine';
-
 import { compileFile, type Program, ScriptError, Unsupported } from './compile/program';
 import { BudgetExceeded, Context } from './evaluation/context';
 import { defaultOf } from './evaluation/expressions';
@@ -25,10 +23,19 @@ export interface NativeProgram {
 
 export type NativeCompile =
   | { readonly ok: true; readonly program: NativeProgram }
-  /** The script uses something the native evaluator does not do: the WebAssembly path evaluates it. */
+  /** The script uses something the native evaluator does not do: the reference evaluator evaluates it. */
   | { readonly ok: false; readonly unsupported: string }
   /** The script is wrong whatever the descriptor (syntax, unknown reference or package, constant conflict, not a struct). */
   | { readonly ok: false; readonly unsupported?: undefined; readonly message: string; readonly line?: number; readonly column?: number };
+
+/**
+ * The native evaluator's answer for one descriptor: the policy is satisfied (a metric with its value), violated
+ * (the violations as `cue vet` words them), or could not be judged (a fault, the step budget exhausted): never a pass.
+ */
+export type NativeVerdict =
+  | { readonly kind: 'satisfied'; readonly value?: number }
+  | { readonly kind: 'violated'; readonly violations: readonly string[] }
+  | { readonly kind: 'failed'; readonly reason: string };
 
 export interface NativeOptions {
   readonly requireConcrete: boolean;
@@ -101,18 +108,18 @@ function refusal(finding: Finding): NativeCompile {
   return { ok: false, message: formatFinding({ ...finding, at: [] }, 'policy.cue'), ...(at ? { line: at.line, column: at.column } : {}) };
 }
 
-const failure = (message: string): EngineResult => ({ satisfiesPolicy: false, isError: true, errors: [message] });
+const failure = (reason: string): NativeVerdict => ({ kind: 'failed', reason });
+const violated = (violations: readonly string[]): NativeVerdict => ({ kind: 'violated', violations });
 
-/** Never throws: a fault or an exhausted budget gives an `isError` result. */
-export function evaluateNative(compiled: NativeProgram, descriptor: unknown, options: NativeOptions): EngineResult {
+/** Never throws: a fault or an exhausted budget is a `failed` verdict. */
+export function evaluateNative(compiled: NativeProgram, descriptor: unknown, options: NativeOptions): NativeVerdict {
   const file = options.metric ? 'metric.cue' : 'policy.cue';
   try {
     const ctx = new Context(options.maxSteps ?? DEFAULT_MAX_STEPS, 100, false, true);
     const root = rootOf(compiled.program, ctx, descriptor, options.metric);
     const value = root.evaluate();
     if (value !== root && !(isBottom(value) && root.isStruct)) {
-      if (isBottom(value))
-        return { satisfiesPolicy: false, isError: false, errors: [formatFinding({ path: [], message: value.message, at: value.at, tainted: false }, file)] };
+      if (isBottom(value)) return violated([formatFinding({ path: [], message: value.message, at: value.at, tainted: false }, file)]);
       return failure(notStruct(value));
     }
     const findings = collectFindings(root, compiled.settled);
@@ -122,13 +129,13 @@ export function evaluateNative(compiled: NativeProgram, descriptor: unknown, opt
         : options.requireConcrete
           ? [...findings.missing, ...findings.incomplete]
           : findings.missing;
-    if (violations.length > 0) return { satisfiesPolicy: false, isError: false, errors: violations.map((finding) => formatFinding(finding, file)) };
-    if (!options.metric) return { satisfiesPolicy: true, isError: false, errors: [] };
+    if (violations.length > 0) return violated(violations.map((finding) => formatFinding(finding, file)));
+    if (!options.metric) return { kind: 'satisfied' };
     // A metric with a default (`value: *score | 0`) is its default, as CUE exports it.
     const evaluated = root.arcs.get('value')?.evaluate();
     const metric = evaluated && defaultOf(evaluated);
-    if (metric?.t === 'num' && Number.isFinite(metric.v)) return { satisfiesPolicy: true, isError: false, errors: [], value: metric.v };
-    return { satisfiesPolicy: false, isError: false, errors: [`value: incomplete value ${metric ? formatValue(metric) : 'number'}`] };
+    if (metric?.t === 'num' && Number.isFinite(metric.v)) return { kind: 'satisfied', value: metric.v };
+    return violated([`value: incomplete value ${metric ? formatValue(metric) : 'number'}`]);
   } catch (error) {
     if (error instanceof BudgetExceeded) return failure(error.message);
     if (error instanceof UnsupportedRegexp) return failure(`the native evaluator cannot evaluate this: ${error.message}`);

@@ -29,7 +29,7 @@ export class ScriptError extends Error {
   }
 }
 
-/** Something the native evaluator does not do: the WebAssembly path evaluates the policy. */
+/** Something the native evaluator does not do: the reference evaluator evaluates the policy. */
 export class Unsupported extends Error {}
 
 const EXPERIMENT = /^@experiment\(/;
@@ -250,7 +250,7 @@ function checkDisjunct(expr: Expr, scopes: readonly Scope[]): void {
   checkDisjunct(expr.right, scopes);
 }
 
-/** A constant pattern only CUE can run sends the policy to the WebAssembly path; one RE2 refuses is CUE's error when it matches. */
+/** A constant pattern only CUE can run sends the policy to the reference evaluator; one RE2 refuses is CUE's error when it matches. */
 function checkRegexp(source: string): void {
   try {
     regexpOf(source);

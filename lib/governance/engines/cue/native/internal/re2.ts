@@ -14,7 +14,7 @@
  */
 import { RE2JS, RE2JSSyntaxException } from 're2js';
 
-/** A pattern the native evaluator cannot run although CUE can: the policy goes to the WebAssembly path. */
+/** A pattern the native evaluator cannot run although CUE can: the policy goes to the reference evaluator. */
 export class UnsupportedRegexp extends Error {}
 
 /** A pattern RE2 refuses; the message is Go's error (`error parsing regexp: missing closing ): \`(\``). */

@@ -1,7 +1,7 @@
 /**
  * The builtins of the native evaluator: the universe (types, len, close, and, or, div, mod, quo,
  * rem) and the packages policies use. docs/cue-policies.md lists what each package has; a package
- * of CUE's standard library that is not here sends the policy to the WebAssembly path.
+ * of CUE's standard library that is not here sends the policy to the reference evaluator.
  */
 
 import { Context } from '../evaluation/context';

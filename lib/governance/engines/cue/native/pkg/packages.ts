@@ -16,7 +16,7 @@ export const PACKAGES: ReadonlyMap<string, Package> = new Map(
   [strings, list, math, bits, regexp, strconv, struct, time, net, json, yaml].map((entry) => [entry.path, entry]),
 );
 
-/** CUE's standard library: importing one of these that PACKAGES lacks sends a policy to the WebAssembly path. */
+/** CUE's standard library: importing one of these that PACKAGES lacks sends a policy to the reference evaluator. */
 export const CUE_STANDARD_LIBRARY = new Set([
   'crypto/ed25519',
   'crypto/hmac',

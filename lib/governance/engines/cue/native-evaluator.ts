@@ -3,15 +3,24 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 
 import { type EngineEntity, engineFailure, type EngineResource, type EngineResult } from '../engine';
 import { ABORTED_MESSAGE } from './cue-runner';
-import { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram } from './native';
+import { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram, type NativeVerdict } from './native';
 
-/** What the native path asks of the evaluator (lib/governance/engines/cue/native); tests give a stub. */
-export interface NativeEvaluator {
+/** What the native evaluator asks of the native CUE library (lib/governance/engines/cue/native); tests give a stub. */
+export interface NativeCueLibrary {
   compile(script: string, maxSteps: number): NativeCompile;
-  evaluate(program: NativeProgram, descriptor: unknown, options: NativeOptions): EngineResult;
+  evaluate(program: NativeProgram, descriptor: unknown, options: NativeOptions): NativeVerdict;
 }
 
-export const NATIVE_EVALUATOR: NativeEvaluator = { compile: compileNative, evaluate: evaluateNative };
+export const NATIVE_CUE_LIBRARY: NativeCueLibrary = { compile: compileNative, evaluate: evaluateNative };
+
+/** The library's verdict as the platform's result: `failed` is an `isError` result, never a pass. */
+export function engineResultOf(verdict: NativeVerdict): EngineResult {
+  if (verdict.kind === 'failed') return engineFailure(verdict.reason);
+  if (verdict.kind === 'violated') return { satisfiesPolicy: false, isError: false, errors: [...verdict.violations] };
+  return verdict.value === undefined
+    ? { satisfiesPolicy: true, isError: false, errors: [] }
+    : { satisfiesPolicy: true, isError: false, errors: [], value: verdict.value };
+}
 
 /** Compiled scripts kept per container; a policy set larger than this is compiled again as it comes round. */
 const COMPILED_KEPT = 1000;
@@ -20,8 +29,8 @@ const COMPILED_KEPT = 1000;
 const TURN_MS = 20;
 
 /**
- * A descriptor CUE could not read (cyclic, as YAML aliases can make it) fails, as on the WebAssembly
- * path, rather than pass a policy that never looks at the cycle.
+ * A descriptor CUE could not read (cyclic, as YAML aliases can make it) fails, as on the reference
+ * evaluator, rather than pass a policy that never looks at the cycle.
  */
 function notJson(resource: EngineResource): string | undefined {
   try {
@@ -43,11 +52,11 @@ export interface NativeWork {
  * edited in place is compiled again), then unified with each descriptor in process, within
  * cue-config.max-steps per pair. No workers.
  */
-export class NativeCueEngine {
+export class NativeEvaluator {
   private readonly compiled = new Map<string, NativeCompile>();
 
   constructor(
-    private readonly evaluator: NativeEvaluator,
+    private readonly library: NativeCueLibrary,
     private readonly maxSteps: number,
   ) {}
 
@@ -64,7 +73,7 @@ export class NativeCueEngine {
 
   private compileGuarded(script: string): NativeCompile {
     try {
-      return this.evaluator.compile(script, this.maxSteps);
+      return this.library.compile(script, this.maxSteps);
     } catch (error) {
       return { ok: false, unsupported: `the native evaluator failed compiling it: ${(error as Error).message}` };
     }
@@ -90,11 +99,13 @@ export class NativeCueEngine {
 
   private evaluateOne(entity: EngineEntity, program: NativeProgram, resource: EngineResource): EngineResult {
     try {
-      return this.evaluator.evaluate(program, resource.descriptor, {
-        requireConcrete: entity.requireConcrete,
-        metric: entity.kind === 'metric',
-        maxSteps: this.maxSteps,
-      });
+      return engineResultOf(
+        this.library.evaluate(program, resource.descriptor, {
+          requireConcrete: entity.requireConcrete,
+          metric: entity.kind === 'metric',
+          maxSteps: this.maxSteps,
+        }),
+      );
     } catch (error) {
       return engineFailure(`the native evaluator failed: ${(error as Error).message}`);
     }
