@@ -3,7 +3,7 @@
  * something reaches them (the vertex's `unread`), as most fields of a descriptor no rule reads are never more than data.
  */
 import { dataConjunct } from './conjuncts';
-import { unifyScalars } from './scalars';
+import { matchedCharacters, unifyScalars } from './scalars';
 import { bottom, isBottom, type Value } from './values';
 import { NO_ARCS, type Vertex } from './vertex';
 
@@ -40,6 +40,7 @@ export function addData(vertex: Vertex, value: unknown): void {
 }
 
 function addScalar(vertex: Vertex, value: Value): void {
+  vertex.ctx.chargeText(matchedCharacters(vertex.scalar, value));
   const unified = unifyScalars(vertex.scalar, value);
   if (isBottom(unified)) vertex.fail({ ...unified, at: [...new Set([...unified.at, ...vertex.work.positions])] });
   vertex.scalar = unified;

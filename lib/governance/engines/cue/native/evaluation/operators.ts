@@ -248,6 +248,8 @@ export function binary(expr: Extract<Expr, { type: 'binary' }>, env: Env, from: 
     from.ctx.limit(`the operator ${op}`, size, 'characters');
     from.ctx.chargeText(size);
   }
+  // A match reads its text once (RE2 is linear in it): charged as the text's length.
+  if ((op === '=~' || op === '!~') && (left.t === 'string' || left.t === 'bytes')) from.ctx.chargeText(left.v.length);
   return scalarOperation(op, left, right, expr.left.at, expr.right.at);
 }
 

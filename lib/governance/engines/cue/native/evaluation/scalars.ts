@@ -50,6 +50,18 @@ function compare(op: Bound['op'], value: Scalar, limit: Scalar): boolean | undef
   return ordered ? compareOrdered(op as '<' | '<=' | '>' | '>=', value.v, limit.v) : undefined;
 }
 
+/**
+ * The characters the regular expressions of unifying `a` and `b` read: a string's length once per `=~` or `!~`
+ * bound of the other (RE2 matches in time linear in the text, which the step budget is charged for).
+ */
+export function matchedCharacters(a: Value, b: Value): number {
+  const [text, rule] = a.t === 'string' || a.t === 'bytes' ? [a, b] : [b, a];
+  if ((text.t !== 'string' && text.t !== 'bytes') || rule.t !== 'constraint') return 0;
+  let patterns = 0;
+  for (const bound of rule.bounds) if (bound.op === '=~' || bound.op === '!~') patterns++;
+  return patterns * text.v.length;
+}
+
 /** Whether a concrete value satisfies a bound; a message when it does not. */
 function checkBound(value: Scalar, bound: Bound): string | undefined {
   if (bound.op === '=~' || bound.op === '!~') {

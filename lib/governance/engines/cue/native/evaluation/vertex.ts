@@ -20,7 +20,7 @@ import { evalExpr } from './expressions';
 import { addList, closeLists, type ListPart } from './lists';
 import { applyPattern, applyPatterns } from './patterns';
 import { letBinding, resolveReference } from './references';
-import { unifyScalars } from './scalars';
+import { matchedCharacters, unifyScalars } from './scalars';
 import { addDynamic, addStruct } from './struct-literals';
 import { type Bottom, bottom, formatValue, isBottom, isScalar, TOP, type Value } from './values';
 import { ownValue, partialCycles } from './vertex-value';
@@ -458,6 +458,7 @@ export class Vertex {
       if (!this.inherited || (this.inherited.code === 'incomplete' && value.code !== 'incomplete')) this.inherited = value;
       return;
     }
+    this.ctx.chargeText(matchedCharacters(this.scalar, value));
     const unified = unifyScalars(this.scalar, value, at ? [at] : []);
     if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.work.positions])] });
     // CUE lists where the concrete values of a conflict were written, not the types and bounds.
