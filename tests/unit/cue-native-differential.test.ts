@@ -171,6 +171,40 @@ describe('the native evaluator agrees with CUE', () => {
     }
   }
 
+  it('compares integers past 2^53 as CUE reads them: the policy as written, the descriptor as its JSON writes it', async () => {
+    // Each descriptor number is the double JavaScript holds; CUE reads the JSON the platform sends (18446744073709552000).
+    const pairs: [string, unknown, boolean][] = [
+      ['x: 18446744073709551616\n', { x: Number('18446744073709551616') }, false],
+      ['x: 9007199254740993\n', { x: Number('9007199254740993') }, false],
+      ['x: <=18446744073709551615\n', { x: Number('18446744073709551615') }, false],
+      ['x: uint64\n', { x: Number('18446744073709551615') }, false],
+      ['x: 18446744073709552000\n', { x: Number('18446744073709552000') }, true],
+      ['x: int & <=9007199254740993\n', { x: Number('9007199254740993') }, true],
+      ['x: int & >9007199254740992\n', { x: Number('9007199254740993') }, false],
+      ['x: int64\n', { x: Number('-9223372036854775808') }, false],
+      ['x: int64\n', { x: Number('-9223372036854774784') }, true],
+    ];
+    const results = await wasm.evaluate(
+      pairs.map(([script], index) => ({
+        id: `p${index}`,
+        version: 1,
+        kind: 'policy' as const,
+        engine: 'cue' as const,
+        cueScript: script,
+        requireConcrete: true,
+        remoteEngineUrl: null,
+      })),
+      pairs.map(([, descriptor], index) => ({ id: `r${index}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
+    );
+    pairs.forEach(([script, descriptor, complies], index) => {
+      const compiled = compileNative(script);
+      if (!compiled.ok) throw new Error(`${script}: ${JSON.stringify(compiled)}`);
+      const native = judgeNative(compiled.program, descriptor, { requireConcrete: true, metric: false });
+      expect({ script, cue: results[index][index].satisfiesPolicy }).toEqual({ script, cue: complies });
+      expect({ script, native: native.satisfiesPolicy }).toEqual({ script, native: complies });
+    });
+  });
+
   it('differs from v0.4 only where the docs say, and is right there', async () => {
     const differences = CORPUS.filter((policy) => policy.v04);
     expect(differences.map((policy) => policy.v04).every((name) => DOCUMENTED_DIFFERENCES.includes(name as string))).toBe(true);

@@ -15,8 +15,13 @@ export function addData(vertex: Vertex, value: unknown): void {
     case 'boolean':
       return addScalar(vertex, { t: 'bool', v: value });
     case 'number':
-      // CUE reads the descriptor's JSON: from 1e21 up a number is written with an exponent, a float.
-      return addScalar(vertex, { t: 'num', int: Number.isInteger(value) && Math.abs(value) < 1e21, v: value });
+      // CUE reads the descriptor's JSON: from 1e21 up a number is written with an exponent, a float; an integer
+      // past 2^53 is the digits JSON writes for it (18446744073709551616 is written 18446744073709552000).
+      if (!Number.isInteger(value) || Math.abs(value) >= 1e21) return addScalar(vertex, { t: 'num', int: false, v: value });
+      return addScalar(
+        vertex,
+        Number.isSafeInteger(value) ? { t: 'num', int: true, v: value } : { t: 'num', int: true, v: value, literal: JSON.stringify(value) },
+      );
     case 'object': {
       if (Array.isArray(value)) {
         vertex.isList = true;

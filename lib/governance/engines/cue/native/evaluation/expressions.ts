@@ -109,7 +109,11 @@ function parseNumber(text: string, kind: 'int' | 'float'): Scalar {
   if (kind === 'float') return { t: 'num', int: false, v: Number(clean), literal: clean };
   if (/^0o/i.test(clean)) return { t: 'num', int: true, v: parseInt(clean.slice(2), 8) };
   if (/^0[0-7]+$/.test(clean)) return { t: 'num', int: true, v: parseInt(clean.slice(1), 8) };
-  return { t: 'num', int: true, v: Number(clean) };
+  const value = Number(clean);
+  // Past 2^53 a double is not the integer written: its digits are kept, and it compares exactly (compareNumbers).
+  return Number.isSafeInteger(value) || !Number.isFinite(value)
+    ? { t: 'num', int: true, v: value }
+    : { t: 'num', int: true, v: value, literal: BigInt(clean).toString() };
 }
 
 function literal(expr: Extract<Expr, { type: 'literal' }>): Value {

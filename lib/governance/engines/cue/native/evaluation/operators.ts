@@ -284,7 +284,10 @@ function scalarOperation(op: string, left: Scalar, right: Scalar, leftAt: Positi
       const comparable =
         (left.t === 'num' && right.t === 'num') || (left.t === 'string' && right.t === 'string') || (left.t === 'bytes' && right.t === 'bytes');
       if (!comparable) return invalidOperands(op, left, right, at);
-      return { t: 'bool', v: compareOrdered(op, (left as { v: number | string }).v, (right as { v: number | string }).v) };
+      return {
+        t: 'bool',
+        v: left.t === 'num' && right.t === 'num' ? compareOrdered(op, left, right) : compareOrdered(op, (left as { v: string }).v, (right as { v: string }).v),
+      };
     }
     case '=~':
     case '!~': {

@@ -47,7 +47,8 @@ function conflict(a: Value, b: Value, at: readonly Position[]): Value {
 function compare(op: Bound['op'], value: Scalar, limit: Scalar): boolean | undefined {
   if (op === '!=') return !(value.t === limit.t || (value.t === 'num' && limit.t === 'num')) || !scalarEquals(value, limit);
   const ordered = (value.t === 'num' && limit.t === 'num') || (value.t === 'string' && limit.t === 'string') || (value.t === 'bytes' && limit.t === 'bytes');
-  return ordered ? compareOrdered(op as '<' | '<=' | '>' | '>=', value.v, limit.v) : undefined;
+  if (!ordered) return undefined;
+  return compareOrdered(op as '<' | '<=' | '>' | '>=', value.t === 'num' ? value : value.v, limit.t === 'num' ? limit : (limit.v as string));
 }
 
 /**

@@ -305,23 +305,40 @@ export function compareText(a: string, b: string): number {
 /** A UTF-16 unit moved so that surrogates sort above every other unit, as the code points they make do. */
 const codePointOrder = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit);
 
+type NumberValue = Extract<Scalar, { t: 'num' }>;
+
+/**
+ * The order of two numbers (-1, 0, 1; NaN when unordered). Integers past 2^53 carry their digits (`literal`: as
+ * written in the policy, or as the descriptor's JSON writes them, which is what CUE reads) and compare exactly:
+ * `18446744073709551616` is not the descriptor's 18446744073709552000, though both are the same double.
+ */
+function compareNumbers(a: NumberValue, b: NumberValue): number {
+  if (a.int && b.int && (a.literal !== undefined || b.literal !== undefined) && Number.isFinite(a.v) && Number.isFinite(b.v)) {
+    const [x, y] = [a.literal === undefined ? BigInt(a.v) : BigInt(a.literal), b.literal === undefined ? BigInt(b.v) : BigInt(b.literal)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  return a.v < b.v ? -1 : a.v > b.v ? 1 : a.v === b.v ? 0 : NaN;
+}
+
 /** `<`, `<=`, `>`, `>=` on two numbers, or on two strings (or bytes) in CUE's order. */
-export function compareOrdered(op: '<' | '<=' | '>' | '>=', x: number | string, y: number | string): boolean {
+export function compareOrdered(op: '<' | '<=' | '>' | '>=', x: number | string | NumberValue, y: number | string | NumberValue): boolean {
   const order =
-    typeof x === 'string' && typeof y === 'string'
-      ? compareText(x, y)
-      : (x as number) < (y as number)
-        ? -1
-        : (x as number) > (y as number)
-          ? 1
-          : x === y
-            ? 0
-            : NaN;
+    typeof x === 'object'
+      ? compareNumbers(x, y as NumberValue)
+      : typeof x === 'string' && typeof y === 'string'
+        ? compareText(x, y)
+        : (x as number) < (y as number)
+          ? -1
+          : (x as number) > (y as number)
+            ? 1
+            : x === y
+              ? 0
+              : NaN;
   return op === '<' ? order < 0 : op === '<=' ? order <= 0 : op === '>' ? order > 0 : order >= 0;
 }
 
 export function scalarEquals(a: Scalar, b: Scalar): boolean {
-  if (a.t === 'num' && b.t === 'num') return a.v === b.v;
+  if (a.t === 'num' && b.t === 'num') return a.literal === undefined && b.literal === undefined ? a.v === b.v : compareNumbers(a, b) === 0;
   if (a.t !== b.t) return false;
   return a.t === 'null' || (a as { v: unknown }).v === (b as { v: unknown }).v;
 }

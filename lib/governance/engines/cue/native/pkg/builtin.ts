@@ -21,6 +21,7 @@ import {
   LIST,
   NUMBER,
   type Package,
+  type Scalar,
   STRING,
   STRUCT,
   TOP_KINDS,
@@ -74,6 +75,12 @@ function bigIntOf(value: { readonly v: number; readonly literal?: string }): big
   if (value.literal !== undefined && /^-?[0-9]+$/.test(value.literal)) return BigInt(value.literal);
   if (!Number.isFinite(value.v)) throw new CallError(`integer ${value.v} is too large for the native evaluator`);
   return BigInt(Math.trunc(value.v));
+}
+
+/** A bigint as a CUE integer: one past 2^53 keeps its digits, so it shows and computes on exactly. */
+export function integerOf(value: bigint): Scalar {
+  const v = Number(value);
+  return Number.isSafeInteger(v) ? { t: 'num', int: true, v } : { t: 'num', int: true, v, literal: value.toString() };
 }
 
 function argument(value: Value, param: Param, position: number, name: string): Js {

@@ -7,13 +7,7 @@
  */
 import type { Context } from '../evaluation/context';
 import type { Scalar } from '../evaluation/values';
-import { CallError, fn, type Param, pkg } from './builtin';
-
-/** A bigint as a CUE integer: one past 2^53 keeps its digits, so it shows and computes on exactly. */
-function integerOf(value: bigint): Scalar {
-  const v = Number(value);
-  return Number.isSafeInteger(v) ? { t: 'num', int: true, v } : { t: 'num', int: true, v, literal: value.toString() };
-}
+import { CallError, fn, integerOf, type Param, pkg } from './builtin';
 
 const MAX_UINT64 = (1n << 64n) - 1n;
 

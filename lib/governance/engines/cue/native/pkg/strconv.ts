@@ -1,7 +1,7 @@
 import { formatValue, incomplete, isScalar, typeName, type Value } from '../evaluation/values';
 import { Vertex } from '../evaluation/vertex';
 import { formatBigInt, formatGoFloat, formattedLength, goQuote, NumberError, parseGoFloat, parseGoInt, parseGoUint } from '../internal/go-numbers';
-import { ArgumentError, CallError, fn, type Js, n, pkg, s } from './builtin';
+import { ArgumentError, CallError, fn, integerOf, type Js, n, pkg, s } from './builtin';
 import { float } from './math';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -15,7 +15,6 @@ function goNumber<T>(parse: () => T): T {
   }
 }
 
-const integer = (value: bigint): Value => ({ t: 'num', int: true, v: Number(value) });
 /** FormatFloat's format (pkg/strconv): a string of one byte (`"f"`) or the byte's value (102), as CUE takes it today. */
 function formatByte(format: Js, name: string): number {
   const value = format as Value;
@@ -32,9 +31,9 @@ function formatByte(format: Js, name: string): number {
 }
 
 export const strconv = pkg('strconv', [
-  fn('strconv.Atoi', ['string'], ([text]) => integer(goNumber(() => parseGoInt(s(text), 10, 0, 'Atoi')))),
-  fn('strconv.ParseInt', ['string', 'int', 'int'], ([text, base, bits]) => integer(goNumber(() => parseGoInt(s(text), n(base), n(bits))))),
-  fn('strconv.ParseUint', ['string', 'int', 'int'], ([text, base, bits]) => integer(goNumber(() => parseGoUint(s(text), n(base), n(bits))))),
+  fn('strconv.Atoi', ['string'], ([text]) => integerOf(goNumber(() => parseGoInt(s(text), 10, 0, 'Atoi')))),
+  fn('strconv.ParseInt', ['string', 'int', 'int'], ([text, base, bits]) => integerOf(goNumber(() => parseGoInt(s(text), n(base), n(bits))))),
+  fn('strconv.ParseUint', ['string', 'int', 'int'], ([text, base, bits]) => integerOf(goNumber(() => parseGoUint(s(text), n(base), n(bits))))),
   fn('strconv.ParseFloat', ['string', 'int'], ([text, bits]) => float(goNumber(() => parseGoFloat(s(text), n(bits))))),
   fn('strconv.ParseBool', ['string'], ([text]) => {
     if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s(text))) return true;
