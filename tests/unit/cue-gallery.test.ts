@@ -1,7 +1,7 @@
 /**
  * The ten policies of the Witboost policies gallery (tests/fixtures/witboost-policies-gallery,
  * vendored unchanged), saved and evaluated as the platform does it: the save check
- * (CueEvaluators.check) and the evaluation of a compliant and a non-compliant descriptor of ours
+ * (CueEngine.check) and the evaluation of a compliant and a non-compliant descriptor of ours
  * (YAML, tests/fixtures/witboost-gallery-descriptors), under requireConcrete (`cue vet -c`).
  *
  * Nine save with `evaluator: native` without the WebAssembly engine being asked. The tenth,
