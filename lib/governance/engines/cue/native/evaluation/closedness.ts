@@ -91,7 +91,7 @@ export class Reference {
  * (`{#A, a: b: 1}` with `#A: a?: #B`), which this does not model.
  */
 export function closingDefinitions(lit: StructLit, env: Env, from: Vertex): Vertex[] | undefined {
-  const embeds = lit.decls.filter((decl) => decl.type === 'embed' || decl.type === 'comprehension');
+  const embeds = (lit.embeds ??= lit.decls.filter((decl) => decl.type === 'embed' || decl.type === 'comprehension'));
   if (embeds.length === 0) return undefined;
   const targets: Vertex[] = [];
   for (const decl of embeds) {

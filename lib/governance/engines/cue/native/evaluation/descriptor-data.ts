@@ -45,7 +45,8 @@ export function addData(vertex: Vertex, value: unknown): void {
 }
 
 function addScalar(vertex: Vertex, value: Value): void {
-  vertex.ctx.chargeText(matchedCharacters(vertex.scalar, value));
+  const matched = matchedCharacters(vertex.scalar, value);
+  if (matched > 0) vertex.ctx.chargeText(matched);
   const unified = unifyScalars(vertex.scalar, value);
   if (isBottom(unified)) vertex.fail({ ...unified, at: [...new Set([...unified.at, ...vertex.work.positions])] });
   vertex.scalar = unified;

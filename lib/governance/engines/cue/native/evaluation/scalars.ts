@@ -56,11 +56,15 @@ function compare(op: Bound['op'], value: Scalar, limit: Scalar): boolean | undef
  * bound of the other (RE2 matches in time linear in the text, which the step budget is charged for).
  */
 export function matchedCharacters(a: Value, b: Value): number {
-  const [text, rule] = a.t === 'string' || a.t === 'bytes' ? [a, b] : [b, a];
-  if ((text.t !== 'string' && text.t !== 'bytes') || rule.t !== 'constraint') return 0;
+  if (a.t === 'constraint') return b.t === 'string' || b.t === 'bytes' ? patternsOf(a) * b.v.length : 0;
+  if (b.t === 'constraint') return a.t === 'string' || a.t === 'bytes' ? patternsOf(b) * a.v.length : 0;
+  return 0;
+}
+
+function patternsOf(rule: Constraint): number {
   let patterns = 0;
   for (const bound of rule.bounds) if (bound.op === '=~' || bound.op === '!~') patterns++;
-  return patterns * text.v.length;
+  return patterns;
 }
 
 /** Whether a concrete value satisfies a bound; a message when it does not. */

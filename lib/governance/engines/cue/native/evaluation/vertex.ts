@@ -458,7 +458,8 @@ export class Vertex {
       if (!this.inherited || (this.inherited.code === 'incomplete' && value.code !== 'incomplete')) this.inherited = value;
       return;
     }
-    this.ctx.chargeText(matchedCharacters(this.scalar, value));
+    const matched = matchedCharacters(this.scalar, value);
+    if (matched > 0) this.ctx.chargeText(matched);
     const unified = unifyScalars(this.scalar, value, at ? [at] : []);
     if (isBottom(unified)) this.fail({ ...unified, at: [...new Set([...unified.at, ...this.work.positions])] });
     // CUE lists where the concrete values of a conflict were written, not the types and bounds.

@@ -29,6 +29,8 @@ export interface StructLit {
   scope?: ReadonlyMap<string, ScopeEntry>;
   /** Whether it makes a struct rather than the value it embeds, decided by the evaluator when first unified. */
   makesStruct?: boolean;
+  /** Its embeddings and comprehensions, computed once when first asked (closedness.ts closingDefinitions). */
+  embeds?: readonly Decl[];
 }
 
 export type ScopeEntry =
