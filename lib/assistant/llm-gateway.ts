@@ -51,9 +51,11 @@ function client(connection: ModelConnection, options: GatewayOptions, transportF
     // Retries are ours (below); timeouts are the outbound client's (0 = none).
     maxRetries: 0,
     timeout: 2_147_483_647,
-    fetch: async (...args: Parameters<typeof fetch>) => {
+    // A redirect is never followed: the key (in `api-key` or the custom header, which undici does not strip
+    // on a cross-origin redirect) goes only to the configured endpoint. The 3xx comes back as the answer.
+    fetch: async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
       try {
-        return await fetch(...args);
+        return await fetch(input, { ...init, redirect: 'manual' });
       } catch (error) {
         transportFailures.push(error as Error);
         throw error;
@@ -66,6 +68,13 @@ function providerError(error: unknown, connection: ModelConnection, options: Gat
   const host = new URL(connection.endpoint).host;
   // Whatever a provider or library says goes into answers and logs: never with the key in it.
   const clean = (text: string) => scrubSecrets(text.split(connection.apiKey).join('[REDACTED]'));
+  if (error instanceof APIError && error.status !== undefined && error.status >= 300 && error.status < 400)
+    return new ProviderError(
+      `The model provider at ${host} answered ${error.status}, a redirect: not followed, the key goes only to the configured endpoint (${host})`,
+      'rejected',
+      error.status,
+      { cause: error },
+    );
   if (error instanceof APIError && error.status !== undefined) {
     const reason = (error.error as { message?: string } | undefined)?.message ?? error.message;
     return new ProviderError(`The model provider at ${host} answered ${error.status}: ${clean(reason ?? 'no reason given')}`, 'rejected', error.status, {
