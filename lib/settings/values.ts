@@ -30,6 +30,21 @@ export const int = (opts: { min?: number } = {}) =>
 /** A non-empty string. */
 export const text = () => z.string({ error: 'expected a string' }).trim().min(1, 'expected a non-empty string');
 
+/**
+ * The URL of an outside service a caller gives (a remote engine, a resolver): an absolute http(s) URL with
+ * neither credentials nor a query nor a fragment, which would travel into results, errors and GET answers.
+ */
+export const serviceUrl = (field: string, example: string) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .trim()
+    .refine(isAbsoluteHttpUrl, `${field} must be an absolute http(s) URL such as "${example}"`)
+    .refine(
+      (value) => !URL.canParse(value) || (new URL(value).username === '' && new URL(value).password === ''),
+      `${field} must not carry credentials (user:password@): give the service a network path that needs none`,
+    )
+    .refine((value) => !URL.canParse(value) || (!value.includes('?') && !value.includes('#')), `${field} must not carry a query or a fragment (?, #)`);
+
 /** True for an absolute http: or https: URL (settings and request bodies alike). */
 export function isAbsoluteHttpUrl(value: string): boolean {
   try {

@@ -15,7 +15,7 @@ import { present } from '../support/present';
 
 const SCHEMA = 'it_evaluation';
 
-/** A remote engine whose verdict is chosen by the path of its URL: /ok, /not-ok, /500, /hang, /garbage, /metric, /echo. */
+/** A remote engine whose verdict is chosen by the path of its URL: /ok, /not-ok, /500, /hang, /garbage, /page, /shape, /metric, /echo. */
 const engine = new FakeServer((request: RecordedRequest<{ content: string }>) => {
   const mode = request.path.split('/')[1];
   if (mode === 'ok') return { status: 200, body: { satisfiesPolicy: true, errors: [] } };
@@ -24,6 +24,8 @@ const engine = new FakeServer((request: RecordedRequest<{ content: string }>) =>
   if (mode === 'hang') return { hang: true };
   if (mode === 'garbage') return { status: 200, body: '<html>surprise</html>' };
   if (mode === 'metric') return { status: 200, body: { value: 72.5 } };
+  if (mode === 'page') return { status: 404, headers: { 'content-type': 'text/html' }, body: '<html>internal page: password=hunter2</html>' };
+  if (mode === 'shape') return { status: 200, body: { satisfiesPolicy: 'hunter2', errors: [] } };
   if (mode === 'echo') return { status: 200, body: { satisfiesPolicy: true, errors: [], details: { seen: JSON.parse(request.body.content) } } };
   return { status: 404 };
 });
@@ -124,6 +126,23 @@ afterAll(async () => {
 });
 
 describe('the Evaluate API with remote engines', () => {
+  it('says what a failing engine answered by its host and status only: never its page, path or answer', async () => {
+    const type = await freshType();
+    const page = await activePolicy({ resourceType: type, name: 'page', remoteEngineUrl: `${engine.url}/page` });
+    const shape = await activePolicy({ resourceType: type, name: 'shape', remoteEngineUrl: `${engine.url}/shape` });
+    const garbage = await activePolicy({ resourceType: type, name: 'garbage', remoteEngineUrl: `${engine.url}/garbage` });
+    const response = await evaluate({ resourceType: type, descriptor: descriptorYaml('dp-1') });
+    expect(response.status).toBe(200);
+    const errorsOf = (id: string) => response.body.evaluationResults.find((r: EvaluationResult) => r.governanceEntityId === id).result.errors;
+    const host = new URL(engine.url).host;
+    expect(errorsOf(page.id)).toEqual([`The remote engine at ${host} answered 404 (Not Found)`]);
+    expect(errorsOf(shape.id)).toEqual([
+      `The remote engine at ${host} answered JSON that is not { "satisfiesPolicy": boolean, "errors": [string], "details"?: object } (satisfiesPolicy: expected boolean)`,
+    ]);
+    expect(errorsOf(garbage.id)).toEqual([`The remote engine at ${host} answered something that is not JSON`]);
+    expect(JSON.stringify(response.body)).not.toMatch(/hunter2|surprise|\/page|\/shape/);
+  });
+
   it('applies every active deployment policy of the type and environment; engine failures are failed, never ok', async () => {
     const type = await freshType();
     const ok = await activePolicy({ resourceType: type, name: 'ok', remoteEngineUrl: `${engine.url}/ok` });

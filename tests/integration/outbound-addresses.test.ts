@@ -248,7 +248,7 @@ describe('verify=true, with loopback allowed (npm start)', () => {
       filtered.close();
     }
     expect(seen.chat).toEqual(new Set(['502 Could not get an HTTP answer from HOST']));
-    expect(seen.engine).toEqual(new Set(['The remote engine at http://HOST/v1/evaluate failed: Could not get an HTTP answer from HOST']));
+    expect(seen.engine).toEqual(new Set(['The remote engine at HOST failed: Could not get an HTTP answer from HOST']));
     expect(seen.resolver).toEqual(
       new Set(['The perimeter resolver of t failed: Could not get an HTTP answer from HOST / The perimeter resolver of t could not be reached']),
     );

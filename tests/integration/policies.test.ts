@@ -107,6 +107,17 @@ describe('creating policies', () => {
     expect((await read(response.body.id)).body).toEqual(response.body);
   });
 
+  it.each([
+    ['http://engine-user:engine-secret@127.0.0.1:9/engine', 'must not carry credentials'],
+    ['http://127.0.0.1:9/engine?token=engine-secret', 'must not carry a query or a fragment'],
+    ['http://127.0.0.1:9/engine#engine-secret', 'must not carry a query or a fragment'],
+  ])('refuses a remoteEngineUrl with credentials or a query (%s), naming the field and echoing nothing', async (remoteEngineUrl, message) => {
+    const response = await create(remotePolicy({ remoteEngineUrl }));
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ path: 'remoteEngineUrl', message: expect.stringContaining(message) }]);
+    expect(JSON.stringify(response.body)).not.toContain('engine-secret');
+  });
+
   it('refuses bad fields, each named: unknown type and environment, bad URL, bad cron, missing script', async () => {
     const response = await create(remotePolicy({ resourceType: 'nope', environment: 'mars', remoteEngineUrl: 'ftp://x' }));
     expect(response.status).toBe(400);

@@ -132,6 +132,8 @@ describe('the resource types API', () => {
   it.each([
     ['name', { name: 'bad name!' }, 'name must be'],
     ['resolverConfiguration.url', { resolverConfiguration: { url: 'resolver.test', path: '/x' } }, 'absolute http(s) URL'],
+    ['resolverConfiguration.url', { resolverConfiguration: { url: 'http://me:secret@r.test', path: '/x' } }, 'must not carry credentials'],
+    ['resolverConfiguration.url', { resolverConfiguration: { url: 'http://r.test?key=secret', path: '/x' } }, 'must not carry a query'],
     ['resolverConfiguration.path', { resolverConfiguration: { url: 'http://r.test', path: 'x' } }, 'must start with "/"'],
     ['configuration.batchSize', { configuration: { resourceName: 'id', batchSize: 0 } }, 'positive integer'],
     ['configuration.batchSize', { configuration: { resourceName: 'id', batchSize: -5 } }, 'positive integer'],

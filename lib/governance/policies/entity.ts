@@ -5,7 +5,7 @@ import { MAX_LIMIT, paginationQuery } from '#lib/http/pagination';
 import { textField as text } from '#lib/http/text-field';
 import { PG_INTEGER_MAX, wholeNumberQuery } from '#lib/http/whole-number';
 import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
-import { isAbsoluteHttpUrl } from '#lib/settings/values';
+import { serviceUrl } from '#lib/settings/values';
 
 import { cronProblem } from '../scheduling/cron';
 import { STATUSES } from './lifecycle';
@@ -54,11 +54,7 @@ const fields = {
     .nullable()
     .default(null),
   requireConcrete: z.boolean({ error: 'requireConcrete must be true or false' }).default(true),
-  remoteEngineUrl: z
-    .string({ error: 'remoteEngineUrl must be a string' })
-    .refine(isAbsoluteHttpUrl, 'remoteEngineUrl must be an absolute http(s) URL')
-    .nullable()
-    .default(null),
+  remoteEngineUrl: serviceUrl('remoteEngineUrl', 'http://engine:8080').nullable().default(null),
   /**
    * llm: the requirement in natural language, judged by the assistant's LLM (docs/governance.md, "LLM policies").
    * The peer platform's `governanceAgentSpec.prompt` is the same text (below).

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import type { Settings } from '#lib/settings/index';
 import { batchSize, DEFAULT_BATCH_SIZE, RESOURCE_TYPE_NAME } from '#lib/settings/schema';
-import { isAbsoluteHttpUrl } from '#lib/settings/values';
+import { serviceUrl } from '#lib/settings/values';
 
 /** The seed's representation of a type without descriptor configuration. */
 export const NO_DESCRIPTOR_CONFIGURATION = 'PLATFORM_no_descriptor_configuration_provided';
@@ -32,10 +32,7 @@ const field = (what: string) =>
     .min(1, `${what} must not be empty`)
     .max(256, `${what} is longer than 256 characters`);
 
-const httpUrl = z
-  .string({ error: 'url must be a string' })
-  .trim()
-  .refine(isAbsoluteHttpUrl, 'url must be an absolute http(s) URL such as "http://resolver:8080"');
+const httpUrl = serviceUrl('url', 'http://resolver:8080');
 
 /** Body of POST /v1/computational-governance/resource-types. */
 export const resourceTypeInput = z

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+
 import { z } from 'zod';
 
 import { outboundFetch, type OutboundTimeouts } from '#lib/platform/http-client';
@@ -36,6 +38,9 @@ export class RemoteEngine implements PolicyEngine {
   private async call(entity: EngineEntity, resource: EngineResource, signal?: AbortSignal): Promise<EngineResult> {
     if (!entity.remoteEngineUrl) return engineFailure('The entity has no remoteEngineUrl');
     const url = `${entity.remoteEngineUrl.replace(/\/+$/, '')}/v1/evaluate`;
+    // Messages name the host and what went wrong, never the URL's path or query nor what the engine wrote back:
+    // an answer is the engine's (or, on a private network, any page's) and goes into results anyone may read.
+    const at = `The remote engine at ${new URL(url).host}`;
     let response: Response;
     try {
       response = await outboundFetch(this.timeouts)(url, {
@@ -45,27 +50,30 @@ export class RemoteEngine implements PolicyEngine {
         signal,
       });
     } catch (error) {
-      return engineFailure(`The remote engine at ${url} failed: ${(error as Error).message}`);
+      return engineFailure(`${at} failed: ${(error as Error).message}`);
     }
     let text: string;
     try {
       text = await response.text();
     } catch (error) {
-      return engineFailure(`The remote engine at ${url} failed while answering: ${(error as Error).message}`);
+      return engineFailure(`${at} failed while answering: ${(error as Error).message}`);
     }
-    if (!response.ok) return engineFailure(`The remote engine at ${url} answered ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}`);
-    if (text.length > MAX_ANSWER_BYTES) return engineFailure(`The remote engine at ${url} answered more than ${MAX_ANSWER_BYTES} bytes`);
+    if (!response.ok) return engineFailure(`${at} answered ${response.status}${STATUS_CODES[response.status] ? ` (${STATUS_CODES[response.status]})` : ''}`);
+    if (text.length > MAX_ANSWER_BYTES) return engineFailure(`${at} answered more than ${MAX_ANSWER_BYTES} bytes`);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return engineFailure(`The remote engine at ${url} answered something that is not JSON: ${text.slice(0, 200)}`);
+      return engineFailure(`${at} answered something that is not JSON`);
     }
     const parsed = (entity.kind === 'metric' ? metricAnswer : policyAnswer).safeParse(body);
     if (!parsed.success) {
       const expected =
         entity.kind === 'metric' ? '{ "value": number, "errors"?: [string] }' : '{ "satisfiesPolicy": boolean, "errors": [string], "details"?: object }';
-      return engineFailure(`The remote engine at ${url} answered ${JSON.stringify(body).slice(0, 200)}, not ${expected}`);
+      const [issue] = parsed.error.issues;
+      const where =
+        issue && issue.path.length > 0 ? ` (${issue.path.join('.')}: ${issue.code === 'invalid_type' ? `expected ${issue.expected}` : issue.code})` : '';
+      return engineFailure(`${at} answered JSON that is not ${expected}${where}`);
     }
     const answer = parsed.data;
     if ('value' in answer)
