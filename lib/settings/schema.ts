@@ -201,6 +201,8 @@ export const settingsSchema = z.strictObject({
     'enable-on-publish': bool().default(true),
     // How many times a failed perimeter resolver call (unreachable, timed out, 429, 5xx) is retried, with backoff.
     'resolver-retries': int({ min: 0 }).default(3),
+    // How many times a report is started before the sweeper gives up on it (a run that always dies): then `failed`.
+    'max-attempts': int({ min: 1 }).default(5),
     // The queue of evaluation tasks (lib/queue). No defaults: serverless.yml defines these values
     // and passes them as environment variables (docs/settings.md, "The evaluation queue").
     queue: block({

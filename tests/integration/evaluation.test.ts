@@ -491,4 +491,32 @@ describe('runs that were lost', () => {
     expect(report.body).toMatchObject({ status: 'completed', outcome: 'ok' });
     expect(report.body.evaluationResults).toHaveLength(1);
   });
+
+  it('are given up after evaluation.max-attempts starts: failed with the reason, not run for ever', async () => {
+    const type = await freshType();
+    await activePolicy({ resourceType: type, remoteEngineUrl: `${engine.url}/ok` });
+    const poison = (await evaluate({ resourceType: type, descriptor: { id: 'dp-12' } })).body.id;
+    const retried = (await evaluate({ resourceType: type, descriptor: { id: 'dp-13' } })).body.id;
+    // Two runs that died: one started 5 times already (the default max-attempts), one 4 times.
+    for (const [id, attempts] of [
+      [poison, 5],
+      [retried, 4],
+    ] as const)
+      await database.sql.unsafe(
+        `update ${SCHEMA}.evaluation_reports set status = 'running', lease_until = now() - interval '1 second', outcome = null, attempts = ${attempts} where id = '${id}'`,
+      );
+    await runAbandonedReports();
+    expect((await readReport(poison)).body).toMatchObject({
+      status: 'failed',
+      error: 'the evaluation was started 5 times and never finished (evaluation.max-attempts is 5)',
+    });
+    expect((await readReport(retried)).body).toMatchObject({ status: 'completed', outcome: 'ok' });
+    // Given up for good: the sweeper leaves it alone from now on.
+    const [{ attempts }] = await database.sql.unsafe(`select attempts from ${SCHEMA}.evaluation_reports where id = '${poison}'`);
+    await runAbandonedReports();
+    expect((await database.sql.unsafe(`select attempts, status from ${SCHEMA}.evaluation_reports where id = '${poison}'`))[0]).toEqual({
+      attempts,
+      status: 'failed',
+    });
+  });
 });

@@ -290,9 +290,16 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
   }
 }
 
-/** Re-runs reports whose run was lost (a process that died or was frozen mid-way). */
+/**
+ * Re-runs reports whose run was lost (a process that died or was frozen mid-way), those started fewest times
+ * first; one started `evaluation.max-attempts` times (a run that always dies) is failed with the reason instead.
+ */
 export async function runAbandonedReports(limit = 20): Promise<number> {
-  const ids = await new ReportRepository(await getDatabase()).abandoned(LEASE_MS, limit);
+  const reports = new ReportRepository(await getDatabase());
+  const { maxAttempts } = (await getSettings()).evaluation;
+  for (const { id, attempts } of await reports.giveUp(LEASE_MS, maxAttempts))
+    logger.error({ reportId: id, attempts }, 'an evaluation was given up: started evaluation.max-attempts times, it never finished');
+  const ids = await reports.abandoned(LEASE_MS, maxAttempts, limit);
   for (const id of ids) await runReport(id);
   return ids.length;
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
@@ -103,23 +103,40 @@ export class ReportRepository {
     return row;
   }
 
-  /**
-   * Reports nobody is running: pending ones older than `graceMs` and running ones whose lease ran
-   * out. Queued evaluations are not among them: their tasks are redelivered instead.
-   */
-  async abandoned(graceMs: number, limit: number): Promise<string[]> {
+  /** Reports nobody is running: pending ones older than `graceMs` and running ones whose lease ran out (queued evaluations are not: their tasks are redelivered). */
+  private nobodyRuns(graceMs: number) {
+    const t = this.table;
+    return and(
+      inArray(t.status, ['pending', 'running']),
+      sql`${t.request}->>'mode' <> 'queued'`,
+      or(and(eq(t.status, 'pending'), lt(t.createdAt, sql`now() - make_interval(secs => ${graceMs / 1000})`)), lt(t.leaseUntil, sql`now()`)),
+    );
+  }
+
+  /** Abandoned reports started fewer than `maxAttempts` times: to run again. */
+  async abandoned(graceMs: number, maxAttempts: number, limit: number): Promise<string[]> {
     const t = this.table;
     const rows = await this.database.db
       .select({ id: t.id })
       .from(t)
-      .where(
-        and(
-          inArray(t.status, ['pending', 'running']),
-          sql`${t.request}->>'mode' <> 'queued'`,
-          or(and(eq(t.status, 'pending'), lt(t.createdAt, sql`now() - make_interval(secs => ${graceMs / 1000})`)), lt(t.leaseUntil, sql`now()`)),
-        ),
-      )
+      .where(and(this.nobodyRuns(graceMs), lt(t.attempts, maxAttempts)))
+      .orderBy(t.attempts, t.createdAt)
       .limit(limit);
     return rows.map((row) => row.id);
+  }
+
+  /** Abandoned reports started `maxAttempts` times already: failed, with the reason; returns them. */
+  async giveUp(graceMs: number, maxAttempts: number): Promise<{ id: string; attempts: number }[]> {
+    const t = this.table;
+    return this.database.db
+      .update(t)
+      .set({
+        status: 'failed',
+        error: sql`'the evaluation was started ' || ${t.attempts} || ${` times and never finished (evaluation.max-attempts is ${maxAttempts})`}::text`,
+        leaseUntil: null,
+        completedAt: sql`now()`,
+      })
+      .where(and(this.nobodyRuns(graceMs), gte(t.attempts, maxAttempts)))
+      .returning({ id: t.id, attempts: t.attempts });
   }
 }
