@@ -233,6 +233,13 @@ const properties: Property[] = [
     bad: ['"later"', 'expected a boolean'],
   },
   {
+    key: 'evaluation.max-attempts',
+    read: (s) => s.evaluation.maxAttempts,
+    default: 5,
+    override: ['"3"', 3],
+    bad: ['0', 'positive integer'],
+  },
+  {
     key: 'exceptions.max-duration',
     read: (s) => s.exceptions.maxDuration,
     default: 90 * 86_400_000,
