@@ -1,5 +1,6 @@
 import type { Options } from 'postgres';
 
+import { runtimeEnvironment } from '#lib/settings/environment';
 import type { Settings } from '#lib/settings/index';
 
 export class DatabaseConfigurationError extends Error {
@@ -41,12 +42,27 @@ const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math
  */
 export function poolOptions(settings: Settings): Options<Record<string, never>> {
   const { threadPoolSize, connectionTimeout, maxLifetime } = settings.database;
+  const ssl = sslOf(settings);
   return {
     max: threadPoolSize ?? 2,
     idle_timeout: 20,
     connect_timeout: seconds(connectionTimeout) ?? 10,
     max_lifetime: seconds(maxLifetime) ?? 30 * 60,
     onnotice: () => undefined,
-    connection: { application_name: 'computational-governance-platform' },
+    connection: { application_name: 'computational-governance-platform', ...serverTimeouts(settings) },
+    ...(ssl === undefined ? {} : { ssl: ssl === 'disable' ? false : ssl }),
   };
+}
+
+/** The server-side bounds every connection starts with (database.statement-timeout, lock-timeout, idle-in-transaction-timeout). */
+function serverTimeouts(settings: Settings): Record<string, number> {
+  const { statementTimeout, lockTimeout, idleInTransactionTimeout } = settings.database;
+  return { statement_timeout: statementTimeout, lock_timeout: lockTimeout, idle_in_transaction_session_timeout: idleInTransactionTimeout };
+}
+
+/** database.ssl; unset, the URL's sslmode decides, else TLS is required when deployed. */
+function sslOf(settings: Settings): 'disable' | 'prefer' | 'require' | 'verify-full' | undefined {
+  if (settings.database.ssl) return settings.database.ssl;
+  if (/[?&]sslmode=/.test(settings.databaseUrlFromEnvironment ?? settings.database.url ?? '')) return undefined;
+  return runtimeEnvironment().deployed ? 'require' : undefined;
 }

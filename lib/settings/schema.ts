@@ -274,6 +274,14 @@ export const settingsSchema = z.strictObject({
       'connection-timeout': duration().optional(),
       'max-lifetime': duration().optional(),
       'leak-detection-threshold': duration().optional(),
+      // Server-side bounds of every pooled connection (0 = none): a statement running longer, a lock waited for longer,
+      // a transaction left idle longer (a worker killed inside it) are ended by PostgreSQL, which frees their locks.
+      'statement-timeout': duration().default(60_000),
+      'lock-timeout': duration().default(10_000),
+      'idle-in-transaction-timeout': duration().default(60_000),
+      // TLS to the database: disable, prefer, require or verify-full (postgres.js's sslmode). Unset: the URL's
+      // sslmode when it has one, else require when deployed and none locally (the embedded PostgreSQL has no TLS).
+      ssl: z.enum(['disable', 'prefer', 'require', 'verify-full'], { error: 'expected one of disable, prefer, require, verify-full' }).optional(),
     },
     { error: 'the database block is required' },
   ),

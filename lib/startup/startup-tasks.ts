@@ -4,6 +4,7 @@ import { encryptionKeys } from '#lib/assistant/encryption-key';
 import { prepareVectorStore } from '#lib/assistant/knowledge/vector-store';
 import { ModelConfigRepository } from '#lib/assistant/model-config-repository';
 import { type Database, openDatabase } from '#lib/db/client';
+import { poolOptions } from '#lib/db/connection';
 import { applyMigrations, dropSchema, withSchemaLock } from '#lib/db/migrations';
 import { tableExists } from '#lib/db/table-exists';
 import { inTransaction } from '#lib/db/transaction';
@@ -67,7 +68,8 @@ async function scheduleCronPolicies(database: Database, settings: Settings): Pro
 export async function runStartupTasks(settings: Settings): Promise<StartupReport> {
   const startedAt = Date.now();
   // One connection holds the lock, the others do the work.
-  const database = openDatabase(settings, { max: 3 });
+  // Migrations may run long (an index on a large table), and a second run waits its turn on the schema lock: no bound for either.
+  const database = openDatabase(settings, { max: 3, connection: { ...poolOptions(settings).connection, statement_timeout: 0, lock_timeout: 0 } });
   try {
     return await withSchemaLock(database, async () => {
       const tasks: Record<string, string> = {};

@@ -35,6 +35,24 @@ describe('pool options', () => {
     expect(options).toMatchObject({ max: 7, connect_timeout: 15, max_lifetime: 600 });
   });
 
+  it('start each connection with the server-side timeouts', async () => {
+    expect(poolOptions(await settings('')).connection).toEqual({
+      application_name: 'computational-governance-platform',
+      statement_timeout: 60_000,
+      lock_timeout: 10_000,
+      idle_in_transaction_session_timeout: 60_000,
+    });
+    const tuned = poolOptions(await settings('statement-timeout = "5 seconds", lock-timeout = 0, idle-in-transaction-timeout = "2 minutes"'));
+    expect(tuned.connection).toMatchObject({ statement_timeout: 5000, lock_timeout: 0, idle_in_transaction_session_timeout: 120_000 });
+  });
+
+  it('ask for TLS as database.ssl says; unset, as the URL says, and none locally', async () => {
+    expect(poolOptions(await settings('url = "postgresql://db/x", ssl = "verify-full"')).ssl).toBe('verify-full');
+    expect(poolOptions(await settings('url = "postgresql://db/x", ssl = "disable"')).ssl).toBe(false);
+    expect(poolOptions(await settings('url = "postgresql://db/x?sslmode=require"'))).not.toHaveProperty('ssl');
+    expect(poolOptions(await settings('url = "postgresql://db/x"'))).not.toHaveProperty('ssl');
+  });
+
   it('stay small for Lambda when unset', async () => {
     const options = poolOptions(await settings(''));
     expect(options).toMatchObject({ max: 2, connect_timeout: 10, max_lifetime: 1800 });
