@@ -1,4 +1,4 @@
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch, Response as UndiciResponse } from 'undici';
 
 import { runtimeEnvironment } from '#lib/settings/environment';
 import type { Settings } from '#lib/settings/index';
@@ -14,11 +14,17 @@ export interface OutboundTimeouts {
   readonly connectMs: number;
   readonly readMs: number;
   readonly addressPolicy?: AddressPolicy;
+  /** The longest answer body read (http.max-response-bytes); unset, DEFAULT_MAX_RESPONSE_BYTES. */
+  readonly maxResponseBytes?: number;
 }
+
+/** 10 MiB: http.max-response-bytes unset. */
+const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 export const timeoutsOf = (settings: Settings): OutboundTimeouts => ({
   connectMs: settings.http.clientConnectTimeout,
   readMs: settings.http.clientReadTimeout,
+  maxResponseBytes: settings.http.maxResponseBytes,
 });
 
 /** Loopback is allowed locally (npm start, tests) and refused deployed, unless http.allow-loopback says otherwise. */
@@ -72,6 +78,36 @@ export class OutboundConnectTimeoutError extends OutboundConnectionError {
     super(host, `connect timeout after ${afterMs} ms (http.client-connect-timeout)`, options);
     this.name = 'OutboundConnectTimeoutError';
   }
+}
+
+/** An outbound call's answer was longer than http.max-response-bytes: it is not read further. */
+export class OutboundTooLargeError extends Error {
+  constructor(
+    readonly host: string,
+    readonly maxBytes: number,
+  ) {
+    super(`The answer of ${host} is longer than ${maxBytes} bytes (http.max-response-bytes)`);
+    this.name = 'OutboundTooLargeError';
+  }
+}
+
+/** The response with its body read through a bound: past `maxBytes` (announced or counted) reading it fails with OutboundTooLargeError. */
+function capped(response: UndiciResponse, host: string, maxBytes: number): UndiciResponse {
+  const announced = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (announced > maxBytes) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new OutboundTooLargeError(host, maxBytes);
+  }
+  if (!response.body) return response;
+  let read = 0;
+  const bound = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      read += chunk.byteLength;
+      if (read > maxBytes) controller.error(new OutboundTooLargeError(host, maxBytes));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new UndiciResponse(response.body.pipeThrough(bound), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 const TIMEOUT_CODES: Record<string, 'connect' | 'read'> = {
@@ -141,13 +177,15 @@ export function outboundFetch(timeouts: OutboundTimeouts): Fetch {
   const dispatcher = agentFor(timeouts);
   return (async (input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
+    let response: UndiciResponse;
     try {
-      return await undiciFetch(input as never, { ...(init as object), dispatcher } as never);
+      response = await undiciFetch(input as never, { ...(init as object), dispatcher } as never);
     } catch (error) {
       if ((error as Error)?.name === 'AbortError') throw error;
       // fetch rejects only when no response came: anything that is not a timeout is unreachability.
       const cause = (error as Error & { cause?: Error }).cause;
       throw outboundErrorOf(error, url.host, timeouts) ?? new OutboundConnectionError(url.host, cause?.message ?? (error as Error).message, { cause: error });
     }
+    return capped(response, url.host, timeouts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
   }) as unknown as Fetch;
 }

@@ -289,6 +289,8 @@ export const settingsSchema = z.strictObject({
   http: block({
     'client-connect-timeout': duration().default(10_000),
     'client-read-timeout': duration().default(45_000),
+    // The longest answer body an outbound call reads (platform, resolvers, remote engines, model providers, key sets).
+    'max-response-bytes': int({ min: 1024 }).default(10 * 1024 * 1024),
     // Whether URLs callers give (model endpoints, resolvers, remote engines) may reach loopback
     // addresses; unset: yes locally (npm start, tests), no when deployed.
     'allow-loopback': bool().optional(),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { connectionUrl, DatabaseConfigurationError, poolOptions } from '#lib/db/connection';
 import { loadSettings } from '#lib/settings/index';
@@ -51,6 +51,17 @@ describe('pool options', () => {
     expect(poolOptions(await settings('url = "postgresql://db/x", ssl = "disable"')).ssl).toBe(false);
     expect(poolOptions(await settings('url = "postgresql://db/x?sslmode=require"'))).not.toHaveProperty('ssl');
     expect(poolOptions(await settings('url = "postgresql://db/x"'))).not.toHaveProperty('ssl');
+  });
+
+  it('require TLS when deployed, unless told otherwise', async () => {
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'cgp-prod-evaluate');
+    try {
+      expect(poolOptions(await settings('url = "postgresql://db/x"')).ssl).toBe('require');
+      expect(poolOptions(await settings('url = "postgresql://db/x?sslmode=disable"'))).not.toHaveProperty('ssl');
+      expect(poolOptions(await settings('url = "postgresql://db/x", ssl = "disable"')).ssl).toBe(false);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('stay small for Lambda when unset', async () => {
