@@ -79,6 +79,19 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The keys of the platform's own URLs (platform, key set, notifications, events) that are plain http to another host than this one. */
+function plainHttpServiceUrls(data: RawSettings): string[] {
+  const urls: [string, string | undefined][] = [
+    ['platform-services.base-url', data['platform-services']['base-url']],
+    ['platform-services.auth.jwks-url', data['platform-services'].auth['jwks-url']],
+    ['notification.url', data.notification.url],
+    ['events.events-backend-base-url', data.events['events-backend-base-url']],
+  ];
+  return urls.filter(([, url]) => url !== undefined && new URL(url).protocol === 'http:' && !isLoopbackHost(new URL(url).hostname)).map(([key]) => key);
+}
+
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
 /** Reads, validates and freezes a settings file. Throws SettingsError naming every problem. */
 export async function loadSettings(file: string = settingsFilePath(), env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
   try {
@@ -106,6 +119,14 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
       file,
       result.error.issues.map((issue) => describe(issue, root)),
     );
+  if (runtimeEnvironment(env).deployed) {
+    const plain = plainHttpServiceUrls(result.data);
+    if (plain.length > 0)
+      throw new SettingsError(
+        file,
+        plain.map((key) => `${ROOT_KEY}.${key}: expected an https:// URL when deployed (calls to the platform carry tokens and secrets)`),
+      );
+  }
   return deepFreeze({
     ...camelCase(result.data),
     source: file,

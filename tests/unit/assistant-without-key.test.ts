@@ -11,7 +11,10 @@ describe('a deployed assistant without assistant.encryption-key', () => {
   it('answers 503 saying what to set (before reaching for the database, which is unreachable here)', async () => {
     vi.stubEnv(
       'CGP_CONFIG_FILE',
-      writeSettingsFile(`${MINIMAL}\ncomputational-governance-platform.platform-services.auth.backend-secrets = ["${TEST_BACKEND_SECRET}"]`),
+      // Deployed, the platform is called over https.
+      writeSettingsFile(
+        `${MINIMAL}\ncomputational-governance-platform.platform-services { base-url = "https://platform.test", auth.backend-secrets = ["${TEST_BACKEND_SECRET}"] }`,
+      ),
     );
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'cgp-prod-llm-config-read');
     vi.stubEnv('DATABASE_URL', 'postgresql://nobody@127.0.0.1:1/none');

@@ -120,6 +120,24 @@ describe('rejected settings', () => {
     expect(problems[0]).toMatch(/not valid HOCON/);
   });
 
+  it('plain http:// URLs of the platform, its key set, notifications and events when deployed, each named (loopback excepted)', async () => {
+    const deployed = { AWS_LAMBDA_FUNCTION_NAME: 'cgp-prod-evaluate' };
+    const file = writeSettingsFile(
+      `${ROOT} { notification { enabled = true, url = "http://notify.test/n", secret = "s", failure-event = "f", new-policy-event = "p", new-metric-event = "m" }, ` +
+        `platform-services { base-url = "http://platform.test", auth.jwks-url = "https://platform.test/jwks.json" }, ` +
+        `events { enabled = true, events-backend-base-url = "http://127.0.0.1:9000", runtime-policy-failed-topic = "t" }, database {} }`,
+    );
+    const error = (await loadSettings(file, deployed).catch((caught: unknown) => caught)) as SettingsError;
+    expect(error).toBeInstanceOf(SettingsError);
+    expect(error.problems).toEqual([
+      `${ROOT}.platform-services.base-url: expected an https:// URL when deployed (calls to the platform carry tokens and secrets)`,
+      `${ROOT}.notification.url: expected an https:// URL when deployed (calls to the platform carry tokens and secrets)`,
+    ]);
+    // Locally (npm start, serverless offline) http is fine.
+    await expect(loadSettings(file, {})).resolves.toBeDefined();
+    await expect(loadSettings(file, { ...deployed, IS_OFFLINE: 'true' })).resolves.toBeDefined();
+  });
+
   it('a file without the root block', async () => {
     expect(await problemsOf('other { a = 1 }')).toEqual([`${ROOT}: required, expected the root block of the settings`]);
   });
