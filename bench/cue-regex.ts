@@ -19,7 +19,9 @@ import { compileNative, evaluateNative, type NativeProgram } from '#lib/governan
 import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/internal/re2';
 import { engineResultOf } from '#lib/governance/engines/cue/native-evaluator';
 import { CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
-import type { EngineEntity, EngineResource, EngineResult } from '#lib/governance/engines/engine';
+import type { EngineResource, EngineResult } from '#lib/governance/engines/engine';
+
+import { policyEntity } from './cue-throughput';
 
 const DBT = readFileSync(new URL('../tests/fixtures/witboost-policies-gallery/actual_policies/dbt.cue', import.meta.url), 'utf8');
 const DBT_DESCRIPTOR = new URL('../tests/fixtures/witboost-gallery-descriptors/dbt.compliant.yaml', import.meta.url);
@@ -56,15 +58,6 @@ function dbtDescriptor(i: number, template: Record<string, unknown>): unknown {
   return descriptor;
 }
 
-const entity = (cueScript: string): EngineEntity => ({
-  id: 'dbt',
-  version: 1,
-  kind: 'policy',
-  engine: 'cue',
-  cueScript,
-  requireConcrete: true,
-  remoteEngineUrl: null,
-});
 const failing = (results: readonly EngineResult[]) => {
   if (results.some((result) => result.isError)) throw new Error(`unexpected engine error: ${results.find((result) => result.isError)?.errors.join('; ')}`);
   return results.filter((result) => !result.satisfiesPolicy).length;
@@ -103,7 +96,7 @@ export async function benchRegex(log: (line: string) => void = console.log): Pro
       descriptor,
       content: JSON.stringify(descriptor),
     }));
-    const v04 = entity(DBT.replaceAll('!:', ':'));
+    const v04 = policyEntity('dbt', DBT.replaceAll('!:', ':'));
     await engine.evaluate([v04], resources.slice(0, 4)); // warm: every worker has compiled CUE
     const started = performance.now();
     const [wasm] = await engine.evaluate([v04], resources);

@@ -186,7 +186,7 @@ export const SMALL_POLICIES = [
   'import "list"\ncomponents: list.MaxItems(20)',
 ];
 
-const policyEntity = (id: string, cueScript: string): EngineEntity => ({
+export const policyEntity = (id: string, cueScript: string): EngineEntity => ({
   id,
   version: 1,
   kind: 'policy',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { isAbsoluteHttpUrl } from '#lib/settings/values';
+import { carriesCredentials, carriesQueryOrFragment, isAbsoluteHttpUrl } from '#lib/settings/values';
 
 import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
 
@@ -24,11 +24,10 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const endpointUrl = z
   .string({ error: 'endpoint is required (an absolute http(s) URL)' })
   .trim()
-  .refine((value) => {
-    if (!isAbsoluteHttpUrl(value)) return false;
-    const url = new URL(value);
-    return !url.username && !url.password && !url.search && !url.hash;
-  }, 'endpoint must be an absolute http(s) URL without credentials, query or fragment, such as "https://my-resource.openai.azure.com"')
+  .refine(
+    (value) => isAbsoluteHttpUrl(value) && !carriesCredentials(value) && !carriesQueryOrFragment(value),
+    'endpoint must be an absolute http(s) URL without credentials, query or fragment, such as "https://my-resource.openai.azure.com"',
+  )
   // The SDK appends /openai/...; a trailing slash would double it.
   .transform((value) => value.replace(/\/+$/, ''));
 

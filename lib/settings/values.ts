@@ -39,11 +39,22 @@ export const serviceUrl = (field: string, example: string) =>
     .string({ error: `${field} must be a string` })
     .trim()
     .refine(isAbsoluteHttpUrl, `${field} must be an absolute http(s) URL such as "${example}"`)
-    .refine(
-      (value) => !URL.canParse(value) || (new URL(value).username === '' && new URL(value).password === ''),
-      `${field} must not carry credentials (user:password@): give the service a network path that needs none`,
-    )
-    .refine((value) => !URL.canParse(value) || (!value.includes('?') && !value.includes('#')), `${field} must not carry a query or a fragment (?, #)`);
+    .refine((value) => !carriesCredentials(value), `${field} must not carry credentials (user:password@): give the service a network path that needs none`)
+    .refine((value) => !carriesQueryOrFragment(value), `${field} must not carry a query or a fragment (?, #)`);
+
+const parsedUrl = (value: string): URL | undefined => (URL.canParse(value) ? new URL(value) : undefined);
+
+/** A URL with a user name or password in it (false for what is no URL). */
+export function carriesCredentials(value: string): boolean {
+  const url = parsedUrl(value);
+  return url !== undefined && (url.username !== '' || url.password !== '');
+}
+
+/** A URL with a query or a fragment (false for what is no URL). */
+export function carriesQueryOrFragment(value: string): boolean {
+  const url = parsedUrl(value);
+  return url !== undefined && (url.search !== '' || url.hash !== '');
+}
 
 /** True for an absolute http: or https: URL (settings and request bodies alike). */
 export function isAbsoluteHttpUrl(value: string): boolean {
