@@ -120,18 +120,25 @@ export function defineTables(schemaName: string) {
     'outbox',
     {
       id: bigserial('id', { mode: 'number' }).primaryKey(),
-      topic: text('topic', { enum: ['audit', 'notification', 'event', 'index'] }).notNull(),
+      topic: text('topic', { enum: ['audit', 'chain', 'notification', 'event', 'index'] }).notNull(),
       payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+      /** Sent with every delivery of the message (header and payload): a receiver that got it already can tell. */
+      idempotencyKey: uuid('idempotency_key').notNull().defaultRandom(),
       attempts: integer('attempts').notNull().default(0),
       nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
       lastError: text('last_error'),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
       deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+      /** Given up after outbox.max-attempts: kept for an operator, never claimed again. */
+      deadAt: timestamp('dead_at', { withTimezone: true }),
     },
     (table) => [
-      index('outbox_pending')
-        .on(table.nextAttemptAt)
-        .where(sql`delivered_at is null`),
+      index('outbox_due')
+        .on(table.topic, table.nextAttemptAt)
+        .where(sql`delivered_at is null and dead_at is null`),
+      index('outbox_delivered')
+        .on(table.deliveredAt)
+        .where(sql`delivered_at is not null`),
     ],
   );
 

@@ -1,6 +1,16 @@
+import type { Context } from 'aws-lambda';
+
 import { getDatabase } from '#lib/db/client';
-import { dispatchOutbox, platformSenders } from '#lib/outbox/outbox-dispatcher';
+import { dispatchOutbox, platformDelivery } from '#lib/outbox/outbox-dispatcher';
 import { getSettings } from '#lib/settings/index';
 
-/** Every minute: delivers every outbox message that is due (audit records, notifications, events, knowledge-index changes), retrying failed ones. */
-export const handler = async () => dispatchOutbox(await getDatabase(), platformSenders(await getSettings()));
+/**
+ * Every minute: delivers every outbox message that is due (audit records, notifications, events,
+ * knowledge-index changes), retrying failed ones. It claims no new batch once fewer than one
+ * delivery's worst time is left of the function's.
+ */
+export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+  const delivery = platformDelivery(await getSettings());
+  const until = context ? Date.now() + context.getRemainingTimeInMillis() - delivery.deliveryTimeoutMs : undefined;
+  return dispatchOutbox(await getDatabase(), delivery, until);
+};

@@ -2,7 +2,7 @@ import { and, asc, desc, gt, gte, lt, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import { storableCopy } from '#lib/db/storable-text';
-import { inTransaction } from '#lib/db/transaction';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
 
 import { type ChainedRecord, GENESIS_HASH, hashOf } from './audit-chain';
 
@@ -36,25 +36,27 @@ export class AuditRepository {
    * advisory lock keyed by the schema), so no two chain onto the same record. recordedAt never
    * goes back from the record before, so a time range is a run of consecutive records.
    */
-  append(record: Record<string, unknown>): Promise<void> {
+  append(record: Record<string, unknown>, tx?: Transaction): Promise<void> {
+    return tx ? this.appendIn(tx, record) : inTransaction(this.database, 'audit chain append', (own) => this.appendIn(own, record));
+  }
+
+  private async appendIn(tx: Transaction, record: Record<string, unknown>): Promise<void> {
     const t = this.table;
     // What jsonb will hold (no NUL, no lone surrogate, no undefined): the hash must be of what is read back.
     const stored = storableCopy(record);
-    return inTransaction(this.database, 'audit chain append', async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`cgp-audit-chain:${this.database.schemaName}`}))`);
-      const [last] = await tx.select().from(t).orderBy(desc(t.seq)).limit(1);
-      const [{ seq }] = (await tx.execute<{ seq: string }>(
-        sql`select nextval(pg_get_serial_sequence(${`"${this.database.schemaName}".audit_records`}, 'seq')) as seq`,
-      )) as unknown as Array<{ seq: string }>;
-      const now = Date.now();
-      const link = {
-        seq: Number(seq),
-        recordedAt: new Date(last ? Math.max(now, last.recordedAt.getTime()) : now).toISOString(),
-        record: stored,
-        previousHash: last?.hash ?? GENESIS_HASH,
-      };
-      await tx.insert(t).values({ ...link, recordedAt: new Date(link.recordedAt), hash: hashOf(link) });
-    });
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`cgp-audit-chain:${this.database.schemaName}`}))`);
+    const [last] = await tx.select().from(t).orderBy(desc(t.seq)).limit(1);
+    const [{ seq }] = (await tx.execute<{ seq: string }>(
+      sql`select nextval(pg_get_serial_sequence(${`"${this.database.schemaName}".audit_records`}, 'seq')) as seq`,
+    )) as unknown as Array<{ seq: string }>;
+    const now = Date.now();
+    const link = {
+      seq: Number(seq),
+      recordedAt: new Date(last ? Math.max(now, last.recordedAt.getTime()) : now).toISOString(),
+      record: stored,
+      previousHash: last?.hash ?? GENESIS_HASH,
+    };
+    await tx.insert(t).values({ ...link, recordedAt: new Date(link.recordedAt), hash: hashOf(link) });
   }
 
   /** Up to `limit` records of the range, oldest first. */

@@ -70,7 +70,7 @@ export interface HandlerOptions {
 /**
  * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
  * chain: request id and access log, audit record, problem+json errors, header normalisation,
- * authentication, JSON body parsing, zod validation of path, query and body.
+ * authentication, the audit record written ahead of a write, JSON body parsing, zod validation of path, query and body.
  */
 export function httpHandler<E extends Endpoint>(
   endpoint: E,
@@ -85,7 +85,8 @@ export function httpHandler<E extends Endpoint>(
     },
   }).use(requestContext());
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
-  if (!endpoint.public) chain.use(audit(endpoint.operationId, (event) => principals.get(event)));
+  const audited = endpoint.public ? undefined : audit(endpoint.operationId, (event) => principals.get(event));
+  if (audited) chain.use(audited.outcome);
   chain.use(problemErrors()).use(httpHeaderNormalizer());
   // Credentials and the permission come before the body: a caller without them learns nothing of
   // what the body should be.
@@ -100,6 +101,7 @@ export function httpHandler<E extends Endpoint>(
       },
     });
   }
+  if (audited) chain.use(audited.ahead);
   if (endpoint.body) chain.use(jsonBody());
   // A query parameter the API does not know is refused, never ignored: a client's misspelt filter
   // would otherwise list everything. Public endpoints (health, documents, console pages) ignore them.

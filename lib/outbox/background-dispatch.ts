@@ -2,7 +2,7 @@ import { getDatabase } from '#lib/db/client';
 import { logger } from '#lib/logging/logger';
 import { getSettings } from '#lib/settings/index';
 
-import { dispatchOutbox, platformSenders } from './outbox-dispatcher';
+import { dispatchOutbox, platformDelivery } from './outbox-dispatcher';
 
 let running: Promise<void> | undefined;
 let again = false;
@@ -21,7 +21,7 @@ export function dispatchInBackground(): void {
     do {
       again = false;
       const settings = await getSettings();
-      await dispatchOutbox(await getDatabase(), platformSenders(settings));
+      await dispatchOutbox(await getDatabase(), platformDelivery(settings));
     } while (again);
   })()
     .catch((error) => logger.warn({ err: error }, 'background outbox delivery failed; the scheduled dispatcher will retry'))

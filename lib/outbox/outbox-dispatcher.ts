@@ -1,5 +1,7 @@
 import { KnowledgeChunkRepository } from '#lib/assistant/knowledge/knowledge-chunk-repository';
+import { AuditRepository } from '#lib/audit/audit-repository';
 import type { Database } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
 import { backoffDelay } from '#lib/platform/backoff';
 import { callPlatform } from '#lib/platform/platform-client';
@@ -8,62 +10,126 @@ import type { Settings } from '#lib/settings/index';
 import type { ChangedSource } from './knowledge-changes';
 import { type OutboxMessage, OutboxRepository, type OutboxTopic } from './outbox-repository';
 
-/** How each topic reaches its receiver (the database of the outbox at hand, for receivers that are ours). */
-export type Senders = Record<OutboxTopic, (payload: Record<string, unknown>, database: Database) => Promise<void>>;
+type Payload = Record<string, unknown>;
 
-const BATCH = 100;
-/** A claimed message is someone's for this long; a dispatcher that dies mid-way gives it back then. */
-const LEASE_MS = 120_000;
+/**
+ * How a topic reaches its receiver: over HTTP, with the message's idempotency key (a receiver
+ * may get a message twice: a dispatcher that dies after sending, before marking it); or into
+ * tables of ours, in the transaction that marks the message delivered (exactly once).
+ */
+type Sender =
+  | { readonly remote: (payload: Payload, idempotencyKey: string) => Promise<void> }
+  | { readonly local: (payload: Payload, tx: Transaction, database: Database) => Promise<void> };
+
+/** What delivering the outbox needs: a sender per topic, when to give a message up, and how long one delivery may take at worst. */
+export interface OutboxDelivery {
+  readonly senders: Record<OutboxTopic, Sender>;
+  readonly maxAttempts: number;
+  readonly deliveryTimeoutMs: number;
+}
+
+/** Messages claimed at a time, per topic. */
+const BATCH = 10;
+/** A topic's run stops after this many failures in a row (its receiver is down); other topics go on. */
+const FAILURES_IN_A_ROW = 3;
 const FIRST_RETRY_MS = 5_000;
 const LONGEST_RETRY_MS = 15 * 60_000;
 
-export function platformSenders(settings: Settings): Senders {
-  return {
-    audit: async (payload) => {
-      await callPlatform(settings, `${settings.platformServices.audit.auditPath.replace(/\/+$/, '')}/audit`, { method: 'POST', body: payload });
-    },
-    notification: async (payload) => {
-      if (!settings.notification.url) throw new Error('notification.url is not set');
-      await callPlatform(settings, '', { method: 'POST', body: payload, url: settings.notification.url, secret: settings.notification.secret });
-    },
-    event: async (payload) => {
-      if (!settings.events.eventsBackendBaseUrl) throw new Error('events.events-backend-base-url is not set');
-      await callPlatform(settings, '', {
+/** The header every remote delivery carries, with the `idempotencyKey` of the payload. */
+const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+export function platformDelivery(settings: Settings): OutboxDelivery {
+  const post =
+    (path: string, target: { url?: string; secret?: string } = {}) =>
+    async (payload: Payload, idempotencyKey: string) => {
+      await callPlatform(settings, path, {
         method: 'POST',
-        body: payload,
-        url: settings.events.eventsBackendBaseUrl,
-        secret: settings.platformServices.httpSecret,
+        body: { ...payload, idempotencyKey },
+        headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
+        ...target,
       });
+    };
+  return {
+    senders: {
+      audit: { remote: post(`${settings.platformServices.audit.auditPath.replace(/\/+$/, '')}/audit`) },
+      chain: { local: (record, tx, database) => new AuditRepository(database).append(record, tx) },
+      notification: {
+        remote: async (payload, key) => {
+          if (!settings.notification.url) throw new Error('notification.url is not set');
+          await post('', { url: settings.notification.url, secret: settings.notification.secret })(payload, key);
+        },
+      },
+      event: {
+        remote: async (payload, key) => {
+          if (!settings.events.eventsBackendBaseUrl) throw new Error('events.events-backend-base-url is not set');
+          await post('', { url: settings.events.eventsBackendBaseUrl, secret: settings.platformServices.httpSecret })(payload, key);
+        },
+      },
+      index: { local: (payload, tx, database) => new KnowledgeChunkRepository(database).markStale((payload.sources ?? []) as ChangedSource[], tx) },
     },
-    index: async (payload, database) => {
-      await new KnowledgeChunkRepository(database).markStale((payload.sources ?? []) as ChangedSource[]);
-    },
+    maxAttempts: settings.outbox.maxAttempts,
+    deliveryTimeoutMs: settings.http.clientConnectTimeout + settings.http.clientReadTimeout,
   };
 }
 
-async function deliver(database: Database, repository: OutboxRepository, senders: Senders, message: OutboxMessage): Promise<boolean> {
+async function deliver(database: Database, repository: OutboxRepository, delivery: OutboxDelivery, message: OutboxMessage): Promise<boolean> {
+  const sender = delivery.senders[message.topic];
   try {
-    await senders[message.topic](message.payload, database);
-    await repository.delivered(message.id);
+    if ('remote' in sender) {
+      await sender.remote(message.payload, message.idempotencyKey);
+      await repository.delivered(message.id);
+    } else {
+      await inTransaction(database, `outbox ${message.topic}`, async (tx) => {
+        await sender.local(message.payload, tx, database);
+        await repository.delivered(message.id, tx);
+      });
+    }
     return true;
   } catch (error) {
     const attempts = message.attempts + 1;
-    const retryInMs = backoffDelay(attempts, FIRST_RETRY_MS, LONGEST_RETRY_MS);
     const reason = (error as Error).message;
-    await repository.failed(message.id, attempts, reason, new Date(Date.now() + retryInMs));
-    logger.warn({ topic: message.topic, id: message.id, attempts, retryInMs, reason }, 'outbox message not delivered; it will be retried');
+    const where = { topic: message.topic, id: message.id, idempotencyKey: message.idempotencyKey, attempts, reason };
+    if (attempts >= delivery.maxAttempts) {
+      await repository.failed(message.id, attempts, reason, undefined);
+      logger.error(where, `outbox message given up after ${attempts} attempts (outbox.max-attempts): it stays in the outbox as dead`);
+    } else {
+      const retryInMs = backoffDelay(attempts, FIRST_RETRY_MS, LONGEST_RETRY_MS);
+      await repository.failed(message.id, attempts, reason, new Date(Date.now() + retryInMs));
+      logger.warn({ ...where, retryInMs }, 'outbox message not delivered; it will be retried');
+    }
     return false;
   }
 }
 
-/** Delivers what is due, batch after batch, until nothing due is left. Returns the counts. */
-export async function dispatchOutbox(database: Database, senders: Senders): Promise<{ delivered: number; failed: number }> {
+/** Delivers the due messages of one topic, batch after batch, until none is due, its receiver fails in a row, or `until`. */
+async function dispatchTopic(database: Database, delivery: OutboxDelivery, topic: OutboxTopic, until: number, counts: { delivered: number; failed: number }) {
   const repository = new OutboxRepository(database);
-  const counts = { delivered: 0, failed: 0 };
-  for (;;) {
-    const batch = await repository.claim(BATCH, LEASE_MS);
-    if (batch.length === 0) return counts;
-    for (const message of batch) counts[(await deliver(database, repository, senders, message)) ? 'delivered' : 'failed']++;
-    if (counts.failed > 0) return counts;
+  // A batch is the claimer's for longer than its deliveries can take, so no other dispatcher sends it meanwhile.
+  const leaseMs = BATCH * delivery.deliveryTimeoutMs + 60_000;
+  let failuresInARow = 0;
+  while (Date.now() < until) {
+    const batch = await repository.claim(topic, BATCH, leaseMs);
+    if (batch.length === 0) return;
+    for (const message of batch) {
+      const delivered = await deliver(database, repository, delivery, message);
+      counts[delivered ? 'delivered' : 'failed']++;
+      failuresInARow = delivered ? 0 : failuresInARow + 1;
+      // The rest of the batch is given back at once, to the next run.
+      if (failuresInARow >= FAILURES_IN_A_ROW) return repository.giveBack(batch.slice(batch.indexOf(message) + 1).map(({ id }) => id));
+    }
   }
+}
+
+/**
+ * Delivers what is due, every topic at once (a receiver that is down or slow holds up only its
+ * own topic), until nothing due is left or `until` (epoch ms) passes. Returns the counts.
+ */
+export async function dispatchOutbox(
+  database: Database,
+  delivery: OutboxDelivery,
+  until = Number.POSITIVE_INFINITY,
+): Promise<{ delivered: number; failed: number }> {
+  const counts = { delivered: 0, failed: 0 };
+  await Promise.all((Object.keys(delivery.senders) as OutboxTopic[]).map((topic) => dispatchTopic(database, delivery, topic, until, counts)));
+  return counts;
 }

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import { storableCopy } from '#lib/db/storable-text';
@@ -6,7 +6,7 @@ import type { Transaction } from '#lib/db/transaction';
 
 type Row = Database['tables']['outbox']['$inferSelect'];
 export type OutboxTopic = Row['topic'];
-export type OutboxMessage = Pick<Row, 'id' | 'topic' | 'payload' | 'attempts'>;
+export type OutboxMessage = Pick<Row, 'id' | 'topic' | 'payload' | 'attempts' | 'idempotencyKey'>;
 
 export class OutboxRepository {
   constructor(private readonly database: Database) {}
@@ -22,37 +22,92 @@ export class OutboxRepository {
   }
 
   /**
-   * Takes up to `limit` messages that are due, leasing them for `leaseMs` so that no other
-   * dispatcher takes them meanwhile (SKIP LOCKED: dispatchers running at once share the work).
+   * Writes messages that are not due before `holdMs` (records written ahead of what they record),
+   * in one statement; answers their ids in order. `release` makes one due with its final payload;
+   * if nobody does, it is delivered as written once the hold is over.
    */
-  async claim(limit: number, leaseMs: number): Promise<OutboxMessage[]> {
+  async hold(messages: ReadonlyArray<{ topic: OutboxTopic; payload: Record<string, unknown> }>, holdMs: number): Promise<number[]> {
+    const due = sql`now() + make_interval(secs => ${holdMs / 1000})`;
+    const rows = await this.database.db
+      .insert(this.table)
+      .values(messages.map(({ topic, payload }) => ({ topic, payload: storableCopy(payload), nextAttemptAt: due })))
+      .returning({ id: this.table.id });
+    // Ids come from one sequence in the order of the rows.
+    return rows.map(({ id }) => id).sort((a, b) => a - b);
+  }
+
+  /** Takes a held message to apply it here (a receiver of ours), in `tx`: false when it was delivered already. */
+  async takeHeld(id: number, tx: Pick<Transaction, 'update'>): Promise<boolean> {
+    const taken = await tx
+      .update(this.table)
+      .set({ deliveredAt: new Date() })
+      .where(and(eq(this.table.id, id), isNull(this.table.deliveredAt)))
+      .returning({ id: this.table.id });
+    return taken.length > 0;
+  }
+
+  /** Gives a held message its final payload and makes it due now (unless it was delivered meanwhile). */
+  async release(id: number, payload: Record<string, unknown>, tx: Pick<Transaction, 'update'> = this.database.db): Promise<void> {
+    await tx
+      .update(this.table)
+      .set({ payload: storableCopy(payload), nextAttemptAt: sql`now()` })
+      .where(and(eq(this.table.id, id), isNull(this.table.deliveredAt)));
+  }
+
+  /**
+   * Takes up to `limit` messages of `topic` that are due, oldest first, leasing them for `leaseMs`
+   * so that no other dispatcher takes them meanwhile (SKIP LOCKED: dispatchers running at once share the work).
+   */
+  async claim(topic: OutboxTopic, limit: number, leaseMs: number): Promise<OutboxMessage[]> {
     const t = this.table;
     return this.database.db.execute<OutboxMessage>(sql`
       update ${t} set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
       where ${t.id} in (
         select ${t.id} from ${t}
-        where ${t.deliveredAt} is null and ${t.nextAttemptAt} <= now()
-        order by ${t.id}
+        where ${t.topic} = ${topic} and ${t.deliveredAt} is null and ${t.deadAt} is null and ${t.nextAttemptAt} <= now()
+        order by ${t.nextAttemptAt}, ${t.id}
         limit ${limit}
         for update skip locked
       )
-      returning ${t.id} as id, ${t.topic} as topic, ${t.payload} as payload, ${t.attempts} as attempts`) as unknown as Promise<OutboxMessage[]>;
+      returning ${t.id} as id, ${t.topic} as topic, ${t.payload} as payload, ${t.attempts} as attempts,
+        ${t.idempotencyKey} as "idempotencyKey"`) as unknown as Promise<OutboxMessage[]>;
   }
 
-  async delivered(id: number): Promise<void> {
-    await this.database.db.update(this.table).set({ deliveredAt: new Date(), lastError: null }).where(eq(this.table.id, id));
+  /** Ends the lease of claimed messages that were not tried: due again now. */
+  async giveBack(ids: readonly number[]): Promise<void> {
+    if (ids.length > 0)
+      await this.database.db
+        .update(this.table)
+        .set({ nextAttemptAt: sql`now()` })
+        .where(inArray(this.table.id, [...ids]));
   }
 
-  async failed(id: number, attempts: number, error: string, retryAt: Date): Promise<void> {
+  /** Marks a message delivered (in the transaction that applied it, for receivers that are ours). */
+  async delivered(id: number, tx: Pick<Transaction, 'update'> = this.database.db): Promise<void> {
+    await tx.update(this.table).set({ deliveredAt: new Date(), lastError: null }).where(eq(this.table.id, id));
+  }
+
+  /** A delivery failed: tried again at `retryAt`, or never again when `retryAt` is undefined (dead). */
+  async failed(id: number, attempts: number, error: string, retryAt: Date | undefined): Promise<void> {
     await this.database.db
       .update(this.table)
-      .set({ attempts, lastError: error.slice(0, 1000), nextAttemptAt: retryAt })
+      .set({ attempts, lastError: error.slice(0, 1000), ...(retryAt ? { nextAttemptAt: retryAt } : { deadAt: new Date() }) })
       .where(eq(this.table.id, id));
+  }
+
+  /** Deletes up to `limit` messages delivered before `before`; answers how many. */
+  async purgeDelivered(before: Date, limit: number): Promise<number> {
+    const t = this.table;
+    const purged = await this.database.db.execute(sql`
+      delete from ${t} where ${t.id} in (
+        select ${t.id} from ${t} where ${lt(t.deliveredAt, before)} limit ${limit}
+      )`);
+    return purged.count ?? 0;
   }
 
   async pendingCount(): Promise<number> {
     const [{ count }] = await this.database.sql.unsafe<{ count: number }[]>(
-      `select count(*)::int as count from "${this.database.schemaName}".outbox where delivered_at is null`,
+      `select count(*)::int as count from "${this.database.schemaName}".outbox where delivered_at is null and dead_at is null`,
     );
     return count;
   }

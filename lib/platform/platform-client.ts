@@ -22,7 +22,7 @@ export class PlatformError extends Error {
 export async function callPlatform(
   settings: Settings,
   path: string,
-  init: { method?: string; body?: unknown; url?: string; secret?: string } = {},
+  init: { method?: string; body?: unknown; url?: string; secret?: string; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   // The events backend and the notification service have URLs of their own (and the latter its own secret).
   const url = init.url ?? `${settings.platformServices.baseUrl.replace(/\/+$/, '')}${path}`;
@@ -31,6 +31,7 @@ export async function callPlatform(
     method: init.method ?? 'GET',
     headers: {
       accept: 'application/json',
+      ...init.headers,
       ...(secret ? { authorization: `Bearer ${secret}` } : {}),
       ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
     },

@@ -240,6 +240,16 @@ export const settingsSchema = z.strictObject({
     }),
   }),
 
+  // The outbox (audit records, notifications, events, knowledge-index changes): docs/settings.md, "The outbox".
+  outbox: block({
+    // Deliveries of a message before it is given up (`dead`, kept and logged); retries back off to 15 minutes apart.
+    'max-attempts': int({ min: 1 }).default(100),
+    // How long a delivered message is kept before the purge deletes it.
+    retention: duration()
+      .refine((ms) => ms > 0, 'expected a duration above zero')
+      .default(7 * 86_400_000),
+  }),
+
   // Exceptions (waivers) of a policy or metric for some resources (docs/governance.md, "Exceptions").
   exceptions: block({
     // The furthest ahead an exception may expire, counted from its creation.

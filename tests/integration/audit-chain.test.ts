@@ -164,7 +164,7 @@ describe('the audit chain records every write', () => {
     expect([...times].sort()).toEqual(times);
   });
 
-  it('a failure to append is logged with the request id and does not fail the call', async () => {
+  it('the database failing after the change: the call succeeds, the failure is logged, and the record written ahead is appended later', async () => {
     await database.sql.unsafe(`alter table ${SCHEMA}.audit_records rename to audit_records_away`);
     const logs = captureLogs('error');
     try {
@@ -173,8 +173,42 @@ describe('the audit chain records every write', () => {
       logs.stop();
       await database.sql.unsafe(`alter table ${SCHEMA}.audit_records_away rename to audit_records`);
     }
-    expect(logs.lines).toContainEqual(expect.objectContaining({ requestId: 'req-unrecorded', msg: 'could not append a call to the audit chain' }));
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({
+        requestId: 'req-unrecorded',
+        msg: 'could not complete the audit records of a call; they are delivered as written ahead (outcome unknown)',
+      }),
+    );
     expect((await records()).map((record) => record.requestId)).not.toContain('req-unrecorded');
+
+    // Its hold is over (moved in the database: no sleeping); the scheduled dispatcher appends it as written ahead.
+    await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
+    const { handler } = await import('../../functions/schedules/outbox-dispatcher');
+    expect(await handler()).toMatchObject({ failed: 0 });
+    const unrecorded = (await records()).filter((record) => record.requestId === 'req-unrecorded');
+    expect(unrecorded).toEqual([
+      {
+        timestamp: expect.any(String),
+        subject: 'erin',
+        method: 'POST',
+        path: BASE,
+        requestId: 'req-unrecorded',
+        operationId: 'createPolicy',
+        outcome: 'unknown',
+      },
+    ]);
+    expectUnbroken(await chain());
+  });
+
+  it('a write is recorded ahead: when recording it fails, the call fails before it changes anything', async () => {
+    await database.sql.unsafe(`alter table ${SCHEMA}.outbox rename to outbox_away`);
+    try {
+      const before = (await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.governance_entities`))[0].count;
+      expect((await create('frank', 'req-not-ahead')).status).toBeGreaterThanOrEqual(500);
+      expect((await database.sql.unsafe(`select count(*)::int as count from ${SCHEMA}.governance_entities`))[0].count).toBe(before);
+    } finally {
+      await database.sql.unsafe(`alter table ${SCHEMA}.outbox_away rename to outbox`);
+    }
   });
 });
 

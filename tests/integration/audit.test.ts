@@ -12,7 +12,7 @@ import { technicalToken } from '../support/tokens';
 
 const SCHEMA = 'it_audit';
 /** What the tests read of an audit record. */
-type AuditRecord = { subject: string; status: number; requestId: string };
+type AuditRecord = { subject: string; status: number; requestId: string; idempotencyKey?: string };
 
 const receiver = new FakeServer<AuditRecord>(() => ({ status: 202 }));
 let database: Database;
@@ -63,7 +63,9 @@ describe('audit records', () => {
       status: 200,
       durationMs: expect.any(Number),
       requestId: 'req-audit-1',
+      idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
+    expect(sent.headers['idempotency-key']).toBe(sent.body.idempotencyKey);
     expect(await pending()).toBe(0);
   });
 
@@ -116,8 +118,50 @@ describe('audit records', () => {
     await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
     const { handler } = await import('../../functions/schedules/outbox-dispatcher');
     expect(await handler()).toEqual({ delivered: 1, failed: 0 });
-    // Sent twice: refused with 503 while down, accepted once back.
-    expect(auditRecords().filter((request) => request.body.requestId === 'req-while-down')).toHaveLength(2);
+    // Sent twice: refused with 503 while down, accepted once back; both times with the same idempotency key.
+    const sent = auditRecords().filter((request) => request.body.requestId === 'req-while-down');
+    expect(sent).toHaveLength(2);
+    expect(new Set(sent.map((request) => request.headers['idempotency-key'])).size).toBe(1);
+    expect(await pending()).toBe(0);
+  });
+
+  it('a write whose database fails after the change, with the receiver down: its record written ahead reaches the receiver once both are back', async () => {
+    // The chain cannot be appended to: completing the records after the call fails, as a database gone away would.
+    await database.sql.unsafe(`alter table ${SCHEMA}.audit_records rename to audit_records_away`);
+    try {
+      const response = await invoke(handlers.registerResourceType, {
+        method: 'POST',
+        path: '/v1/computational-governance/resource-types',
+        body: { name: 'audited-type', resolverConfiguration: { url: receiver.url, path: '/resources' } },
+        headers: { authorization: `Bearer ${await technicalToken({ sub: 'writer-1', roles: ['admin'] })}`, 'x-request-id': 'req-db-gone' },
+      });
+      expect(response.status).toBe(201);
+      await backgroundDispatchSettled();
+    } finally {
+      await database.sql.unsafe(`alter table ${SCHEMA}.audit_records_away rename to audit_records`);
+    }
+    // Held, not yet sent: nobody completed it.
+    expect(auditRecords().filter((request) => request.body.requestId === 'req-db-gone')).toHaveLength(0);
+
+    // The hold is over (moved in the database), the receiver still down; then back.
+    const due = () => database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
+    await due();
+    const { handler } = await import('../../functions/schedules/outbox-dispatcher');
+    receiver.answer({ status: 503 });
+    expect(await handler()).toMatchObject({ failed: 1 });
+    await due();
+    expect(await handler()).toMatchObject({ failed: 0 });
+    const sent = auditRecords().filter((request) => request.body.requestId === 'req-db-gone');
+    expect(new Set(sent.map((request) => request.headers['idempotency-key'])).size).toBe(1);
+    expect(sent.at(-1)?.body).toEqual({
+      timestamp: expect.any(String),
+      subject: 'writer-1',
+      method: 'POST',
+      path: '/v1/computational-governance/resource-types',
+      requestId: 'req-db-gone',
+      outcome: 'unknown',
+      idempotencyKey: sent[0].headers['idempotency-key'],
+    });
     expect(await pending()).toBe(0);
   });
 

@@ -326,6 +326,7 @@ describe('failures of a scheduled run', () => {
     expect(sentEvents()[0].body).toEqual({
       topic: 'governance.runtime-policy-failed',
       payload: { policyId: policy.id, version: 1, environment: 'production', reportId: started[0].reportId, failed: 1, total: 3 },
+      idempotencyKey: sentEvents()[0].headers['idempotency-key'],
     });
     expect(failureNotifications()).toHaveLength(1);
     expect(failureNotifications()[0].body).toMatchObject({

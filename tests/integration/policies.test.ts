@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Database } from '#lib/db/client';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
-import { dispatchOutbox, platformSenders } from '#lib/outbox/outbox-dispatcher';
+import { dispatchOutbox, platformDelivery } from '#lib/outbox/outbox-dispatcher';
 import type { Notification } from '#lib/platform/notifications';
 
 import type * as metricsModule from '../../functions/governance/metrics';
@@ -382,6 +382,8 @@ describe('notifications', () => {
       entity: { id: policy.id, name: 'Notified policy', type: 'policy' },
       message: 'alice created the policy "Notified policy"',
       timestamp: expect.any(String),
+      // The same in the header: a receiver that got this message before can tell.
+      idempotencyKey: byEvent('new-policy').headers['idempotency-key'],
     });
     expect(byEvent('scheduled-policy-failure').body.entity).toEqual({ id: null, name: 'Broken policy', type: 'policy' });
     expect(byEvent('scheduled-policy-failure').body.message).toContain('resourceType: no resource type is named "nope"');
@@ -412,9 +414,9 @@ describe('notifications', () => {
     expect(await pending()).toBe(1);
     await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
     const settings = await testSettings(SCHEMA, overrides);
-    expect(await dispatchOutbox(database, platformSenders(settings))).toEqual({ delivered: 0, failed: 1 });
+    expect(await dispatchOutbox(database, platformDelivery(settings))).toEqual({ delivered: 0, failed: 1 });
     await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
-    expect(await dispatchOutbox(database, platformSenders(settings))).toEqual({ delivered: 1, failed: 0 });
+    expect(await dispatchOutbox(database, platformDelivery(settings))).toEqual({ delivered: 1, failed: 0 });
     expect(await pending()).toBe(0);
     expect(sent().map((request) => request.body.entity.name)).toEqual(['Retried', 'Retried', 'Retried']);
   });

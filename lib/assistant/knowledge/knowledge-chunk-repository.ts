@@ -1,6 +1,7 @@
 import { and, count, eq, inArray, lte, max, notInArray, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
 import type { ChangedSource } from '#lib/outbox/knowledge-changes';
 
 import type { KnowledgeChunk, SourceType } from './knowledge-chunk';
@@ -119,10 +120,10 @@ export class KnowledgeChunkRepository {
   }
 
   /** Marks sources changed, now: a source marked again during a refresh stays marked after it. */
-  async markStale(sources: readonly ChangedSource[]): Promise<void> {
+  async markStale(sources: readonly ChangedSource[], tx: Pick<Transaction, 'insert'> = this.database.db): Promise<void> {
     if (sources.length === 0) return;
     const t = this.database.tables.knowledgeStaleSources;
-    await this.database.db
+    await tx
       .insert(t)
       .values(sources.map((source) => ({ sourceType: source.type, sourceId: source.id })))
       .onConflictDoUpdate({ target: [t.sourceType, t.sourceId], set: { markedAt: sql`now()` } });

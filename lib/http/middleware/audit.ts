@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 
 import { AuditRepository } from '#lib/audit/audit-repository';
 import { getDatabase } from '#lib/db/client';
+import { inTransaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
@@ -12,59 +13,112 @@ import type { Principal } from '../endpoint';
 import type { RequestContextInternal } from './request-context';
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>;
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>;
 
-/** Methods that change nothing: not recorded in the audit chain. */
+/** Methods that change nothing: not recorded in the audit chain, and nothing written ahead. */
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** A write call into the audit chain of the database (lib/audit), whatever `audit.enabled` says. */
-async function appendToChain(record: Record<string, unknown>, requestId: string): Promise<void> {
-  try {
-    await new AuditRepository(await getDatabase()).append(record);
-  } catch (error) {
-    logger.error({ err: error, requestId }, 'could not append a call to the audit chain');
-  }
+/**
+ * How long the records written ahead of a write call wait for its outcome: longer than any
+ * function runs (Lambda stops one at 15 minutes). A call that never reports it (the function was
+ * killed, the database went away after the change) is recorded as written, outcome unknown.
+ */
+const HOLD_MS = 16 * 60_000;
+
+/** The outbox messages written ahead of a write call: its link of the audit chain, and its record for the platform. */
+interface Held {
+  readonly chain: number;
+  readonly platform?: number;
 }
 
-/** Any call to the platform's audit receiver when `audit.enabled`: through the outbox (so it is never lost), delivered in the background. */
-async function sendToPlatform(record: Record<string, unknown>, requestId: string): Promise<void> {
-  try {
-    const settings = await getSettings();
-    if (!settings.platformServices.audit.enabled) return;
-    await new OutboxRepository(await getDatabase()).enqueue('audit', record);
-    dispatchInBackground();
-  } catch (error) {
-    logger.error({ err: error, requestId }, 'could not record the audit record of a call');
-  }
+const heldOf = (request: Request) => request.internal.auditHeld as Held | undefined;
+const isWrite = (request: Request) => !READS.has(request.event.requestContext?.http?.method?.toUpperCase() ?? '');
+
+/** What every record of a call says, whatever its outcome. */
+function callOf(request: Request, principal: Principal | undefined) {
+  const { requestId, startedAt } = request.internal;
+  return {
+    timestamp: new Date(startedAt).toISOString(),
+    subject: principal?.subject ?? 'anonymous',
+    method: request.event.requestContext?.http?.method,
+    path: request.event.rawPath,
+    requestId,
+  };
+}
+
+/** Its outcome: the status, how long it took, and what it created when the answer names it (201 Created, 202 Accepted). */
+function outcomeOf(request: Request) {
+  const location = request.response?.headers?.location;
+  return {
+    status: request.response?.statusCode,
+    durationMs: Date.now() - request.internal.startedAt,
+    ...(typeof location === 'string' ? { location } : {}),
+  };
+}
+
+/** Writes the call's records before it can change anything: a change is never without its record. */
+async function writeAhead(request: Request, operationId: string, principal: Principal | undefined): Promise<Held> {
+  const call = { ...callOf(request, principal), outcome: 'unknown' };
+  const toPlatform = (await getSettings()).platformServices.audit.enabled;
+  const outbox = new OutboxRepository(await getDatabase());
+  const [chain, platform] = await outbox.hold(
+    [{ topic: 'chain', payload: { ...call, operationId } }, ...(toPlatform ? [{ topic: 'audit' as const, payload: call }] : [])],
+    HOLD_MS,
+  );
+  return { chain, platform };
+}
+
+/** Gives the records written ahead their outcome: the chain link appended now, the platform's record due now. */
+async function completeHeld(held: Held, chainRecord: Record<string, unknown>, platformRecord: Record<string, unknown>): Promise<void> {
+  const database = await getDatabase();
+  const outbox = new OutboxRepository(database);
+  await inTransaction(database, 'audit record of a call', async (tx) => {
+    if (await outbox.takeHeld(held.chain, tx)) await new AuditRepository(database).append(chainRecord, tx);
+    if (held.platform !== undefined) await outbox.release(held.platform, platformRecord, tx);
+  });
+  if (held.platform !== undefined) dispatchInBackground();
+}
+
+/** A call refused before it could change anything (credentials, permission): recorded once it answered. */
+async function recordAfter(chainRecord: Record<string, unknown> | undefined, platformRecord: Record<string, unknown>): Promise<void> {
+  const database = await getDatabase();
+  if (chainRecord) await new AuditRepository(database).append(chainRecord);
+  if (!(await getSettings()).platformServices.audit.enabled) return;
+  await new OutboxRepository(database).enqueue('audit', platformRecord);
+  dispatchInBackground();
 }
 
 /**
  * One audit record per user call: who, what, the outcome and the request id. Write calls (not GET,
  * HEAD, OPTIONS) are appended to the audit chain, naming the operation; every call goes to the
- * platform's audit receiver when `audit.enabled`. A failure of either is logged and never fails the call.
+ * platform's audit receiver when `audit.enabled`, through the outbox.
+ *
+ * `outcome` (first in the chain) records the call once it answered. `ahead` (after
+ * authentication) writes a write call's records into the outbox before the call runs, held until
+ * `outcome` completes them: when the database or the function fails after the change, they are
+ * delivered as written. A failure to complete is logged and never fails the call; a failure to
+ * write ahead fails it, before it changed anything.
  */
-export function audit(
-  operationId: string,
-  principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined,
-): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal> {
+export function audit(operationId: string, principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined): { outcome: Middleware; ahead: Middleware } {
   const record = async (request: Request) => {
-    const { requestId, startedAt } = request.internal;
-    const method = request.event.requestContext?.http?.method;
-    // What the call created, when its answer names it (201 Created, 202 Accepted).
-    const location = request.response?.headers?.location;
-    const call = {
-      timestamp: new Date(startedAt).toISOString(),
-      subject: principalOf(request.event)?.subject ?? 'anonymous',
-      method,
-      path: request.event.rawPath,
-      status: request.response?.statusCode,
-      durationMs: Date.now() - startedAt,
-      requestId,
-      ...(typeof location === 'string' ? { location } : {}),
-    };
-    await Promise.all([
-      READS.has(method?.toUpperCase() ?? '') ? undefined : appendToChain({ ...call, operationId }, requestId),
-      sendToPlatform(call, requestId),
-    ]);
+    const call = { ...callOf(request, principalOf(request.event)), ...outcomeOf(request) };
+    const chainRecord = { ...call, operationId };
+    const held = heldOf(request);
+    try {
+      await (held ? completeHeld(held, chainRecord, call) : recordAfter(isWrite(request) ? chainRecord : undefined, call));
+    } catch (error) {
+      const { requestId } = request.internal;
+      if (held)
+        logger.error({ err: error, requestId, held }, 'could not complete the audit records of a call; they are delivered as written ahead (outcome unknown)');
+      else logger.error({ err: error, requestId }, 'could not record the audit record of a call');
+    }
   };
-  return { after: record, onError: record };
+  return {
+    outcome: { after: record, onError: record },
+    ahead: {
+      before: async (request) => {
+        if (isWrite(request)) request.internal.auditHeld = await writeAhead(request, operationId, principalOf(request.event));
+      },
+    },
+  };
 }
