@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, lte, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import { deleteSome } from '#lib/db/purge';
 import { inTransaction } from '#lib/db/transaction';
 
 /** A question and the answer it got. */
@@ -43,5 +44,16 @@ export class ConversationRepository {
       await tx.delete(turns).where(and(eq(turns.conversationId, conversationId), lte(turns.turn, sql`${number - this.maxTurns}`)));
       return conversationId;
     });
+  }
+
+  /** Deletes up to `limit` conversations with no turn since `before` (retention.conversations), their turns with them; answers how many. */
+  purgeIdle(before: Date, limit: number): Promise<number> {
+    const { conversations, conversationTurns: turns } = this.database.tables;
+    return deleteSome(
+      this.database,
+      conversations,
+      sql`${conversations.createdAt} < ${before.toISOString()}::timestamptz and not exists (select 1 from ${turns} t where t.conversation_id = ${conversations.id} and t.created_at >= ${before.toISOString()}::timestamptz)`,
+      limit,
+    );
   }
 }

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import { deleteSome } from '#lib/db/purge';
 import { storableCopy } from '#lib/db/storable-text';
 import type { Transaction } from '#lib/db/transaction';
 
@@ -96,13 +97,8 @@ export class OutboxRepository {
   }
 
   /** Deletes up to `limit` messages delivered before `before`; answers how many. */
-  async purgeDelivered(before: Date, limit: number): Promise<number> {
-    const t = this.table;
-    const purged = await this.database.db.execute(sql`
-      delete from ${t} where ${t.id} in (
-        select ${t.id} from ${t} where ${lt(t.deliveredAt, before)} limit ${limit}
-      )`);
-    return purged.count ?? 0;
+  purgeDelivered(before: Date, limit: number): Promise<number> {
+    return deleteSome(this.database, this.table, lt(this.table.deliveredAt, before), limit);
   }
 
   async pendingCount(): Promise<number> {

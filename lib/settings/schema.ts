@@ -250,6 +250,19 @@ export const settingsSchema = z.strictObject({
       .default(7 * 86_400_000),
   }),
 
+  // How many days what piles up is kept before the retention purge (functions/schedules/retention-purge.ts) deletes it.
+  retention: block({
+    // Finished evaluation reports (with the descriptors they were asked about and a test's results); the
+    // results history keeps, past this, only what the compliance trend still needs.
+    reports: int({ min: 1 }).default(90),
+    // Chat conversations, counted from their last turn.
+    conversations: int({ min: 1 }).default(30),
+    // The LLM engine's stored answers (the same question is asked again after this).
+    'llm-answers': int({ min: 1 }).default(30),
+    // Disagreements found by the shadow evaluator.
+    disagreements: int({ min: 1 }).default(90),
+  }),
+
   // Exceptions (waivers) of a policy or metric for some resources (docs/governance.md, "Exceptions").
   exceptions: block({
     // The furthest ahead an exception may expire, counted from its creation.

@@ -59,3 +59,18 @@ export async function recordComplianceDays(database: Database, now = new Date())
   }
   return recorded;
 }
+
+/**
+ * Until when the results history may be thinned out without changing the trend: the start (UTC) of
+ * the oldest day of the trend's window the snapshotter has not recorded yet, today's start when it
+ * recorded them all. A day recorded keeps its compliance in compliance_days.
+ */
+export async function trendHorizon(database: Database, now = new Date()): Promise<Date> {
+  const repository = new ComplianceRepository(database);
+  const today = dayOf(now);
+  const first = await repository.firstResultDay();
+  const yesterday = addDays(today, -1);
+  const oldest = addDays(yesterday, 1 - MAX_TREND_DAYS);
+  const unrecorded = first && first <= yesterday ? await repository.unrecordedDays(first > oldest ? first : oldest, yesterday, MAX_TREND_DAYS) : [];
+  return new Date(`${unrecorded.at(-1) ?? today}T00:00:00Z`);
+}

@@ -1,6 +1,7 @@
-import { count, desc, eq } from 'drizzle-orm';
+import { count, desc, eq, lt } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import { deleteSome } from '#lib/db/purge';
 import { storableCopy } from '#lib/db/storable-text';
 import type { Pagination } from '#lib/http/pagination';
 
@@ -31,5 +32,10 @@ export class DisagreementRepository {
       this.database.db.select({ total: count() }).from(t).where(where),
     ]);
     return { rows, total };
+  }
+
+  /** Deletes up to `limit` disagreements found before `before` (retention.disagreements); answers how many. */
+  purgeOlder(before: Date, limit: number): Promise<number> {
+    return deleteSome(this.database, this.table, lt(this.table.createdAt, before), limit);
   }
 }

@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import { deleteSome } from '#lib/db/purge';
 import type { Transaction } from '#lib/db/transaction';
 
 import type { Outcome } from './outcome';
@@ -138,5 +139,19 @@ export class ReportRepository {
       })
       .where(and(this.nobodyRuns(graceMs), gte(t.attempts, maxAttempts)))
       .returning({ id: t.id, attempts: t.attempts });
+  }
+
+  /**
+   * Deletes up to `limit` rows of reports that ended before `before` (retention.reports): first the
+   * results only they hold (a test's), then the reports with the descriptors they were asked
+   * about (their tasks go with them). Results of the history stay (ResultRepository.purgeSuperseded).
+   */
+  async purgeFinished(before: Date, limit: number): Promise<number> {
+    const t = this.table;
+    const ended = sql`select ${t.id} from ${t} where ${t.status} in ('completed', 'failed') and coalesce(${t.completedAt}, ${t.createdAt}) < ${before.toISOString()}::timestamptz`;
+    const results = this.database.tables.evaluationResults;
+    const tests = await deleteSome(this.database, results, sql`not ${results.recorded} and ${results.reportId} in (${ended})`, limit);
+    if (tests === limit) return tests;
+    return tests + (await deleteSome(this.database, t, sql`${t.id} in (${ended})`, limit - tests));
   }
 }

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, type SQL, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import { deleteSome } from '#lib/db/purge';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import type { Pagination } from '#lib/http/pagination';
 
@@ -146,5 +147,26 @@ export class ResultRepository {
       db.select({ total: count() }).from(latest).where(where),
     ]);
     return { rows, total };
+  }
+
+  /**
+   * Deletes up to `limit` results of the history written before `before` that a newer result of
+   * the same (entity, resource, environment), also written before it, supersedes: from `before`
+   * on, none of them is the newest of its pair any more, so no compliance of a day after it needs
+   * them (the caller keeps `before` at or before the oldest day the trend has not recorded). The
+   * newest result of every pair stays, however old, and so does the first result of the history,
+   * which tells when it starts (days before it count nothing in the trend). Answers how many.
+   */
+  purgeSuperseded(before: Date, limit: number): Promise<number> {
+    const t = this.table;
+    return deleteSome(
+      this.database,
+      t,
+      sql`${t.recorded} and ${t.createdAt} < ${before.toISOString()}::timestamptz and exists (
+        select 1 from ${t} n where n.entity_id = ${t.entityId} and n.resource_id = ${t.resourceId} and n.environment = ${t.environment}
+          and n.recorded and n.id > ${t.id} and n.created_at < ${before.toISOString()}::timestamptz)
+        and ${t.id} > (select min(f.id) from ${t} f where f.recorded)`,
+      limit,
+    );
   }
 }

@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import { deleteSome } from '#lib/db/purge';
 import type { Transaction } from '#lib/db/transaction';
 
 import type { LlmAnswer, LlmAnswerKey, LlmAnswerStore } from './llm-answer-store';
@@ -32,5 +33,10 @@ export class LlmAnswerRepository implements LlmAnswerStore {
   /** Drops every answer of an entity (deleted with it). */
   async forget(entityId: string, tx: Pick<Transaction, 'delete'> = this.database.db): Promise<void> {
     await tx.delete(this.table).where(eq(this.table.entityId, entityId));
+  }
+
+  /** Deletes up to `limit` answers given before `before` (retention.llm-answers); answers how many. */
+  purgeOlder(before: Date, limit: number): Promise<number> {
+    return deleteSome(this.database, this.table, lt(this.table.createdAt, before), limit);
   }
 }

@@ -1,0 +1,12 @@
+import type { Context } from 'aws-lambda';
+
+import { getDatabase } from '#lib/db/client';
+import { purgeExpired } from '#lib/retention/retention-purge';
+import { getSettings } from '#lib/settings/index';
+
+/** A minute of the function's time kept for the batch in flight when it stops starting new ones. */
+const MARGIN_MS = 60_000;
+
+/** Every hour: deletes what the retention settings let go of (docs/settings.md, "Retention"). */
+export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) =>
+  purgeExpired(await getDatabase(), await getSettings(), new Date(), context ? Date.now() + context.getRemainingTimeInMillis() - MARGIN_MS : undefined);
