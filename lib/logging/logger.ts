@@ -1,6 +1,7 @@
 import pino from 'pino';
 
 import { runtimeEnvironment } from '#lib/settings/environment';
+import { SECRET_VARIABLES } from '#lib/settings/secret-parameters';
 
 import { scrubSecrets } from './scrub';
 
@@ -17,10 +18,18 @@ const SECRET_KEYS = [
   'httpSecret',
   'http-secret',
   'backendSecrets',
+  'backend-secrets',
+  'encryptionKey',
+  'encryption-key',
+  'previousEncryptionKeys',
+  'previous-encryption-keys',
   'accessToken',
   'access_token',
   'connectionString',
   'databaseUrl',
+  'databaseUrlFromEnvironment',
+  // The environment variables of secrets, should an environment be logged (lib/settings/secret-parameters.ts).
+  ...SECRET_VARIABLES,
 ];
 
 // pino's wildcards cover one level each; secrets may sit a few levels deep in logged objects.

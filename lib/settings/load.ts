@@ -4,9 +4,12 @@ import path from 'node:path';
 import parseHocon from '@pushcorn/hocon-parser';
 import type { z } from 'zod';
 
+import { logger } from '#lib/logging/logger';
+
 import { camelCase, type CamelCased } from './camel-case';
 import { runtimeEnvironment } from './environment';
 import { type RawSettings, settingsSchema } from './schema';
+import { readSecretParameters } from './secret-parameters';
 
 const ROOT_KEY = 'computational-governance-platform';
 
@@ -92,6 +95,30 @@ function plainHttpServiceUrls(data: RawSettings): string[] {
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
+let parsing: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `parse` with `variables` in process.env, where the HOCON parser reads `${?VAR}`, and takes them out
+ * again afterwards: secrets read from SSM are not left for child processes and later readers. One parse
+ * at a time, so that no load sees (or removes) another's variables.
+ */
+function withVariables<T>(variables: ReadonlyMap<string, string>, parse: () => Promise<T>): Promise<T> {
+  const run = parsing.then(async () => {
+    const before = new Map([...variables.keys()].map((name) => [name, process.env[name]]));
+    for (const [name, value] of variables) process.env[name] = value;
+    try {
+      return await parse();
+    } finally {
+      for (const [name, value] of before) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+  parsing = run.catch(() => undefined);
+  return run;
+}
+
 /** Reads, validates and freezes a settings file. Throws SettingsError naming every problem. */
 export async function loadSettings(file: string = settingsFilePath(), env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
   try {
@@ -102,9 +129,12 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
   // A Lambda configuration passes every variable serverless.yml lists, unset ones as "": for
   // `${?VAR}` an empty variable is an unset one. (The HOCON parser reads process.env itself.)
   for (const [name, value] of Object.entries(process.env)) if (value === '') delete process.env[name];
+  const secrets = await readSecretParameters(env);
+  if (secrets.problems.length > 0) throw new SettingsError(file, secrets.problems);
+  if (secrets.values.size > 0) logger.info({ variables: [...secrets.values.keys()] }, 'read secrets from SSM Parameter Store');
   let parsed: unknown;
   try {
-    parsed = await parseHocon({ url: file, strict: true });
+    parsed = await withVariables(secrets.values, () => parseHocon({ url: file, strict: true }));
   } catch (error) {
     throw new SettingsError(file, [`not valid HOCON: ${(error as Error).message}`]);
   }
@@ -130,7 +160,7 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
   return deepFreeze({
     ...camelCase(result.data),
     source: file,
-    databaseUrlFromEnvironment: env.DATABASE_URL || undefined,
+    databaseUrlFromEnvironment: secrets.values.get('DATABASE_URL') ?? (env.DATABASE_URL || undefined),
   });
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ROLES } from '#lib/authorization/roles';
 
 import { duration } from './duration';
-import { bool, encryptionKey, httpUrl, int, text, urlPath } from './values';
+import { backendSecret, bool, encryptionKey, httpUrl, int, splitList, text, urlPath } from './values';
 
 // An optional block: when absent it is read as {} so that the defaults of its properties apply.
 const block = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
@@ -173,7 +173,11 @@ export const settingsSchema = z.strictObject({
         audience: text().optional(),
         'cache-size': int({ min: 1 }).default(16),
         'cache-duration': duration().default(600_000),
-        'backend-secrets': z.array(text()).default([]),
+        // HMAC secrets of technical JWTs: a list, or a comma-separated string (AUTH_BACKEND_SECRETS); each at least 32 bytes.
+        'backend-secrets': z
+          .union([z.array(z.string({ error: 'expected a string' })), z.string().transform(splitList)], { error: 'expected a list of strings' })
+          .pipe(z.array(backendSecret()))
+          .default([]),
         // Longest lifetime (exp - iat, or exp - now without iat) of a technical JWT; longer ones are refused.
         'technical-token-max-lifetime': duration()
           .refine((ms) => ms > 0, 'expected a duration above zero')
@@ -341,15 +345,7 @@ export const settingsSchema = z.strictObject({
     'encryption-key': encryptionKey().optional(),
     // Keys being rotated out: still read, never written (docs/assistant.md).
     'previous-encryption-keys': z
-      .union([
-        z.array(encryptionKey()),
-        z.string().transform((text) =>
-          text
-            .split(',')
-            .map((key) => key.trim())
-            .filter(Boolean),
-        ),
-      ])
+      .union([z.array(encryptionKey()), z.string().transform(splitList)])
       .pipe(z.array(encryptionKey()))
       .default([]),
     'max-query-length': int({ min: 1 }).default(8000),

@@ -81,3 +81,23 @@ export const encryptionKey = () =>
       (value) => /^[A-Za-z0-9+/]{43}=$/.test(value.trim()) && Buffer.from(value.trim(), 'base64').length === 32,
       'expected 32 bytes in base64 (openssl rand -base64 32)',
     );
+
+/** The items of a comma-separated list (a list given in one environment variable), trimmed, empty ones dropped. */
+export const splitList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** The fewest bytes (UTF-8) of a backend secret: HS256 wants a key as long as its hash (RFC 7518, 3.2). */
+const MIN_BACKEND_SECRET_BYTES = 32;
+
+/** A backend secret (HMAC key of technical JWTs). Its message never quotes the value. */
+export const backendSecret = () =>
+  z
+    .string({ error: 'expected a string' })
+    .trim()
+    .refine(
+      (secret) => Buffer.byteLength(secret, 'utf8') >= MIN_BACKEND_SECRET_BYTES,
+      `expected a secret of at least ${MIN_BACKEND_SECRET_BYTES} bytes (UTF-8), got a shorter one (openssl rand -base64 32 makes one)`,
+    );

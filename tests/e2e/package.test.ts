@@ -6,6 +6,8 @@ import { pathToFileURL } from 'node:url';
 import AdmZip from 'adm-zip';
 import { describe, expect, inject, it } from 'vitest';
 
+import { SECRET_VARIABLES } from '#lib/settings/secret-parameters';
+
 import { lambdaContext } from '../support/api-gateway-event';
 import { present } from '../support/present';
 
@@ -20,6 +22,7 @@ interface TemplateProperties {
   'AWS::SQS::Queue': { RedrivePolicy?: unknown; VisibilityTimeout: number };
   'AWS::Lambda::EventSourceMapping': { EventSourceArn: GetAtt };
   'AWS::Events::Rule': { Targets: { Arn: GetAtt }[]; ScheduleExpression: string };
+  'AWS::IAM::Role': { Policies: { PolicyDocument: { Statement: unknown[] } }[] };
 }
 
 /** The resources of one type in the packaged template, as [logical id, properties]. */
@@ -45,6 +48,49 @@ describe('npx serverless package', () => {
     expect(functions.map(([, fn]) => fn.Runtime)).toEqual(functions.map(() => 'nodejs22.x'));
     const routes = resourcesOf('AWS::ApiGatewayV2::Route').map(([, route]) => route.RouteKey);
     expect(routes).toEqual(expect.arrayContaining(['GET /health', 'GET /openapi.json', 'GET /console', 'GET /console/{proxy+}', '$default']));
+  });
+
+  it('writes no secret into the template by default: each is "", as is the name of its SSM parameter; the functions may read those under the stage path', () => {
+    const functions = resourcesOf('AWS::Lambda::Function');
+    for (const [name, properties] of functions) {
+      const variables = properties.Environment.Variables;
+      for (const variable of SECRET_VARIABLES) {
+        expect(variables[variable], `${name}: ${variable}`).toBe('');
+        expect(variables[`${variable}_SSM`], `${name}: ${variable}_SSM`).toBe('');
+      }
+    }
+    // CloudFormation's own substitutions (Fn::Sub), resolved by AWS at deploy time.
+    const partition = 'arn:${AWS::Partition}';
+    const account = '${AWS::Region}:${AWS::AccountId}';
+    const parameters = `${partition}:ssm:${account}:parameter/computational-governance-platform/dev/*`;
+    const secrets = `${partition}:secretsmanager:${account}:secret:computational-governance-platform/dev/*`;
+    const [[, role]] = resourcesOf('AWS::IAM::Role');
+    const statements = role.Policies.flatMap((policy) => policy.PolicyDocument.Statement);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        {
+          Effect: 'Allow',
+          Action: ['ssm:GetParameters'],
+          Resource: [
+            { 'Fn::Sub': parameters },
+            { 'Fn::Sub': `${partition}:ssm:${account}:parameter/aws/reference/secretsmanager/computational-governance-platform/dev/*` },
+          ],
+        },
+        { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: { 'Fn::Sub': secrets } },
+        {
+          Effect: 'Allow',
+          Action: ['kms:Decrypt'],
+          Resource: '*',
+          Condition: {
+            StringEquals: { 'kms:ViaService': { 'Fn::Sub': 'ssm.${AWS::Region}.amazonaws.com' } },
+            StringLike: { 'kms:EncryptionContext:PARAMETER_ARN': { 'Fn::Sub': parameters } },
+          },
+        },
+      ]),
+    );
+    // Nothing else may read parameters or secrets, nor decrypt without a condition.
+    const reads = statements.filter((statement) => JSON.stringify(statement).match(/"(ssm|secretsmanager|kms):/));
+    expect(reads).toHaveLength(4);
   });
 
   it('ships the built console with its function, which serves the page and its hashed assets from the package', async () => {

@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 
 import { openDatabase } from '#lib/db/client';
 import type { Settings } from '#lib/settings/index';
+import { SECRET_VARIABLES } from '#lib/settings/secret-parameters';
 import { runStartupTasks } from '#lib/startup/startup-tasks';
 
 import { freePort } from '../../scripts/free-port';
@@ -23,14 +24,20 @@ declare module 'vitest' {
   }
 }
 
-/** `serverless package` into a temporary folder, before serverless offline builds in the same tree. */
+/**
+ * `serverless package` into a temporary folder, before serverless offline builds in the same tree: the
+ * package of a deployment that gives no secret (none of this shell's, e.g. a DATABASE_URL of the tests),
+ * whose template the package tests read.
+ */
 async function packageService(): Promise<string> {
   const packageDir = await mkdtemp(path.join(tmpdir(), 'cgp-package-'));
   await chmod(packageDir, 0o755);
-  const result = spawnSync(process.execPath, ['node_modules/serverless/bin/serverless.js', 'package', '--package', packageDir], {
-    encoding: 'utf8',
-    env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
-  });
+  const env: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
+  for (const variable of SECRET_VARIABLES) {
+    delete env[variable];
+    delete env[`${variable}_SSM`];
+  }
+  const result = spawnSync(process.execPath, ['node_modules/serverless/bin/serverless.js', 'package', '--package', packageDir], { encoding: 'utf8', env });
   if (result.status !== 0) throw new Error(`serverless package failed:\n${result.stdout}\n${result.stderr}`);
   return packageDir;
 }

@@ -37,6 +37,28 @@ describe('logs', () => {
     expect(lines[0].password).toBe('[REDACTED]');
   });
 
+  it('redact the secrets of the settings and their environment variables', () => {
+    const { logger, lines } = capture();
+    const settings = {
+      platformServices: { httpSecret: 'hs-1', auth: { backendSecrets: ['bs-1'] } },
+      assistant: { encryptionKey: 'ek-1', previousEncryptionKeys: ['pk-1'] },
+      databaseUrlFromEnvironment: 'postgresql://db/x?password=pw-1',
+    };
+    const raw = { 'platform-services': { auth: { 'backend-secrets': ['bs-2'] } }, assistant: { 'encryption-key': 'ek-2', 'previous-encryption-keys': 'pk-2' } };
+    const environment = {
+      AUTH_BACKEND_SECRETS: 'bs-3',
+      PLATFORM_HTTP_SECRET: 'hs-3',
+      DATABASE_URL: 'postgresql://db/y',
+      AUTH_BACKEND_SECRETS_SSM: '/cgp/prod/backend-secrets',
+    };
+    logger.info({ settings, raw, environment }, 'x');
+    const text = JSON.stringify(lines[0]);
+    for (const secret of ['hs-1', 'bs-1', 'ek-1', 'pk-1', 'pw-1', 'bs-2', 'ek-2', 'pk-2', 'bs-3', 'hs-3', 'postgresql://db/y'])
+      expect(text, secret).not.toContain(secret);
+    // The name of a parameter is no secret.
+    expect(text).toContain('/cgp/prod/backend-secrets');
+  });
+
   it('scrub secrets out of error messages, stacks and message text', () => {
     const { logger, lines } = capture();
     logger.error({ err: new Error('connect to postgresql://gov:s3cr3t@db:5432/x failed; password=hunter2') }, 'api-key: k-999 rejected');

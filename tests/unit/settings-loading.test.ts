@@ -183,6 +183,44 @@ describe('rejected settings', () => {
   });
 });
 
+describe('backend secrets', () => {
+  const KEY = `${ROOT}.platform-services.auth.backend-secrets`;
+  const LONG = 'a-backend-secret-of-32-bytes-abc';
+  const SHORT = 'a-backend-secret-of-31-bytes-ab';
+
+  it('are refused shorter than 32 bytes (UTF-8), the key and the minimum named, never the secret', async () => {
+    expect([Buffer.byteLength(LONG), Buffer.byteLength(SHORT)]).toEqual([32, 31]);
+    const error = (await load(`${KEY} = ["${LONG}", "${SHORT}"]`).catch((caught: unknown) => caught)) as SettingsError;
+    expect(error).toBeInstanceOf(SettingsError);
+    expect(error.problems).toEqual([`${KEY}.1: expected a secret of at least 32 bytes (UTF-8), got a shorter one (openssl rand -base64 32 makes one)`]);
+    expect(error.message).not.toContain(SHORT);
+    expect(error.message).not.toContain(LONG);
+    expect((await load(`${KEY} = ["${LONG}"]`)).platformServices.auth.backendSecrets).toEqual([LONG]);
+  });
+
+  it('count bytes, not characters: 16 two-byte characters are enough, 15 and one more byte are not', async () => {
+    expect((await load(`${KEY} = ["${'é'.repeat(16)}"]`)).platformServices.auth.backendSecrets).toEqual(['é'.repeat(16)]);
+    const problems = await problemsOf(`${MINIMAL}\n${KEY} = ["${'é'.repeat(15)}a"]`);
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^${KEY.replaceAll('.', '\\.')}\\.0: expected a secret of at least 32 bytes`))]);
+  });
+
+  it('come from AUTH_BACKEND_SECRETS in the shipped application.conf, comma-separated (two during a rotation)', async () => {
+    const second = 'second-backend-secret-0123456789abcdef';
+    vi.stubEnv('AUTH_BACKEND_SECRETS', ` ${LONG}, ${second} ,`);
+    expect((await loadSettings(APPLICATION_CONF, {})).platformServices.auth.backendSecrets).toEqual([LONG, second]);
+    vi.stubEnv('AUTH_BACKEND_SECRETS', '');
+    expect((await loadSettings(APPLICATION_CONF, {})).platformServices.auth.backendSecrets).toEqual([]);
+  });
+
+  it('from AUTH_BACKEND_SECRETS are held to 32 bytes too', async () => {
+    vi.stubEnv('AUTH_BACKEND_SECRETS', `${LONG},${SHORT}`);
+    const error = (await loadSettings(APPLICATION_CONF, {}).catch((caught: unknown) => caught)) as SettingsError;
+    expect(error).toBeInstanceOf(SettingsError);
+    expect(error.problems).toEqual([expect.stringContaining(`${KEY}.1: expected a secret of at least 32 bytes (UTF-8)`)]);
+    expect(error.message).not.toContain(SHORT);
+  });
+});
+
 describe('resource types in settings', () => {
   const entry = (body: string) => `${ROOT}.resource-types = [ ${body} ]`;
   const resolver = 'resolver-configuration { url = "http://resolver.test", path = "/v1/resources" }';

@@ -18,6 +18,9 @@ interface Property {
   with?: string;
 }
 
+const FIRST_SECRET = 'first-backend-secret-0123456789abcdef';
+const SECOND_SECRET = 'second-backend-secret-0123456789abcde';
+
 const ENABLED_NOTIFICATION = `computational-governance-platform.notification { enabled = true, url = "https://n.test/api/notifications", secret = "s", failure-event = "f", new-policy-event = "p", new-metric-event = "m" }`;
 
 const properties: Property[] = [
@@ -186,8 +189,8 @@ const properties: Property[] = [
     key: 'platform-services.auth.backend-secrets',
     read: (s) => s.platformServices.auth.backendSecrets,
     default: [],
-    override: ['["first", "second"]', ['first', 'second']],
-    bad: ['"not-a-list"', 'expected array'],
+    override: [`["${FIRST_SECRET}", "${SECOND_SECRET}"]`, [FIRST_SECRET, SECOND_SECRET]],
+    bad: ['["thirty-one-bytes-0123456789abcd"]', 'expected a secret of at least 32 bytes (UTF-8)'],
   },
   {
     key: 'platform-services.auth.technical-token-max-lifetime',
