@@ -10,9 +10,9 @@ import * as reports from '#lib/governance/evaluation/report-reading';
 import { startedResponse } from '#lib/governance/evaluation/started-response';
 import { httpHandler } from '#lib/http/handler';
 
-export const evaluate = httpHandler(evaluateEndpoint, async ({ body, principal, headers, authorize }) => {
+export const evaluate = httpHandler(evaluateEndpoint, async ({ body, principal, headers, authorize, signal }) => {
   authorize({ resourceType: body.resourceType, environment: body.environment });
-  return startedResponse(headers, (waitMs) => evaluation.evaluate(body, principal.subject, waitMs));
+  return startedResponse(headers, (waitMs) => evaluation.evaluate(body, principal.subject, waitMs, signal));
 });
 
 /** The page after `next`, as a Link header (RFC 8288). */

@@ -1,3 +1,5 @@
+import type { Context } from 'aws-lambda';
+
 import { runAbandonedReports } from '#lib/governance/evaluation/evaluation-runner';
 import { sweepTasks } from '#lib/governance/evaluation/queued-evaluation';
 
@@ -6,4 +8,8 @@ import { sweepTasks } from '#lib/governance/evaluation/queued-evaluation';
  * sends the queued evaluation tasks whose message never reached the queue (locally, it also
  * redelivers failed pages and dead-letters those that keep failing).
  */
-export const handler = async () => ({ rerun: await runAbandonedReports(), tasks: await sweepTasks() });
+export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+  // Runs in progress stop (and give their report back) a minute before the function would be stopped.
+  const signal = context ? AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - 60_000)) : undefined;
+  return { rerun: await runAbandonedReports(20, signal), tasks: await sweepTasks() };
+};

@@ -207,6 +207,11 @@ export const settingsSchema = z.strictObject({
     'resolver-retries': int({ min: 0 }).default(3),
     // How many times a report is started before the sweeper gives up on it (a run that always dies): then `failed`.
     'max-attempts': int({ min: 1 }).default(5),
+    // The longest an evaluation run in a function of the API or the sweeper (Evaluate, a policy test, or
+    // one the sweeper took over) may take: past it, its calls are cut and the report fails, naming this setting.
+    'run-timeout': duration()
+      .refine((ms) => ms > 0, 'expected a duration above zero')
+      .default(300_000),
     // The queue of evaluation tasks (lib/queue). No defaults: serverless.yml defines these values
     // and passes them as environment variables (docs/settings.md, "The evaluation queue").
     queue: block({

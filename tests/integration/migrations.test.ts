@@ -111,8 +111,11 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0021 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0022 too), with a history in it.
     await database.sql.unsafe(`
+      drop index ${other}.outbox_due, ${other}.outbox_delivered;
+      alter table ${other}.outbox drop column idempotency_key, drop column dead_at;
+      create index outbox_pending on ${other}.outbox (next_attempt_at) where delivered_at is null;
       drop table ${other}.latest_results, ${other}.compliance_days, ${other}.compliance_snapshot_days, ${other}.governance_exceptions;
       drop table ${other}.approvals, ${other}.audit_records, ${other}.role_bindings;
       alter table ${other}.llm_answers drop column answered_by;

@@ -20,6 +20,8 @@ const parseBody = (text: string, contentType: string) =>
 export async function invoke(
   handler: HttpHandler,
   request: { method: string; path: string; body?: unknown; query?: Record<string, string>; params?: Record<string, string>; headers?: Record<string, string> },
+  /** The Lambda's time left when the call starts (30 s unless said). */
+  remainingMs = 30_000,
 ) {
   const response = await handler(
     apiGatewayEvent({
@@ -30,7 +32,7 @@ export async function invoke(
       headers: await authorized({ ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers }),
       body: request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : JSON.stringify(request.body),
     }),
-    lambdaContext(),
+    { ...lambdaContext(), getRemainingTimeInMillis: () => remainingMs },
   );
   const headers = response.headers ?? {};
   return { status: response.statusCode, headers, body: response.body ? parseBody(response.body, String(headers['content-type'] ?? '')) : undefined };

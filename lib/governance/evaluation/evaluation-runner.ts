@@ -157,6 +157,8 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
       });
     });
   }
+  // Answers given while the run was being stopped (a call cut short reads as an engine failure) are never written.
+  ctx.signal?.throwIfAborted();
   if (disagreements.length > 0) await recordDisagreements(ctx, disagreements);
   const waived = await waivedPairs(ctx, entities, candidates, results);
   return entities.flatMap((entity, e) =>
@@ -247,18 +249,19 @@ async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
       descriptor: request.descriptor,
       deployed: needsDeployed ? await deployedVersion(ctx, request.resource.id) : undefined,
     };
-    await reports.progress(ctx.report.id, entities.length, 0, LEASE_MS);
+    await reports.progress(ctx.report.id, entities.length, 0, LEASE_MS, ctx.report.attempts);
     await evaluateBatch(ctx, entities, [candidate]);
-    await reports.progress(ctx.report.id, entities.length, entities.length, LEASE_MS);
+    await reports.progress(ctx.report.id, entities.length, entities.length, LEASE_MS, ctx.report.attempts);
     return;
   }
   if (request.mode === 'queued') throw new Error('A queued evaluation is run page by page by the evaluation worker');
   let done = 0;
   for await (const page of resolvePerimeter(ctx.perimeter, ctx.environment, ctx.timeouts, ctx.signal)) {
-    await reports.progress(ctx.report.id, done + page.length * entities.length, done, LEASE_MS);
+    ctx.signal?.throwIfAborted();
+    await reports.progress(ctx.report.id, done + page.length * entities.length, done, LEASE_MS, ctx.report.attempts);
     await evaluateBatch(ctx, entities, page.map(fromResolver));
     done += page.length * entities.length;
-    await reports.progress(ctx.report.id, done, done, LEASE_MS);
+    await reports.progress(ctx.report.id, done, done, LEASE_MS, ctx.report.attempts);
   }
 }
 
@@ -267,6 +270,10 @@ async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
  * Does nothing when the report is finished or another run holds it. Safe to call again after a
  * crash: results already written are not written twice. A failure of the run itself (the perimeter
  * resolver down, the database gone) fails the report with the reason.
+ *
+ * A run stops (its outbound calls cut, nothing more written) when `signal` aborts (the function
+ * that runs it is about to stop): the report is given back for the sweeper to run again; or when it
+ * outlasts evaluation.run-timeout: the report fails, naming the setting.
  */
 export async function runReport(reportId: string, signal?: AbortSignal): Promise<void> {
   const database = await getDatabase();
@@ -274,32 +281,48 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
   const reports = new ReportRepository(database);
   const report = await reports.claim(reportId, LEASE_MS);
   if (!report) return;
+  const { runTimeout } = settings.evaluation;
+  const deadline = AbortSignal.timeout(runTimeout);
+  const stop = signal ? AbortSignal.any([signal, deadline]) : deadline;
+  const attempt = report.attempts;
   try {
     const perimeter = await perimeterOf(database, settings, report.resourceType);
     await run(
-      { database, settings, report, environment: report.environment ?? '', perimeter, timeouts: callerTargetTimeoutsOf(settings), signal },
+      { database, settings, report, environment: report.environment ?? '', perimeter, timeouts: callerTargetTimeoutsOf(settings), signal: stop },
       report.request,
     );
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
-    await reports.finish(reportId, { status: 'completed', outcome, passed });
+    const ended = await reports.finish(reportId, { status: 'completed', outcome, passed }, undefined, attempt);
     // A test's results belong to its report, not to the history the index summarises.
-    if (report.cause !== 'test') await announceKnowledgeChange({ type: 'results', id: reportId });
+    if (ended && report.cause !== 'test') await announceKnowledgeChange({ type: 'results', id: reportId });
   } catch (error) {
+    if (signal?.aborted) {
+      logger.warn({ reportId }, 'an evaluation was stopped with the function running it; the sweeper runs it again');
+      await reports.release(reportId, attempt);
+      return;
+    }
+    const reason = deadline.aborted ? `the evaluation did not finish within ${runTimeout / 1000} s (evaluation.run-timeout)` : (error as Error).message;
     logger.warn({ err: error, reportId }, 'an evaluation failed');
-    await reports.finish(reportId, { status: 'failed', error: (error as Error).message });
+    await reports.finish(reportId, { status: 'failed', error: reason }, undefined, attempt);
   }
 }
 
 /**
  * Re-runs reports whose run was lost (a process that died or was frozen mid-way), those started fewest times
  * first; one started `evaluation.max-attempts` times (a run that always dies) is failed with the reason instead.
+ * `signal` aborts when the function running them is about to stop: the run in progress gives its report back.
  */
-export async function runAbandonedReports(limit = 20): Promise<number> {
+export async function runAbandonedReports(limit = 20, signal?: AbortSignal): Promise<number> {
   const reports = new ReportRepository(await getDatabase());
   const { maxAttempts } = (await getSettings()).evaluation;
   for (const { id, attempts } of await reports.giveUp(LEASE_MS, maxAttempts))
     logger.error({ reportId: id, attempts }, 'an evaluation was given up: started evaluation.max-attempts times, it never finished');
   const ids = await reports.abandoned(LEASE_MS, maxAttempts, limit);
-  for (const id of ids) await runReport(id);
-  return ids.length;
+  let started = 0;
+  for (const id of ids) {
+    if (signal?.aborted) break;
+    await runReport(id, signal);
+    started++;
+  }
+  return started;
 }

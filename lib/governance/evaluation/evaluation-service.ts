@@ -27,11 +27,12 @@ export type Started = { finished: true; report: EvaluationReport } | { finished:
 /**
  * Creates the report and runs it in this process, waiting for it at most `waitMs`. A run that
  * outlives the wait goes on in the background; if this process stops first, the sweeper takes the
- * report over, so no evaluation is lost.
+ * report over, so no evaluation is lost. `signal` is the request's: it aborts when the function is
+ * about to stop, and the run then gives the report back to the sweeper.
  */
-async function start(report: NewReport, waitMs: number): Promise<Started> {
+async function start(report: NewReport, waitMs: number, signal?: AbortSignal): Promise<Started> {
   const created = await new ReportRepository(await getDatabase()).create(report);
-  const run = runReport(created.id).catch((error) => logger.error({ err: error, reportId: created.id }, 'an evaluation run stopped'));
+  const run = runReport(created.id, signal).catch((error) => logger.error({ err: error, reportId: created.id }, 'an evaluation run stopped'));
   let timer: NodeJS.Timeout | undefined;
   const finishedInTime = await Promise.race([run.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))]);
   clearTimeout(timer);
@@ -47,7 +48,7 @@ async function requireType(name: string) {
 }
 
 /** Evaluate API: the descriptor against every active deployment-time entity of its type and environment. */
-export async function evaluate(input: EvaluateInput, subject: string, waitMs: number): Promise<Started> {
+export async function evaluate(input: EvaluateInput, subject: string, waitMs: number, signal?: AbortSignal): Promise<Started> {
   const type = await requireType(input.resourceType);
   await requireKnownEnvironment(input.environment, 'environment');
   const descriptor = parseDescriptor(input.descriptor);
@@ -65,6 +66,7 @@ export async function evaluate(input: EvaluateInput, subject: string, waitMs: nu
       createdBy: subject,
     },
     waitMs,
+    signal,
   );
 }
 
@@ -77,7 +79,7 @@ export async function testEntity(
   kind: EntityKind,
   id: string,
   input: PolicyTestInput,
-  { subject, waitMs, version }: { subject: string; waitMs: number; version?: number },
+  { subject, waitMs, version, signal }: { subject: string; waitMs: number; version?: number; signal?: AbortSignal },
 ): Promise<Started> {
   const entity = await readEntityRow(kind, id, version);
   if (!entity.engine) throw new ConflictError(`This ${kind} has no engine (it is passive): there is nothing to run`);
@@ -107,6 +109,7 @@ export async function testEntity(
       createdBy: subject,
     },
     waitMs,
+    signal,
   );
 }
 

@@ -78,19 +78,19 @@ export class ReportRepository {
   }
 
   /** Progress of a run, which also keeps its lease. */
-  async progress(id: string, total: number, done: number, leaseMs: number): Promise<void> {
+  async progress(id: string, total: number, done: number, leaseMs: number, attempt?: number): Promise<void> {
     const t = this.table;
     await this.database.db
       .update(t)
       .set({ total, done, leaseUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
-      .where(and(eq(t.id, id), eq(t.status, 'running')));
+      .where(and(eq(t.id, id), eq(t.status, 'running'), this.heldBy(attempt)));
   }
 
   /**
    * Ends the report: completed with its outcome, or failed with the reason (outcome failed, not
    * passed). The ended row, or undefined when it had ended already.
    */
-  async finish(id: string, ending: ReportEnding, tx: Pick<Transaction, 'update'> = this.database.db): Promise<ReportRow | undefined> {
+  async finish(id: string, ending: ReportEnding, tx: Pick<Transaction, 'update'> = this.database.db, attempt?: number): Promise<ReportRow | undefined> {
     const t = this.table;
     const ended =
       ending.status === 'completed'
@@ -99,9 +99,27 @@ export class ReportRepository {
     const [row] = await tx
       .update(t)
       .set({ ...ended, leaseUntil: null, completedAt: sql`now()` })
-      .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running'])))
+      .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running']), this.heldBy(attempt)))
       .returning();
     return row;
+  }
+
+  /**
+   * Only while the run that claimed the report as its `attempt`-th start still holds it: a run that
+   * lost its lease (a process frozen, then thawed) neither renews, ends nor gives back the report
+   * another run took over. No condition when `attempt` is undefined.
+   */
+  private heldBy(attempt: number | undefined) {
+    return attempt === undefined ? undefined : eq(this.table.attempts, attempt);
+  }
+
+  /** Gives a running report back at once (its run was stopped), for the sweeper to run again; only while `attempt` holds it. */
+  async release(id: string, attempt: number): Promise<void> {
+    const t = this.table;
+    await this.database.db
+      .update(t)
+      .set({ leaseUntil: sql`now()` })
+      .where(and(eq(t.id, id), eq(t.status, 'running'), this.heldBy(attempt)));
   }
 
   /** Reports nobody is running: pending ones older than `graceMs` and running ones whose lease ran out (queued evaluations are not: their tasks are redelivered). */

@@ -68,9 +68,9 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
       if (await approvals.fourEyesOn()) return approvals.requestedAnswer(await approvals.requestStatusMove(kind, params.id, move, principal.subject));
       return { status: 200, body: await changeStatusOfEntity(kind, params.id, { ...move, subject: principal.subject }) };
     }),
-    test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize }) => {
+    test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize, signal }) => {
       authorize(scopeOf(await readEntityRow(kind, params.id, query.version)));
-      return startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, { subject: principal.subject, waitMs, version: query.version }));
+      return startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, { subject: principal.subject, waitMs, version: query.version, signal }));
     }),
   };
 }
