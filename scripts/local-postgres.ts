@@ -57,7 +57,7 @@ async function initialiseWhereInitdbReadsItsPassword(server: { initialise(): Pro
 }
 
 /**
- * Starts PostgreSQL with its data in `dataDir` on a free port. With `persistent`, the data stays
+ * Starts PostgreSQL with its data in `dataDir` on `port`, or a free one. With `persistent`, the data stays
  * for the next start; without, the folder is removed on stop (tests). `runtimeDir` is where its
  * binaries are copied when the checkout is closed to the postgres user (scripts/postgres-runtime.ts).
  */
@@ -65,6 +65,7 @@ export async function startLocalPostgres(options: {
   dataDir: string;
   persistent: boolean;
   runtimeDir?: string;
+  port?: number;
   log?: (line: string) => void;
 }): Promise<LocalPostgres> {
   const { dataDir, persistent } = options;
@@ -74,7 +75,7 @@ export async function startLocalPostgres(options: {
         'put the data in a folder others can enter, or set DATABASE_URL to a PostgreSQL server',
     );
   }
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const log = options.log ?? (() => undefined);
   const EmbeddedPostgres = await loadEmbeddedPostgres(options.runtimeDir);
   const server = new EmbeddedPostgres({

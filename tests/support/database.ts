@@ -6,8 +6,8 @@ import type { Settings } from '#lib/settings/index';
 import { settingsWith } from './settings-files';
 
 /** Settings of application.conf on the test PostgreSQL, in a schema of the test's own. */
-export function testSettings(schema: string, overrides = ''): Promise<Settings> {
-  return settingsWith(`computational-governance-platform.database.schema = "${schema}"\n${overrides}`, inject('databaseUrl'));
+export function testSettings(schema: string, overrides = '', databaseUrl = inject('databaseUrl')): Promise<Settings> {
+  return settingsWith(`computational-governance-platform.database.schema = "${schema}"\n${overrides}`, databaseUrl);
 }
 
 /** A pool on the test database; the caller closes it. */
