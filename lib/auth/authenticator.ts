@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 
+import { LruMap } from '#lib/cache/lru-map';
 import { callPlatform, PlatformError } from '#lib/platform/platform-client';
 import type { Settings } from '#lib/settings/index';
 
@@ -37,6 +38,8 @@ const CLOCK_TOLERANCE_S = 30;
 /** An exchanged JWT is used until this long before it expires. */
 const EXCHANGE_MARGIN_MS = 30_000;
 const TOKEN_EXCHANGE_PATH = '/api/auth/access-tokens/jwt';
+/** Access tokens whose exchanged JWT a process keeps (and exchanges under way it shares): the least recently used go first. */
+const EXCHANGES_KEPT = 1000;
 
 function failureOf(error: unknown): AuthenticationFailure {
   if (error instanceof errors.JWTExpired) return 'expired';
@@ -57,15 +60,24 @@ const subjectOf = (payload: JWTPayload, fallback: string) =>
  * credentials exchanged with the platform for a service-account JWT.
  */
 export class Authenticator {
-  private readonly exchanged = new Map<string, { jwt: string; usableUntil: number }>();
-  private readonly exchanging = new Map<string, Promise<string>>();
+  private readonly exchanged: LruMap<string, { jwt: string; usableUntil: number }>;
+  private readonly exchanging: LruMap<string, Promise<string>>;
 
   constructor(
     private readonly settings: Settings,
     private readonly keySet: KeySetCache,
     private readonly backendSecrets: readonly Uint8Array[],
     private readonly now: () => number = Date.now,
-  ) {}
+    exchangesKept = EXCHANGES_KEPT,
+  ) {
+    this.exchanged = new LruMap(exchangesKept);
+    this.exchanging = new LruMap(exchangesKept);
+  }
+
+  /** How many exchanged JWTs are kept. */
+  get exchangedTokens(): number {
+    return this.exchanged.size;
+  }
 
   async authenticate(authorization: string | undefined): Promise<Authenticated> {
     if (!authorization?.trim()) throw new AuthenticationError('missing');
@@ -162,14 +174,22 @@ export class Authenticator {
     return { subject: subjectOf(claims, user), method: 'basic', claims, user };
   }
 
-  /** One exchange per access token until shortly before its JWT expires, also under a burst of calls. */
+  /**
+   * One exchange per access token until shortly before its JWT expires, also under a burst of calls;
+   * of the last EXCHANGES_KEPT access tokens used (another token exchanges again).
+   */
   private async exchange(accessToken: string): Promise<string> {
     const id = createHash('sha256').update(accessToken).digest('hex');
     const cached = this.exchanged.get(id);
     if (cached && cached.usableUntil > this.now()) return cached.jwt;
+    if (cached) this.exchanged.delete(id);
     let pending = this.exchanging.get(id);
     if (!pending) {
-      pending = this.requestExchange(accessToken).finally(() => this.exchanging.delete(id));
+      const exchange = this.requestExchange(accessToken).finally(() => {
+        // Another exchange of the same token may have taken the place of one dropped past the bound.
+        if (this.exchanging.get(id) === exchange) this.exchanging.delete(id);
+      });
+      pending = exchange;
       this.exchanging.set(id, pending);
     }
     const jwt = await pending;

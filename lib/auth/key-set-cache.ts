@@ -1,5 +1,6 @@
 import { importJWK, type JWK } from 'jose';
 
+import { LruMap } from '#lib/cache/lru-map';
 import type { Fetch } from '#lib/platform/http-client';
 
 /** Only asymmetric keys verify service-account JWTs. */
@@ -17,7 +18,7 @@ interface CachedKey {
 export interface KeySetCacheOptions {
   url: string;
   fetch: Fetch;
-  /** At most this many keys are kept (`auth.cache-size`); the oldest go first. */
+  /** At most this many keys are kept (`auth.cache-size`); the least recently used go first. */
   maxKeys: number;
   /** How long a key is kept (`auth.cache-duration`). */
   ttlMs: number;
@@ -33,13 +34,15 @@ export interface KeySetCacheOptions {
  * did, so that every such request hears "cannot be checked", not "not valid".
  */
 export class KeySetCache {
-  private readonly keys = new Map<string, CachedKey>();
+  private readonly keys: LruMap<string, CachedKey>;
   private lastFetchAt = Number.NEGATIVE_INFINITY;
   private lastFailure?: Error;
   private inFlight?: Promise<void>;
   fetchCount = 0;
 
-  constructor(private readonly options: KeySetCacheOptions) {}
+  constructor(private readonly options: KeySetCacheOptions) {
+    this.keys = new LruMap(options.maxKeys);
+  }
 
   private now(): number {
     return this.options.now?.() ?? Date.now();
@@ -98,9 +101,7 @@ export class KeySetCache {
     for (const jwk of Array.isArray(keys) ? keys : []) {
       // Symmetric (oct) keys never verify a service-account JWT.
       if (!jwk.kid || !['RSA', 'EC', 'OKP'].includes(jwk.kty ?? '')) continue;
-      this.keys.delete(jwk.kid);
       this.keys.set(jwk.kid, { jwk, imported: new Map(), expiresAt });
     }
-    while (this.keys.size > this.options.maxKeys) this.keys.delete(this.keys.keys().next().value as string);
   }
 }

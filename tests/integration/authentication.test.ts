@@ -30,7 +30,7 @@ const settingsFor = (auth = '') =>
     auth { backend-secrets = ["${FIRST_SECRET}", "${SECOND_SECRET}"], cache-size = 2, cache-duration = "10 minutes", ${auth} }
   }`);
 
-function authenticatorFor(settings: Settings, minRefetchIntervalMs = 60_000) {
+function authenticatorFor(settings: Settings, minRefetchIntervalMs = 60_000, exchangesKept?: number) {
   const keySet = new KeySetCache({
     url: keySetUrl(settings),
     fetch: outboundFetch(timeoutsOf(settings)),
@@ -40,7 +40,7 @@ function authenticatorFor(settings: Settings, minRefetchIntervalMs = 60_000) {
     now: () => clock,
   });
   const secrets = settings.platformServices.auth.backendSecrets.map((secret) => new TextEncoder().encode(secret));
-  return { keySet, authenticator: new Authenticator(settings, keySet, secrets, () => clock) };
+  return { keySet, authenticator: new Authenticator(settings, keySet, secrets, () => clock, exchangesKept) };
 }
 
 async function rejection(authenticator: Authenticator, header: string | undefined): Promise<string> {
@@ -132,6 +132,25 @@ describe('accepted credentials', () => {
     expect(platform.exchanges).toHaveLength(1);
     expect(platform.exchanges[0].body).toEqual({ access_token: 'access-token-1', duration_seconds: 300, scope: 'computational-governance' });
     expect(platform.exchanges[0].headers.authorization).toBe('Bearer platform-http-secret');
+  });
+
+  it('keeps the exchanged JWTs of at most its bound of access tokens, the least recently used going first', async () => {
+    const tokens = Array.from({ length: 40 }, (_, index) => `bulk-access-token-${index}`);
+    tokens.forEach((token) => platform.accessTokens.add(token));
+    const { authenticator } = authenticatorFor(await settingsFor('basic-auth { enabled = true }'), 60_000, 8);
+    const basic = (token: string) => authenticator.authenticate(`Basic ${Buffer.from(`bob:${token}`).toString('base64')}`);
+    for (const token of tokens) {
+      await basic(token);
+      expect(authenticator.exchangedTokens).toBeLessThanOrEqual(8);
+    }
+    expect(authenticator.exchangedTokens).toBe(8);
+    expect(platform.exchanges).toHaveLength(40);
+    // The last eight are served from the cache; the first was dropped and is exchanged again.
+    for (const token of tokens.slice(-8)) await basic(token);
+    expect(platform.exchanges).toHaveLength(40);
+    await basic(tokens[0]);
+    expect(platform.exchanges).toHaveLength(41);
+    expect(authenticator.exchangedTokens).toBe(8);
   });
 });
 

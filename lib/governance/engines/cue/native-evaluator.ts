@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
+import { LruMap } from '#lib/cache/lru-map';
+
 import { type EngineEntity, engineFailure, type EngineResource, type EngineResult } from '../engine';
 import { ABORTED_MESSAGE } from './cue-runner';
 import { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram, type NativeVerdict } from './native';
@@ -53,7 +55,7 @@ export interface NativeWork {
  * cue-config.max-steps per pair. No workers.
  */
 export class NativeEvaluator {
-  private readonly compiled = new Map<string, NativeCompile>();
+  private readonly compiled = new LruMap<string, NativeCompile>(COMPILED_KEPT);
 
   constructor(
     private readonly library: NativeCueLibrary,
@@ -63,11 +65,9 @@ export class NativeEvaluator {
   compile(script: string): NativeCompile {
     const key = createHash('sha256').update(script).digest('base64');
     const kept = this.compiled.get(key);
-    // Map order is insertion order: taking an entry out and in again makes it the most recently used.
-    if (kept) this.compiled.delete(key);
-    const compiled = kept ?? this.compileGuarded(script);
+    if (kept) return kept;
+    const compiled = this.compileGuarded(script);
     this.compiled.set(key, compiled);
-    if (this.compiled.size > COMPILED_KEPT) this.compiled.delete(this.compiled.keys().next().value as string);
     return compiled;
   }
 
