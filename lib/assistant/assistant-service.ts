@@ -11,7 +11,7 @@ import { groundedMessages, sourcesOf } from './grounded-prompt';
 import type { KnowledgeIndexState } from './knowledge/knowledge-api';
 import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
 import { KnowledgeChunkRepository } from './knowledge/knowledge-chunk-repository';
-import { type RefreshCounts, refreshKnowledgeIndex as refreshChunks } from './knowledge/knowledge-index-refresh';
+import { type RefreshCounts, refreshKnowledgeIndex as refreshChunks, type RefreshLimits, type RefreshOutcome } from './knowledge/knowledge-index-refresh';
 import { hasChunksOf, retrieveChunks } from './knowledge/knowledge-retrieval';
 import { embed, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
 import type { ChatRequest, GroundedAnswer, ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
@@ -24,7 +24,7 @@ interface AssistantContext {
   repository: ModelConfigRepository;
   gateway: GatewayOptions;
   maxQueryLength: number;
-  indexBatchSize: number;
+  index: RefreshLimits;
   topK: number;
   maxTurns: number;
   tools: { maxRounds: number; draftRepairs: number };
@@ -42,7 +42,7 @@ async function openContext(): Promise<AssistantContext> {
     repository: new ModelConfigRepository(await getDatabase(), keys),
     gateway: { timeouts: callerTargetTimeoutsOf(settings), retries: settings.assistant.providerRetries },
     maxQueryLength: settings.assistant.maxQueryLength,
-    indexBatchSize: settings.assistant.index.batchSize,
+    index: settings.assistant.index,
     topK: settings.assistant.retrieval.topK,
     maxTurns: settings.assistant.conversation.maxTurns,
     tools: settings.assistant.tools,
@@ -169,24 +169,37 @@ export async function chat(request: ChatRequest, subject: string, log: Logger, s
   }
 }
 
-/** Embeds what changed in the platform's data since the last refresh, and removes what is gone. */
+/**
+ * Reads every source, embeds what changed since the last refresh, and removes what is gone. Past
+ * `assistant.index.max-chunks`, 409 naming the setting, having indexed what fitted.
+ */
 export async function refreshKnowledgeIndex(signal?: AbortSignal): Promise<RefreshCounts> {
-  const { repository, gateway, indexBatchSize } = await assistant();
+  const { repository, gateway, index } = await assistant();
   const { embedder } = await bothConnections(repository, 'build its knowledge index');
+  let outcome: RefreshOutcome;
   try {
-    return await refreshChunks(await getDatabase(), embedder, { ...gateway, signal }, indexBatchSize);
+    outcome = await refreshChunks(await getDatabase(), embedder, { ...gateway, signal }, index, 'all');
   } catch (error) {
     throw upstreamFailure(error);
   }
+  const { embedded, unchanged, removed, refused } = outcome;
+  if (refused.sources > 0) {
+    throw new ConflictError(
+      `The knowledge index holds at most ${index.maxChunks} chunks (assistant.index.max-chunks): ${refused.sources} sources ` +
+        `(${refused.chunks} chunks) were not indexed, the rest was. Raise the setting or remove sources; questions are answered from what is indexed`,
+      { setting: 'assistant.index.max-chunks', maxChunks: index.maxChunks, refused, embedded, unchanged, removed },
+    );
+  }
+  return { embedded, unchanged, removed };
 }
 
 /**
- * The scheduled refresher: refreshes when sources were marked stale, when the index was never
- * built, or when the embedder model changed. Without both configurations, or when the provider
- * fails, it does nothing now (logged) and the marks wait for the next run.
+ * The scheduled refresher: reads and embeds the sources marked stale, and only those; every source
+ * when the index was never built or the embedder model changed. Without both configurations, or
+ * when the provider fails, it does nothing now (logged) and the marks wait for the next run.
  */
-export async function refreshIndexWhenStale(): Promise<RefreshCounts | { skipped: string }> {
-  const { repository, gateway, indexBatchSize } = await assistant();
+export async function refreshIndexWhenStale(): Promise<RefreshOutcome | { skipped: string }> {
+  const { repository, gateway, index } = await assistant();
   const database = await getDatabase();
   const chunks = new KnowledgeChunkRepository(database);
   let embedder: ModelConnection;
@@ -199,7 +212,7 @@ export async function refreshIndexWhenStale(): Promise<RefreshCounts | { skipped
   const [{ count }, last] = await Promise.all([chunks.staleMarks(), chunks.lastRefresh()]);
   if (count === 0 && last?.embedderModel === embedder.model) return { skipped: 'up to date' };
   try {
-    return await refreshChunks(database, embedder, gateway, indexBatchSize);
+    return await refreshChunks(database, embedder, gateway, index, 'stale');
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     logger.warn({ reason: error.message }, 'the knowledge index could not be refreshed; the next run retries');

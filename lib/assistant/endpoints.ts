@@ -69,11 +69,15 @@ export const refreshKnowledgeIndexEndpoint = endpoint({
   access: { permission: 'knowledge-index:refresh', scope: 'everywhere' },
   method: 'POST',
   path: '/assistant/v1/index/refresh',
-  summary: "Bring the assistant's knowledge index up to date now: embed what changed, remove what is gone",
+  summary: "Bring the assistant's knowledge index up to date now: read every source, embed what changed, remove what is gone",
   tags: ['assistant'],
   responses: {
     200: { description: 'What the refresh did', schema: indexRefreshAnswer },
-    ...MISSING_CONFIGURATION,
+    409: {
+      description:
+        'The LLM or the embedder configuration is missing (named in the body); or the index would hold more than ' +
+        'assistant.index.max-chunks chunks: what fitted was indexed, the rest refused (`setting`, `maxChunks`, `refused` and the counts in the body)',
+    },
     ...providerFailures('embedder'),
   },
 });

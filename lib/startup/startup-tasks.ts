@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 
 import { encryptionKeys } from '#lib/assistant/encryption-key';
+import { KnowledgeChunkRepository } from '#lib/assistant/knowledge/knowledge-chunk-repository';
+import type { SourceRef } from '#lib/assistant/knowledge/knowledge-sources';
 import { prepareVectorStore } from '#lib/assistant/knowledge/vector-store';
 import { ModelConfigRepository } from '#lib/assistant/model-config-repository';
 import { type Database, openDatabase } from '#lib/db/client';
@@ -10,6 +12,7 @@ import { tableExists } from '#lib/db/table-exists';
 import { inTransaction } from '#lib/db/transaction';
 import { checkCueExecutable } from '#lib/governance/engines/cue/cue-process';
 import { refreshEnvironments } from '#lib/governance/environments/environment-refresh';
+import { EnvironmentRepository } from '#lib/governance/environments/environment-repository';
 import { fromSettings } from '#lib/governance/resource-types/resource-type';
 import { ResourceTypeRepository } from '#lib/governance/resource-types/resource-type-repository';
 import { CronScheduleRepository } from '#lib/governance/scheduling/cron-schedule-repository';
@@ -37,12 +40,28 @@ async function recordRun(database: Database, startedAt: number, report: StartupR
   });
 }
 
-/** The seed: every `resource-types` entry of the settings is registered at start, overwriting by name. */
-async function registerSettingsResourceTypes(database: Database, settings: Settings): Promise<string> {
+/**
+ * The seed: every `resource-types` entry of the settings is registered at start, overwriting by
+ * name; those registered or replaced go to `changed`.
+ */
+async function registerSettingsResourceTypes(database: Database, settings: Settings, changed: SourceRef[]): Promise<string> {
   const repository = new ResourceTypeRepository(database);
   const outcomes = { created: 0, replaced: 0, unchanged: 0 };
-  for (const entry of settings.resourceTypes) outcomes[(await repository.upsert(fromSettings(entry), 'settings', 'settings')).outcome]++;
+  for (const entry of settings.resourceTypes) {
+    const { row, outcome } = await repository.upsert(fromSettings(entry), 'settings', 'settings');
+    outcomes[outcome]++;
+    if (outcome !== 'unchanged') changed.push({ type: 'resource_type', id: row.name });
+  }
   return `${outcomes.created} registered, ${outcomes.replaced} replaced, ${outcomes.unchanged} unchanged`;
+}
+
+/** The environments, from the settings or the platform; those stored before or after go to `changed`. */
+async function storeEnvironments(database: Database, settings: Settings, changed: SourceRef[]): Promise<string> {
+  const repository = new EnvironmentRepository(database);
+  const before = await repository.names();
+  const report = await refreshEnvironments(database, settings);
+  for (const name of new Set([...before, ...(await repository.names())])) changed.push({ type: 'environment', id: name });
+  return report;
 }
 
 /**
@@ -61,8 +80,8 @@ async function scheduleCronPolicies(database: Database, settings: Settings): Pro
  * The start-up tasks, run once per deployment or `npm start` (not once per Lambda container):
  * the check of the `cue` executable (only when cue-config.cue-process-path is set), repair (only when asked), migrations
  * (and, with them, pgvector and its column when the server has it),
- * the resource types of the settings, the environments, the cron schedules, re-encryption of stored provider keys written
- * under a rotated-out key. A PostgreSQL advisory lock makes two concurrent runs take turns; a run with nothing to do
+ * the resource types of the settings, the environments (both, and the CUE guide, marked stale in the knowledge index),
+ * the cron schedules, re-encryption of stored provider keys written under a rotated-out key. A PostgreSQL advisory lock makes two concurrent runs take turns; a run with nothing to do
  * costs a few queries.
  */
 export async function runStartupTasks(settings: Settings): Promise<StartupReport> {
@@ -100,8 +119,15 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
           );
         }
       }
-      if (await tableExists(database, 'resource_types')) tasks.resourceTypes = await registerSettingsResourceTypes(database, settings);
-      if (await tableExists(database, 'environments')) tasks.environments = await refreshEnvironments(database, settings);
+      // What the knowledge index holds and start-up may change, the CUE guide too (bundled: a deployment may bring another).
+      const changed: SourceRef[] = [{ type: 'guide', id: 'cue-policies' }];
+      if (await tableExists(database, 'resource_types')) tasks.resourceTypes = await registerSettingsResourceTypes(database, settings, changed);
+      if (await tableExists(database, 'environments')) tasks.environments = await storeEnvironments(database, settings, changed);
+      // The scheduled refresher reads those sources again (and only those).
+      if (await tableExists(database, 'knowledge_stale_sources')) {
+        await new KnowledgeChunkRepository(database).markStale(changed);
+        tasks.knowledgeIndex = `${changed.length} sources marked stale`;
+      }
       if (await tableExists(database, 'cron_schedules')) tasks.cronPolicies = await scheduleCronPolicies(database, settings);
       const report = { tasks, durationMs: Date.now() - startedAt };
       await recordRun(database, startedAt, report, settings);

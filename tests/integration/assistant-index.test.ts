@@ -1,9 +1,15 @@
 import { randomBytes } from 'node:crypto';
 
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import { refreshKnowledgeIndex } from '#lib/assistant/knowledge/knowledge-index-refresh';
+import type { ModelConfigInput } from '#lib/assistant/model-config';
+import { toConnection } from '#lib/assistant/model-config-repository';
 import type { Database } from '#lib/db/client';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
+import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
+import { runStartupTasks } from '#lib/startup/startup-tasks';
 
 import type * as embedderConfigModule from '../../functions/assistant/embedder-config';
 import type * as indexModule from '../../functions/assistant/knowledge-index';
@@ -12,15 +18,17 @@ import type * as policiesModule from '../../functions/governance/policies';
 import type * as resourceTypesModule from '../../functions/governance/resource-types';
 import type * as refresherModule from '../../functions/schedules/knowledge-index-refresher';
 import { fakeEmbedding, FakeHostedModel } from '../fakes/hosted-model';
-import { testDatabase } from '../support/database';
+import { testDatabase, testSettings } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
+import { captureLogs, type LogLine } from '../support/log-capture';
 
 const SCHEMA = 'it_assistant_index';
 const API_KEY = 'sk-index-0123456789abcdef';
 const BATCH_SIZE = 4;
+const MAX_CHUNKS = 100;
 const OVERRIDES = `computational-governance-platform {
-  assistant { encryption-key = "${randomBytes(32).toString('base64')}", provider-retries = 0, index.batch-size = ${BATCH_SIZE} }
+  assistant { encryption-key = "${randomBytes(32).toString('base64')}", provider-retries = 0, index { batch-size = ${BATCH_SIZE}, max-chunks = ${MAX_CHUNKS} } }
   resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/resources" } } ]
 }`;
 const POLICIES = '/v1/computational-governance/policies';
@@ -76,6 +84,50 @@ const chunkKeys = async (sourceId: string) =>
   );
 /** Every text embedded since the fake was reset. */
 const embeddedTexts = () => fake.embeddingCalls().flat();
+
+/** `count` enabled policies written straight into the table, each with `results` recorded results; their ids. */
+async function seedPolicies(count: number, results: number): Promise<string[]> {
+  const rows = await database.sql.unsafe<{ id: string }[]>(
+    `insert into ${SCHEMA}.governance_entities (id, version, kind, latest, name, description, resource_type, severity, engine, cue_script, trigger, timing, strategy, status, created_by, updated_by)
+     select gen_random_uuid(), 1, 'policy', true, 'Seeded policy ' || n, 'Seeded policy number ' || n, 'dataproduct', 'error', 'cue', 'owner!: string', 'active', 'deployment', 'default', 'enabled', 'test', 'test'
+     from generate_series(1, $1::int) as n returning id`,
+    [count],
+  );
+  for (const { id } of rows) await seedResults(id, results);
+  return rows.map((row) => row.id);
+}
+
+/** `count` recorded results of a policy, every other one failing. */
+const seedResults = (policyId: string, count: number) =>
+  database.sql.unsafe(
+    `insert into ${SCHEMA}.evaluation_results (recorded, entity_id, entity_version, entity_kind, entity_status, severity, outcome, resource_id, environment, resource_type, result)
+     select true, $1, 1, 'policy', 'enabled', 'error', case when r % 2 = 0 then 'ok' else 'error' end, 'dp-' || r, 'development', 'dataproduct',
+       jsonb_build_object('satisfiesPolicy', r % 2 = 0, 'errors', case when r % 2 = 0 then '[]'::jsonb else '["owner is missing"]'::jsonb end)
+     from generate_series(1, $2::int) as r`,
+    [policyId, count],
+  );
+
+const READ_TABLES = ['governance_entities', 'evaluation_results'];
+
+/**
+ * Runs `work` in one transaction of its own and answers, with its result, the rows it read of each
+ * table of READ_TABLES as PostgreSQL's statistics count them (rows of sequential scans and entries
+ * of index scans, this transaction's only: no other connection's reads are counted).
+ */
+async function readsOf<T>(work: (database: Database) => Promise<T>): Promise<{ result: T; rows: Record<string, number> }> {
+  return database.db.transaction(async (tx) => {
+    const result = await work({ ...database, db: tx as unknown as Database['db'] });
+    const counted = await tx.execute<{ table: string; read: string }>(sql`
+      select c.relname as table, pg_stat_get_xact_tuples_returned(c.oid) + coalesce(sum(pg_stat_get_xact_tuples_returned(i.indexrelid)), 0) as read
+      from pg_class c left join pg_index i on i.indrelid = c.oid
+      where c.relnamespace = ${SCHEMA}::regnamespace and c.relname in (${sql.join(
+        READ_TABLES.map((table) => sql`${table}`),
+        sql`, `,
+      )})
+      group by c.oid, c.relname`);
+    return { result, rows: Object.fromEntries([...counted].map((row) => [row.table, Number(row.read)])) };
+  });
+}
 
 beforeAll(async () => {
   await fake.start();
@@ -289,7 +341,7 @@ describe('keeping the index fresh', () => {
     expect(await handlers.refresher.handler()).toEqual({ skipped: expect.stringContaining('missing: LLM configuration and embedder configuration') });
     await saveBoth();
     const built = await handlers.refresher.handler();
-    expect(built).toMatchObject({ unchanged: 0, removed: 0 });
+    expect(built).toMatchObject({ read: 'all', unchanged: 0, removed: 0 });
     expect((built as { embedded: number }).embedded).toBeGreaterThan(10);
     fake.reset();
     expect(await handlers.refresher.handler()).toEqual({ skipped: 'up to date' });
@@ -307,10 +359,51 @@ describe('keeping the index fresh', () => {
     await backgroundDispatchSettled();
     expect(await staleSources()).toBe(1);
     fake.reset();
-    expect(await handlers.refresher.handler()).toEqual({ embedded: 1, unchanged: total - 1, removed: 0 });
+    // It reads that policy's version (and its results, none): the other chunks are not looked at.
+    expect(await handlers.refresher.handler()).toEqual({
+      read: 'stale',
+      sources: 1,
+      embedded: 1,
+      unchanged: 0,
+      removed: 0,
+      refused: { sources: 0, chunks: 0 },
+    });
     expect(embeddedTexts()).toEqual([expect.stringContaining('accountable owner')]);
     expect(await staleSources()).toBe(0);
     expect(await handlers.refresher.handler()).toEqual({ skipped: 'up to date' });
+    expect((await readIndex()).body.chunks).toBe(total);
+  });
+
+  it('after one changed policy among a thousand, the refresh of the stale sources reads that policy and its results only (the rows PostgreSQL read)', async () => {
+    await saveBoth();
+    const policy = await createPolicy('Owner is named', 'Every data product names its owner');
+    await seedResults(policy.id, 4);
+    await seedPolicies(1000, 4);
+    // As autovacuum would: the planner knows the tables' sizes.
+    await database.sql.unsafe(`analyze ${SCHEMA}.governance_entities; analyze ${SCHEMA}.evaluation_results`);
+    await backgroundDispatchSettled();
+    const embedder = toConnection(fake.configuration('text-embedding-3-small', API_KEY) as ModelConfigInput);
+    const gateway = { timeouts: callerTargetTimeoutsOf(database.settings), retries: 0 };
+    const limits = { batchSize: 64, maxChunks: 10_000 };
+
+    const everything = await readsOf((db) => refreshKnowledgeIndex(db, embedder, gateway, limits, 'all'));
+    expect(everything.result).toMatchObject({ read: 'all', unchanged: 0, removed: 0, refused: { sources: 0, chunks: 0 } });
+    expect(everything.rows.governance_entities).toBeGreaterThanOrEqual(1001);
+    expect(everything.rows.evaluation_results).toBeGreaterThanOrEqual(1001 * 4);
+
+    expect((await update(policy.id, 'Every data product names its accountable owner')).status).toBe(200);
+    await backgroundDispatchSettled();
+    expect(await staleSources()).toBe(1);
+    fake.reset();
+    const changed = await readsOf((db) => refreshKnowledgeIndex(db, embedder, gateway, limits, 'stale'));
+    // Its one version and its results summary: the summary is as stored, the version is embedded again.
+    expect(changed.result).toEqual({ read: 'stale', sources: 2, embedded: 1, unchanged: 1, removed: 0, refused: { sources: 0, chunks: 0 } });
+    expect(embeddedTexts()).toEqual([expect.stringContaining('accountable owner')]);
+    // Index entries of that policy (its version, and its name for each of its results) against 2,002 rows;
+    // those of its 4 results against 4,004.
+    expect(changed.rows.governance_entities).toBeLessThanOrEqual(10);
+    expect(changed.rows.evaluation_results).toBeLessThanOrEqual(4);
+    expect(await staleSources()).toBe(0);
   });
 
   it('marks a resource type and a deleted policy too; an embedder failure keeps the marks for the next run', async () => {
@@ -334,7 +427,7 @@ describe('keeping the index fresh', () => {
     expect(await staleSources()).toBe(2);
     fake.reset();
     const run = await handlers.refresher.handler();
-    expect(run).toMatchObject({ embedded: 1, removed: 1 });
+    expect(run).toMatchObject({ read: 'stale', sources: 1, embedded: 1, unchanged: 0, removed: 1 });
     expect(embeddedTexts()).toEqual([expect.stringContaining('Resource type: dataset')]);
     expect(await staleSources()).toBe(0);
   });
@@ -363,11 +456,30 @@ describe('keeping the index fresh', () => {
     await backgroundDispatchSettled();
     expect(await staleSources()).toBe(1);
     fake.reset();
-    expect(await handlers.refresher.handler()).toMatchObject({ embedded: 1, removed: 0 });
+    expect(await handlers.refresher.handler()).toMatchObject({ read: 'stale', embedded: 1, removed: 0 });
     expect(embeddedTexts()).toEqual([
       `Latest results of Checked outside\nLatest results of the policy Checked outside (${id}): 0 resources pass, 1 fail.\n- 1 x owner is missing`,
     ]);
     expect(await chunkKeys(id)).toEqual([`policy:${id}:1#0`, `results:${id}#0`]);
+  });
+
+  it('a start-up marks the CUE guide and the environments (and the resource types of the settings it changed): the next run reads only those', async () => {
+    await saveBoth();
+    const indexed = (await refresh()).body.embedded;
+    await runStartupTasks(await testSettings(SCHEMA, OVERRIDES));
+    const marked = await staleSources();
+    expect(marked).toBeGreaterThan(1);
+    fake.reset();
+    const run = await handlers.refresher.handler();
+    expect(run).toMatchObject({ read: 'stale', embedded: 0, removed: 0, refused: { sources: 0, chunks: 0 } });
+    // The guide's sections and the environments, as indexed: not the resource type (unchanged) nor anything else.
+    const [read] = await database.sql.unsafe<{ sources: number; chunks: number }[]>(
+      `select count(distinct (source_type, source_id))::int as sources, count(*)::int as chunks from ${SCHEMA}.knowledge_chunks where source_type in ('guide', 'environment')`,
+    );
+    expect(run).toMatchObject({ sources: read.sources, unchanged: read.chunks });
+    expect(read.chunks).toBeLessThan(indexed);
+    expect(fake.requests).toEqual([]);
+    expect(await staleSources()).toBe(0);
   });
 
   it('a change whose mark cannot be written still succeeds', async () => {
@@ -404,5 +516,70 @@ describe('LLM policies in the index', () => {
     const chunks = await database.sql.unsafe<{ content: string }[]>(`select content from ${SCHEMA}.knowledge_chunks where source_id = $1`, [created.body.id]);
     expect(chunks).toHaveLength(1);
     expect(chunks[0].content).toContain('LLM rule:\nThe owner is a team, not a person.');
+  });
+});
+
+describe('the bound of the index, assistant.index.max-chunks', () => {
+  const staleSources = async () => (await readIndex()).body.staleSources;
+  const bound = (lines: LogLine[]) => lines.filter((line) => line.setting === 'assistant.index.max-chunks');
+
+  it('a refresh indexes what fits and refuses the rest: POST answers 409 naming the setting, the refresher logs it and keeps the marks', async () => {
+    await saveBoth();
+    const seeded = await seedPolicies(MAX_CHUNKS, 0);
+    const logs = captureLogs('error');
+    try {
+      const response = await refresh();
+      expect(response.status).toBe(409);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.body).toMatchObject({
+        status: 409,
+        setting: 'assistant.index.max-chunks',
+        maxChunks: MAX_CHUNKS,
+        embedded: MAX_CHUNKS,
+        unchanged: 0,
+        removed: 0,
+      });
+      expect(response.body.detail).toContain(`The knowledge index holds at most ${MAX_CHUNKS} chunks (assistant.index.max-chunks)`);
+      expect(response.body.refused.sources).toBeGreaterThan(0);
+      // The policies came first and filled it; the resource type, the environments and the guide were left out.
+      const state = (await readIndex()).body;
+      expect(state.chunks).toBe(MAX_CHUNKS);
+      expect(state.sourceTypes).toMatchObject({ policy: MAX_CHUNKS, guide: 0 });
+      expect(bound(logs.lines)).toHaveLength(1);
+      expect(bound(logs.lines)[0].msg).toContain(`holds at most ${MAX_CHUNKS} chunks (assistant.index.max-chunks)`);
+
+      // A new policy does not fit either: the refresher embeds nothing, says so again, and keeps its mark.
+      const policy = await createPolicy('Owner is named', 'Every data product names its owner');
+      await backgroundDispatchSettled();
+      fake.reset();
+      expect(await handlers.refresher.handler()).toEqual({
+        read: 'stale',
+        sources: 1,
+        embedded: 0,
+        unchanged: 0,
+        removed: 0,
+        refused: { sources: 1, chunks: 1 },
+      });
+      expect(fake.requests).toEqual([]);
+      expect(await staleSources()).toBe(1);
+      expect(bound(logs.lines)).toHaveLength(2);
+
+      // A policy gone makes room: the next run removes it and indexes the new one.
+      await database.sql.unsafe(`delete from ${SCHEMA}.governance_entities where id = $1`, [seeded[0]]);
+      await database.sql.unsafe(`insert into ${SCHEMA}.knowledge_stale_sources (source_type, source_id) values ('policy', $1)`, [seeded[0]]);
+      expect(await handlers.refresher.handler()).toEqual({
+        read: 'stale',
+        sources: 1,
+        embedded: 1,
+        unchanged: 0,
+        removed: 1,
+        refused: { sources: 0, chunks: 0 },
+      });
+      expect(await chunkKeys(policy.id)).toEqual([`policy:${policy.id}:1#0`]);
+      expect(await staleSources()).toBe(0);
+      expect((await readIndex()).body.chunks).toBe(MAX_CHUNKS);
+    } finally {
+      logs.stop();
+    }
   });
 });

@@ -113,7 +113,7 @@ function retrievalTests(world: ReturnType<typeof vectorStoreSuite>) {
       expect(reads.mock.calls.map(([keys]) => keys)).toEqual(inMemory ? [['policy:p7:1#0']] : []);
 
       reads.mockClear();
-      await repository.removeAllBut(afterChange.filter((key) => key !== 'policy:p7:1#0'));
+      await repository.remove(['policy:p7:1#0']);
       const afterRemoval = await retrieved(database, question);
       expect(afterRemoval).not.toContain('policy:p7:1#0');
       expect(afterRemoval).toEqual(await rankedInSql(database, question, MODEL));

@@ -366,6 +366,13 @@ const properties: Property[] = [
   },
   { key: 'assistant.max-query-length', read: (s) => s.assistant.maxQueryLength, default: 8000, override: ['2000', 2000], bad: ['0', 'positive integer'] },
   { key: 'assistant.provider-retries', read: (s) => s.assistant.providerRetries, default: 2, override: ['0', 0], bad: ['11', 'at most 10'] },
+  {
+    key: 'assistant.index.max-chunks',
+    read: (s) => s.assistant.index.maxChunks,
+    default: 50_000,
+    override: ['"2000"', 2000],
+    bad: ['0', 'positive integer'],
+  },
   { key: 'local.http-port', read: (s) => s.local.httpPort, default: 3000, override: ['3100', 3100], bad: ['"port"', 'positive integer'] },
 ];
 

@@ -1,16 +1,26 @@
-import { and, count, eq, inArray, lte, max, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, lte, max, or, type SQL, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
-import type { ChangedSource } from '#lib/outbox/knowledge-changes';
 
 import type { KnowledgeChunk, SourceType } from './knowledge-chunk';
+import type { IndexScope, SourceRef } from './knowledge-sources';
 
-/** What a refresh compares with: the hash and the embedder model of each stored chunk. */
+/** What a refresh compares with: the source, the hash and the embedder model of each stored chunk. */
 export interface StoredChunk {
+  readonly sourceType: SourceType;
+  readonly sourceId: string;
   readonly contentHash: string;
   readonly embedderModel: string;
 }
+
+/** A source marked stale, and when (the database's clock, to the millisecond). */
+export interface StaleMark extends SourceRef {
+  readonly markedAt: Date;
+}
+
+/** A list as one parameter (any number of elements): `select jsonb_array_elements_text(...)`. */
+const textsOf = (values: readonly string[]) => sql`select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)`;
 
 /**
  * The elements of a one-dimensional `real[]` in PostgreSQL's binary format: a header (dimensions,
@@ -36,10 +46,28 @@ export class KnowledgeChunkRepository {
     return this.database.tables.knowledgeChunks;
   }
 
-  async stored(): Promise<Map<string, StoredChunk>> {
+  /** The chunks stored in `scope`, by key. */
+  async stored(scope: IndexScope): Promise<Map<string, StoredChunk>> {
     const t = this.table;
-    const rows = await this.database.db.select({ key: t.key, contentHash: t.contentHash, embedderModel: t.embedderModel }).from(t);
+    const parts: SQL[] = [];
+    if (scope.types.length > 0) parts.push(sql`${t.sourceType} = any(array(${textsOf(scope.types)}))`);
+    if (scope.sources.length > 0) {
+      parts.push(
+        sql`(${t.sourceType}, ${t.sourceId}) in (select type, id from jsonb_to_recordset(${JSON.stringify(scope.sources)}::jsonb) as source(type text, id text))`,
+      );
+    }
+    if (parts.length === 0) return new Map();
+    const rows = await this.database.db
+      .select({ key: t.key, sourceType: t.sourceType, sourceId: t.sourceId, contentHash: t.contentHash, embedderModel: t.embedderModel })
+      .from(t)
+      .where(or(...parts));
     return new Map(rows.map(({ key, ...stored }) => [key, stored]));
+  }
+
+  /** How many chunks the index holds, of every embedder model. */
+  async total(): Promise<number> {
+    const [row] = await this.database.db.select({ count: count() }).from(this.table);
+    return row.count;
   }
 
   /** Writes embedded chunks, replacing those of the same keys. */
@@ -103,12 +131,13 @@ export class KnowledgeChunkRepository {
     return rows.map(({ binary, ...row }) => ({ ...row, vector: realsOf(binary) }));
   }
 
-  /** Deletes the chunks whose keys are not in `keep`; returns how many. */
-  async removeAllBut(keep: readonly string[]): Promise<number> {
+  /** Deletes the chunks of these keys; returns how many were there. */
+  async remove(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
     const t = this.table;
     const removed = await this.database.db
       .delete(t)
-      .where(keep.length > 0 ? notInArray(t.key, [...keep]) : undefined)
+      .where(sql`${t.key} = any(array(${textsOf(keys)}))`)
       .returning({ key: t.key });
     return removed.length;
   }
@@ -120,7 +149,7 @@ export class KnowledgeChunkRepository {
   }
 
   /** Marks sources changed, now: a source marked again during a refresh stays marked after it. */
-  async markStale(sources: readonly ChangedSource[], tx: Pick<Transaction, 'insert'> = this.database.db): Promise<void> {
+  async markStale(sources: readonly SourceRef[], tx: Pick<Transaction, 'insert'> = this.database.db): Promise<void> {
     if (sources.length === 0) return;
     const t = this.database.tables.knowledgeStaleSources;
     await tx
@@ -134,6 +163,27 @@ export class KnowledgeChunkRepository {
     const t = this.database.tables.knowledgeStaleSources;
     const [row] = await this.database.db.select({ count: count(), newest: max(t.markedAt) }).from(t);
     return row;
+  }
+
+  /** At most `limit` marks made at `upTo` or before, in the order of their sources, those after `after`. */
+  async marks(upTo: Date, limit: number, after?: SourceRef): Promise<StaleMark[]> {
+    const t = this.database.tables.knowledgeStaleSources;
+    const rows = await this.database.db
+      .select({ type: t.sourceType, id: t.sourceId, markedAt: t.markedAt })
+      .from(t)
+      .where(and(lte(t.markedAt, upTo), after && sql`(${t.sourceType}, ${t.sourceId}) > (${after.type}, ${after.id})`))
+      .orderBy(asc(t.sourceType), asc(t.sourceId))
+      .limit(limit);
+    return rows.map((row) => ({ ...row, type: row.type as SourceType }));
+  }
+
+  /** Clears these marks, each unless made again since (a change during the refresh waits for the next). */
+  async clearMarks(marks: readonly StaleMark[]): Promise<void> {
+    if (marks.length === 0) return;
+    const t = this.database.tables.knowledgeStaleSources;
+    await this.database.db.execute(sql`
+      delete from ${t} using jsonb_to_recordset(${JSON.stringify(marks)}::jsonb) as mark(type text, id text, "markedAt" timestamptz)
+      where ${t.sourceType} = mark.type and ${t.sourceId} = mark.id and ${t.markedAt} <= mark."markedAt"`);
   }
 
   /** Clears the marks up to `newest`, those a refresh took into account: later ones wait for the next. */

@@ -1,12 +1,41 @@
-import { asc, sql } from 'drizzle-orm';
+import { asc, inArray, sql, type SQLWrapper } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 
 import cuePolicyGuide from '../../../docs/cue-policies.md';
-import { guideSections, type KnowledgeSource } from './knowledge-chunk';
+import { guideSections, type KnowledgeSource, SOURCE_TYPES, type SourceType } from './knowledge-chunk';
 
 /** How many of a policy's most frequent errors its results summary names. */
 const TOP_ERRORS = 5;
+
+/** A source of the index by its type and id: a policy's or a metric's versions share one. */
+export interface SourceRef {
+  readonly type: SourceType;
+  readonly id: string;
+}
+
+/** A part of the index: every source of `types`, and `sources`. */
+export interface IndexScope {
+  readonly types: readonly SourceType[];
+  readonly sources: readonly SourceRef[];
+}
+
+/** Sources read now, and the part of the index they are all of: a chunk stored there that they do not make is gone. */
+export interface ReadSources {
+  readonly scope: IndexScope;
+  readonly sources: KnowledgeSource[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `column in (ids)`, one parameter per id, so that the planner knows how many (a refresh of the
+ * stale sources reads at most a few per mark); a uuid column takes only the ids that are uuids.
+ */
+const oneOf = (column: SQLWrapper, ids: readonly string[], type: 'text' | 'uuid' = 'text') => {
+  const valid = type === 'uuid' ? ids.filter((id) => UUID.test(id)) : [...ids];
+  return valid.length > 0 ? inArray(column, valid) : sql`false`;
+};
 
 const lines = (...entries: [string, string | number | null | undefined][]) =>
   entries
@@ -14,9 +43,13 @@ const lines = (...entries: [string, string | number | null | undefined][]) =>
     .map(([label, value]) => `${label}: ${value}`)
     .join('\n');
 
-async function entitySources(database: Database): Promise<KnowledgeSource[]> {
+async function entitySources(database: Database, ids?: readonly string[]): Promise<KnowledgeSource[]> {
   const t = database.tables.governanceEntities;
-  const rows = await database.db.select().from(t).orderBy(asc(t.id), asc(t.version));
+  const rows = await database.db
+    .select()
+    .from(t)
+    .where(ids && oneOf(t.id, ids, 'uuid'))
+    .orderBy(asc(t.id), asc(t.version));
   return rows.map((row) => ({
     type: row.kind,
     id: row.id,
@@ -44,9 +77,13 @@ async function entitySources(database: Database): Promise<KnowledgeSource[]> {
   }));
 }
 
-async function resourceTypeSources(database: Database): Promise<KnowledgeSource[]> {
+async function resourceTypeSources(database: Database, names?: readonly string[]): Promise<KnowledgeSource[]> {
   const t = database.tables.resourceTypes;
-  const rows = await database.db.select().from(t).orderBy(asc(t.name));
+  const rows = await database.db
+    .select()
+    .from(t)
+    .where(names && oneOf(t.name, names))
+    .orderBy(asc(t.name));
   return rows.map((row) => ({
     type: 'resource_type',
     id: row.name,
@@ -61,9 +98,13 @@ async function resourceTypeSources(database: Database): Promise<KnowledgeSource[
   }));
 }
 
-async function environmentSources(database: Database): Promise<KnowledgeSource[]> {
+async function environmentSources(database: Database, names?: readonly string[]): Promise<KnowledgeSource[]> {
   const t = database.tables.environments;
-  const rows = await database.db.select().from(t).orderBy(asc(t.name));
+  const rows = await database.db
+    .select()
+    .from(t)
+    .where(names && oneOf(t.name, names))
+    .orderBy(asc(t.name));
   return rows.map((row) => ({
     type: 'environment',
     id: row.name,
@@ -82,18 +123,21 @@ interface ResultSummaryRow extends Record<string, unknown> {
 }
 
 /**
- * Per policy, over the latest recorded result of each (resource, environment): how many pass, pass
- * under an exception (waived) and fail, and the most frequent errors (waived ones included).
+ * Per policy (every one, or those of `policyIds`), over the latest recorded result of each
+ * (resource, environment): how many pass, pass under an exception (waived) and fail, and the most
+ * frequent errors (waived ones included).
  */
-async function resultSources(database: Database): Promise<KnowledgeSource[]> {
+async function resultSources(database: Database, policyIds?: readonly string[]): Promise<KnowledgeSource[]> {
   const results = database.tables.evaluationResults;
   const entities = database.tables.governanceEntities;
+  // On both sides of the join: the planner then reads only those policies of each table.
+  const ofPolicies = (column: SQLWrapper) => (policyIds ? sql`and ${oneOf(column, policyIds, 'uuid')}` : sql``);
   const rows = (await database.db.execute<ResultSummaryRow>(sql`
     with latest as (
       select distinct on (${results.entityId}, ${results.resourceId}, ${results.environment})
         ${results.entityId} as entity_id, ${results.outcome} as outcome, ${results.result} as result
       from ${results}
-      where ${results.recorded} and ${results.entityKind} = 'policy'
+      where ${results.recorded} and ${results.entityKind} = 'policy' ${ofPolicies(results.entityId)}
       order by ${results.entityId}, ${results.resourceId}, ${results.environment}, ${results.id} desc
     ),
     errors as (
@@ -108,7 +152,7 @@ async function resultSources(database: Database): Promise<KnowledgeSource[]> {
       count(*) filter (where outcome not in ('ok', 'waived'))::int as failed,
       (select json_agg(json_build_object('error', e.error, 'count', e.count) order by e.rank) from errors e
         where e.entity_id = latest.entity_id and e.rank <= ${TOP_ERRORS}) as errors
-    from latest join ${entities} on ${entities.id} = latest.entity_id and ${entities.latest}
+    from latest join ${entities} on ${entities.id} = latest.entity_id and ${entities.latest} ${ofPolicies(entities.id)}
     group by latest.entity_id, ${entities.name}
     order by latest.entity_id`)) as unknown as ResultSummaryRow[];
   return rows.map((row) => ({
@@ -123,13 +167,91 @@ async function resultSources(database: Database): Promise<KnowledgeSource[]> {
   }));
 }
 
+const GUIDE_TITLE = 'Writing CUE policies';
+
 /** Everything the index holds, read now: the sources of the platform's data and the CUE guide. */
-export async function knowledgeSources(database: Database): Promise<KnowledgeSource[]> {
+export async function allSources(database: Database): Promise<ReadSources> {
   const [entities, resourceTypes, environments, results] = await Promise.all([
     entitySources(database),
     resourceTypeSources(database),
     environmentSources(database),
     resultSources(database),
   ]);
-  return [...entities, ...resourceTypes, ...environments, ...guideSections(cuePolicyGuide, 'Writing CUE policies'), ...results];
+  return {
+    scope: { types: SOURCE_TYPES, sources: [] },
+    sources: [...entities, ...resourceTypes, ...environments, ...guideSections(cuePolicyGuide, GUIDE_TITLE), ...results],
+  };
+}
+
+/** The policies with results recorded by these reports, report by report. */
+async function policiesOfReports(database: Database, reportIds: readonly string[]): Promise<Map<string, string[]>> {
+  if (reportIds.length === 0) return new Map();
+  const t = database.tables.evaluationResults;
+  const rows = await database.db
+    .selectDistinct({ report: t.reportId, policy: t.entityId })
+    .from(t)
+    .where(sql`${oneOf(t.reportId, reportIds, 'uuid')} and ${t.recorded} and ${t.entityKind} = 'policy'`);
+  const byReport = new Map<string, string[]>();
+  for (const { report, policy } of rows) byReport.set(String(report), [...(byReport.get(String(report)) ?? []), policy]);
+  return byReport;
+}
+
+/**
+ * What a mark names (marks: lib/outbox/knowledge-changes.ts, and the start-up tasks for the guide,
+ * the environments and the resource types of the settings):
+ * - a policy or metric: every version of it (of either kind, kept in one part of the index) and the
+ *   summary of its results (its name is the summary's title);
+ * - results: the summary of the policy of that id (a passive result), or of each policy with
+ *   results in the report of that id;
+ * - a resource type, an environment: itself;
+ * - the guide (any id): every section of it.
+ */
+async function scopesOf(database: Database, marks: readonly SourceRef[]): Promise<IndexScope[]> {
+  const reports = await policiesOfReports(
+    database,
+    marks.filter((mark) => mark.type === 'results').map((mark) => mark.id),
+  );
+  return marks.map(({ type, id }): IndexScope => {
+    switch (type) {
+      case 'policy':
+      case 'metric':
+        return {
+          types: [],
+          sources: [
+            { type: 'policy', id },
+            { type: 'metric', id },
+            { type: 'results', id },
+          ],
+        };
+      case 'results':
+        return { types: [], sources: [id, ...(reports.get(id) ?? [])].map((policy) => ({ type: 'results', id: policy })) };
+      case 'guide':
+        return { types: ['guide'], sources: [] };
+      default:
+        return { types: [], sources: [{ type, id }] };
+    }
+  });
+}
+
+/**
+ * The sources that marks name, read now, and only those: each mark's part of the index
+ * (`scopes`, in the order of the marks) and all of them together (`scope`).
+ */
+export async function markedSources(database: Database, marks: readonly SourceRef[]): Promise<ReadSources & { scopes: IndexScope[] }> {
+  const scopes = await scopesOf(database, marks);
+  const named = scopes.flatMap((scope) => scope.sources);
+  const ids = (type: SourceType) => [...new Set(named.filter((source) => source.type === type).map((source) => source.id))];
+  const guide = scopes.some((scope) => scope.types.includes('guide'));
+  const [entities, resourceTypes, environments, results] = await Promise.all([
+    ids('policy').length > 0 ? entitySources(database, ids('policy')) : [],
+    ids('resource_type').length > 0 ? resourceTypeSources(database, ids('resource_type')) : [],
+    ids('environment').length > 0 ? environmentSources(database, ids('environment')) : [],
+    ids('results').length > 0 ? resultSources(database, ids('results')) : [],
+  ]);
+  const unique = new Map(named.map((source) => [`${source.type}:${source.id}`, source]));
+  return {
+    scope: { types: guide ? ['guide'] : [], sources: [...unique.values()] },
+    scopes,
+    sources: [...entities, ...resourceTypes, ...environments, ...(guide ? guideSections(cuePolicyGuide, GUIDE_TITLE) : []), ...results],
+  };
 }
