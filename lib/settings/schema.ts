@@ -363,7 +363,7 @@ export const settingsSchema = z.strictObject({
       'batch-size': int({ min: 1 })
         .refine((n) => n <= 2048, 'expected at most 2048 (the provider limit of inputs per call)')
         .default(64),
-      // Chunks the index holds at most: refreshes refuse sources past it.
+      // Chunks the index holds at most: refreshes refuse sources past it, and a function's in-memory copy of the vectors holds no more.
       'max-chunks': int({ min: 1 })
         .refine((n) => n <= 1_000_000, 'expected at most 1000000')
         .default(50_000),

@@ -7,6 +7,7 @@ import { type Database, openDatabase } from '#lib/db/client';
 import { runStartupTasks } from '#lib/startup/startup-tasks';
 
 import { PGVECTOR_MISSING, pgvectorBinaries, startPgvectorPostgres } from '../../scripts/pgvector-postgres';
+import { captureLogs } from '../support/log-capture';
 import { settingsWith } from '../support/settings-files';
 
 const SCHEMA = 'it_knowledge_vectors';
@@ -180,6 +181,43 @@ describe('the real[] store, ranked in the function (the test PostgreSQL)', () =>
     // Asked for fewer, it ranks exactly the few a first float8 pass keeps: the same best ones.
     const best = [...expected].sort((a, b) => b.similarity - a.similarity).slice(0, 20);
     expect(byKey(await closestVectors(world.database(), 'embedder-wide', question, 20))).toEqual(byKey(best));
+  });
+
+  it('holds at most assistant.index.max-chunks vectors, the first by key, and says once that the index holds more', async () => {
+    const capped = Array.from({ length: 30 }, (_, index) => chunk(`capped-${String(index).padStart(2, '0')}`));
+    await world.repository().save(
+      capped,
+      capped.map((_, index) => vectorOf(index)),
+      'embedder-capped',
+    );
+    // A pool of a container whose setting is lower than what the index holds (set lower since, or another container's).
+    const small = openDatabase(
+      await settingsWith(
+        `computational-governance-platform.database.schema = "${SCHEMA}"\ncomputational-governance-platform.assistant.index.max-chunks = 10`,
+        inject('databaseUrl'),
+      ),
+    );
+    const logs = captureLogs('error');
+    try {
+      const ranked = await closestVectors(small, 'embedder-capped', vectorOf(3000), 50);
+      expect(ranked.map((match) => match.key).sort()).toEqual(
+        capped
+          .map((one) => one.key)
+          .sort()
+          .slice(0, 10),
+      );
+      // Questions go on being answered from those; the error is said once, not at every question.
+      expect(await closestVectors(small, 'embedder-capped', vectorOf(3001), 50)).toHaveLength(10);
+      const said = logs.lines.filter((line) => line.setting === 'assistant.index.max-chunks');
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatchObject({ maxChunks: 10, embedderModel: 'embedder-capped' });
+      expect(said[0].msg).toContain('more than 10 chunks of embedder-capped (assistant.index.max-chunks)');
+      // The pool of the default setting ranks them all.
+      expect(await closestVectors(world.database(), 'embedder-capped', vectorOf(3000), 50)).toHaveLength(30);
+    } finally {
+      logs.stop();
+      await small.close();
+    }
   });
 });
 

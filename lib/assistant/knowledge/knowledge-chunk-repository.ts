@@ -106,15 +106,17 @@ export class KnowledgeChunkRepository {
   }
 
   /**
-   * The revision of every chunk of `embedderModel`, and the table's identity (its oid: a table
-   * dropped and created again numbers its revisions anew).
+   * The revision of the chunks of `embedderModel`, the first `limit` by key, and the table's identity
+   * (its oid: a table dropped and created again numbers its revisions anew).
    */
-  async revisions(embedderModel: string): Promise<{ key: string; revision: number; table: string }[]> {
+  async revisions(embedderModel: string, limit: number): Promise<{ key: string; revision: number; table: string }[]> {
     const t = this.table;
     return this.database.db
       .select({ key: t.key, revision: t.revision, table: sql<string>`${t}.tableoid::text` })
       .from(t)
-      .where(eq(t.embedderModel, embedderModel));
+      .where(eq(t.embedderModel, embedderModel))
+      .orderBy(asc(t.key))
+      .limit(limit);
   }
 
   /**

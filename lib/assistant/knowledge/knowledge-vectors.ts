@@ -1,4 +1,5 @@
 import type { Database } from '#lib/db/client';
+import { logger } from '#lib/logging/logger';
 
 import { KnowledgeChunkRepository } from './knowledge-chunk-repository';
 
@@ -16,6 +17,8 @@ interface Copy {
   /** The table's oid: a table created again numbers its revisions anew. */
   table: string;
   entries: Map<string, Entry>;
+  /** The model had more chunks than `assistant.index.max-chunks` at the last sync (said once, not at every question). */
+  overfull: boolean;
   /** The sync under way, or the last one: one at a time. */
   turn: Promise<unknown>;
 }
@@ -67,11 +70,24 @@ function entryOf(revision: number, vector: Float32Array): Entry {
 /**
  * Brings the copy up to date: one query reads the revisions of the model's chunks (small rows),
  * then only the vectors of new or re-embedded chunks are read; removed chunks are dropped. Another
- * model (the embedder changed) starts a new copy.
+ * model (the embedder changed) starts a new copy. It holds at most `assistant.index.max-chunks`
+ * vectors, the first by key: refreshes keep the index within that, but another container's setting,
+ * or the setting lowered, may have let it grow past.
  */
 async function sync(database: Database, copy: Copy, model: string): Promise<void> {
   const repository = new KnowledgeChunkRepository(database);
-  const current = await repository.revisions(model);
+  const { maxChunks } = database.settings.assistant.index;
+  const current = await repository.revisions(model, maxChunks + 1);
+  const overfull = current.length > maxChunks;
+  if (overfull) current.length = maxChunks;
+  if (overfull && !copy.overfull) {
+    logger.error(
+      { setting: 'assistant.index.max-chunks', maxChunks, embedderModel: model },
+      `the knowledge index holds more than ${maxChunks} chunks of ${model} (assistant.index.max-chunks): ` +
+        `questions are ranked by vector among the first ${maxChunks} by key only; raise the setting or remove sources`,
+    );
+  }
+  copy.overfull = overfull;
   const table = current[0]?.table ?? copy.table;
   if (copy.model !== model || copy.table !== table) Object.assign(copy, { model, table, entries: new Map() });
   const live = new Set<string>();
@@ -98,7 +114,7 @@ async function sync(database: Database, copy: Copy, model: string): Promise<void
 export async function closestVectors(database: Database, model: string, question: readonly number[], candidates: number): Promise<VectorMatch[]> {
   let copy = copies.get(database);
   if (!copy) {
-    copy = { model, table: '', entries: new Map(), turn: Promise.resolve() };
+    copy = { model, table: '', entries: new Map(), overfull: false, turn: Promise.resolve() };
     copies.set(database, copy);
   }
   const synced = copy.turn.catch(() => undefined).then(() => sync(database, copy, model));
