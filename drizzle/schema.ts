@@ -93,6 +93,8 @@ export function defineTables(schemaName: string) {
     resourceNameField: text('resource_name_field'),
     resourceDisplayNameFields: jsonb('resource_display_name_fields').$type<string[]>().notNull().default([]),
     resourceFilterField: text('resource_filter_field'),
+    /** The descriptor field naming the resource's owner (impact reports group by it; owners are told). */
+    resourceOwnerField: text('resource_owner_field'),
     batchSize: integer('batch_size'),
     resolverUrl: text('resolver_url').notNull(),
     resolverPath: text('resolver_path').notNull(),
@@ -208,7 +210,7 @@ export function defineTables(schemaName: string) {
         .default('pending'),
       scope: text('scope', { enum: ['resource', 'policy'] }).notNull(),
       /** What started it. A `test` stores its results with the report only, never in the history. */
-      cause: text('cause', { enum: ['evaluate', 'test', 'publish', 'schedule'] }).notNull(),
+      cause: text('cause', { enum: ['evaluate', 'test', 'publish', 'schedule', 'impact'] }).notNull(),
       /** Null for an evaluation of every environment (publish and schedule of an entity of every environment). */
       environment: text('environment'),
       resourceType: text('resource_type').notNull(),
@@ -252,6 +254,8 @@ export function defineTables(schemaName: string) {
       resourceId: text('resource_id').notNull(),
       resourceDisplayName: text('resource_display_name'),
       resourceVersion: text('resource_version'),
+      /** Read from the descriptor's field its type names as the owner's (resourceOwnerField), when it has one. */
+      resourceOwner: text('resource_owner'),
       environment: text('environment').notNull(),
       resourceType: text('resource_type').notNull(),
       result: jsonb('result').$type<EvaluationResult['result']>().notNull(),
@@ -595,6 +599,44 @@ export function defineTables(schemaName: string) {
   );
 
   /**
+   * What a candidate version of a policy or metric would change: its run (an evaluation report of
+   * cause `impact`, whose results stay with it) compared, resource by resource, with the newest
+   * result of the live version. Counts and groups are written when the run ends.
+   */
+  const impactReports = schema.table('impact_reports', {
+    id: uuid('id').primaryKey().defaultRandom(),
+    entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
+    entityId: uuid('entity_id').notNull(),
+    candidateVersion: integer('candidate_version').notNull(),
+    /** The live (enabled or grace) version when it was asked; null when none was live. */
+    baselineVersion: integer('baseline_version'),
+    evaluationReportId: uuid('evaluation_report_id').notNull(),
+    environments: jsonb('environments').$type<string[]>().notNull(),
+    /** Written when the run ended: the counts, per environment and per owner. */
+    summary: jsonb('summary').$type<Record<string, unknown>>(),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  });
+
+  /** Each resource of an impact report with how its verdict changes, written when the run ended; paged by change. */
+  const impactResources = schema.table(
+    'impact_resources',
+    {
+      impactReportId: uuid('impact_report_id')
+        .notNull()
+        .references(() => impactReports.id, { onDelete: 'cascade' }),
+      change: text('change', { enum: ['newlyFailing', 'newlyPassing', 'stillFailing', 'stillPassing', 'notEvaluated'] }).notNull(),
+      environment: text('environment').notNull(),
+      resourceId: text('resource_id').notNull(),
+      owner: text('owner'),
+      candidateOutcome: text('candidate_outcome').notNull(),
+      baselineOutcome: text('baseline_outcome'),
+      errors: jsonb('errors').$type<string[]>().notNull(),
+    },
+    (table) => [primaryKey({ columns: [table.impactReportId, table.change, table.environment, table.resourceId] })],
+  );
+
+  /**
    * The audit trail as a hash chain: each record holds the SHA-256 of the one before and of its own
    * canonical form with that hash (lib/audit/audit-chain.ts), so a changed, removed or inserted
    * row breaks every hash after it.
@@ -633,6 +675,8 @@ export function defineTables(schemaName: string) {
     roleBindings,
     approvals,
     auditRecords,
+    impactReports,
+    impactResources,
   };
 }
 
@@ -667,4 +711,6 @@ export const {
   roleBindings,
   approvals,
   auditRecords,
+  impactReports,
+  impactResources,
 } = defineTables(MIGRATIONS_SCHEMA_NAME);

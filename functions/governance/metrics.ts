@@ -11,4 +11,5 @@ export const {
   publish: publishMetric,
   changeStatusOf: changeStatusOfMetric,
   test: testMetric,
+  impact: impactOfMetric,
 } = entityHandlers('metric', metricEndpoints);

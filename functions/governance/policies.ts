@@ -14,6 +14,7 @@ export const {
   publish: publishPolicy,
   changeStatusOf: changeStatusOfPolicy,
   test: testPolicy,
+  impact: impactOfPolicy,
 } = entityHandlers('policy', policyEndpoints);
 
 export const recordPassiveResult = httpHandler(recordPassiveResultEndpoint, async ({ params, body, authorize }) => {

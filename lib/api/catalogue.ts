@@ -20,6 +20,7 @@ import {
   listResultsEndpoint,
 } from '#lib/governance/evaluation/endpoints';
 import { createExceptionEndpoint, deleteExceptionEndpoint, getExceptionEndpoint, listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
+import { getImpactReportEndpoint, listImpactResourcesEndpoint } from '#lib/governance/impact/endpoints';
 import { metricEndpoints, policyEndpoints, recordPassiveResultEndpoint } from '#lib/governance/policies/endpoints';
 import {
   deleteResourceTypeEndpoint,
@@ -51,6 +52,8 @@ export const catalogue: readonly Endpoint[] = [
   ...Object.values(policyEndpoints),
   recordPassiveResultEndpoint,
   ...Object.values(metricEndpoints),
+  getImpactReportEndpoint,
+  listImpactResourcesEndpoint,
   evaluateEndpoint,
   getEvaluationReportEndpoint,
   getEvaluationReportResultsEndpoint,

@@ -44,6 +44,8 @@ const resourceType = z.strictObject({
         .transform((value) => (Array.isArray(value) ? value : [value]))
         .optional(),
       'resource-filter': text().optional(),
+      // The descriptor field naming the resource's owner (impact reports group by it; owners are told).
+      'resource-owner-field': text().optional(),
       'batch-size': batchSize().optional(),
     })
     .optional(),

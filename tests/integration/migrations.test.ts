@@ -26,6 +26,8 @@ const TABLES = [
   'evaluation_tasks',
   'governance_entities',
   'governance_exceptions',
+  'impact_reports',
+  'impact_resources',
   'knowledge_chunks',
   'knowledge_index_refreshes',
   'knowledge_stale_sources',
@@ -111,8 +113,11 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0022 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0023 too), with a history in it.
     await database.sql.unsafe(`
+      drop table ${other}.impact_resources, ${other}.impact_reports;
+      alter table ${other}.evaluation_results drop column resource_owner;
+      alter table ${other}.resource_types drop column resource_owner_field;
       drop index ${other}.outbox_due, ${other}.outbox_delivered;
       alter table ${other}.outbox drop column idempotency_key, drop column dead_at;
       create index outbox_pending on ${other}.outbox (next_attempt_at) where delivered_at is null;

@@ -60,6 +60,7 @@ describe('resource types from the settings', () => {
       resourceNameField: 'PLATFORM_no_descriptor_configuration_provided',
       resourceDisplayNameFields: [],
       resourceFilterField: null,
+      resourceOwnerField: null,
       batchSize: 100,
     });
   });

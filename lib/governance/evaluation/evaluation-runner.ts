@@ -13,7 +13,7 @@ import { ExceptionRepository, pairKey } from '../exceptions/exception-repository
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { pageSizeOf } from '../resource-types/resource-type';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
-import { type Descriptor, parseDescriptor } from './descriptor';
+import { type Descriptor, parseDescriptor, scalarFieldOf } from './descriptor';
 import { DisagreementRepository, type NewDisagreement } from './disagreement-repository';
 import { type ErrorLocation, locateCueErrors } from './error-locations';
 import { outcomeOf, overallOutcome } from './outcome';
@@ -52,13 +52,19 @@ export interface Candidate {
   deployed?: Descriptor | null | Error;
 }
 
+/** Where a report's resources are listed, and the descriptor field naming their owner (null: none). */
+export type ReportPerimeter = Perimeter & { ownerField: string | null };
+
+/** Whether a report's results enter the history: a test's and an impact report's stay with their report. */
+export const recordsHistory = (cause: ReportRow['cause']): boolean => cause !== 'test' && cause !== 'impact';
+
 export interface RunContext {
   database: Database;
   settings: Settings;
   report: ReportRow;
   /** The environment whose resources are evaluated. */
   environment: string;
-  perimeter: Perimeter;
+  perimeter: ReportPerimeter;
   timeouts: OutboundTimeouts;
   signal?: AbortSignal;
   /** Told when the resolver call for the page at `offset` failed and will be tried again (queued evaluations show it on the report). */
@@ -124,6 +130,13 @@ function locatedInDescriptor(entity: EntityRow, candidate: Candidate, result: En
   return locations.length === 0 ? result : { ...result, errors, locations };
 }
 
+/** The owner a candidate's descriptor names in its type's owner field, if any. */
+function ownerOf(ctx: RunContext, candidate: Candidate): string | null {
+  const field = ctx.perimeter.ownerField;
+  if (!field || candidate.descriptor instanceof Error) return null;
+  return scalarFieldOf(candidate.descriptor.value, field) ?? null;
+}
+
 /** Evaluates every entity against the candidates: the result rows to append. */
 export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<NewResult[]> {
   const results: EngineResult[][] = entities.map(() => []);
@@ -167,7 +180,7 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
       const threshold = entity.kind === 'metric' && result.value !== undefined ? matchingThreshold(result.value, entity.thresholds ?? []) : undefined;
       return {
         reportId: ctx.report.id,
-        recorded: ctx.report.cause !== 'test',
+        recorded: recordsHistory(ctx.report.cause),
         entityId: entity.id,
         entityVersion: entity.version,
         entityKind: entity.kind,
@@ -177,6 +190,7 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
         resourceId: candidate.identity.id,
         resourceDisplayName: candidate.identity.displayName,
         resourceVersion: candidate.identity.version,
+        resourceOwner: ownerOf(ctx, candidate),
         environment: ctx.environment,
         resourceType: ctx.report.resourceType,
         result: { ...result, ...(threshold ? { threshold } : {}) },
@@ -227,7 +241,7 @@ export async function entitiesOf(database: Database, request: ReportRequest): Pr
 }
 
 /** Where the resources of a report's type are listed. */
-export async function perimeterOf(database: Database, settings: Settings, resourceType: string): Promise<Perimeter> {
+export async function perimeterOf(database: Database, settings: Settings, resourceType: string): Promise<ReportPerimeter> {
   const type = await new ResourceTypeRepository(database).find(resourceType);
   if (!type) throw new Error(`The resource type ${resourceType} no longer exists`);
   return {
@@ -236,6 +250,7 @@ export async function perimeterOf(database: Database, settings: Settings, resour
     path: type.resolverPath,
     batchSize: pageSizeOf(type.batchSize),
     retries: settings.evaluation.resolverRetries,
+    ownerField: type.resourceOwnerField,
   };
 }
 
@@ -294,7 +309,7 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
     const ended = await reports.finish(reportId, { status: 'completed', outcome, passed }, undefined, attempt);
     // A test's results belong to its report, not to the history the index summarises.
-    if (ended && report.cause !== 'test') await announceKnowledgeChange({ type: 'results', id: reportId });
+    if (ended && recordsHistory(report.cause)) await announceKnowledgeChange({ type: 'results', id: reportId });
   } catch (error) {
     if (signal?.aborted) {
       logger.warn({ reportId }, 'an evaluation was stopped with the function running it; the sweeper runs it again');

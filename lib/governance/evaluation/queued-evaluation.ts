@@ -13,7 +13,7 @@ import { getSettings } from '#lib/settings/index';
 import { EnvironmentRepository } from '../environments/environment-repository';
 import type { EntityRow } from '../policies/entity-repository';
 import { announceRuntimeFailure } from '../scheduling/runtime-failure';
-import { entitiesOf, evaluateCandidates, fromResolver, perimeterOf, type ReportRequest, type RunContext } from './evaluation-runner';
+import { entitiesOf, evaluateCandidates, fromResolver, perimeterOf, recordsHistory, type ReportRequest, type RunContext } from './evaluation-runner';
 import { overallOutcome } from './outcome';
 import { ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository } from './result-repository';
@@ -52,7 +52,7 @@ export async function recordQueuedEvaluation(
   database: Database,
   tx: Transaction,
   entity: EntityRow,
-  cause: 'publish' | 'schedule',
+  cause: 'publish' | 'schedule' | 'impact',
   environments: readonly string[],
   subject: string,
 ): Promise<QueuedEvaluation> {
@@ -100,6 +100,7 @@ async function finishIfEnded(database: Database, report: ReportRow, tx: Transact
     ended = await reports.finish(report.id, { status: 'completed', outcome, passed }, tx);
   }
   if (!ended) return false;
+  if (!recordsHistory(ended.cause)) return false;
   await announceKnowledgeChangeIn(database, tx, { type: 'results', id: ended.id });
   if (ended.cause === 'schedule') await announceRuntimeFailure(database, ended, tx);
   return true;

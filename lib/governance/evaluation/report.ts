@@ -86,8 +86,8 @@ export const evaluationReport = z
     status: z.enum(['pending', 'running', 'completed', 'failed']),
     evaluationScope: z.enum(['resource', 'policy']),
     cause: z
-      .enum(['evaluate', 'test', 'publish', 'schedule'])
-      .meta({ description: 'What started it: an Evaluate call, a policy test, a publish, or a cron schedule' }),
+      .enum(['evaluate', 'test', 'publish', 'schedule', 'impact'])
+      .meta({ description: 'What started it: an Evaluate call, a policy test, a publish, a cron schedule, or an impact report' }),
     environment: z.string().nullable().meta({ description: 'Null when it covers every environment (publish or schedule of an entity of every environment)' }),
     resourceType: z.string(),
     labels: z.array(z.string()),

@@ -11,7 +11,7 @@ import type { ResultFilters } from './report';
 export type ResultRow = Database['tables']['evaluationResults']['$inferSelect'];
 /** The columns the database fills when a result is written. */
 const WRITTEN_BY_DATABASE = ['id', 'createdAt'] as const;
-export type NewResult = Omit<ResultRow, (typeof WRITTEN_BY_DATABASE)[number]>;
+export type NewResult = Omit<ResultRow, (typeof WRITTEN_BY_DATABASE)[number] | 'resourceOwner'> & { resourceOwner?: string | null };
 /** What latest_results copies of a written result. */
 const LATEST_SOURCE_COLUMNS = sql.raw('id, recorded, entity_id, resource_id, environment, resource_type, outcome');
 

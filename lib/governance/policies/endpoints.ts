@@ -5,6 +5,7 @@ import { listOf } from '#lib/http/pagination';
 
 import { approvalRequested } from '../approvals/approval';
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
+import { impactAccepted, impactInput, impactReport } from '../impact/impact';
 import {
   entityId,
   type EntityKind,
@@ -141,6 +142,21 @@ function entityEndpoints(kind: EntityKind) {
       responses: {
         200: { description: 'The finished report (Prefer: wait=N, or when it finished within the default wait)', schema: evaluationReport },
         202: { description: 'Still running: read the report later', schema: reportAccepted },
+        ...missing,
+      },
+    }),
+    impact: endpoint({
+      operationId: op('impactOf'),
+      access: { permission: 'policies:edit', scope: 'resource' },
+      method: 'POST',
+      path: `${base}/{id}/impact`,
+      summary: `What a version of a ${kind} would change: each resource of the perimeter judged by it, compared with the live version's newest result; nothing is recorded`,
+      tags,
+      params: entityId,
+      body: impactInput,
+      responses: {
+        200: { description: 'The finished impact report (Prefer: wait=N, when it finished in time)', schema: impactReport },
+        202: { description: 'Started: read the impact report at the Location header', schema: impactAccepted },
         ...missing,
       },
     }),

@@ -4,6 +4,8 @@ import { httpHandler } from '#lib/http/handler';
 import * as approvals from '../approvals/approval-service';
 import { testEntity } from '../evaluation/evaluation-service';
 import { startedResponse } from '../evaluation/started-response';
+import { impactStartedResponse } from '../impact/impact-handlers';
+import { startImpact } from '../impact/impact-service';
 import type { policyEndpoints } from './endpoints';
 import type { EntityInput, EntityKind } from './entity';
 import {
@@ -71,6 +73,10 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
     test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize, signal }) => {
       authorize(scopeOf(await readEntityRow(kind, params.id, query.version)));
       return startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, { subject: principal.subject, waitMs, version: query.version, signal }));
+    }),
+    impact: httpHandler(endpoints.impact, async ({ params, body, principal, headers, authorize, signal }) => {
+      authorize(scopeOf(await readEntityRow(kind, params.id, body.version)));
+      return impactStartedResponse(headers, await startImpact(kind, params.id, body, principal.subject), signal);
     }),
   };
 }

@@ -16,6 +16,7 @@ export function represent(row: Row): ResourceTypeRepresentation {
       resourceNameField: row.resourceNameField ?? NO_DESCRIPTOR_CONFIGURATION,
       resourceDisplayNameFields: row.resourceDisplayNameFields,
       resourceFilterField: row.resourceFilterField,
+      resourceOwnerField: row.resourceOwnerField,
       batchSize: pageSizeOf(row.batchSize),
     },
     resolverConfiguration: { url: row.resolverUrl, path: row.resolverPath },
@@ -47,6 +48,7 @@ export class ResourceTypeRepository {
       resourceNameField: definition.descriptor?.resourceNameField ?? null,
       resourceDisplayNameFields: definition.descriptor?.resourceDisplayNameFields ?? [],
       resourceFilterField: definition.descriptor?.resourceFilterField ?? null,
+      resourceOwnerField: definition.descriptor?.resourceOwnerField ?? null,
       batchSize: definition.descriptor?.batchSize ?? null,
       resolverUrl: definition.resolver.url,
       resolverPath: definition.resolver.path,
@@ -60,9 +62,9 @@ export class ResourceTypeRepository {
         target: table.name,
         set: { ...values, updatedAt: sql`now()` },
         setWhere: sql`(${table.displayName}, ${table.resourceNameField}, ${table.resourceDisplayNameFields}, ${table.resourceFilterField},
-            ${table.batchSize}, ${table.resolverUrl}, ${table.resolverPath}, ${table.source})
+            ${table.resourceOwnerField}, ${table.batchSize}, ${table.resolverUrl}, ${table.resolverPath}, ${table.source})
           is distinct from (excluded.display_name, excluded.resource_name_field, excluded.resource_display_name_fields, excluded.resource_filter_field,
-            excluded.batch_size, excluded.resolver_url, excluded.resolver_path, excluded.source)`,
+            excluded.resource_owner_field, excluded.batch_size, excluded.resolver_url, excluded.resolver_path, excluded.source)`,
       })
       // xmax is 0 on a row version created by an insert, not by an update.
       .returning({ ...getTableColumns(table), inserted: sql<boolean>`(xmax = 0)` });

@@ -20,6 +20,7 @@ export interface ResourceTypeDefinition {
     resourceNameField: string;
     resourceDisplayNameFields: string[];
     resourceFilterField: string | null;
+    resourceOwnerField: string | null;
     batchSize: number | null;
   };
   resolver: { url: string; path: string };
@@ -44,6 +45,7 @@ export const resourceTypeInput = z
         resourceName: field('resourceName'),
         resourceDisplayName: z.union([field('resourceDisplayName'), z.array(field('resourceDisplayName'))]).optional(),
         resourceFilter: field('resourceFilter').optional(),
+        resourceOwnerField: field('resourceOwnerField').optional().meta({ description: 'The descriptor field naming the owner, e.g. dataProductOwner' }),
         batchSize: batchSize().optional(),
       })
       .optional(),
@@ -67,6 +69,7 @@ export const resourceTypeRepresentation = z
       resourceNameField: z.string(),
       resourceDisplayNameFields: z.array(z.string()),
       resourceFilterField: z.string().nullable(),
+      resourceOwnerField: z.string().nullable(),
       batchSize: z.number().int(),
     }),
     resolverConfiguration: z.object({ url: z.string(), path: z.string() }),
@@ -92,6 +95,7 @@ export function fromInput(input: ResourceTypeInput): ResourceTypeDefinition {
       resourceNameField: input.configuration.resourceName,
       resourceDisplayNameFields: asList(input.configuration.resourceDisplayName),
       resourceFilterField: input.configuration.resourceFilter ?? null,
+      resourceOwnerField: input.configuration.resourceOwnerField ?? null,
       batchSize: input.configuration.batchSize ?? null,
     },
     resolver: { url: input.resolverConfiguration.url, path: input.resolverConfiguration.path },
@@ -106,6 +110,7 @@ export function fromSettings(entry: Settings['resourceTypes'][number]): Resource
       resourceNameField: entry.configuration.resourceName,
       resourceDisplayNameFields: entry.configuration.resourceDisplayName ?? [],
       resourceFilterField: entry.configuration.resourceFilter ?? null,
+      resourceOwnerField: entry.configuration.resourceOwnerField ?? null,
       batchSize: entry.configuration.batchSize ?? null,
     },
     resolver: { url: entry.resolverConfiguration.url, path: entry.resolverConfiguration.path },

@@ -1,0 +1,36 @@
+import type { HttpResult } from '#lib/http/endpoint';
+import { preferredWaitMs } from '#lib/http/prefer';
+
+import type { ImpactRow } from './impact-repository';
+import { getImpactReport, listImpactResources, waitForImpactReport } from './impact-service';
+
+const location = (id: string) => `/v1/computational-governance/impact-reports/${id}`;
+
+/** 200 with the finished report when the caller asked to wait (Prefer: wait=N) and it finished in time, else 202 `{ impactReportId }`. */
+export async function impactStartedResponse(
+  headers: Readonly<Record<string, string | undefined>>,
+  impact: ImpactRow,
+  signal?: AbortSignal,
+): Promise<HttpResult> {
+  const asked = preferredWaitMs(headers);
+  if (asked !== undefined) {
+    const report = await waitForImpactReport(impact.id, asked, signal);
+    if (report.status === 'completed' || report.status === 'failed')
+      return { status: 200, body: report, headers: { 'preference-applied': `wait=${asked / 1000}`, location: location(impact.id) } };
+  }
+  return { status: 202, body: { impactReportId: impact.id }, headers: { location: location(impact.id) } };
+}
+
+export async function impactReportResponse(id: string): Promise<HttpResult> {
+  return { status: 200, body: await getImpactReport(id) };
+}
+
+/** A page of resources, with the next as a Link header (RFC 8288). */
+export async function impactResourcesResponse(id: string, query: Parameters<typeof listImpactResources>[1]): Promise<HttpResult> {
+  const page = await listImpactResources(id, query);
+  const change = query.change ? `change=${query.change}&` : '';
+  const headers: Record<string, string> = page.meta.next
+    ? { link: `<${location(id)}/resources?${change}limit=${query.limit}&after=${page.meta.next}>; rel="next"` }
+    : {};
+  return { status: 200, body: page, headers };
+}

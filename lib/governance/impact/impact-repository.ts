@@ -1,0 +1,116 @@
+import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
+
+import type { Database } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
+
+import { type Change, CHANGES, type ImpactCounts } from './impact';
+
+export type ImpactRow = Database['tables']['impactReports']['$inferSelect'];
+type ResourceRow = Database['tables']['impactResources']['$inferSelect'];
+
+/** What an impact report says once its run ended: its counts, per environment and per owner. */
+export interface ImpactSummary {
+  counts: ImpactCounts;
+  byEnvironment: (ImpactCounts & { environment: string })[];
+  byOwner: (ImpactCounts & { owner: string | null })[];
+}
+
+const zero = (): ImpactCounts => Object.fromEntries(CHANGES.map((change) => [change, 0])) as ImpactCounts;
+/** Outcomes that satisfy the policy (a waived failure included): anything else fails it. */
+const PASSING = sql.raw(`('ok', 'waived')`);
+
+export class ImpactRepository {
+  constructor(private readonly database: Database) {}
+
+  async create(values: Omit<ImpactRow, 'id' | 'summary' | 'createdAt'>, tx: Pick<Transaction, 'insert'>): Promise<ImpactRow> {
+    const [row] = await tx.insert(this.database.tables.impactReports).values(values).returning();
+    return row;
+  }
+
+  async find(id: string): Promise<ImpactRow | undefined> {
+    const t = this.database.tables.impactReports;
+    const [row] = await this.database.db.select().from(t).where(eq(t.id, id));
+    return row;
+  }
+
+  /**
+   * Compares each result of the impact's run with the newest recorded result of the baseline
+   * version for the same resource and environment, writes every resource with its change, and the
+   * summary. Once: a second call (another reader at the same time) finds it written.
+   */
+  summarize(impact: ImpactRow): Promise<ImpactSummary> {
+    const { impactReports: reports, impactResources: resources, evaluationResults: results } = this.database.tables;
+    return inTransaction(this.database, 'impact summary', async (tx) => {
+      const [locked] = await tx.select().from(reports).where(eq(reports.id, impact.id)).for('update');
+      if (locked.summary) return locked.summary as unknown as ImpactSummary;
+      await tx.execute(sql`
+        insert into ${resources} (impact_report_id, change, environment, resource_id, owner, candidate_outcome, baseline_outcome, errors)
+        select ${impact.id}::uuid,
+          case when b.outcome is null then 'notEvaluated'
+               when c.outcome in ${PASSING} and b.outcome in ${PASSING} then 'stillPassing'
+               when c.outcome in ${PASSING} then 'newlyPassing'
+               when b.outcome in ${PASSING} then 'newlyFailing'
+               else 'stillFailing' end,
+          c.environment, c.resource_id, c.resource_owner, c.outcome, b.outcome, coalesce(c.result -> 'errors', '[]'::jsonb)
+        from ${results} c
+        left join lateral (
+          select r.outcome from ${results} r
+          where r.recorded and r.entity_id = c.entity_id and r.resource_id = c.resource_id and r.environment = c.environment
+            and r.entity_version = ${impact.baselineVersion}
+          order by r.id desc limit 1
+        ) b on true
+        where c.report_id = ${impact.evaluationReportId}::uuid
+        on conflict do nothing`);
+      const rows = await tx.execute<{ environment: string; owner: string | null; change: Change; count: number }>(sql`
+        select environment, owner, change, count(*)::int as count from ${resources} where impact_report_id = ${impact.id}::uuid
+        group by environment, owner, change`);
+      const summary = summaryOf(rows as unknown as { environment: string; owner: string | null; change: Change; count: number }[]);
+      await tx
+        .update(reports)
+        .set({ summary: summary as unknown as Record<string, unknown> })
+        .where(eq(reports.id, impact.id));
+      return summary;
+    });
+  }
+
+  /** Up to `limit` resources of the report (of one change, or all), by environment and id, after the cursor. */
+  async resources(impactId: string, change: Change | undefined, limit: number, after?: { environment: string; resourceId: string }): Promise<ResourceRow[]> {
+    const t = this.database.tables.impactResources;
+    return this.database.db
+      .select()
+      .from(t)
+      .where(
+        and(
+          eq(t.impactReportId, impactId),
+          change ? eq(t.change, change) : undefined,
+          after ? or(gt(t.environment, after.environment), and(eq(t.environment, after.environment), gt(t.resourceId, after.resourceId))) : undefined,
+        ),
+      )
+      .orderBy(asc(t.environment), asc(t.resourceId))
+      .limit(limit);
+  }
+}
+
+/** Code-point order: the same in every locale. */
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function summaryOf(rows: readonly { environment: string; owner: string | null; change: Change; count: number }[]): ImpactSummary {
+  const counts = zero();
+  const byEnvironment = new Map<string, ImpactCounts>();
+  const byOwner = new Map<string | null, ImpactCounts>();
+  for (const { environment, owner, change, count } of rows) {
+    counts[change] += count;
+    if (!byEnvironment.has(environment)) byEnvironment.set(environment, zero());
+    (byEnvironment.get(environment) as ImpactCounts)[change] += count;
+    if (!byOwner.has(owner)) byOwner.set(owner, zero());
+    (byOwner.get(owner) as ImpactCounts)[change] += count;
+  }
+  return {
+    counts,
+    byEnvironment: [...byEnvironment].sort(([a], [b]) => byName(a, b)).map(([environment, c]) => ({ environment, ...c })),
+    // The owners most newly failing first, then by name (the unnamed last).
+    byOwner: [...byOwner]
+      .sort(([a, x], [b, y]) => y.newlyFailing - x.newlyFailing || (a === null ? 1 : b === null ? -1 : byName(a, b)))
+      .map(([owner, c]) => ({ owner, ...c })),
+  };
+}
