@@ -5,6 +5,7 @@ import { LlmAnswerRepository } from '#lib/governance/engines/llm/llm-answer-repo
 import { DisagreementRepository } from '#lib/governance/evaluation/disagreement-repository';
 import { ReportRepository } from '#lib/governance/evaluation/report-repository';
 import { ResultRepository } from '#lib/governance/evaluation/result-repository';
+import { ImpactRepository } from '#lib/governance/impact/impact-repository';
 import { logger } from '#lib/logging/logger';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 import type { Settings } from '#lib/settings/index';
@@ -14,7 +15,7 @@ const BATCH = 5_000;
 const DAY_MS = 86_400_000;
 
 /** What a purge deleted, per kind. */
-export type Purged = Record<'outbox' | 'reports' | 'results' | 'conversations' | 'llmAnswers' | 'disagreements', number>;
+export type Purged = Record<'outbox' | 'reports' | 'impactReports' | 'results' | 'conversations' | 'llmAnswers' | 'disagreements', number>;
 
 /** Runs `purgeSome` until it deletes less than a batch or `until` (epoch ms) passes; answers the total. */
 async function drain(purgeSome: (limit: number) => Promise<number>, until: number): Promise<number> {
@@ -29,7 +30,7 @@ async function drain(purgeSome: (limit: number) => Promise<number>, until: numbe
 /**
  * Deletes what its retention setting has let go of, in batches: delivered outbox messages
  * (outbox.retention), finished reports with their descriptors and a test's results
- * (retention.reports), superseded results of the history older than that which the compliance
+ * (retention.reports) and impact reports as old, superseded results of the history older than that which the compliance
  * trend no longer needs, idle conversations, stored LLM answers and shadow disagreements. Stops
  * starting batches at `until`; the next run goes on.
  */
@@ -42,6 +43,7 @@ export async function purgeExpired(database: Database, settings: Settings, now =
   const purged: Purged = {
     outbox: await drain((limit) => new OutboxRepository(database).purgeDelivered(new Date(now.getTime() - settings.outbox.retention), limit), until),
     reports: await drain((limit) => new ReportRepository(database).purgeFinished(reportsBefore, limit), until),
+    impactReports: await drain((limit) => new ImpactRepository(database).purgeOlder(reportsBefore, limit), until),
     results: await drain((limit) => new ResultRepository(database).purgeSuperseded(resultsBefore, limit), until),
     conversations: await drain(
       (limit) => new ConversationRepository(database, settings.assistant.conversation.maxTurns).purgeIdle(daysAgo(retention.conversations), limit),

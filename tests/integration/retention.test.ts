@@ -110,7 +110,15 @@ describe('the retention purge', () => {
     await recordEveryDay();
     // 130 days ago is not recorded: dp-1's result of 150 days ago is its newest then, and stays.
     await sqlOf(`delete from ${SCHEMA}.compliance_snapshot_days where day = (now() - interval '130 days')::date`);
-    expect(await purgeExpired(database, settings)).toEqual({ outbox: 1, reports: 3, results: 0, conversations: 1, llmAnswers: 1, disagreements: 1 });
+    expect(await purgeExpired(database, settings)).toEqual({
+      outbox: 1,
+      reports: 3,
+      impactReports: 0,
+      results: 0,
+      conversations: 1,
+      llmAnswers: 1,
+      disagreements: 1,
+    });
     expect(await results()).toEqual(['dp-1@200', 'dp-1@150', 'dp-1@120', 'dp-1@100', 'dp-1@5', 'dp-2@150']);
   });
 
@@ -120,7 +128,15 @@ describe('the retention purge', () => {
     expect(before.filter((day) => (day.resources?.failing ?? 0) > 0).length).toBeGreaterThan(100);
 
     // Once that day is recorded, dp-1's results superseded before 90 days ago go too.
-    expect(await purgeExpired(database, settings)).toEqual({ outbox: 0, reports: 0, results: 2, conversations: 0, llmAnswers: 0, disagreements: 0 });
+    expect(await purgeExpired(database, settings)).toEqual({
+      outbox: 0,
+      reports: 0,
+      impactReports: 0,
+      results: 2,
+      conversations: 0,
+      llmAnswers: 0,
+      disagreements: 0,
+    });
 
     // The first result, the newest of each pair, and what is newer than retention.reports (90 days) stay.
     expect(await results()).toEqual(['dp-1@200', 'dp-1@100', 'dp-1@5', 'dp-2@150']);
@@ -136,6 +152,14 @@ describe('the retention purge', () => {
     expect(await column(`select resource_id from ${SCHEMA}.cue_disagreements`)).toEqual(['dp-1']);
 
     // A second run finds nothing more.
-    expect(await purgeExpired(database, settings)).toEqual({ outbox: 0, reports: 0, results: 0, conversations: 0, llmAnswers: 0, disagreements: 0 });
+    expect(await purgeExpired(database, settings)).toEqual({
+      outbox: 0,
+      reports: 0,
+      impactReports: 0,
+      results: 0,
+      conversations: 0,
+      llmAnswers: 0,
+      disagreements: 0,
+    });
   });
 });

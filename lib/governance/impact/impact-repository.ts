@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lt, or, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import { deleteSome } from '#lib/db/purge';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 
 import { type Change, CHANGES, type ImpactCounts } from './impact';
@@ -71,6 +72,12 @@ export class ImpactRepository {
         .where(eq(reports.id, impact.id));
       return summary;
     });
+  }
+
+  /** Deletes up to `limit` impact reports made before `before` (retention.reports), their resources with them; answers how many. */
+  purgeOlder(before: Date, limit: number): Promise<number> {
+    const t = this.database.tables.impactReports;
+    return deleteSome(this.database, t, lt(t.createdAt, before), limit);
   }
 
   /** Up to `limit` resources of the report (of one change, or all), by environment and id, after the cursor. */
