@@ -11,6 +11,7 @@ import { auditVerdictText, verifyAudit } from './audit-command';
 import { runEvaluate } from './evaluate-command';
 import { exceptionsTable, listExceptions } from './exceptions-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
+import { impactText, runImpact } from './impact-command';
 import { pullPolicies, pushPolicies } from './policies-command';
 import { runTest } from './test-command';
 import { UsageError } from './usage-error';
@@ -114,7 +115,9 @@ function program(): Command {
       },
     );
 
-  const policies = cgp.command('policies').description('CUE policies and metrics as files in git: pull them from a platform, push them back');
+  const policies = cgp
+    .command('policies')
+    .description('CUE policies and metrics as files in git: pull them from a platform, push them back, weigh the impact of a version');
   accessOptions(
     policies
       .command('pull')
@@ -133,6 +136,27 @@ function program(): Command {
       .option('--dry-run', 'print the plan, send nothing'),
   ).action(async (folder: string, options: { server?: string; token?: string; publish?: boolean; dryRun?: boolean }) => {
     await print(`${(await pushPolicies(folder, { ...options, publish: options.publish === true, dryRun: options.dryRun === true })).join('\n')}\n`);
+  });
+
+  accessOptions(
+    policies
+      .command('impact')
+      .description(
+        'what a version would change before it goes live: each resource judged by it against the live version; exit 1 when any newly fails (a CI check of a policy change)',
+      )
+      .argument('<id|file>', "the policy's id, or its file (pushed: the platform's newest version holds it)")
+      .option('-e, --env <environment>', 'only this environment (repeat for more; default: every one the policy applies to)', collect)
+      .option('--version <n>', 'the version to weigh (default: the newest)', (value: string) => {
+        if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('must be a version number (1 or more)');
+        return Number(value);
+      })
+      .option('--timeout <seconds>', 'how long to wait for the report', secondsBetween(1, 86_400), 600)
+      .addOption(new Option('-f, --format <format>', 'output format (default: text on a terminal, json otherwise)').choices(['text', 'json'])),
+  ).action(async (target: string, options: { server?: string; token?: string; env?: string[]; version?: number; timeout: number; format?: string }) => {
+    const run = await runImpact(target, options);
+    const format = options.format ?? (defaultFormat() === 'table' ? 'text' : 'json');
+    await print(format === 'text' ? impactText(run) : `${JSON.stringify(run, null, 2)}\n`);
+    process.exitCode = run.report.counts && run.report.counts.newlyFailing > 0 ? EXIT.failed : EXIT.passed;
   });
 
   accessOptions(
