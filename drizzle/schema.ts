@@ -572,7 +572,7 @@ export function defineTables(schemaName: string) {
     'approvals',
     {
       id: uuid('id').primaryKey().defaultRandom(),
-      kind: text('kind', { enum: ['publish', 'status', 'exception'] }).notNull(),
+      kind: text('kind', { enum: ['publish', 'status', 'exception', 'rollout'] }).notNull(),
       entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
       entityId: uuid('entity_id').notNull(),
       entityName: text('entity_name').notNull(),
@@ -596,6 +596,41 @@ export function defineTables(schemaName: string) {
       outcome: jsonb('outcome').$type<Record<string, unknown>>(),
     },
     (table) => [index('approvals_by_status').on(table.status, table.requestedAt)],
+  );
+
+  /**
+   * A dated rollout: the version in grace moves to enabled at `enable_at`, through the lifecycle
+   * service (functions/schedules/rollout-scheduler.ts). At most one is scheduled per entity.
+   */
+  const rollouts = schema.table(
+    'rollouts',
+    {
+      id: uuid('id').primaryKey().defaultRandom(),
+      entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
+      entityId: uuid('entity_id').notNull(),
+      version: integer('version').notNull(),
+      enableAt: timestamp('enable_at', { withTimezone: true }).notNull(),
+      notifyDaysBefore: integer('notify_days_before').notNull().default(7),
+      status: text('status', { enum: ['scheduled', 'done', 'cancelled', 'failed'] })
+        .notNull()
+        .default('scheduled'),
+      /** Why it failed (the version had moved, the lifecycle refused). */
+      error: text('error'),
+      createdBy: text('created_by').notNull(),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      /** Four-eyes: who approved it. */
+      approvedBy: text('approved_by'),
+      endedAt: timestamp('ended_at', { withTimezone: true }),
+      endedBy: text('ended_by'),
+    },
+    (table) => [
+      uniqueIndex('rollouts_one_scheduled')
+        .on(table.entityId)
+        .where(sql`status = 'scheduled'`),
+      index('rollouts_due')
+        .on(table.enableAt)
+        .where(sql`status = 'scheduled'`),
+    ],
   );
 
   /**
@@ -677,6 +712,7 @@ export function defineTables(schemaName: string) {
     auditRecords,
     impactReports,
     impactResources,
+    rollouts,
   };
 }
 
@@ -713,4 +749,5 @@ export const {
   auditRecords,
   impactReports,
   impactResources,
+  rollouts,
 } = defineTables(MIGRATIONS_SCHEMA_NAME);

@@ -17,7 +17,7 @@ export type ApprovalRequested = Answer<(typeof policyEndpoints)['publish'], '202
 
 /** The list filters (lib/governance/approvals/approval.ts; the console names them here, no zod in the bundle). */
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const satisfies readonly ApprovalStatus[];
-export const APPROVAL_KINDS = ['publish', 'status', 'exception'] as const satisfies readonly ApprovalKind[];
+export const APPROVAL_KINDS = ['publish', 'status', 'exception', 'rollout'] as const satisfies readonly ApprovalKind[];
 
 export interface ApprovalFilters {
   readonly status?: ApprovalStatus;

@@ -8,7 +8,7 @@ import { Field } from './fields';
 import { ProblemNotice } from './problem';
 import { when } from './result-cells';
 
-export const KIND_LABEL: Record<Approval['kind'], string> = { publish: 'Publish', status: 'Status move', exception: 'New exception' };
+export const KIND_LABEL: Record<Approval['kind'], string> = { publish: 'Publish', status: 'Status move', exception: 'New exception', rollout: 'Dated rollout' };
 
 const entityHref = (entity: Approval['entity']) => href(`/${entity.kind === 'policy' ? 'policies' : 'metrics'}/${entity.id}`);
 
@@ -17,6 +17,7 @@ function asked(approval: Approval): string {
   const { version, from, to } = approval.request as { version?: number; from?: string; to?: string };
   if (approval.kind === 'publish') return `publish version ${version} (${from} → enabled)`;
   if (approval.kind === 'status') return `move version ${version} from ${from} to ${to}`;
+  if (approval.kind === 'rollout') return `enable version ${version} (${from} → enabled) at ${String((approval.request as { enableAt?: string }).enableAt)}`;
   return 'a new exception';
 }
 

@@ -12,4 +12,7 @@ export const {
   changeStatusOf: changeStatusOfMetric,
   test: testMetric,
   impact: impactOfMetric,
+  scheduleRollout: scheduleRolloutOfMetric,
+  getRollout: getRolloutOfMetric,
+  cancelRollout: cancelRolloutOfMetric,
 } = entityHandlers('metric', metricEndpoints);

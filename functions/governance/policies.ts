@@ -15,6 +15,9 @@ export const {
   changeStatusOf: changeStatusOfPolicy,
   test: testPolicy,
   impact: impactOfPolicy,
+  scheduleRollout: scheduleRolloutOfPolicy,
+  getRollout: getRolloutOfPolicy,
+  cancelRollout: cancelRolloutOfPolicy,
 } = entityHandlers('policy', policyEndpoints);
 
 export const recordPassiveResult = httpHandler(recordPassiveResultEndpoint, async ({ params, body, authorize }) => {

@@ -192,7 +192,7 @@ function program(): Command {
       .command('list')
       .description('the requests, newest first (pending unless --status says otherwise)')
       .addOption(new Option('--status <status>', 'which requests').choices(['pending', 'approved', 'rejected', 'expired', 'all']).default('pending'))
-      .addOption(new Option('--kind <kind>', 'only publish, status or exception requests').choices(['publish', 'status', 'exception']))
+      .addOption(new Option('--kind <kind>', 'only publish, status, exception or rollout requests').choices(['publish', 'status', 'exception', 'rollout']))
       .addOption(new Option('-f, --format <format>', 'output format (default: text on a terminal, json otherwise)').choices(['text', 'json'])),
   ).action(async (options: { server?: string; token?: string; status?: 'pending'; kind?: 'publish'; format?: string }) => {
     const found = await listApprovals(options);

@@ -269,6 +269,31 @@ describe('four-eyes', () => {
     expect(listed.body.data.map((approval: Approval) => approval.id)).toContain(asked.body.approvalId);
   });
 
+  it('a dated rollout is a request too: approved, it is scheduled naming its approver, and enables the version at its date', async () => {
+    const id = await enabledPolicy();
+    await database.sql.unsafe(`update ${SCHEMA}.governance_entities set status = 'grace' where id = $1`, [id]);
+    const schedule = (caller: Caller) =>
+      as(caller, policies.scheduleRolloutOfPolicy, { method: 'POST', path: `${API}/policies/${id}/rollout`, params: { id }, body: { enableAt: inDays(3) } });
+    const asked = await schedule(ADMIN);
+    expect(asked.status).toBe(202);
+    expect(asked.body).toMatchObject({ kind: 'rollout', status: 'pending', request: { version: 1, from: 'grace', to: 'enabled', notifyDaysBefore: 7 } });
+    const rollout = () => as(CI_JOB, policies.getRolloutOfPolicy, { method: 'GET', path: `${API}/policies/${id}/rollout`, params: { id } });
+    expect((await rollout()).status).toBe(404);
+    // Its requester cannot approve it, not even an admin.
+    expect((await decide(ADMIN, asked.body.approvalId, 'approve')).status).toBe(403);
+    const approved = await decide(APPROVER, asked.body.approvalId, 'approve');
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect((await rollout()).body).toMatchObject({ status: 'scheduled', version: 1, createdBy: 'root-admin', approvedBy: 'bo-approver' });
+    expect(approved.body.outcome).toEqual({ rolloutId: (await rollout()).body.id, version: 1, enableAt: asked.body.request.enableAt });
+
+    // Its date comes (moved in the database): the scheduler enables the version, as the rollout's author.
+    await database.sql.unsafe(`update ${SCHEMA}.rollouts set enable_at = now() - interval '1 second' where entity_id = $1`, [id]);
+    const { runDueRollouts } = await import('#lib/governance/rollouts/rollout-service');
+    expect(await runDueRollouts()).toEqual({ enabled: 1, failed: 0 });
+    expect(await entityRow(id)).toEqual([{ version: 1, status: 'enabled' }]);
+    expect((await rollout()).body).toMatchObject({ status: 'done', endedBy: 'rollout-scheduler' });
+  });
+
   it('a weaker edit of an enabled policy: the diff shows what changes; an edit after the request makes its approval a conflict', async () => {
     const id = await enabledPolicy();
     const weaker = { name: 'owner set, weaker', resourceType, engine: 'remote', remoteEngineUrl: `${engine.url}/always-true` };

@@ -37,6 +37,7 @@ const TABLES = [
   'outbox',
   'resource_types',
   'role_bindings',
+  'rollouts',
   'startup_runs',
 ];
 let database: Database;
@@ -113,8 +114,9 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0023 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0024 too), with a history in it.
     await database.sql.unsafe(`
+      drop table ${other}.rollouts;
       drop table ${other}.impact_resources, ${other}.impact_reports;
       alter table ${other}.evaluation_results drop column resource_owner;
       alter table ${other}.resource_types drop column resource_owner_field;

@@ -107,6 +107,13 @@ async function entity(kind: 'Policy' | 'Metric', status: 'draft' | 'enabled' = '
 
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
+/** A policy or metric of the gated type in production, in grace (what a rollout moves). */
+async function inGrace(kind: 'Policy' | 'Metric'): Promise<string> {
+  const id = await entity(kind);
+  expect((await admin(`changeStatusOf${kind}`, { params: { id }, body: { status: 'grace' } })).status).toBe(200);
+  return id;
+}
+
 async function pendingApproval(): Promise<string> {
   const { requestPublish } = await import('#lib/governance/approvals/approval-service');
   return (await requestPublish('policy', await entity('Policy'), 'someone-else')).id;
@@ -129,6 +136,12 @@ const entityCalls = (kind: 'Policy' | 'Metric'): Record<string, () => Promise<Ca
     [`test${kind}`]: async () => ({ params: { id: await entity(kind) }, body: { environment: 'production', descriptor: 'id: urn:x' } }),
     // Its run goes through the queue, which no worker reads here: it answers 202 without waiting.
     [`impactOf${kind}`]: async () => ({ params: { id: await entity(kind) }, body: {}, headers: { prefer: 'wait=0' } }),
+    [`scheduleRolloutOf${kind}`]: async () => ({ params: { id: await inGrace(kind) }, body: { enableAt: inDays(10) } }),
+    [`cancelRolloutOf${kind}`]: async () => {
+      const id = await inGrace(kind);
+      expect((await admin(`scheduleRolloutOf${kind}`, { params: { id }, body: { enableAt: inDays(10) } })).status).toBe(201);
+      return { params: { id } };
+    },
   };
 };
 

@@ -15,6 +15,8 @@ import type { EntityKind } from '../policies/entity';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { changeStatusOfEntity, publishEntity, readEntityRow, represent } from '../policies/entity-service';
 import { ACTIVE_STATUSES, allowedMoves, canMove, type EntityStatus } from '../policies/lifecycle';
+import type { RolloutInput } from '../rollouts/rollout';
+import { rolloutTarget, scheduleRollout } from '../rollouts/rollout-service';
 import type { Approval, ApprovalDiff, ApprovalFilters, ApprovalKind } from './approval';
 import { entityDiff, exceptionDiff, fingerprintOf } from './approval-diff';
 import { approversOf } from './approval-recipients';
@@ -46,7 +48,7 @@ function representApproval(row: ApprovalRow): Approval {
   };
 }
 
-const NOUN: Record<ApprovalKind, string> = { publish: 'publishing', status: 'status move', exception: 'exception' };
+const NOUN: Record<ApprovalKind, string> = { publish: 'publishing', status: 'status move', exception: 'exception', rollout: 'rollout' };
 
 /** Writes the request and tells the approvers in its scope, in one transaction. */
 async function record(
@@ -149,6 +151,15 @@ export async function requestStatusMove(kind: EntityKind, id: string, move: { to
   return requestEntityChange(kind, current, move.to, 'status', requester);
 }
 
+/** Four-eyes: a dated rollout (the version in grace to enabled at a date) becomes a request, checked now as scheduling it would be. */
+export async function requestRollout(kind: EntityKind, id: string, input: RolloutInput, requester: string): Promise<Approval> {
+  const target = await rolloutTarget(kind, id, input);
+  const enforced = await enforcedVersion(kind, id);
+  const representation = represent(target);
+  const request = { version: target.version, fingerprint: fingerprintOf(representation), from: target.status, to: 'enabled', ...input };
+  return record('rollout', target, target.environment, request, entityDiff(enforced ? represent(enforced) : null, representation, 'enabled'), requester);
+}
+
 /** Four-eyes: a new exception becomes a request, checked now as its creation would be; it waives nothing until approved. */
 export async function requestException(input: ExceptionInput, requester: string): Promise<Approval> {
   const { entity } = await checkNewException(input);
@@ -230,7 +241,13 @@ export async function approve(id: string, decider: string, comment: string | nul
     const current = await readEntityRow(kind, row.entityId, row.kind === 'publish' ? undefined : request.version);
     requireAsRequested(current, request);
     if (current.status !== request.from) throw changedSinceRequest();
-    if (row.kind === 'publish') {
+    if (row.kind === 'rollout') {
+      const { enableAt, notifyDaysBefore } = row.request as unknown as RolloutInput;
+      approved = await inTransaction(await getDatabase(), 'approve rollout', async (tx) => {
+        const rollout = await scheduleRollout(kind, row.entityId, { enableAt, notifyDaysBefore }, row.requestedBy, { tx, approvedBy: decider });
+        return decide(tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { rolloutId: rollout.id, version: rollout.version, enableAt } });
+      });
+    } else if (row.kind === 'publish') {
       await publishEntity(kind, row.entityId, row.requestedBy, async (tx, published, reportId) => {
         requireAsRequested(published, request);
         approved = await decide(tx, id, {

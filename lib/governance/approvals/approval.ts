@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { paginationQuery } from '#lib/http/pagination';
 
-const APPROVAL_KINDS = ['publish', 'status', 'exception'] as const;
+const APPROVAL_KINDS = ['publish', 'status', 'exception', 'rollout'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -25,7 +25,7 @@ export type ApprovalDiff = z.output<typeof approvalDiff>;
 export const approval = z
   .object({
     id: z.string(),
-    kind: z.enum(APPROVAL_KINDS).meta({ description: 'publish, status (a status move) or exception (a new exception)' }),
+    kind: z.enum(APPROVAL_KINDS).meta({ description: 'publish, status (a status move), exception (a new exception) or rollout (a dated move to enabled)' }),
     status: z.enum(APPROVAL_STATUSES).meta({ description: 'expired: pending past expiresAt; it can no longer be decided' }),
     entity: z.object({
       kind: z.enum(['policy', 'metric']),

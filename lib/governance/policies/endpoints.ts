@@ -6,6 +6,7 @@ import { listOf } from '#lib/http/pagination';
 import { approvalRequested } from '../approvals/approval';
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
 import { impactAccepted, impactInput, impactReport } from '../impact/impact';
+import { rolloutInput, rolloutRepresentation } from '../rollouts/rollout';
 import {
   entityId,
   type EntityKind,
@@ -158,6 +159,45 @@ function entityEndpoints(kind: EntityKind) {
         200: { description: 'The finished impact report (Prefer: wait=N, when it finished in time)', schema: impactReport },
         202: { description: 'Started: read the impact report at the Location header', schema: impactAccepted },
         ...missing,
+      },
+    }),
+    scheduleRollout: endpoint({
+      operationId: op('scheduleRolloutOf'),
+      access: { permission: 'policies:publish', scope: 'resource' },
+      method: 'POST',
+      path: `${base}/{id}/rollout`,
+      summary: `Schedule the version of a ${kind} in grace to move to enabled at a date (four-eyes: a request)`,
+      tags,
+      params: entityId,
+      body: rolloutInput,
+      responses: {
+        201: { description: 'Scheduled', schema: rolloutRepresentation },
+        ...fourEyes,
+        ...missing,
+        409: { description: 'No version is in grace, or a rollout is scheduled already' },
+      },
+    }),
+    getRollout: endpoint({
+      operationId: op('getRolloutOf'),
+      access: { permission: 'governance:read', scope: 'anywhere' },
+      method: 'GET',
+      path: `${base}/{id}/rollout`,
+      summary: `The scheduled rollout of a ${kind}, else its newest (done, cancelled or failed)`,
+      tags,
+      params: entityId,
+      responses: { 200: { description: 'The rollout', schema: rolloutRepresentation }, 404: { description: `No ${kind} has this id, or it has no rollout` } },
+    }),
+    cancelRollout: endpoint({
+      operationId: op('cancelRolloutOf'),
+      access: { permission: 'policies:publish', scope: 'resource' },
+      method: 'DELETE',
+      path: `${base}/{id}/rollout`,
+      summary: `Cancel the scheduled rollout of a ${kind}: its version stays in grace`,
+      tags,
+      params: entityId,
+      responses: {
+        200: { description: 'Cancelled', schema: rolloutRepresentation },
+        404: { description: `No ${kind} has this id, or no rollout is scheduled` },
       },
     }),
   };

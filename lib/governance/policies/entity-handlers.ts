@@ -6,6 +6,7 @@ import { testEntity } from '../evaluation/evaluation-service';
 import { startedResponse } from '../evaluation/started-response';
 import { impactStartedResponse } from '../impact/impact-handlers';
 import { startImpact } from '../impact/impact-service';
+import { cancelRollout, getRollout, scheduleRollout } from '../rollouts/rollout-service';
 import type { policyEndpoints } from './endpoints';
 import type { EntityInput, EntityKind } from './entity';
 import {
@@ -73,6 +74,16 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
     test: httpHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize, signal }) => {
       authorize(scopeOf(await readEntityRow(kind, params.id, query.version)));
       return startedResponse(headers, (waitMs) => testEntity(kind, params.id, body, { subject: principal.subject, waitMs, version: query.version, signal }));
+    }),
+    scheduleRollout: httpHandler(endpoints.scheduleRollout, async ({ params, body, principal, authorize }) => {
+      authorize(scopeOf(await readEntityRow(kind, params.id)));
+      if (await approvals.fourEyesOn()) return approvals.requestedAnswer(await approvals.requestRollout(kind, params.id, body, principal.subject));
+      return { status: 201, body: await scheduleRollout(kind, params.id, body, principal.subject) };
+    }),
+    getRollout: httpHandler(endpoints.getRollout, async ({ params }) => ({ status: 200, body: await getRollout(kind, params.id) })),
+    cancelRollout: httpHandler(endpoints.cancelRollout, async ({ params, principal, authorize }) => {
+      authorize(scopeOf(await readEntityRow(kind, params.id)));
+      return { status: 200, body: await cancelRollout(kind, params.id, principal.subject) };
     }),
     impact: httpHandler(endpoints.impact, async ({ params, body, principal, headers, authorize, signal }) => {
       authorize(scopeOf(await readEntityRow(kind, params.id, body.version)));

@@ -1,0 +1,95 @@
+import { getDatabase } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
+import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
+import { logger } from '#lib/logging/logger';
+
+import type { EntityKind } from '../policies/entity';
+import { EntityRepository, type EntityRow } from '../policies/entity-repository';
+import { changeStatusOfEntity } from '../policies/entity-service';
+import type { RolloutInput, RolloutRepresentation } from './rollout';
+import { representRollout, RolloutRepository } from './rollout-repository';
+
+/** Who ends a rollout at its date, in its record (the move itself is the rollout's author's). */
+const SCHEDULER = 'rollout-scheduler';
+
+/** The version a rollout would move: the one in grace; the date must be ahead. */
+export async function rolloutTarget(kind: EntityKind, id: string, input: RolloutInput): Promise<EntityRow> {
+  if (Date.parse(input.enableAt) <= Date.now()) throw new InvalidInput([{ path: 'enableAt', message: 'enableAt must be in the future' }]);
+  const versions = await new EntityRepository(await getDatabase()).versions(kind, id);
+  if (versions.length === 0) throw new NotFoundError(`No ${kind} has the id ${id}`);
+  const grace = versions.find((version) => version.status === 'grace');
+  if (!grace) throw new ConflictError(`No version of this ${kind} is in grace: a rollout moves the version in grace to enabled at its date`);
+  return grace;
+}
+
+/** Schedules the move of the version in grace to enabled at `enableAt` (in `tx`, an approval's, when given). */
+export async function scheduleRollout(
+  kind: EntityKind,
+  id: string,
+  input: RolloutInput,
+  subject: string,
+  options: { tx?: Pick<Transaction, 'insert'>; approvedBy?: string } = {},
+): Promise<RolloutRepresentation> {
+  const target = await rolloutTarget(kind, id, input);
+  const row = await new RolloutRepository(await getDatabase()).schedule(
+    {
+      entityKind: kind,
+      entityId: id,
+      version: target.version,
+      enableAt: new Date(input.enableAt),
+      notifyDaysBefore: input.notifyDaysBefore,
+      createdBy: subject,
+      approvedBy: options.approvedBy ?? null,
+    },
+    options.tx,
+  );
+  if (!row) throw new ConflictError(`This ${kind} has a rollout scheduled already: cancel it first (DELETE .../rollout)`);
+  return representRollout(row);
+}
+
+/** The entity's scheduled rollout, else its newest. */
+export async function getRollout(kind: EntityKind, id: string): Promise<RolloutRepresentation> {
+  const row = await new RolloutRepository(await getDatabase()).current(kind, id);
+  if (!row) throw new NotFoundError(`This ${kind} has no rollout`);
+  return representRollout(row);
+}
+
+/** Cancels the scheduled rollout: the version stays in grace. */
+export async function cancelRollout(kind: EntityKind, id: string, subject: string): Promise<RolloutRepresentation> {
+  const repository = new RolloutRepository(await getDatabase());
+  const current = await repository.current(kind, id);
+  const cancelled = current?.status === 'scheduled' ? await repository.end(current.id, { status: 'cancelled', by: subject }) : undefined;
+  if (!cancelled) throw new NotFoundError(`This ${kind} has no rollout scheduled`);
+  return representRollout(cancelled);
+}
+
+class CancelledMeanwhile extends Error {}
+
+/**
+ * Every minute: moves the versions whose rollout date has come to enabled, through the lifecycle
+ * service (its rules, its schedule-following, its author: the rollout's), and ends the rollout in
+ * the same transaction. One the lifecycle refuses (the version moved meanwhile) fails with the reason.
+ */
+export async function runDueRollouts(limit = 50): Promise<{ enabled: number; failed: number }> {
+  const repository = new RolloutRepository(await getDatabase());
+  const counts = { enabled: 0, failed: 0 };
+  for (const rollout of await repository.due(limit)) {
+    try {
+      await changeStatusOfEntity(rollout.entityKind, rollout.entityId, {
+        to: 'enabled',
+        version: rollout.version,
+        subject: rollout.createdBy,
+        alongside: async (tx) => {
+          if (!(await repository.end(rollout.id, { status: 'done', by: SCHEDULER }, tx))) throw new CancelledMeanwhile();
+        },
+      });
+      counts.enabled++;
+    } catch (error) {
+      if (error instanceof CancelledMeanwhile) continue;
+      counts.failed++;
+      logger.warn({ err: error, rolloutId: rollout.id }, 'a rollout could not enable its version');
+      await repository.end(rollout.id, { status: 'failed', by: SCHEDULER, error: (error as Error).message });
+    }
+  }
+  return counts;
+}
