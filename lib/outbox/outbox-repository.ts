@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import { deleteSome } from '#lib/db/purge';
@@ -53,6 +53,16 @@ export class OutboxRepository {
       .update(this.table)
       .set({ payload: storableCopy(payload), nextAttemptAt: sql`now()` })
       .where(and(eq(this.table.id, id), isNull(this.table.deliveredAt)));
+  }
+
+  /** The topics with a message due now (one short walk of the index of undelivered messages). */
+  async dueTopics(): Promise<OutboxTopic[]> {
+    const t = this.table;
+    const rows = await this.database.db
+      .selectDistinct({ topic: t.topic })
+      .from(t)
+      .where(and(isNull(t.deliveredAt), isNull(t.deadAt), lte(t.nextAttemptAt, sql`now()`)));
+    return rows.map((row) => row.topic);
   }
 
   /**
