@@ -19,7 +19,7 @@ const RESOURCES = 5_000;
 const PAGE = 50;
 
 /** The resolver: RESOURCES descriptors in `production`, a third of them with an owner the policy refuses. */
-async function startResolver(): Promise<{ url: string; pages: () => number; stop: () => Promise<void> }> {
+export async function startResolver(): Promise<{ url: string; pages: () => number; stop: () => Promise<void> }> {
   const all = Array.from({ length: RESOURCES }, (_, i) => {
     const id = `urn:dp:bench-${i}`;
     return { id, displayName: `Bench ${i}`, version: '1.4.2', content: JSON.stringify({ ...benchDescriptor(id), owner: i % 3 === 0 ? 'Alice' : 'alice' }) };

@@ -6,6 +6,7 @@ import { benchRegex } from './cue-regex';
 import { cueThroughput } from './cue-throughput';
 import { benchEntityList } from './entity-list';
 import { benchEvaluateApi } from './evaluate-api';
+import { benchImpact } from './impact';
 import { benchPublishEvaluation } from './publish-evaluation';
 import { benchReportRead } from './report-read';
 import { benchRetrieval } from './retrieval';
@@ -21,6 +22,8 @@ console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL),
 await benchEvaluateApi();
 console.log('# Publish-time evaluation through the queue (serverless offline, local queue, embedded PostgreSQL), WebAssembly then native');
 await benchPublishEvaluation();
+console.log('# Impact of a stricter version over 5,000 resources through the queue (serverless offline, local queue, embedded PostgreSQL), native');
+await benchImpact();
 console.log('# Reading a report of 100,000 results over HTTP (serverless offline, embedded PostgreSQL)');
 await benchReportRead();
 console.log('# Grounded chat retrieval over a knowledge index of 5,000 chunks (real[] ranked in the function; pgvector where this machine has it)');
