@@ -258,8 +258,15 @@ describe('four-eyes', () => {
     expect(asked.body).toMatchObject({ kind: 'publish', status: 'pending', diff: { enforcedVersion: null, requestedVersion: 1 } });
     expect(asked.body.diff.changes[0]).toEqual({ field: 'status', before: 'draft', after: 'enabled' });
     expect(await entityRow(id)).toEqual([{ version: 1, status: 'draft' }]);
-    // One pending publish per entity.
+    // The approver decides on figures: the request carries an impact report of the version, started with it.
+    const { impactReportId } = asked.body.diff;
+    expect(impactReportId).toMatch(/^[0-9a-f-]{36}$/);
+    const { getImpactReport } = await import('../../functions/governance/impact-reports');
+    const impact = await as(APPROVER, getImpactReport, { method: 'GET', path: `${API}/impact-reports/${impactReportId}`, params: { id: impactReportId } });
+    expect(impact.body).toMatchObject({ policyId: id, candidateVersion: 1, baselineVersion: null, createdBy: 'ana-author' });
+    // One pending publish per entity (and no second impact run for it).
     expect((await publish(AUTHOR, id)).status).toBe(409);
+    expect((await database.sql.unsafe(`select count(*)::int as n from ${SCHEMA}.impact_reports where entity_id = $1`, [id]))[0].n).toBe(1);
     // Even an admin's publish is a request.
     const approved = await decide(ADMIN, asked.body.approvalId, 'approve');
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);

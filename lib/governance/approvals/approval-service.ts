@@ -11,6 +11,7 @@ import { getSettings } from '#lib/settings/index';
 
 import type { ExceptionInput } from '../exceptions/exception';
 import { checkNewException, createException } from '../exceptions/exception-service';
+import { impactForApproval } from '../impact/impact-service';
 import type { EntityKind } from '../policies/entity';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { changeStatusOfEntity, publishEntity, readEntityRow, represent } from '../policies/entity-service';
@@ -119,8 +120,13 @@ async function requestEntityChange(kind: EntityKind, requested: EntityRow, to: E
   const enforced = await enforcedVersion(kind, requested.id);
   const representation = represent(requested);
   const request: EntityRequest = { version: requested.version, fingerprint: fingerprintOf(representation), from: requested.status, to };
-  const diff = entityDiff(enforced ? represent(enforced) : null, representation, to);
+  const diff = await withImpact(kind, requested, to, entityDiff(enforced ? represent(enforced) : null, representation, to), requester);
   return record(approvalKind, requested, requested.environment, { ...request }, diff, requester);
+}
+
+/** A request that would enable a version carries its impact report, so that an approver decides on figures. */
+async function withImpact(kind: EntityKind, version: EntityRow, to: EntityStatus, diff: ApprovalDiff, requester: string): Promise<ApprovalDiff> {
+  return to === 'enabled' ? { ...diff, impactReportId: await impactForApproval(kind, version, requester) } : diff;
 }
 
 /** The 202 answer of a change that became a request: the request, at its Location. */
@@ -157,7 +163,8 @@ export async function requestRollout(kind: EntityKind, id: string, input: Rollou
   const enforced = await enforcedVersion(kind, id);
   const representation = represent(target);
   const request = { version: target.version, fingerprint: fingerprintOf(representation), from: target.status, to: 'enabled', ...input };
-  return record('rollout', target, target.environment, request, entityDiff(enforced ? represent(enforced) : null, representation, 'enabled'), requester);
+  const diff = await withImpact(kind, target, 'enabled', entityDiff(enforced ? represent(enforced) : null, representation, 'enabled'), requester);
+  return record('rollout', target, target.environment, request, diff, requester);
 }
 
 /** Four-eyes: a new exception becomes a request, checked now as its creation would be; it waives nothing until approved. */

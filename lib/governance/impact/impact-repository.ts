@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import { deleteSome } from '#lib/db/purge';
@@ -25,6 +25,18 @@ export class ImpactRepository {
 
   async create(values: Omit<ImpactRow, 'id' | 'summary' | 'createdAt'>, tx: Pick<Transaction, 'insert'>): Promise<ImpactRow> {
     const [row] = await tx.insert(this.database.tables.impactReports).values(values).returning();
+    return row;
+  }
+
+  /** The newest impact report of a version. */
+  async newestOf(entityId: string, version: number): Promise<ImpactRow | undefined> {
+    const t = this.database.tables.impactReports;
+    const [row] = await this.database.db
+      .select()
+      .from(t)
+      .where(and(eq(t.entityId, entityId), eq(t.candidateVersion, version)))
+      .orderBy(desc(t.createdAt))
+      .limit(1);
     return row;
   }
 

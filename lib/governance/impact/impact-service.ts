@@ -62,6 +62,20 @@ export async function startImpact(kind: EntityKind, id: string, input: ImpactInp
   return impact;
 }
 
+/**
+ * The impact report an approver decides on: the newest of this version, else one started now
+ * (under the requester's name). Null for a version with no engine (passive: nothing to run).
+ */
+export async function impactForApproval(
+  kind: EntityKind,
+  entity: { id: string; version: number; engine: string | null },
+  requester: string,
+): Promise<string | null> {
+  if (!entity.engine) return null;
+  const newest = await new ImpactRepository(await getDatabase()).newestOf(entity.id, entity.version);
+  return (newest ?? (await startImpact(kind, entity.id, { version: entity.version }, requester))).id;
+}
+
 /** The report: its run's status, and once the run completed, its counts (computed at the first read after). */
 export async function getImpactReport(id: string): Promise<ImpactReport> {
   const database = await getDatabase();
