@@ -1,7 +1,13 @@
 import type { Settings } from '#lib/settings/index';
 
 export type NotificationEvent =
-  'new-policy-event' | 'new-metric-event' | 'failure-event' | 'exception-expiring-event' | 'approval-requested-event' | 'approval-decided-event';
+  | 'new-policy-event'
+  | 'new-metric-event'
+  | 'failure-event'
+  | 'exception-expiring-event'
+  | 'approval-requested-event'
+  | 'approval-decided-event'
+  | 'resource-newly-failing-event';
 
 /** The notification document POSTed to `notification.url` (docs/notifications.md). */
 export interface Notification extends Record<string, unknown> {
@@ -22,6 +28,7 @@ export function notificationOf(settings: Settings, event: NotificationEvent, ent
     'exception-expiring-event': notification.exceptionExpiringEvent,
     'approval-requested-event': notification.approvalRequestedEvent,
     'approval-decided-event': notification.approvalDecidedEvent,
+    'resource-newly-failing-event': notification.resourceNewlyFailingEvent,
   };
   const name = names[event];
   // The settings refuse an enabled notification block without its event names.

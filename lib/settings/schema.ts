@@ -134,6 +134,8 @@ export const settingsSchema = z.strictObject({
         // Sent to the approvers in scope when a change becomes a request (four-eyes), and to its requester when it is decided.
         'approval-requested-event': text().default('governance-approval-requested'),
         'approval-decided-event': text().default('governance-approval-decided'),
+        // Sent once per owner when a published version newly fails resources of theirs (their type's resourceOwnerField).
+        'resource-newly-failing-event': text().default('resource-newly-failing'),
         secret: text().optional(),
       },
       { error: 'the notification block is mandatory (set enabled = false to turn notifications off)' },

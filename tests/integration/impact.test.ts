@@ -36,6 +36,8 @@ const resolver = new FakeServer((request) => {
   };
 });
 const lambda = new FakeServer<SQSEvent>(() => ({ status: 202 }));
+/** The platform's notification receiver. */
+const notifications = new FakeServer<Record<string, unknown>>(() => ({ status: 202 }));
 
 let database: Database;
 let policies: typeof policiesModule;
@@ -76,9 +78,11 @@ let policyId: string;
 beforeAll(async () => {
   await resolver.start();
   await lambda.start();
+  await notifications.start();
   await useHandlersOn(
     SCHEMA,
-    `computational-governance-platform.resource-types = [
+    `computational-governance-platform.notification { enabled = true, url = "${notifications.url}/notify", secret = "notify-secret" }
+    computational-governance-platform.resource-types = [
       { name = "${TYPE}", configuration { resource-name = "id", resource-owner-field = "owner", batch-size = 4 }, resolver-configuration { url = "${resolver.url}", path = "/resources" } }
     ]`,
   );
@@ -109,6 +113,7 @@ afterAll(async () => {
   await database.close();
   await resolver.stop();
   await lambda.stop();
+  await notifications.stop();
 });
 
 describe('impact reports', () => {
@@ -220,5 +225,34 @@ describe('impact reports', () => {
     expect((await startImpact(policyId, { version: 99 })).status).toBe(404);
     expect((await readImpact('00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await resources(policyId, { change: 'sideways' })).body).toMatchObject({ status: 400, errors: [{ path: 'query.change' }] });
+  });
+});
+
+describe('owners told', () => {
+  it('a published version that newly fails resources tells each owner once, listing theirs', async () => {
+    // The draft (v2) becomes size <= 30: against live v1 (<= 80), dp-4..dp-8 newly fail in development.
+    await invoke(policies.updatePolicy, { method: 'PUT', path: `${POLICIES}/${policyId}`, params: { id: policyId }, body: cue(30) });
+    const published = await invoke(policies.publishPolicy, { method: 'POST', path: `${POLICIES}/${policyId}/publish`, params: { id: policyId } });
+    expect(published.status).toBe(200);
+    await deliverAll();
+    notifications.reset();
+    await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
+    const { handler: dispatch } = await import('../../functions/schedules/outbox-dispatcher');
+    await dispatch();
+    const notices = notifications.requests.map((request) => request.body).filter((body) => body.event === 'resource-newly-failing');
+    const listed = (owner: string) => notices.find((notice) => notice.owner === owner);
+    expect(notices).toHaveLength(2);
+    expect(listed('team-a')).toMatchObject({
+      entity: { id: policyId, name: 'size is bounded', type: 'policy' },
+      message: 'The policy "size is bounded" version 2, just published, newly fails 2 resources of team-a',
+      newlyFailing: 2,
+      version: 2,
+      reportId: published.body.evaluationReportId,
+      resources: [
+        { environment: 'development', resourceId: 'dp-5', errors: [expect.stringContaining('size')] },
+        { environment: 'development', resourceId: 'dp-7', errors: [expect.stringContaining('size')] },
+      ],
+    });
+    expect((listed('team-b')?.resources as { resourceId: string }[]).map((resource) => resource.resourceId)).toEqual(['dp-4', 'dp-6', 'dp-8']);
   });
 });

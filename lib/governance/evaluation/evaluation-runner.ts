@@ -42,7 +42,8 @@ export interface ResourceIdentity {
 export type ReportRequest =
   | { mode: 'descriptor'; entities: EntityKey[]; resource: ResourceIdentity; descriptor: Descriptor }
   | { mode: 'perimeter'; entities: EntityKey[] }
-  | { mode: 'queued'; entities: EntityKey[] };
+  /** `baselineVersion`: the version enforced before a publish, whose newest results tell what the publish newly fails. */
+  | { mode: 'queued'; entities: EntityKey[]; baselineVersion?: number };
 
 /** One resource ready for the engines: who it is and its descriptor (or why it has none). */
 export interface Candidate {

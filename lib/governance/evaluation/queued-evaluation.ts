@@ -14,6 +14,7 @@ import { EnvironmentRepository } from '../environments/environment-repository';
 import type { EntityRow } from '../policies/entity-repository';
 import { announceRuntimeFailure } from '../scheduling/runtime-failure';
 import { entitiesOf, evaluateCandidates, fromResolver, perimeterOf, recordsHistory, type ReportRequest, type RunContext } from './evaluation-runner';
+import { announceNewlyFailing } from './newly-failing';
 import { overallOutcome } from './outcome';
 import { ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository } from './result-repository';
@@ -55,8 +56,13 @@ export async function recordQueuedEvaluation(
   cause: 'publish' | 'schedule' | 'impact',
   environments: readonly string[],
   subject: string,
+  baselineVersion?: number,
 ): Promise<QueuedEvaluation> {
-  const request: ReportRequest = { mode: 'queued', entities: [{ id: entity.id, version: entity.version }] };
+  const request: ReportRequest = {
+    mode: 'queued',
+    entities: [{ id: entity.id, version: entity.version }],
+    ...(baselineVersion === undefined ? {} : { baselineVersion }),
+  };
   const reports = new ReportRepository(database);
   const report = await reports.create(
     {
@@ -103,6 +109,7 @@ async function finishIfEnded(database: Database, report: ReportRow, tx: Transact
   if (!recordsHistory(ended.cause)) return false;
   await announceKnowledgeChangeIn(database, tx, { type: 'results', id: ended.id });
   if (ended.cause === 'schedule') await announceRuntimeFailure(database, ended, tx);
+  if (ended.cause === 'publish') await announceNewlyFailing(database, ended, tx);
   return true;
 }
 

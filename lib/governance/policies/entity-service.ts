@@ -255,9 +255,11 @@ export async function publishEntity(
   const current = await readEntityRow(kind, id);
   const evaluate = settings.evaluation.enableOnPublish && current.engine !== null;
   const environments = evaluate ? await environmentsOf(database, current) : [];
+  // What was enforced before (the same version, published again): its newest results tell what this publish newly fails.
+  const enforced = (await new EntityRepository(database).versions(kind, id)).find((version) => version.status === 'enabled' || version.status === 'grace');
   let queued: QueuedEvaluation | undefined;
   const recordEvaluation = async (tx: Transaction, row: EntityRow) => {
-    queued = await recordQueuedEvaluation(database, tx, row, 'publish', environments, subject);
+    queued = await recordQueuedEvaluation(database, tx, row, 'publish', environments, subject, enforced?.version);
   };
   let row: EntityRow | undefined = current;
   if (current.status !== 'enabled') {
