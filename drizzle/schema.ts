@@ -611,6 +611,8 @@ export function defineTables(schemaName: string) {
       version: integer('version').notNull(),
       enableAt: timestamp('enable_at', { withTimezone: true }).notNull(),
       notifyDaysBefore: integer('notify_days_before').notNull().default(7),
+      /** When the owners of the resources it will newly fail were told (notify_days_before ahead); once. */
+      noticeSentAt: timestamp('notice_sent_at', { withTimezone: true }),
       status: text('status', { enum: ['scheduled', 'done', 'cancelled', 'failed'] })
         .notNull()
         .default('scheduled'),

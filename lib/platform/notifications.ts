@@ -7,7 +7,8 @@ export type NotificationEvent =
   | 'exception-expiring-event'
   | 'approval-requested-event'
   | 'approval-decided-event'
-  | 'resource-newly-failing-event';
+  | 'resource-newly-failing-event'
+  | 'policy-rollout-notice-event';
 
 /** The notification document POSTed to `notification.url` (docs/notifications.md). */
 export interface Notification extends Record<string, unknown> {
@@ -29,6 +30,7 @@ export function notificationOf(settings: Settings, event: NotificationEvent, ent
     'approval-requested-event': notification.approvalRequestedEvent,
     'approval-decided-event': notification.approvalDecidedEvent,
     'resource-newly-failing-event': notification.resourceNewlyFailingEvent,
+    'policy-rollout-notice-event': notification.policyRolloutNoticeEvent,
   };
   const name = names[event];
   // The settings refuse an enabled notification block without its event names.

@@ -136,6 +136,8 @@ export const settingsSchema = z.strictObject({
         'approval-decided-event': text().default('governance-approval-decided'),
         // Sent once per owner when a published version newly fails resources of theirs (their type's resourceOwnerField).
         'resource-newly-failing-event': text().default('resource-newly-failing'),
+        // Sent once per owner, a rollout's notifyDaysBefore ahead of its date, listing their resources it will fail.
+        'policy-rollout-notice-event': text().default('policy-rollout-notice'),
         secret: text().optional(),
       },
       { error: 'the notification block is mandatory (set enabled = false to turn notifications off)' },

@@ -4,6 +4,7 @@ import type { Database } from '#lib/db/client';
 
 import type * as policiesModule from '../../functions/governance/policies';
 import type * as schedulerModule from '../../functions/schedules/rollout-scheduler';
+import { FakeServer } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
@@ -15,6 +16,8 @@ const SCHEMA = 'it_rollouts';
 const POLICIES = '/v1/computational-governance/policies';
 const DAY_MS = 86_400_000;
 
+/** The platform's notification receiver. */
+const notifications = new FakeServer<Record<string, unknown>>(() => ({ status: 202 }));
 let database: Database;
 let policies: typeof policiesModule;
 let scheduler: typeof schedulerModule;
@@ -45,9 +48,11 @@ async function policyIn(status: 'draft' | 'grace'): Promise<string> {
 }
 
 beforeAll(async () => {
+  await notifications.start();
   await useHandlersOn(
     SCHEMA,
-    `computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/resources" } } ]`,
+    `computational-governance-platform.notification { enabled = true, url = "${notifications.url}/notify", secret = "notify-secret" }
+    computational-governance-platform.resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "http://127.0.0.1:9", path = "/resources" } } ]`,
   );
   database = await testDatabase(SCHEMA);
   policies = await import('../../functions/governance/policies');
@@ -57,6 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await releaseHandlers();
   await database.close();
+  await notifications.stop();
 });
 
 describe('a dated rollout', () => {
@@ -69,15 +75,15 @@ describe('a dated rollout', () => {
     expect((await rollout(id)).body).toEqual(scheduled.body);
     expect((await schedule(id, { enableAt: inDays(20) })).status).toBe(409);
 
-    expect(await scheduler.handler()).toEqual({ enabled: 0, failed: 0 });
+    expect(await scheduler.handler()).toEqual({ noticed: 0, enabled: 0, failed: 0 });
     expect(await statuses(id)).toEqual(['1:grace']);
 
     await due(id);
-    expect(await scheduler.handler()).toEqual({ enabled: 1, failed: 0 });
+    expect(await scheduler.handler()).toEqual({ noticed: 0, enabled: 1, failed: 0 });
     expect(await statuses(id)).toEqual(['1:enabled']);
     expect((await rollout(id)).body).toMatchObject({ status: 'done', endedBy: 'rollout-scheduler', endedAt: expect.any(String) });
     // Done once: the next run finds nothing.
-    expect(await scheduler.handler()).toEqual({ enabled: 0, failed: 0 });
+    expect(await scheduler.handler()).toEqual({ noticed: 0, enabled: 0, failed: 0 });
   });
 
   it('cancelled, it moves nothing; then another can be scheduled', async () => {
@@ -86,7 +92,7 @@ describe('a dated rollout', () => {
     const cancelled = await cancel(id);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', notifyDaysBefore: 1 });
     await due(id);
-    expect(await scheduler.handler()).toEqual({ enabled: 0, failed: 0 });
+    expect(await scheduler.handler()).toEqual({ noticed: 0, enabled: 0, failed: 0 });
     expect(await statuses(id)).toEqual(['1:grace']);
     expect((await cancel(id)).status).toBe(404);
     expect((await schedule(id, { enableAt: inDays(4) })).status).toBe(201);
@@ -97,7 +103,7 @@ describe('a dated rollout', () => {
     expect((await schedule(id, { enableAt: inDays(1) })).status).toBe(201);
     expect((await move(id, 'enabled')).status).toBe(200);
     await due(id);
-    expect(await scheduler.handler()).toEqual({ enabled: 0, failed: 1 });
+    expect(await scheduler.handler()).toEqual({ noticed: 0, enabled: 0, failed: 1 });
     expect(await statuses(id)).toEqual(['1:enabled']);
     expect((await rollout(id)).body).toMatchObject({ status: 'failed', error: expect.stringContaining('cannot move to enabled') });
   });
@@ -111,5 +117,47 @@ describe('a dated rollout', () => {
     expect((await schedule(id, { enableAt: inDays(1), notifyDaysBefore: -1 })).body).toMatchObject({ status: 400, errors: [{ path: 'notifyDaysBefore' }] });
     expect((await rollout(id)).status).toBe(404);
     expect((await rollout('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('tells the owners of the resources failing its version, notifyDaysBefore ahead of its date, once each', async () => {
+    const id = await policyIn('grace');
+    // The grace version's newest results: dp-a1 fails (a warning, in grace), dp-a2 passes (team-a); dp-b1 fails (team-b).
+    for (const [resource, owner, outcome] of [
+      ['dp-a1', 'team-a', 'warning'],
+      ['dp-a2', 'team-a', 'ok'],
+      ['dp-b1', 'team-b', 'warning'],
+    ])
+      await database.sql.unsafe(
+        `insert into ${SCHEMA}.evaluation_results (recorded, entity_id, entity_version, entity_kind, entity_status, severity, outcome, resource_id, resource_owner, environment, resource_type, result)
+         values (true, $1, 1, 'policy', 'grace', 'error', $2, $3, $4, 'production', 'dataproduct', $5)`,
+        [
+          id,
+          outcome,
+          resource,
+          owner,
+          JSON.stringify({ satisfiesPolicy: outcome === 'ok', isError: false, errors: outcome === 'ok' ? [] : ['owner: conflicting values'] }),
+        ],
+      );
+    expect((await schedule(id, { enableAt: inDays(10), notifyDaysBefore: 7 })).status).toBe(201);
+    expect(await scheduler.handler()).toEqual({ noticed: 0, enabled: 0, failed: 0 });
+
+    // Six days before its date (moved in the database): the notice is due.
+    await database.sql.unsafe(`update ${SCHEMA}.rollouts set enable_at = now() + interval '6 days' where entity_id = $1`, [id]);
+    notifications.reset();
+    expect(await scheduler.handler()).toEqual({ noticed: 2, enabled: 0, failed: 0 });
+    expect(await scheduler.handler()).toEqual({ noticed: 0, enabled: 0, failed: 0 });
+    const { backgroundDispatchSettled } = await import('#lib/outbox/background-dispatch');
+    await backgroundDispatchSettled();
+    const notices = notifications.requests.map((request) => request.body).filter((body) => body.event === 'policy-rollout-notice');
+    expect(notices.map((notice) => [notice.owner, (notice.resources as { resourceId: string }[]).map((resource) => resource.resourceId)])).toEqual([
+      ['team-a', ['dp-a1']],
+      ['team-b', ['dp-b1']],
+    ]);
+    expect(notices[0]).toMatchObject({
+      entity: { id, type: 'policy' },
+      failing: 1,
+      rolloutId: (await rollout(id)).body.id,
+      message: expect.stringContaining('is enabled at'),
+    });
   });
 });

@@ -16,6 +16,7 @@ export const representRollout = (row: RolloutRow): RolloutRepresentation => ({
   version: row.version,
   enableAt: row.enableAt.toISOString(),
   notifyDaysBefore: row.notifyDaysBefore,
+  noticeSentAt: row.noticeSentAt?.toISOString() ?? null,
   status: row.status,
   error: row.error,
   createdBy: row.createdBy,
@@ -63,6 +64,48 @@ export class RolloutRepository {
       .where(and(eq(t.id, id), eq(t.status, 'scheduled')))
       .returning();
     return row;
+  }
+
+  /**
+   * Takes the scheduled rollouts whose notice is due (their date less notify_days_before has come)
+   * and not sent yet, marking them sent in `tx`: another run does not send them again.
+   */
+  async takeDueNotices(limit: number, tx: Pick<Transaction, 'update'>): Promise<RolloutRow[]> {
+    const t = this.table;
+    return tx
+      .update(t)
+      .set({ noticeSentAt: sql`now()` })
+      .where(
+        sql`${t.id} in (
+          select id from ${t}
+          where status = 'scheduled' and notice_sent_at is null and enable_at - make_interval(days => notify_days_before) <= now()
+          order by enable_at limit ${limit} for update skip locked)`,
+      )
+      .returning();
+  }
+
+  /**
+   * The resources failing the rollout's version now (the newest recorded result of each in each
+   * environment does not pass): at its date their failures count as the version's severity. By owner.
+   */
+  async failingByOwner(
+    rollout: RolloutRow,
+    tx: Pick<Transaction, 'execute'>,
+  ): Promise<{ owner: string; count: number; resources: { environment: string; resourceId: string; errors: string[] }[] }[]> {
+    const results = this.database.tables.evaluationResults;
+    const rows = await tx.execute(sql`
+      select owner, count(*)::int as count,
+        (json_agg(json_build_object('environment', environment, 'resourceId', resource_id, 'errors', errors) order by environment, resource_id))::jsonb as resources
+      from (
+        select distinct on (r.resource_id, r.environment) r.resource_owner as owner, r.environment, r.resource_id, r.outcome,
+          coalesce(r.result -> 'errors', '[]'::jsonb) as errors
+        from ${results} r
+        where r.recorded and r.entity_id = ${rollout.entityId} and r.entity_version = ${rollout.version}
+        order by r.resource_id, r.environment, r.id desc
+      ) newest
+      where outcome not in ('ok', 'waived') and owner is not null
+      group by owner order by owner`);
+    return rows as unknown as { owner: string; count: number; resources: { environment: string; resourceId: string; errors: string[] }[] }[];
   }
 
   /** Scheduled rollouts whose date has come, by the database's clock, oldest first. */

@@ -1,13 +1,20 @@
 import { getDatabase } from '#lib/db/client';
-import type { Transaction } from '#lib/db/transaction';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import { logger } from '#lib/logging/logger';
+import { dispatchInBackground } from '#lib/outbox/background-dispatch';
+import { OutboxRepository } from '#lib/outbox/outbox-repository';
+import { notificationOf } from '#lib/platform/notifications';
+import { getSettings } from '#lib/settings/index';
 
 import type { EntityKind } from '../policies/entity';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { changeStatusOfEntity } from '../policies/entity-service';
 import type { RolloutInput, RolloutRepresentation } from './rollout';
 import { representRollout, RolloutRepository } from './rollout-repository';
+
+/** The resources one notice lists at most (the count says how many there are). */
+const LISTED = 100;
 
 /** Who ends a rollout at its date, in its record (the move itself is the rollout's author's). */
 const SCHEDULER = 'rollout-scheduler';
@@ -66,13 +73,53 @@ export async function cancelRollout(kind: EntityKind, id: string, subject: strin
 class CancelledMeanwhile extends Error {}
 
 /**
+ * `notifyDaysBefore` ahead of its date, the owners of the resources failing the rollout's version
+ * (failures that will count at its severity once it is enabled) each get one notification listing
+ * theirs, written to the outbox in the transaction that marks the notice sent: once per rollout.
+ * Answers how many notifications it wrote.
+ */
+async function noticeDueRollouts(limit: number): Promise<number> {
+  const database = await getDatabase();
+  const settings = await getSettings();
+  if (!settings.notification.enabled) return 0;
+  const repository = new RolloutRepository(database);
+  const noticed = await inTransaction(database, 'rollout notices', async (tx) => {
+    const due = await repository.takeDueNotices(limit, tx);
+    const outbox = new OutboxRepository(database);
+    let written = 0;
+    for (const rollout of due) {
+      const [entity] = await new EntityRepository(database).findVersions([{ id: rollout.entityId, version: rollout.version }], tx);
+      const what = `${rollout.entityKind} ${entity ? `"${entity.name}" ` : ''}version ${rollout.version}`;
+      for (const { owner, count, resources } of await repository.failingByOwner(rollout, tx)) {
+        const notification = notificationOf(
+          settings,
+          'policy-rollout-notice-event',
+          { id: rollout.entityId, name: entity?.name ?? null, type: rollout.entityKind },
+          `The ${what} is enabled at ${rollout.enableAt.toISOString()}: ${count} resource${count === 1 ? '' : 's'} of ${owner} fail${count === 1 ? 's' : ''} it`,
+        );
+        if (!notification) continue;
+        written++;
+        await outbox.enqueue(
+          'notification',
+          { ...notification, owner, failing: count, resources: resources.slice(0, LISTED), rolloutId: rollout.id, enableAt: rollout.enableAt.toISOString() },
+          tx,
+        );
+      }
+    }
+    return written;
+  });
+  if (noticed > 0) dispatchInBackground();
+  return noticed;
+}
+
+/**
  * Every minute: moves the versions whose rollout date has come to enabled, through the lifecycle
  * service (its rules, its schedule-following, its author: the rollout's), and ends the rollout in
  * the same transaction. One the lifecycle refuses (the version moved meanwhile) fails with the reason.
  */
-export async function runDueRollouts(limit = 50): Promise<{ enabled: number; failed: number }> {
+export async function runDueRollouts(limit = 50): Promise<{ noticed: number; enabled: number; failed: number }> {
   const repository = new RolloutRepository(await getDatabase());
-  const counts = { enabled: 0, failed: 0 };
+  const counts = { noticed: await noticeDueRollouts(limit), enabled: 0, failed: 0 };
   for (const rollout of await repository.due(limit)) {
     try {
       await changeStatusOfEntity(rollout.entityKind, rollout.entityId, {

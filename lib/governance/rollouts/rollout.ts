@@ -26,6 +26,7 @@ export const rolloutRepresentation = z
     version: z.number().int().meta({ description: 'The version in grace it moves to enabled' }),
     enableAt: z.string(),
     notifyDaysBefore: z.number().int(),
+    noticeSentAt: z.string().nullable().meta({ description: 'When the owners of the resources failing its version were told' }),
     status: z.enum(['scheduled', 'done', 'cancelled', 'failed']),
     error: z.string().nullable(),
     createdBy: z.string(),

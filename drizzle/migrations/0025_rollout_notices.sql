@@ -1,0 +1,1 @@
+ALTER TABLE "cgp"."rollouts" ADD COLUMN "notice_sent_at" timestamp with time zone;
