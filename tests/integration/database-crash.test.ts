@@ -158,6 +158,17 @@ describe('PostgreSQL killed in the middle of a publish', () => {
       hold = new Promise<void>((resolve) => (release = resolve));
       const first = worker.handler(message, context);
       await reached;
+      // The pages before it are read ahead of their writes: wait until they are written (a slow machine writes later).
+      const watcher = openDatabase(await testSettings(SCHEMA, '', url));
+      try {
+        await vi.waitFor(
+          async () =>
+            expect((await watcher.sql.unsafe(`select "offset" from ${SCHEMA}.evaluation_tasks where report_id = $1`, [reportId]))[0].offset).toBe(CRASH_AT),
+          { timeout: 60_000, interval: 50 },
+        );
+      } finally {
+        await watcher.close();
+      }
       const killedAt = Date.now();
       const processes = await serverProcesses();
       for (const pid of processes) process.kill(pid, 'SIGKILL');
