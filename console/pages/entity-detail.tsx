@@ -8,10 +8,12 @@ import { type ApprovalRequested, sentForApproval } from '../api/approvals';
 import { ENTITY_PERMISSIONS, type EntityVersion, latestResults, listVersions, type MetricVersion, moveEntity, publishEntity } from '../api/entities';
 import type { EvaluationResult } from '../api/evaluation-reports';
 import { type EntityCollection, listEnvironments } from '../api/governance';
+import { readRollout } from '../api/impact';
 import { useAccess, Withheld } from '../auth/access';
 import { SentForApproval } from '../components/approval-card';
 import { type Column, DataTable } from '../components/data-table';
 import { EntityTest } from '../components/entity-test';
+import { ImpactCheck } from '../components/impact-check';
 import { Pager } from '../components/pager';
 import { ProblemNotice } from '../components/problem';
 import { MetricValue, ReportProgress } from '../components/report-progress';
@@ -109,6 +111,7 @@ export function EntityDetailPage({ collection, params, query }: RouteProps & { c
   const { can } = useAccess();
   const [canEdit, canPublish] = [can(ENTITY_PERMISSIONS.edit), can(ENTITY_PERMISSIONS.publish)];
   const versions = useApi((signal) => listVersions(collection, id, signal), [collection, id, changed]);
+  const rollout = useApi((signal) => readRollout(collection, id, signal), [collection, id, changed]);
   const environments = useApi((signal) => listEnvironments(CHOICES_PAGE, signal), []);
   const reportId = query.get('report') ?? undefined;
   const showReport = (report: string, title: string) => navigate(`/${collection}/${id}`, { report, reportTitle: title });
@@ -142,6 +145,11 @@ export function EntityDetailPage({ collection, params, query }: RouteProps & { c
         <p>
           Version {newest.version}, <span class={`status status-${newest.status}`}>{newest.status}</span>
         </p>
+        {rollout.data?.status === 'scheduled' ? (
+          <p class="rollout">
+            Version {rollout.data.version} becomes enabled on {when(rollout.data.enableAt)} (dated rollout)
+          </p>
+        ) : null}
       </div>
       {canEdit || canPublish ? (
         <div class="actions" role="group" aria-label="Lifecycle">
@@ -179,6 +187,7 @@ export function EntityDetailPage({ collection, params, query }: RouteProps & { c
           onReport={(report) => showReport(report, 'Test on the perimeter')}
         />
       ) : null}
+      {canEdit && newest.engine ? <ImpactCheck collection={collection} id={id} version={newest.version} /> : null}
       {collection === 'metrics' ? <MetricResults collection={collection} id={id} offset={Number(query.get('resultsOffset') ?? 0) || 0} /> : null}
       <section aria-labelledby="versions">
         <h2 id="versions">Versions</h2>
