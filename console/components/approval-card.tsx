@@ -5,6 +5,7 @@ import { type Approval, type ApprovalRequested, DECIDE, decideApproval } from '.
 import { useAccess } from '../auth/access';
 import { href } from '../router';
 import { Field } from './fields';
+import { ImpactSummary } from './impact-check';
 import { ProblemNotice } from './problem';
 import { when } from './result-cells';
 
@@ -102,6 +103,7 @@ export function ApprovalCard({ approval, onDecided }: { approval: Approval; onDe
     ['Requested', when(approval.requestedAt)],
     [approval.status === 'pending' ? 'Expires' : 'Expiry', when(approval.expiresAt)],
   ];
+  if (diff.impactReportId) facts.push([`Impact of version ${diff.requestedVersion}`, <ImpactSummary id={diff.impactReportId} />]);
   if (approval.decidedBy) facts.push(['Decided by', approval.decidedBy]);
   if (approval.decidedAt) facts.push(['Decided', when(approval.decidedAt)]);
   if (approval.status === 'approved' || approval.status === 'rejected') {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 import type { EntityCollection } from '../api/governance';
 import { type ImpactReport, type ImpactResource, newlyFailing, readImpact, startImpact } from '../api/impact';
+import { href } from '../router';
 import { type Column, DataTable } from './data-table';
 import { ProblemNotice } from './problem';
 
@@ -39,8 +40,8 @@ const resourceColumns: Column<ImpactResource>[] = [
   { header: 'Errors', cell: (row) => row.errors.join('; ') },
 ];
 
-/** The impact report, read again every POLL_MS until it has ended, then its newly failing resources. */
-function ImpactResult({ id }: { id: string }) {
+/** An impact report, read again every POLL_MS until it has ended; with its newly failing resources when `withResources`. */
+function usePolledImpact(id: string, withResources: boolean) {
   const [state, setState] = useState<{ report?: ImpactReport; failing?: ImpactResource[]; error?: unknown }>({});
   useEffect(() => {
     const controller = new AbortController();
@@ -49,7 +50,7 @@ function ImpactResult({ id }: { id: string }) {
       try {
         const report = await readImpact(id, controller.signal);
         if (controller.signal.aborted) return;
-        if (report.status === 'completed') setState({ report, failing: await newlyFailing(id, SHOWN, controller.signal) });
+        if (report.status === 'completed' && withResources) setState({ report, failing: await newlyFailing(id, SHOWN, controller.signal) });
         else setState({ report });
         if (report.status === 'pending' || report.status === 'running') timer = setTimeout(poll, POLL_MS);
       } catch (error) {
@@ -61,8 +62,26 @@ function ImpactResult({ id }: { id: string }) {
       controller.abort();
       clearTimeout(timer);
     };
-  }, [id]);
-  const { report, failing, error } = state;
+  }, [id, withResources]);
+  return state;
+}
+
+/** The counts of an impact report in a line: an approver's figures on a request that would enable a version. */
+export function ImpactSummary({ id }: { id: string }) {
+  const { report, error } = usePolledImpact(id, false);
+  if (error) return <ProblemNotice error={error} />;
+  if (!report?.counts) return <span>{report?.status === 'failed' ? `the impact run failed: ${report.error}` : 'checking the impact…'}</span>;
+  const counts = report.counts;
+  return (
+    <a href={href(`/${report.kind === 'policy' ? 'policies' : 'metrics'}/${report.policyId}`)}>
+      {CHANGES.map(([change, name]) => `${counts[change]} ${name.toLowerCase()}`).join(', ')}
+    </a>
+  );
+}
+
+/** The impact report, read again every POLL_MS until it has ended, then its newly failing resources. */
+function ImpactResult({ id }: { id: string }) {
+  const { report, failing, error } = usePolledImpact(id, true);
   if (error) return <ProblemNotice error={error} />;
   if (!report || !report.counts) return <p role="status">{report?.status === 'failed' ? `The impact run failed: ${report.error}` : 'Checking the impact…'}</p>;
   return (

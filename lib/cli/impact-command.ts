@@ -25,12 +25,25 @@ export interface ImpactRun {
   readonly newlyFailing: z.output<typeof impactResourcesPage>['data'];
 }
 
+/** Whether the id is a policy's or a metric's: the policies are asked first. */
+async function kindOf(client: ApiClient, id: string): Promise<'policy' | 'metric'> {
+  const version = policyRepresentation.pick({ version: true });
+  try {
+    await client.call('GET', `/policies/${id}`, version);
+    return 'policy';
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+  }
+  await client.call('GET', `/metrics/${id}`, version);
+  return 'metric';
+}
+
 /**
  * The policy (or metric) to weigh: an id, or a policy file of this repository that names its id
  * (`cgp policies pull` writes it) and whose script the platform's newest version holds.
  */
 async function targetOf(client: ApiClient, argument: string): Promise<{ kind: 'policy' | 'metric'; id: string }> {
-  if (UUID.test(argument) && !existsSync(argument)) return { kind: 'policy', id: argument };
+  if (UUID.test(argument) && !existsSync(argument)) return { kind: await kindOf(client, argument), id: argument };
   const file = await readPolicyFile(argument);
   const { kind, id } = file.metadata;
   if (!id) throw new UsageError(`${argument}: names no id: push it first (cgp policies push), or give the policy's id`);

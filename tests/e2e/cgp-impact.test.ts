@@ -116,4 +116,21 @@ describe('cgp policies impact', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('is not this file: push it first (cgp policies push)');
   });
+
+  it("weighs a metric given by its id: the metric's own route, never a policy's", async () => {
+    const metric = await governanceApi<EntityRepresentation>('POST', '/metrics', {
+      name: 'Size',
+      resourceType: TYPE,
+      environment: 'development',
+      engine: 'cue',
+      cueScript: 'size: number\nvalue: size\n',
+    });
+    const cwd = folderWith({});
+    folders.push(cwd);
+    const run = await cgp(['policies', 'impact', metric.id, '--format', 'text'], { cwd, env });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`impact of metric ${metric.id} version 1 against no live version`);
+    expect(run.stdout).toContain('never judged 6');
+  });
 });

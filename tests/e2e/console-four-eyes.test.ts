@@ -142,6 +142,10 @@ describe('four-eyes in the console', () => {
     const own = page.getByRole('article', { name: new RegExp(`^Publish: ${NAME}`) });
     await own.waitFor(SLOW);
     expect(await facts(own)).toMatchObject({ Policy: NAME, 'Requested by': AUTHOR, 'Resource type': TYPE, Environment: 'qa' });
+    // The figures an approver decides on: the impact report started with the request (no version is live: never judged).
+    await expect
+      .poll(async () => (await facts(own))['Impact of version 1'], SLOW)
+      .toBe('0 newly failing, 0 still failing, 0 newly passing, 0 still passing, 1 never judged');
     expect(await changes(own)).toContainEqual(['status', 'draft', 'enabled']);
     expect(await own.getByLabel(`Patch of ${NAME}`).textContent()).toContain(`+${RULE}`);
     expect(await own.getByRole('button', { name: 'Approve' }).count()).toBe(0);
