@@ -2,6 +2,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { Database } from '#lib/db/client';
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 import { resetSettings } from '#lib/settings/index';
 
 import type * as impactModule from '../../functions/governance/impact-reports';
@@ -235,7 +236,8 @@ describe('owners told', () => {
     const published = await invoke(policies.publishPolicy, { method: 'POST', path: `${POLICIES}/${policyId}/publish`, params: { id: policyId } });
     expect(published.status).toBe(200);
     await deliverAll();
-    notifications.reset();
+    // Delivered in the background once the report ended (whatever it had not sent yet, by the dispatcher).
+    await backgroundDispatchSettled();
     await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
     const { handler: dispatch } = await import('../../functions/schedules/outbox-dispatcher');
     await dispatch();
