@@ -669,6 +669,11 @@ export function defineTables(schemaName: string) {
       candidateOutcome: text('candidate_outcome').notNull(),
       baselineOutcome: text('baseline_outcome'),
       errors: jsonb('errors').$type<string[]>().notNull(),
+      /** A metric's numbers and the labels of the thresholds they fell in (each under its own version's thresholds); null for a policy. */
+      candidateValue: doublePrecision('candidate_value'),
+      baselineValue: doublePrecision('baseline_value'),
+      candidateThreshold: text('candidate_threshold'),
+      baselineThreshold: text('baseline_threshold'),
     },
     (table) => [primaryKey({ columns: [table.impactReportId, table.change, table.environment, table.resourceId] })],
   );

@@ -40,6 +40,14 @@ const resourceColumns: Column<ImpactResource>[] = [
   { header: 'Errors', cell: (row) => row.errors.join('; ') },
 ];
 
+type ThresholdMove = ImpactReport['byThreshold'][number];
+
+const thresholdColumns: Column<ThresholdMove>[] = [
+  { header: 'From', cell: (row) => row.baselineThreshold ?? '(none)' },
+  { header: 'To', cell: (row) => row.candidateThreshold ?? '(none)' },
+  { header: 'Resources', cell: (row) => String(row.count) },
+];
+
 /** An impact report, read again every POLL_MS until it has ended; with its newly failing resources when `withResources`. */
 function usePolledImpact(id: string, withResources: boolean) {
   const [state, setState] = useState<{ report?: ImpactReport; failing?: ImpactResource[]; error?: unknown }>({});
@@ -103,6 +111,15 @@ function ImpactResult({ id }: { id: string }) {
           <ImpactBar counts={counts} label={environment} />
         </div>
       ))}
+      {report.byThreshold.length > 0 ? (
+        <DataTable
+          caption="Thresholds (the live version's to this version's)"
+          columns={thresholdColumns}
+          rows={report.byThreshold}
+          rowKey={(row) => `${row.baselineThreshold}/${row.candidateThreshold}`}
+          empty=""
+        />
+      ) : null}
       {failing ? (
         <DataTable
           caption="Newly failing resources"

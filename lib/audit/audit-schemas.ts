@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { wholeNumberQuery } from '#lib/http/whole-number';
+import { wholeNumberQuery } from '#lib/http/query-values';
 
 const instant = (name: string) =>
   z.iso

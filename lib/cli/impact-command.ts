@@ -99,6 +99,10 @@ export function impactText({ report, newlyFailing }: ImpactRun): string {
     const bar = '!'.repeat(width(row.newlyFailing)) + 'x'.repeat(width(row.stillFailing)) + '.'.repeat(width(total - row.newlyFailing - row.stillFailing));
     lines.push(`${row.environment.padEnd(widest)}  ${bar.padEnd(BAR_WIDTH)}  ${row.newlyFailing} newly failing of ${total}`);
   }
+  if (report.byThreshold.length > 0) {
+    lines.push('', "thresholds (the live version's -> the candidate's):");
+    for (const move of report.byThreshold) lines.push(`  ${move.baselineThreshold ?? '(none)'} -> ${move.candidateThreshold ?? '(none)'}: ${move.count}`);
+  }
   if (newlyFailing.length > 0) {
     lines.push('', 'newly failing:');
     for (const row of newlyFailing)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { wholeNumberQuery } from './whole-number';
+import { wholeNumberQuery } from './query-values';
 
 const DEFAULT_LIMIT = 25;
 /** Above the contract's 100: clients of the peer platform ask for up to 500 (docs/governance.md, "Clients of other governance platforms"). */

@@ -133,4 +133,30 @@ describe('cgp policies impact', () => {
     expect(run.stdout).toContain(`impact of metric ${metric.id} version 1 against no live version`);
     expect(run.stdout).toContain('never judged 6');
   });
+
+  it("prints a metric's moves between thresholds", async () => {
+    const thresholds = (line: number) => [
+      { label: 'small', color: 'green', max: line },
+      { label: 'large', color: 'red', min: line },
+    ];
+    const banded = (line: number) => ({
+      name: 'Size banded',
+      resourceType: TYPE,
+      environment: 'development',
+      engine: 'cue',
+      cueScript: 'size: number\nvalue: size\n',
+      thresholds: thresholds(line),
+    });
+    const metric = await governanceApi<EntityRepresentation>('POST', '/metrics', banded(25));
+    const published = await governanceApi<{ evaluationReportId: string }>('POST', `/metrics/${metric.id}/publish`);
+    expect(await settled(published.evaluationReportId)).toMatchObject({ status: 'completed' });
+    await governanceApi('PUT', `/metrics/${metric.id}`, banded(45));
+    const cwd = folderWith({});
+    folders.push(cwd);
+    const run = await cgp(['policies', 'impact', metric.id, '--format', 'text'], { cwd, env });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    // dp-3 and dp-4 (30, 40) move from large to small; dp-1, dp-2 stay small, dp-5, dp-6 large.
+    expect(run.stdout).toContain("thresholds (the live version's -> the candidate's):\n  large -> small: 2\n  large -> large: 2\n  small -> small: 2\n");
+  });
 });

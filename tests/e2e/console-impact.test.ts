@@ -31,6 +31,18 @@ const resolver = new FakeServer((request) => {
 const policy = (max: number) => ({ name: `Size is bounded ${marker}`, resourceType: TYPE, environment: 'qa', engine: 'cue', cueScript: `size: <=${max}\n` });
 let bounded = '';
 let rolledOut = '';
+let banded = '';
+const metric = (line: number) => ({
+  name: `Size banded ${marker}`,
+  resourceType: TYPE,
+  environment: 'qa',
+  engine: 'cue',
+  cueScript: 'size: number\nvalue: size\n',
+  thresholds: [
+    { label: 'small', color: 'green', max: line },
+    { label: 'large', color: 'red', min: line },
+  ],
+});
 
 async function ended(reportId: string) {
   for (let poll = 0; poll < 240; poll++) {
@@ -51,6 +63,10 @@ beforeAll(async () => {
   bounded = (await serviceCall<{ id: string }>('POST', `${API}/policies`, policy(35))).id;
   await ended((await serviceCall<{ evaluationReportId: string }>('POST', `${API}/policies/${bounded}/publish`)).evaluationReportId);
   await serviceCall('PUT', `${API}/policies/${bounded}`, policy(15));
+  // A metric live with the line at 25 (dp-1, dp-2 small), its draft moving it to 35 (dp-3 too).
+  banded = (await serviceCall<{ id: string }>('POST', `${API}/metrics`, metric(25))).id;
+  await ended((await serviceCall<{ evaluationReportId: string }>('POST', `${API}/metrics/${banded}/publish`)).evaluationReportId);
+  await serviceCall('PUT', `${API}/metrics/${banded}`, metric(35));
   // Another policy in grace, with a rollout scheduled.
   rolledOut = (await serviceCall<{ id: string }>('POST', `${API}/policies`, { ...policy(50), name: `Rolled out ${marker}` })).id;
   await serviceCall('POST', `${API}/policies/${rolledOut}/status`, { status: 'grace' });
@@ -81,6 +97,20 @@ describe('the impact of a version in the console', () => {
       ['dp-3', 'qa', 'team-a'],
     ]);
     await screenshot(page, 'console-impact');
+    expect(problems).toEqual([]);
+  });
+
+  it("a metric's impact shows how many resources move from one threshold to another", async () => {
+    const { page, problems } = await signedIn(`#/metrics/${banded}`);
+    await page.getByRole('button', { name: 'Check impact' }).click(SLOW);
+    const moves = page.getByRole('region', { name: "Thresholds (the live version's to this version's)" });
+    await moves.waitFor(SLOW);
+    const rows = await moves.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(rows).toEqual([
+      ['large', 'small', '1'],
+      ['small', 'small', '2'],
+      ['large', 'large', '1'],
+    ]);
     expect(problems).toEqual([]);
   });
 

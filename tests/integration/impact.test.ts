@@ -6,6 +6,7 @@ import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 import { resetSettings } from '#lib/settings/index';
 
 import type * as impactModule from '../../functions/governance/impact-reports';
+import type * as metricsModule from '../../functions/governance/metrics';
 import type * as policiesModule from '../../functions/governance/policies';
 import type * as evaluationWorkerModule from '../../functions/workers/evaluation-worker';
 import { FakeServer } from '../fakes/fake-server';
@@ -42,6 +43,7 @@ const notifications = new FakeServer<Record<string, unknown>>(() => ({ status: 2
 
 let database: Database;
 let policies: typeof policiesModule;
+let metrics: typeof metricsModule;
 let impact: typeof impactModule;
 let worker: typeof evaluationWorkerModule;
 let delivered = 0;
@@ -93,6 +95,7 @@ beforeAll(async () => {
   database = await testDatabase(SCHEMA);
   policies = await import('../../functions/governance/policies');
   impact = await import('../../functions/governance/impact-reports');
+  metrics = await import('../../functions/governance/metrics');
   worker = await import('../../functions/workers/evaluation-worker');
 
   // v1 (size <= 80), live: dp-9 and dp-10 fail it in development; production holds dp-1 and dp-2.
@@ -170,6 +173,10 @@ describe('impact reports', () => {
         candidateOutcome: 'error',
         baselineOutcome: 'ok',
         errors: [expect.stringContaining('size')],
+        candidateValue: null,
+        baselineValue: null,
+        candidateThreshold: null,
+        baselineThreshold: null,
       })),
     );
     expect(newlyFailing.body.meta).toEqual({ limit: 100, next: null });
@@ -226,6 +233,88 @@ describe('impact reports', () => {
     expect((await startImpact(policyId, { version: 99 })).status).toBe(404);
     expect((await readImpact('00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await resources(policyId, { change: 'sideways' })).body).toMatchObject({ status: 400, errors: [{ path: 'query.change' }] });
+  });
+});
+
+describe('impact of a metric, on thresholds', () => {
+  const METRICS = '/v1/computational-governance/metrics';
+  const metric = (thresholds: { label: string; color: string; min?: number; max?: number }[]) => ({
+    name: 'size',
+    resourceType: TYPE,
+    environment: 'production',
+    severity: 'warning',
+    engine: 'cue',
+    cueScript: 'size: number\nvalue: size\n',
+    thresholds,
+  });
+
+  it('counts the resources moving from one threshold to another, and pages them', async () => {
+    // v1 live: small up to 15 (dp-1, size 10), large above (dp-2, size 20). v2 moves the line to 25.
+    const created = await invoke(metrics.createMetric, {
+      method: 'POST',
+      path: METRICS,
+      body: metric([
+        { label: 'small', color: 'green', max: 15 },
+        { label: 'large', color: 'red', min: 15 },
+      ]),
+    });
+    expect(created.status).toBe(201);
+    const metricId = created.body.id;
+    expect((await invoke(metrics.publishMetric, { method: 'POST', path: `${METRICS}/${metricId}/publish`, params: { id: metricId } })).status).toBe(200);
+    await deliverAll();
+    const updated = await invoke(metrics.updateMetric, {
+      method: 'PUT',
+      path: `${METRICS}/${metricId}`,
+      params: { id: metricId },
+      body: metric([
+        { label: 'small', color: 'green', max: 25 },
+        { label: 'large', color: 'red', min: 25 },
+      ]),
+    });
+    expect(updated.status).toBe(201);
+
+    const started = await invoke(metrics.impactOfMetric, { method: 'POST', path: `${METRICS}/${metricId}/impact`, params: { id: metricId }, body: {} });
+    expect(started.status).toBe(202);
+    await deliverAll();
+    const report = (await readImpact(started.body.impactReportId)).body;
+    expect(report).toMatchObject({
+      status: 'completed',
+      kind: 'metric',
+      candidateVersion: 2,
+      baselineVersion: 1,
+      environments: ['production'],
+      // Both still produce a number: no verdict changes, one resource changes threshold.
+      counts: { newlyFailing: 0, newlyPassing: 0, stillFailing: 0, stillPassing: 2, notEvaluated: 0 },
+      byThreshold: [
+        { baselineThreshold: 'large', candidateThreshold: 'small', count: 1 },
+        { baselineThreshold: 'small', candidateThreshold: 'small', count: 1 },
+      ],
+    });
+    const moved = await resources(started.body.impactReportId, { thresholdChanged: 'true' });
+    expect(moved.body.data).toEqual([
+      {
+        environment: 'production',
+        resourceId: 'dp-2',
+        owner: 'team-b',
+        change: 'stillPassing',
+        candidateOutcome: 'ok',
+        baselineOutcome: 'ok',
+        errors: [],
+        candidateValue: 20,
+        baselineValue: 20,
+        candidateThreshold: 'small',
+        baselineThreshold: 'large',
+      },
+    ]);
+    expect((await resources(started.body.impactReportId, { thresholdChanged: 'maybe' })).body).toMatchObject({
+      status: 400,
+      errors: [{ path: 'query.thresholdChanged' }],
+    });
+    // A policy's report has no thresholds, and its resources no numbers.
+    const { impactReportId } = (await startImpact(policyId)).body;
+    await deliverAll();
+    expect((await readImpact(impactReportId)).body.byThreshold).toEqual([]);
+    expect((await resources(impactReportId, { limit: '1' })).body.data[0]).toMatchObject({ candidateValue: null, candidateThreshold: null });
   });
 });
 

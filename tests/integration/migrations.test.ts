@@ -114,7 +114,7 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0024 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0026 too), with a history in it.
     await database.sql.unsafe(`
       drop table ${other}.rollouts;
       drop table ${other}.impact_resources, ${other}.impact_reports;

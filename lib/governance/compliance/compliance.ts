@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { wholeNumberQuery } from '#lib/http/whole-number';
+import { wholeNumberQuery } from '#lib/http/query-values';
 import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
 
 import { OUTCOMES } from '../evaluation/outcome';

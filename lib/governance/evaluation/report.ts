@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 import { sameAsAlias } from '#lib/http/list-query';
 import { paginationQuery } from '#lib/http/pagination';
+import { booleanQuery, wholeNumberQuery } from '#lib/http/query-values';
 import { textField as text } from '#lib/http/text-field';
-import { wholeNumberQuery } from '#lib/http/whole-number';
 import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
 
 import { SEVERITIES } from '../policies/entity';
@@ -165,10 +165,7 @@ const resultFilters = z.object({
   env: z.string().optional().meta({ description: "Another name for environment (the peer platform's)" }),
   resourceType: z.string().optional(),
   outcome: z.enum(OUTCOMES, { error: `outcome must be one of ${OUTCOMES.join(', ')}` }).optional(),
-  latest: z
-    .enum(['true', 'false'], { error: 'latest must be true or false' })
-    .transform((value) => value === 'true')
-    .optional(),
+  latest: booleanQuery('latest'),
 });
 
 export type ResultFilters = z.output<typeof resultFilters>;

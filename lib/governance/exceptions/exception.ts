@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { booleanQuery } from '#lib/http/query-values';
 import { textField } from '#lib/http/text-field';
 
 import { globProblem } from './resource-glob';
@@ -66,11 +67,7 @@ export const exceptionFilters = z.object({
     .max(128, 'environment is longer than 128 characters')
     .optional()
     .meta({ description: 'Only the exceptions that apply in this environment (theirs, or every one)' }),
-  active: z
-    .enum(['true', 'false'], { error: 'active must be true or false' })
-    .transform((value) => value === 'true')
-    .optional()
-    .meta({ description: 'true: only those not expired; false: only the expired' }),
+  active: booleanQuery('active').meta({ description: 'true: only those not expired; false: only the expired' }),
 });
 
 export type ExceptionFilters = z.output<typeof exceptionFilters>;

@@ -28,9 +28,9 @@ export async function impactReportResponse(id: string): Promise<HttpResult> {
 /** A page of resources, with the next as a Link header (RFC 8288). */
 export async function impactResourcesResponse(id: string, query: Parameters<typeof listImpactResources>[1]): Promise<HttpResult> {
   const page = await listImpactResources(id, query);
-  const change = query.change ? `change=${query.change}&` : '';
+  const filters = `${query.change ? `change=${query.change}&` : ''}${query.thresholdChanged !== undefined ? `thresholdChanged=${query.thresholdChanged}&` : ''}`;
   const headers: Record<string, string> = page.meta.next
-    ? { link: `<${location(id)}/resources?${change}limit=${query.limit}&after=${page.meta.next}>; rel="next"` }
+    ? { link: `<${location(id)}/resources?${filters}limit=${query.limit}&after=${page.meta.next}>; rel="next"` }
     : {};
   return { status: 200, body: page, headers };
 }

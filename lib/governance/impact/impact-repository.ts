@@ -9,12 +9,20 @@ import { type Change, CHANGES, type ImpactCounts } from './impact';
 export type ImpactRow = Database['tables']['impactReports']['$inferSelect'];
 type ResourceRow = Database['tables']['impactResources']['$inferSelect'];
 
-/** What an impact report says once its run ended: its counts, per environment and per owner. */
+/** What an impact report says once its run ended: its counts, per environment, per owner and (a metric) per move between thresholds. */
 export interface ImpactSummary {
   counts: ImpactCounts;
   byEnvironment: (ImpactCounts & { environment: string })[];
   byOwner: (ImpactCounts & { owner: string | null })[];
+  byThreshold: ThresholdMove[];
 }
+
+/** How many resources of a metric go from the threshold the live version's value fell in to the candidate's (null: in none, or not judged). */
+export type ThresholdMove = {
+  baselineThreshold: string | null;
+  candidateThreshold: string | null;
+  count: number;
+};
 
 const zero = (): ImpactCounts => Object.fromEntries(CHANGES.map((change) => [change, 0])) as ImpactCounts;
 /** Outcomes that satisfy the policy (a waived failure included): anything else fails it. */
@@ -57,17 +65,19 @@ export class ImpactRepository {
       const [locked] = await tx.select().from(reports).where(eq(reports.id, impact.id)).for('update');
       if (locked.summary) return locked.summary as unknown as ImpactSummary;
       await tx.execute(sql`
-        insert into ${resources} (impact_report_id, change, environment, resource_id, owner, candidate_outcome, baseline_outcome, errors)
+        insert into ${resources} (impact_report_id, change, environment, resource_id, owner, candidate_outcome, baseline_outcome, errors,
+          candidate_value, baseline_value, candidate_threshold, baseline_threshold)
         select ${impact.id}::uuid,
           case when b.outcome is null then 'notEvaluated'
                when c.outcome in ${PASSING} and b.outcome in ${PASSING} then 'stillPassing'
                when c.outcome in ${PASSING} then 'newlyPassing'
                when b.outcome in ${PASSING} then 'newlyFailing'
                else 'stillFailing' end,
-          c.environment, c.resource_id, c.resource_owner, c.outcome, b.outcome, coalesce(c.result -> 'errors', '[]'::jsonb)
+          c.environment, c.resource_id, c.resource_owner, c.outcome, b.outcome, coalesce(c.result -> 'errors', '[]'::jsonb),
+          c.value, b.value, c.result -> 'threshold' ->> 'label', b.result -> 'threshold' ->> 'label'
         from ${results} c
         left join lateral (
-          select r.outcome from ${results} r
+          select r.outcome, r.value, r.result from ${results} r
           where r.recorded and r.entity_id = c.entity_id and r.resource_id = c.resource_id and r.environment = c.environment
             and r.entity_version = ${impact.baselineVersion}
           order by r.id desc limit 1
@@ -77,7 +87,16 @@ export class ImpactRepository {
       const rows = await tx.execute<{ environment: string; owner: string | null; change: Change; count: number }>(sql`
         select environment, owner, change, count(*)::int as count from ${resources} where impact_report_id = ${impact.id}::uuid
         group by environment, owner, change`);
-      const summary = summaryOf(rows as unknown as { environment: string; owner: string | null; change: Change; count: number }[]);
+      const moves =
+        impact.entityKind === 'metric'
+          ? await tx.execute<ThresholdMove>(sql`
+              select baseline_threshold as "baselineThreshold", candidate_threshold as "candidateThreshold", count(*)::int as count
+              from ${resources} where impact_report_id = ${impact.id}::uuid group by 1, 2`)
+          : [];
+      const summary = summaryOf(
+        rows as unknown as { environment: string; owner: string | null; change: Change; count: number }[],
+        moves as unknown as ThresholdMove[],
+      );
       await tx
         .update(reports)
         .set({ summary: summary as unknown as Record<string, unknown> })
@@ -92,8 +111,16 @@ export class ImpactRepository {
     return deleteSome(this.database, t, lt(t.createdAt, before), limit);
   }
 
-  /** Up to `limit` resources of the report (of one change, or all), by environment and id, after the cursor. */
-  async resources(impactId: string, change: Change | undefined, limit: number, after?: { environment: string; resourceId: string }): Promise<ResourceRow[]> {
+  /**
+   * Up to `limit` resources of the report (of one change, or all; with `thresholdChanged`, only a
+   * metric's resources whose threshold changed), by environment and id, after the cursor.
+   */
+  async resources(
+    impactId: string,
+    filter: { change?: Change; thresholdChanged?: boolean },
+    limit: number,
+    after?: { environment: string; resourceId: string },
+  ): Promise<ResourceRow[]> {
     const t = this.database.tables.impactResources;
     return this.database.db
       .select()
@@ -101,7 +128,8 @@ export class ImpactRepository {
       .where(
         and(
           eq(t.impactReportId, impactId),
-          change ? eq(t.change, change) : undefined,
+          filter.change ? eq(t.change, filter.change) : undefined,
+          filter.thresholdChanged ? sql`${t.baselineThreshold} is distinct from ${t.candidateThreshold}` : undefined,
           after ? or(gt(t.environment, after.environment), and(eq(t.environment, after.environment), gt(t.resourceId, after.resourceId))) : undefined,
         ),
       )
@@ -113,7 +141,13 @@ export class ImpactRepository {
 /** Code-point order: the same in every locale. */
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function summaryOf(rows: readonly { environment: string; owner: string | null; change: Change; count: number }[]): ImpactSummary {
+/** Names in code-point order, null (none) last. */
+const labelOrder = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : byName(a, b));
+
+function summaryOf(
+  rows: readonly { environment: string; owner: string | null; change: Change; count: number }[],
+  moves: readonly ThresholdMove[],
+): ImpactSummary {
   const counts = zero();
   const byEnvironment = new Map<string, ImpactCounts>();
   const byOwner = new Map<string | null, ImpactCounts>();
@@ -128,8 +162,14 @@ function summaryOf(rows: readonly { environment: string; owner: string | null; c
     counts,
     byEnvironment: [...byEnvironment].sort(([a], [b]) => byName(a, b)).map(([environment, c]) => ({ environment, ...c })),
     // The owners most newly failing first, then by name (the unnamed last).
-    byOwner: [...byOwner]
-      .sort(([a, x], [b, y]) => y.newlyFailing - x.newlyFailing || (a === null ? 1 : b === null ? -1 : byName(a, b)))
-      .map(([owner, c]) => ({ owner, ...c })),
+    byOwner: [...byOwner].sort(([a, x], [b, y]) => y.newlyFailing - x.newlyFailing || labelOrder(a, b)).map(([owner, c]) => ({ owner, ...c })),
+    // The moves first (the largest first), then the resources that stay where they were.
+    byThreshold: [...moves].sort(
+      (x, y) =>
+        Number(x.baselineThreshold === x.candidateThreshold) - Number(y.baselineThreshold === y.candidateThreshold) ||
+        y.count - x.count ||
+        labelOrder(x.baselineThreshold, y.baselineThreshold) ||
+        labelOrder(x.candidateThreshold, y.candidateThreshold),
+    ),
   };
 }

@@ -98,6 +98,8 @@ export async function getImpactReport(id: string): Promise<ImpactReport> {
     counts: summary?.counts ?? null,
     byEnvironment: summary?.byEnvironment ?? [],
     byOwner: summary?.byOwner ?? [],
+    // Reports summarized before metrics were weighed on thresholds have none.
+    byThreshold: summary?.byThreshold ?? [],
     createdAt: impact.createdAt.toISOString(),
     createdBy: impact.createdBy,
   };
@@ -130,7 +132,7 @@ function afterOf(cursor: string | undefined): { environment: string; resourceId:
 export async function listImpactResources(id: string, query: ImpactResourcesQuery): Promise<ImpactResourcesPage> {
   const report = await getImpactReport(id);
   if (report.status !== 'completed') throw new ConflictError(`The impact report is ${report.status}: its resources are listed once its run completed`);
-  const rows = await new ImpactRepository(await getDatabase()).resources(id, query.change, query.limit + 1, afterOf(query.after));
+  const rows = await new ImpactRepository(await getDatabase()).resources(id, query, query.limit + 1, afterOf(query.after));
   const page = rows.slice(0, query.limit);
   return {
     data: page.map((row) => ({
@@ -141,6 +143,10 @@ export async function listImpactResources(id: string, query: ImpactResourcesQuer
       candidateOutcome: row.candidateOutcome as ImpactResourcesPage['data'][number]['candidateOutcome'],
       baselineOutcome: row.baselineOutcome as ImpactResourcesPage['data'][number]['baselineOutcome'],
       errors: row.errors,
+      candidateValue: row.candidateValue,
+      baselineValue: row.baselineValue,
+      candidateThreshold: row.candidateThreshold,
+      baselineThreshold: row.baselineThreshold,
     })),
     meta: { limit: query.limit, next: rows.length > query.limit ? cursorOf(page[page.length - 1]) : null },
   };

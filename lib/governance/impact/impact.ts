@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { wholeNumberQuery } from '#lib/http/whole-number';
+import { booleanQuery, wholeNumberQuery } from '#lib/http/query-values';
 
 import { OUTCOMES } from '../evaluation/outcome';
 
@@ -43,6 +43,23 @@ export const impactReport = z
     byOwner: z.array(
       counts.extend({ owner: z.string().nullable().meta({ description: 'Null: the descriptor named no owner (or the type names no owner field)' }) }),
     ),
+    byThreshold: z
+      .array(
+        z
+          .object({
+            baselineThreshold: z
+              .string()
+              .nullable()
+              .meta({ description: "The label of the threshold the live version's newest value fell in; null: none (or not judged)" }),
+            candidateThreshold: z
+              .string()
+              .nullable()
+              .meta({ description: "The label of the threshold the candidate's value falls in (under its own thresholds); null: none" }),
+            count: count,
+          })
+          .meta({ id: 'ImpactThresholdMove' }),
+      )
+      .meta({ description: 'A metric: how many resources go from one threshold to another, the moves first; empty for a policy' }),
     createdAt: z.string(),
     createdBy: z.string(),
   })
@@ -55,6 +72,7 @@ export const impactAccepted = z.object({ impactReportId: z.string() }).meta({ id
 export const impactResourcesQuery = z.object({
   change: z.enum(CHANGES, { error: `change must be one of ${CHANGES.join(', ')}` }).optional(),
   limit: wholeNumberQuery('limit', 1, 1000).default(100),
+  thresholdChanged: booleanQuery('thresholdChanged').meta({ description: "true: only a metric's resources whose threshold changed" }),
   after: z.string().optional().meta({ description: 'The `next` cursor of the page before' }),
 });
 
@@ -69,6 +87,10 @@ const impactResource = z
     candidateOutcome: z.enum(OUTCOMES),
     baselineOutcome: z.enum(OUTCOMES).nullable(),
     errors: z.array(z.string()),
+    candidateValue: z.number().nullable().meta({ description: "A metric's number under the candidate; null for a policy" }),
+    baselineValue: z.number().nullable(),
+    candidateThreshold: z.string().nullable().meta({ description: 'The label of the threshold the candidate value falls in' }),
+    baselineThreshold: z.string().nullable(),
   })
   .meta({ id: 'ImpactResource' });
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 import { sameAsAlias, sortQuery, uuidListQuery } from '#lib/http/list-query';
 import { MAX_LIMIT, paginationQuery } from '#lib/http/pagination';
+import { PG_INTEGER_MAX, wholeNumberQuery } from '#lib/http/query-values';
 import { textField as text } from '#lib/http/text-field';
-import { PG_INTEGER_MAX, wholeNumberQuery } from '#lib/http/whole-number';
 import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
 import { serviceUrl } from '#lib/settings/values';
 
