@@ -6,8 +6,7 @@
 //   signatures (the module's contract); a type no module uses at all is still reported.
 //
 // Entry points are modules nothing imports but something outside TypeScript starts, so their exports are
-// not reported: the handlers under functions/ (serverless.yml names them), drizzle/schema.ts (drizzle-kit
-// reads it, see drizzle.config.ts), the vitest global setups (vitest.config.ts names them), the command line
+// not reported: the handlers under functions/ (serverless.yml names them), the vitest global setups (vitest.config.ts names them), the command line
 // (bin/cgp.mjs imports lib/cli/main.ts) and the configs.
 // scripts/ and bench/ are started by path, but they export nothing for anyone else: what they export is checked.
 // The console (console/tsconfig.json, its own program) is checked the same way, for its own files only
@@ -20,7 +19,6 @@ import ts from 'ts-unused-exports';
 const analyzeTsConfig = ts.analyzeTsConfig ?? ts.default;
 const ENTRY_POINTS = [
   '/functions/',
-  '/drizzle/schema\\.ts$',
   '/tests/support/(database|e2e|browser)-setup\\.ts$',
   '/lib/cli/main\\.ts$',
   '/[a-z]+\\.config\\.ts$',

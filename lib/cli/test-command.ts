@@ -3,10 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { InvalidInput } from '#lib/errors/domain-errors';
 import type { EngineEntity, EngineResource, EngineResult } from '#lib/governance/engines/engine';
 import { checkCueScript, evaluateEntities } from '#lib/governance/engines/engines';
-import { type Descriptor, parseDescriptor } from '#lib/governance/evaluation/descriptor';
+import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
 import { outcomeOf, overallOutcome } from '#lib/governance/evaluation/outcome';
 import { matchingThreshold } from '#lib/governance/evaluation/thresholds';
 
+import type { Descriptor } from '../../drizzle/schema/json-columns';
 import { descriptorFilesOf, policyFilesOf } from './file-arguments';
 import { type PolicyFile, type PolicyMetadata, readPolicyFile } from './policy-file';
 import { progressBar } from './progress';

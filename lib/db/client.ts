@@ -3,7 +3,7 @@ import postgres from 'postgres';
 
 import { getSettings, type Settings } from '#lib/settings/index';
 
-import { defineTables, type Tables } from '../../drizzle/schema';
+import { defineTables, type Tables } from '../../drizzle/schema/index';
 import { connectionUrl, poolOptions } from './connection';
 
 export interface Database {

@@ -7,7 +7,7 @@ import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { logger } from '#lib/logging/logger';
 import { runtimeEnvironment } from '#lib/settings/environment';
 
-import { MIGRATIONS_SCHEMA_NAME } from '../../drizzle/schema';
+import { MIGRATIONS_SCHEMA_NAME } from '../../drizzle/schema/index';
 import type { Database } from './client';
 import { holdingConnection } from './leak-detection';
 import { tableExists } from './table-exists';

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { CueCheckRefusal, CueScriptCheck } from '#lib/governance/engines/engine';
 import { checkCueScript, evaluateEntities } from '#lib/governance/engines/engines';
 import { sha256 } from '#lib/governance/engines/llm/llm-prompt';
-import { type Descriptor, parseDescriptor } from '#lib/governance/evaluation/descriptor';
+import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
 
+import type { Descriptor } from '../../../drizzle/schema/json-columns';
 import { ProviderError, structuredChat, type StructuredQuestion } from '../llm-gateway';
 import type { CuePolicyDraft } from '../model-config';
 import type { AssistantTool, ToolContext } from './assistant-tool';

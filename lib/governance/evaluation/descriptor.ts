@@ -4,15 +4,8 @@ import { storableJsonText, unstorableText } from '#lib/db/storable-text';
 import { InvalidInput } from '#lib/errors/domain-errors';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '#lib/http/json-nesting';
 
+import type { Descriptor } from '../../../drizzle/schema/json-columns';
 import { readYaml } from './descriptor-yaml';
-
-/** A descriptor as it travels: its value (what policies see) and its text (what remote engines get). */
-export interface Descriptor {
-  readonly value: Record<string, unknown>;
-  readonly text: string;
-  /** Given as an object, not as text: `text` is ours, so no error is located in it. */
-  readonly fromObject?: true;
-}
 
 /**
  * Reads a descriptor given as YAML or JSON text, or as an object. Text that does not parse, is

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
-const verdict = z.object({ satisfiesPolicy: z.boolean(), isError: z.boolean(), errors: z.array(z.string()) });
+import type { DisagreementVerdict } from '../../../drizzle/schema/json-columns';
+
+const verdict = z.object({ satisfiesPolicy: z.boolean(), isError: z.boolean(), errors: z.array(z.string()) }) satisfies z.ZodType<DisagreementVerdict>;
 
 /** A pair the native and reference CUE evaluators judged differently (cue-config.evaluator = shadow). */
 export const cueDisagreement = z

@@ -7,13 +7,14 @@ import { callerTargetTimeoutsOf, type OutboundTimeouts } from '#lib/platform/htt
 import { type Perimeter, resolveDeployed, type ResolvedResource, resolvePerimeter, type ResolverRetry } from '#lib/platform/perimeter-resolver';
 import { getSettings, type Settings } from '#lib/settings/index';
 
+import type { Descriptor, ReportRequest, ResourceIdentity } from '../../../drizzle/schema/json-columns';
 import { type DisagreementSink, type EngineEntity, engineFailure, type EngineResource, type EngineResult } from '../engines/engine';
 import { evaluateEntities } from '../engines/engines';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { pageSizeOf } from '../resource-types/resource-type';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
-import { type Descriptor, parseDescriptor, scalarFieldOf } from './descriptor';
+import { parseDescriptor, scalarFieldOf } from './descriptor';
 import { DisagreementRepository, type NewDisagreement } from './disagreement-repository';
 import { type ErrorLocation, locateCueErrors } from './error-locations';
 import { outcomeOf, overallOutcome } from './outcome';
@@ -23,27 +24,6 @@ import { matchingThreshold } from './thresholds';
 
 /** A run renews its hold on a report at least this often; past it, the sweeper takes the report over. */
 const LEASE_MS = 60_000;
-
-export interface EntityKey {
-  id: string;
-  version: number;
-}
-
-export interface ResourceIdentity {
-  id: string;
-  displayName: string | null;
-  version: string | null;
-}
-
-/**
- * What a report evaluates, stored with it so that any process can run (or re-run) it. `queued`:
- * every environment's perimeter, page by page, by the queue-invoked worker (queued-evaluation.ts).
- */
-export type ReportRequest =
-  | { mode: 'descriptor'; entities: EntityKey[]; resource: ResourceIdentity; descriptor: Descriptor }
-  | { mode: 'perimeter'; entities: EntityKey[] }
-  /** `baselineVersion`: the version enforced before a publish, whose newest results tell what the publish newly fails. */
-  | { mode: 'queued'; entities: EntityKey[]; baselineVersion?: number };
 
 /** One resource ready for the engines: who it is and its descriptor (or why it has none). */
 export interface Candidate {

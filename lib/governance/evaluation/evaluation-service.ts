@@ -4,6 +4,7 @@ import { listBody, type Pagination } from '#lib/http/pagination';
 import { logger } from '#lib/logging/logger';
 import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
 
+import type { ReportRequest } from '../../../drizzle/schema/json-columns';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import type { EntityKind } from '../policies/entity';
@@ -13,7 +14,7 @@ import { ResourceTypeRepository } from '../resource-types/resource-type-reposito
 import { parseDescriptor } from './descriptor';
 import type { CueDisagreement, DisagreementFilters } from './disagreement';
 import { DisagreementRepository, type DisagreementRow } from './disagreement-repository';
-import { type ReportRequest, runReport } from './evaluation-runner';
+import { runReport } from './evaluation-runner';
 import { outcomeOf } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
 import { getEvaluationReport, representResult } from './report-reading';

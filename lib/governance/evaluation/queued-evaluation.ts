@@ -10,10 +10,11 @@ import { fetchPerimeterPage, type PerimeterPage, ResolverError, type ResolverRet
 import { getJobQueue, maxReceivesOf, visibilityMsOf } from '#lib/queue/queue-from-settings';
 import { getSettings } from '#lib/settings/index';
 
+import type { ReportRequest } from '../../../drizzle/schema/json-columns';
 import { EnvironmentRepository } from '../environments/environment-repository';
 import type { EntityRow } from '../policies/entity-repository';
 import { announceRuntimeFailure } from '../scheduling/runtime-failure';
-import { entitiesOf, evaluateCandidates, fromResolver, perimeterOf, recordsHistory, type ReportRequest, type RunContext } from './evaluation-runner';
+import { entitiesOf, evaluateCandidates, fromResolver, perimeterOf, recordsHistory, type RunContext } from './evaluation-runner';
 import { announceNewlyFailing } from './newly-failing';
 import { overallOutcome } from './outcome';
 import { ReportRepository, type ReportRow } from './report-repository';

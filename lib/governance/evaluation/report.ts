@@ -6,6 +6,7 @@ import { booleanQuery, wholeNumberQuery } from '#lib/http/query-values';
 import { textField as text } from '#lib/http/text-field';
 import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
 
+import type { StoredVerdict } from '../../../drizzle/schema/json-columns';
 import { SEVERITIES } from '../policies/entity';
 import { STATUSES } from '../policies/lifecycle';
 import { OUTCOMES } from './outcome';
@@ -73,7 +74,7 @@ export const evaluationResult = z
           description:
             'CUE: where in the descriptor (given as YAML or JSON text) the field each error names is, in the order of errors; the field itself, or the parent a missing field belongs in',
         }),
-    }),
+    }) satisfies z.ZodType<StoredVerdict>,
     creationTime: z.string(),
   })
   .meta({ id: 'EvaluationResult' });

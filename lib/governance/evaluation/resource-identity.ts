@@ -1,7 +1,7 @@
 import { type FieldError, InvalidInput } from '#lib/errors/domain-errors';
 
+import type { ResourceIdentity } from '../../../drizzle/schema/json-columns';
 import { scalarFieldOf } from './descriptor';
-import type { ResourceIdentity } from './evaluation-runner';
 
 /** The descriptor configuration of a type; `resourceNameField` null when it has none. */
 export interface DescriptorConfiguration {

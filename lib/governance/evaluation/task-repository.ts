@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-o
 import type { Database } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
 
-import type { TaskWaiting } from '../../../drizzle/schema';
+import type { TaskWaiting } from '../../../drizzle/schema/json-columns';
 
 export type TaskRow = Database['tables']['evaluationTasks']['$inferSelect'];
 

@@ -4,7 +4,7 @@ import type { Database } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import type { Pagination } from '#lib/http/pagination';
 
-import { lowerName } from '../../../drizzle/schema';
+import { lowerName } from '../../../drizzle/schema/governance';
 import { type EntityContent, type EntityFilters, type EntityKind, SEVERITIES } from './entity';
 import { ACTIVE_STATUSES, type EntityStatus, STATUSES } from './lifecycle';
 
@@ -108,7 +108,7 @@ export class EntityRepository {
    * `sort-by` in `sort-order`, then by name (the default order) and id, so that pages never overlap.
    * Names sort as people read them, case-insensitively: by `lower(name)` (the database's collation),
    * ties by the name as written, then id. The default order is what the index governance_entities_list
-   * holds (drizzle/schema.ts: `lowerName` is its expression, so PostgreSQL reads a page from it).
+   * holds (drizzle/schema/governance.ts: `lowerName` is its expression, so PostgreSQL reads a page from it).
    */
   private order(filters: EntityFilters): SQL[] {
     const t = this.table;

@@ -4,40 +4,20 @@ import {
   bigint,
   bigserial,
   boolean,
-  customType,
   date,
   doublePrecision,
   index,
   integer,
   jsonb,
-  pgSchema,
+  type PgSchema,
   primaryKey,
-  real,
   text,
   timestamp,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 
-import type { CueDisagreement } from '#lib/governance/evaluation/disagreement';
-import type { ReportRequest } from '#lib/governance/evaluation/evaluation-runner';
-import type { EvaluationResult } from '#lib/governance/evaluation/report';
-
-/**
- * Why a queued evaluation's page is waiting: `call`, the resolver call is being retried by the
- * worker (attempt n of resolver-retries + 1); `delivery`, the page's message will be delivered again
- * (attempt n of the queue's receive limit).
- */
-export interface TaskWaiting {
-  kind: 'call' | 'delivery';
-  /** Where the page that waits starts. */
-  offset: number;
-  /** What failed, naming no internal address. */
-  reason: string;
-  attempt: number;
-  attempts: number;
-  nextTryAt: string;
-}
+import type { DisagreementVerdict, ReportRequest, StoredVerdict, TaskWaiting } from './json-columns';
 
 /**
  * A policy's or metric's name as lists sort it, case-insensitively (by the database's collation): the
@@ -46,45 +26,8 @@ export interface TaskWaiting {
  */
 export const lowerName = (name: AnyPgColumn) => sql`lower(${name})`;
 
-/** PostgreSQL's full-text document type; only PostgreSQL writes it (a generated column). */
-const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
-
-/**
- * The tables, placed in the PostgreSQL schema named by `database.schema`. Migrations are
- * generated for the schema `cgp` (the exports below) and re-targeted at the configured name
- * when they are applied (lib/db/migrations.ts), so one set of migrations serves every name.
- */
-export function defineTables(schemaName: string) {
-  const schema = pgSchema(schemaName);
-
-  /** One row per run of the start-up tasks, so operators can see when and how each start went. */
-  const startupRuns = schema.table('startup_runs', {
-    id: uuid('id').primaryKey().defaultRandom(),
-    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
-    finishedAt: timestamp('finished_at', { withTimezone: true }),
-    fingerprint: text('fingerprint').notNull(),
-    tasks: jsonb('tasks').$type<Record<string, string>>().notNull().default({}),
-    durationMs: integer('duration_ms'),
-  });
-
-  /** The assistant's LLM and embedder configurations, one row each; the API key only encrypted. */
-  const modelConfigurations = schema.table('model_configurations', {
-    kind: text('kind', { enum: ['llm', 'embedder'] }).primaryKey(),
-    provider: text('provider').notNull(),
-    apiKeyCiphertext: text('api_key_ciphertext').notNull(),
-    /** The masked key readers see, kept so that reading never needs the plaintext. */
-    apiKeyMasked: text('api_key_masked').notNull(),
-    endpoint: text('endpoint').notNull(),
-    apiVersion: text('api_version').notNull(),
-    model: text('model').notNull(),
-    deployment: text('deployment').notNull(),
-    customHeader: text('custom_header'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    createdBy: text('created_by').notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-    updatedBy: text('updated_by').notNull(),
-  });
-
+/** Governance: resource types, environments, policies and metrics, evaluations and their results, compliance, exceptions, approvals, rollouts and impact reports. */
+export function governanceTables(schema: PgSchema) {
   /** Resource types, from application.conf (registered at start) or the API. */
   const resourceTypes = schema.table('resource_types', {
     name: text('name').primaryKey(),
@@ -104,7 +47,6 @@ export function defineTables(schemaName: string) {
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     updatedBy: text('updated_by').notNull(),
   });
-
   /** The platform's environments as last pulled at start (or the static list of the settings). */
   const environments = schema.table('environments', {
     name: text('name').primaryKey(),
@@ -113,37 +55,6 @@ export function defineTables(schemaName: string) {
     source: text('source', { enum: ['platform', 'settings'] }).notNull(),
     refreshedAt: timestamp('refreshed_at', { withTimezone: true }).notNull().defaultNow(),
   });
-
-  /**
-   * Messages to outside receivers (audit records, later notifications and events), written first
-   * and delivered after, so that a receiver being down never fails a call nor loses a message.
-   */
-  const outbox = schema.table(
-    'outbox',
-    {
-      id: bigserial('id', { mode: 'number' }).primaryKey(),
-      topic: text('topic', { enum: ['audit', 'chain', 'notification', 'event', 'index'] }).notNull(),
-      payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
-      /** Sent with every delivery of the message (header and payload): a receiver that got it already can tell. */
-      idempotencyKey: uuid('idempotency_key').notNull().defaultRandom(),
-      attempts: integer('attempts').notNull().default(0),
-      nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
-      lastError: text('last_error'),
-      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-      deliveredAt: timestamp('delivered_at', { withTimezone: true }),
-      /** Given up after outbox.max-attempts: kept for an operator, never claimed again. */
-      deadAt: timestamp('dead_at', { withTimezone: true }),
-    },
-    (table) => [
-      index('outbox_due')
-        .on(table.topic, table.nextAttemptAt)
-        .where(sql`delivered_at is null and dead_at is null`),
-      index('outbox_delivered')
-        .on(table.deliveredAt)
-        .where(sql`delivered_at is not null`),
-    ],
-  );
-
   /**
    * Policies and metrics, one row per version. `id` names the entity across its versions; the
    * content of a version that left `draft` never changes (an edit writes the next version).
@@ -199,7 +110,6 @@ export function defineTables(schemaName: string) {
         .where(sql`status in ('enabled', 'grace')`),
     ],
   );
-
   /** One evaluation: of a descriptor (Evaluate), of a policy (test, publish, schedule). */
   const evaluationReports = schema.table(
     'evaluation_reports',
@@ -235,7 +145,6 @@ export function defineTables(schemaName: string) {
         .where(sql`status in ('pending', 'running')`),
     ],
   );
-
   /** Every result ever produced: append-only history. */
   const evaluationResults = schema.table(
     'evaluation_results',
@@ -258,7 +167,7 @@ export function defineTables(schemaName: string) {
       resourceOwner: text('resource_owner'),
       environment: text('environment').notNull(),
       resourceType: text('resource_type').notNull(),
-      result: jsonb('result').$type<EvaluationResult['result']>().notNull(),
+      result: jsonb('result').$type<StoredVerdict>().notNull(),
       value: doublePrecision('value'),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     },
@@ -277,7 +186,6 @@ export function defineTables(schemaName: string) {
       index('evaluation_results_report_order').on(table.reportId, table.id),
     ],
   );
-
   /**
    * The newest recorded result of each (entity, resource, environment), kept beside the history by
    * the statement that writes results, so that the compliance summary reads one row per pair
@@ -296,13 +204,11 @@ export function defineTables(schemaName: string) {
     },
     (table) => [primaryKey({ columns: [table.entityId, table.resourceId, table.environment] })],
   );
-
   /** The days whose compliance was recorded (a day with no resource has no compliance_days row). */
   const complianceSnapshotDays = schema.table('compliance_snapshot_days', {
     day: date('day', { mode: 'string' }).primaryKey(),
     takenAt: timestamp('taken_at', { withTimezone: true }).notNull().defaultNow(),
   });
-
   /** Resources per worst outcome at the end of a past day (UTC), per environment and type: the compliance trend. */
   const complianceDays = schema.table(
     'compliance_days',
@@ -321,7 +227,6 @@ export function defineTables(schemaName: string) {
     },
     (table) => [primaryKey({ columns: [table.day, table.environment, table.resourceType] })],
   );
-
   /**
    * Exceptions (waivers): while one is active, a non-compliance of its policy or metric on the
    * resources its pattern matches, in its environment (null: every one), is `waived`.
@@ -355,7 +260,6 @@ export function defineTables(schemaName: string) {
         .where(sql`expiry_notice_at is null`),
     ],
   );
-
   /**
    * The queued work of an evaluation of a whole perimeter (publish, schedule): one row per
    * environment, walking the perimeter resolver's pages from `offset`. A queue message names a
@@ -400,7 +304,6 @@ export function defineTables(schemaName: string) {
         .where(sql`status in ('queued', 'running')`),
     ],
   );
-
   /**
    * The cron policies that are scheduled: one row per entity, naming the enabled version whose
    * expression it runs and when it is next due. The dispatcher claims due rows (SKIP LOCKED) and
@@ -420,7 +323,6 @@ export function defineTables(schemaName: string) {
     },
     (table) => [index('cron_schedules_due').on(table.nextRunAt)],
   );
-
   /**
    * cue-config.evaluator = shadow: the pairs the native and WebAssembly CUE evaluators judged
    * differently, both verdicts as the engines gave them (satisfiesPolicy, isError, errors).
@@ -435,8 +337,8 @@ export function defineTables(schemaName: string) {
       entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
       resourceId: text('resource_id').notNull(),
       environment: text('environment').notNull(),
-      native: jsonb('native').$type<CueDisagreement['native']>().notNull(),
-      wasm: jsonb('wasm').$type<CueDisagreement['wasm']>().notNull(),
+      native: jsonb('native').$type<DisagreementVerdict>().notNull(),
+      wasm: jsonb('wasm').$type<DisagreementVerdict>().notNull(),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     },
     (table) => [
@@ -445,57 +347,6 @@ export function defineTables(schemaName: string) {
       index('cue_disagreements_entity').on(table.entityId, table.id.desc()),
     ],
   );
-
-  /**
-   * The assistant's knowledge index: the platform's texts in chunks, each with its source, the hash
-   * of what was embedded and the vector of the embedder model that embedded it. Vectors are plain
-   * `real[]` (the embedded PostgreSQL has no pgvector): each function ranks them from an in-memory
-   * copy. Where pgvector can be created, the start-up tasks add a generated `embedding_vector`
-   * column of type `vector` (lib/assistant/knowledge/vector-store.ts), and PostgreSQL ranks.
-   */
-  const knowledgeChunks = schema.table(
-    'knowledge_chunks',
-    {
-      /** The source and the part of it: `<type>:<id>[:<version>]#<part>`. */
-      key: text('key').primaryKey(),
-      sourceType: text('source_type', { enum: ['policy', 'metric', 'resource_type', 'environment', 'guide', 'results'] }).notNull(),
-      sourceId: text('source_id').notNull(),
-      sourceVersion: integer('source_version'),
-      title: text('title').notNull(),
-      content: text('content').notNull(),
-      /** sha256 of title and content: a chunk whose hash is unchanged is not embedded again. */
-      contentHash: text('content_hash').notNull(),
-      embedderModel: text('embedder_model').notNull(),
-      embedding: real('embedding').array().notNull(),
-      search: tsvector('search')
-        .notNull()
-        .generatedAlwaysAs(sql`to_tsvector('simple', title || ' ' || content)`),
-      embeddedAt: timestamp('embedded_at', { withTimezone: true }).notNull().defaultNow(),
-      /** A new number (a sequence's) at each write of the row: an in-memory copy of the vectors reloads only the rows whose revision changed. */
-      revision: bigint('revision', { mode: 'number' }).notNull().generatedByDefaultAsIdentity(),
-    },
-    (table) => [index('knowledge_chunks_source').on(table.sourceType, table.sourceId), index('knowledge_chunks_search').using('gin', table.search)],
-  );
-
-  /** Sources changed since the last refresh (marked through the outbox): the scheduled refresher embeds what changed. */
-  const knowledgeStaleSources = schema.table(
-    'knowledge_stale_sources',
-    {
-      sourceType: text('source_type').notNull(),
-      sourceId: text('source_id').notNull(),
-      // Milliseconds, as a JavaScript Date holds them: the refresh clears the marks up to the newest it read.
-      markedAt: timestamp('marked_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    },
-    (table) => [primaryKey({ columns: [table.sourceType, table.sourceId] })],
-  );
-
-  /** One row: when the knowledge index was last refreshed, and with which embedder model. */
-  const knowledgeIndexRefreshes = schema.table('knowledge_index_refreshes', {
-    singleton: boolean('singleton').primaryKey().default(true),
-    embedderModel: text('embedder_model').notNull(),
-    refreshedAt: timestamp('refreshed_at', { withTimezone: true }).notNull().defaultNow(),
-  });
-
   /**
    * The LLM engine's answers, one per (policy version, descriptor): the same question is not asked
    * twice. `model` is the configuration that answered; another model asks again.
@@ -520,49 +371,6 @@ export function defineTables(schemaName: string) {
     },
     (table) => [primaryKey({ columns: [table.entityId, table.entityVersion, table.descriptorHash] })],
   );
-
-  /** A chat conversation: whose it is (the caller's subject) and when it began. */
-  const conversations = schema.table('conversations', {
-    id: uuid('id').primaryKey().defaultRandom(),
-    subject: text('subject').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  });
-
-  /** Its turns, numbered from 1; only the last `assistant.conversation.max-turns` are kept. */
-  const conversationTurns = schema.table(
-    'conversation_turns',
-    {
-      conversationId: uuid('conversation_id')
-        .notNull()
-        .references(() => conversations.id, { onDelete: 'cascade' }),
-      turn: integer('turn').notNull(),
-      query: text('query').notNull(),
-      answer: text('answer').notNull(),
-      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    },
-    (table) => [primaryKey({ columns: [table.conversationId, table.turn] })],
-  );
-
-  /** Roles given in the API (POST /role-bindings), beside those of application.conf. */
-  const roleBindings = schema.table('role_bindings', {
-    id: uuid('id').primaryKey().defaultRandom(),
-    subjects: text('subjects')
-      .array()
-      .notNull()
-      .default(sql`'{}'`),
-    groups: text('groups')
-      .array()
-      .notNull()
-      .default(sql`'{}'`),
-    roles: text('roles').array().notNull(),
-    /** Null: every resource type. */
-    resourceTypes: text('resource_types').array(),
-    /** Null: every environment. */
-    environments: text('environments').array(),
-    createdBy: text('created_by').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  });
-
   /**
    * Four-eyes requests: a change of what the gate enforces (publish, status move, new exception)
    * waiting for another person's decision. `expired` is not stored: a pending request past
@@ -597,7 +405,6 @@ export function defineTables(schemaName: string) {
     },
     (table) => [index('approvals_by_status').on(table.status, table.requestedAt)],
   );
-
   /**
    * A dated rollout: the version in grace moves to enabled at `enable_at`, through the lifecycle
    * service (functions/schedules/rollout-scheduler.ts). At most one is scheduled per entity.
@@ -634,7 +441,6 @@ export function defineTables(schemaName: string) {
         .where(sql`status = 'scheduled'`),
     ],
   );
-
   /**
    * What a candidate version of a policy or metric would change: its run (an evaluation report of
    * cause `impact`, whose results stay with it) compared, resource by resource, with the newest
@@ -654,7 +460,6 @@ export function defineTables(schemaName: string) {
     createdBy: text('created_by').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   });
-
   /** Each resource of an impact report with how its verdict changes, written when the run ended; paged by change. */
   const impactResources = schema.table(
     'impact_resources',
@@ -678,26 +483,9 @@ export function defineTables(schemaName: string) {
     (table) => [primaryKey({ columns: [table.impactReportId, table.change, table.environment, table.resourceId] })],
   );
 
-  /**
-   * The audit trail as a hash chain: each record holds the SHA-256 of the one before and of its own
-   * canonical form with that hash (lib/audit/audit-chain.ts), so a changed, removed or inserted
-   * row breaks every hash after it.
-   */
-  const auditRecords = schema.table('audit_records', {
-    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
-    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
-    record: jsonb('record').$type<Record<string, unknown>>().notNull(),
-    previousHash: text('previous_hash').notNull(),
-    hash: text('hash').notNull(),
-  });
-
   return {
-    schema,
-    startupRuns,
-    modelConfigurations,
     resourceTypes,
     environments,
-    outbox,
     governanceEntities,
     evaluationReports,
     evaluationResults,
@@ -708,53 +496,10 @@ export function defineTables(schemaName: string) {
     evaluationTasks,
     cronSchedules,
     cueDisagreements,
-    knowledgeChunks,
-    knowledgeIndexRefreshes,
-    knowledgeStaleSources,
     llmAnswers,
-    conversations,
-    conversationTurns,
-    roleBindings,
     approvals,
-    auditRecords,
+    rollouts,
     impactReports,
     impactResources,
-    rollouts,
   };
 }
-
-export type Tables = ReturnType<typeof defineTables>;
-
-/** The name migrations are generated for. */
-export const MIGRATIONS_SCHEMA_NAME = 'cgp';
-
-export const {
-  schema: cgp,
-  startupRuns,
-  modelConfigurations,
-  resourceTypes,
-  environments,
-  outbox,
-  governanceEntities,
-  evaluationReports,
-  evaluationResults,
-  latestResults,
-  complianceSnapshotDays,
-  complianceDays,
-  governanceExceptions,
-  evaluationTasks,
-  cronSchedules,
-  cueDisagreements,
-  knowledgeChunks,
-  knowledgeIndexRefreshes,
-  knowledgeStaleSources,
-  llmAnswers,
-  conversations,
-  conversationTurns,
-  roleBindings,
-  approvals,
-  auditRecords,
-  impactReports,
-  impactResources,
-  rollouts,
-} = defineTables(MIGRATIONS_SCHEMA_NAME);
