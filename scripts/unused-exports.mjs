@@ -17,12 +17,7 @@ import path from 'node:path';
 import ts from 'ts-unused-exports';
 
 const analyzeTsConfig = ts.analyzeTsConfig ?? ts.default;
-const ENTRY_POINTS = [
-  '/functions/',
-  '/tests/support/(database|e2e|browser)-setup\\.ts$',
-  '/lib/cli/main\\.ts$',
-  '/[a-z]+\\.config\\.ts$',
-];
+const ENTRY_POINTS = ['/functions/', '/tests/support/(database|e2e|browser)-setup\\.ts$', '/lib/cli/main\\.ts$', '/[a-z]+\\.config\\.ts$'];
 const exclude = `--excludePathsFromReport=${ENTRY_POINTS.join(';')}`;
 
 const programs = [

@@ -1,7 +1,7 @@
 import * as evaluation from '#lib/governance/evaluation/evaluation-service';
 import { policyEndpoints, recordPassiveResultEndpoint } from '#lib/governance/policies/endpoints';
 import { entityHandlers } from '#lib/governance/policies/entity-handlers';
-import { readEntityRow } from '#lib/governance/policies/entity-service';
+import { readEntityRow } from '#lib/governance/policies/entity-reading';
 import { httpHandler } from '#lib/http/handler';
 
 export const {

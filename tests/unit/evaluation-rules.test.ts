@@ -5,8 +5,8 @@ import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
 import { outcomeOf, overallOutcome } from '#lib/governance/evaluation/outcome';
 import { resourceIdentity } from '#lib/governance/evaluation/resource-identity';
 import { matchingThreshold } from '#lib/governance/evaluation/thresholds';
+import { cronProblem, nextCronRun } from '#lib/governance/policies/cron-expression';
 import { allowedMoves, canMove, STATUSES } from '#lib/governance/policies/lifecycle';
-import { cronProblem, nextCronRun } from '#lib/governance/scheduling/cron';
 
 /** The field messages of the InvalidInput error `fn` throws. */
 function invalidFields(fn: () => unknown): string {

@@ -5,7 +5,7 @@ import { listResults } from '#lib/governance/evaluation/evaluation-service';
 import { OUTCOMES } from '#lib/governance/evaluation/outcome';
 import type { EvaluationResult } from '#lib/governance/evaluation/report';
 import { entityFilters, type EntityRepresentation } from '#lib/governance/policies/entity';
-import { getEntity, listEntities } from '#lib/governance/policies/entity-service';
+import { getEntity, listEntities } from '#lib/governance/policies/entity-reading';
 import { STATUSES } from '#lib/governance/policies/lifecycle';
 
 import type { AssistantTool } from './assistant-tool';

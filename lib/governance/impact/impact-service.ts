@@ -8,8 +8,8 @@ import { EnvironmentRepository } from '../environments/environment-repository';
 import { environmentsOf, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
 import { ReportRepository } from '../evaluation/report-repository';
 import type { EntityKind } from '../policies/entity';
+import { readEntityRow } from '../policies/entity-reading';
 import { EntityRepository } from '../policies/entity-repository';
-import { readEntityRow } from '../policies/entity-service';
 import type { ImpactInput, ImpactReport, ImpactResourcesPage, ImpactResourcesQuery } from './impact';
 import { ImpactRepository, type ImpactRow, type ImpactSummary } from './impact-repository';
 

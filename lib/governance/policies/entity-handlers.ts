@@ -9,18 +9,8 @@ import { startImpact } from '../impact/impact-service';
 import { cancelRollout, getRollout, scheduleRollout } from '../rollouts/rollout-service';
 import type { policyEndpoints } from './endpoints';
 import type { EntityInput, EntityKind } from './entity';
-import {
-  changeStatusOfEntity,
-  createEntity,
-  deleteEntity,
-  getEntity,
-  listEntities,
-  listVersionsOfEntity,
-  notifyCreationFailed,
-  publishEntity,
-  readEntityRow,
-  updateEntity,
-} from './entity-service';
+import { getEntity, listEntities, listVersionsOfEntity, readEntityRow } from './entity-reading';
+import { changeStatusOfEntity, createEntity, deleteEntity, notifyCreationFailed, publishEntity, updateEntity } from './entity-service';
 
 /** Where an entity acts: its resource type, in its environment (null: every one). */
 const scopeOf = (entity: { resourceType: string; environment: string | null }): Scope => ({

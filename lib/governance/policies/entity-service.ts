@@ -1,7 +1,6 @@
 import { type Database, getDatabase } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
-import { ConflictError, type FieldError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
-import { listBody, type Pagination } from '#lib/http/pagination';
+import { ConflictError, type FieldError, InvalidInput } from '#lib/errors/domain-errors';
 import { logger } from '#lib/logging/logger';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
 import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
@@ -17,48 +16,10 @@ import { environmentsOf, type QueuedEvaluation, recordQueuedEvaluation, sendTask
 import { ExceptionRepository } from '../exceptions/exception-repository';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import { CronScheduleRepository } from '../scheduling/cron-schedule-repository';
-import type { EntityContent, EntityFilters, EntityInput, EntityKind, EntityRepresentation, PublishedEntity } from './entity';
+import type { EntityContent, EntityInput, EntityKind, EntityRepresentation, PublishedEntity } from './entity';
+import { notFound, NOUN, readEntityRow, repository, represent } from './entity-reading';
 import { EntityRepository, type EntityRow } from './entity-repository';
 import { allowedMoves, canMove, type EntityStatus } from './lifecycle';
-
-const NOUN: Record<EntityKind, string> = { policy: 'policy', metric: 'metric' };
-
-export function represent(row: EntityRow): EntityRepresentation {
-  return {
-    id: row.id,
-    version: row.version,
-    name: row.name,
-    description: row.description,
-    resourceType: row.resourceType,
-    environment: row.environment,
-    severity: row.severity,
-    interactionType: row.interactionType,
-    tags: row.tags,
-    engine: row.engine,
-    cueScript: row.cueScript,
-    requireConcrete: row.requireConcrete,
-    remoteEngineUrl: row.remoteEngineUrl,
-    llmRule: row.llmRule,
-    governanceAgentSpec: row.llmRule === null ? null : { prompt: row.llmRule },
-    trigger: row.trigger,
-    timing: row.timing,
-    cronExpression: row.cronExpression,
-    strategy: row.strategy,
-    status: row.status,
-    evaluator: row.evaluator,
-    evaluatorReason: row.evaluatorReason,
-    ...(row.kind === 'metric' ? { thresholds: row.thresholds ?? [] } : {}),
-    createdAt: row.createdAt.toISOString(),
-    createdBy: row.createdBy,
-    updatedAt: row.updatedAt.toISOString(),
-    updatedBy: row.updatedBy,
-  };
-}
-
-const repository = async () => new EntityRepository(await getDatabase());
-
-const notFound = (kind: EntityKind, id: string, version?: number) =>
-  new NotFoundError(`No ${NOUN[kind]} has the id ${id}${version === undefined ? '' : ` and version ${version}`}`);
 
 /**
  * What only the database and the engine can judge: the type and environment exist, the CUE compiles.
@@ -145,27 +106,6 @@ export async function notifyCreationFailed(
   } catch (error) {
     logger.error({ err: error }, `could not record the failure notification of a ${NOUN[kind]} creation`);
   }
-}
-
-export async function listEntities(kind: EntityKind, filters: EntityFilters, pagination: Pagination) {
-  const { rows, total } = await (await repository()).list(kind, filters, pagination);
-  return listBody(rows.map(represent), pagination, total);
-}
-
-export async function readEntityRow(kind: EntityKind, id: string, version?: number): Promise<EntityRow> {
-  const row = await (await repository()).find(kind, id, version);
-  if (!row) throw notFound(kind, id, version);
-  return row;
-}
-
-export async function getEntity(kind: EntityKind, id: string, version?: number): Promise<EntityRepresentation> {
-  return represent(await readEntityRow(kind, id, version));
-}
-
-export async function listVersionsOfEntity(kind: EntityKind, id: string): Promise<EntityRepresentation[]> {
-  const rows = await (await repository()).versions(kind, id);
-  if (rows.length === 0) throw notFound(kind, id);
-  return rows.map(represent);
 }
 
 /**

@@ -7,7 +7,7 @@ import { textField as text } from '#lib/http/text-field';
 import { RESOURCE_TYPE_NAME } from '#lib/settings/schema';
 import { serviceUrl } from '#lib/settings/values';
 
-import { cronProblem } from '../scheduling/cron';
+import { cronProblem } from './cron-expression';
 import { STATUSES } from './lifecycle';
 
 export type EntityKind = 'policy' | 'metric';

@@ -4,7 +4,7 @@ import { logger } from '#lib/logging/logger';
 import { getSettings } from '#lib/settings/index';
 
 import { environmentsOf, type QueuedEvaluation, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
-import { nextCronRun } from './cron';
+import { nextCronRun } from '../policies/cron-expression';
 import { CronScheduleRepository } from './cron-schedule-repository';
 
 /** Who the reports of scheduled runs are created by. */

@@ -3,8 +3,8 @@ import { and, asc, eq, isNotNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
 
+import { nextCronRun } from '../policies/cron-expression';
 import type { EntityRow } from '../policies/entity-repository';
-import { nextCronRun } from './cron';
 
 export type CronScheduleRow = Database['tables']['cronSchedules']['$inferSelect'];
 

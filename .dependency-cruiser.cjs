@@ -1,0 +1,77 @@
+// The house's direction, checked by `npm run lint` (`depcruise`): a layer imports only from the layers
+// below it (or its own), and no module imports itself back through others. docs/architecture.md
+// draws the layers. Known violations still being moved are listed in .dependency-cruiser-known-violations.json
+// (`npm run lint:layers:baseline` writes it anew); a new one fails the lint.
+
+/** From the floor up: each entry is a layer, the paths (regular expressions) of its modules. */
+const LAYERS = [
+  ['model', ['^drizzle/schema/', '^lib/errors/', '^lib/cache/', '^lib/authorization/roles\\.ts$']],
+  ['foundation', ['^lib/settings/', '^lib/logging/']],
+  ['plumbing', ['^lib/db/', '^lib/platform/', '^lib/queue/', '^lib/auth/', '^lib/outbox/', '^lib/llm/']],
+  ['service frame', ['^lib/http/', '^lib/authorization/', '^lib/audit/', '^lib/service/', '^lib/console/']],
+  ['governance', ['^lib/governance/']],
+  ['assistant', ['^lib/assistant/']],
+  ['surfaces', ['^lib/api/', '^lib/cli/', '^lib/retention/', '^lib/startup/']],
+  ['entry points', ['^functions/', '^console/', '^scripts/', '^bench/', '^bin/', '^tests/']],
+];
+
+/** Governance inside, from the bottom up: the policies' model and storage first, the areas built on them above. */
+const GOVERNANCE = [
+  [
+    'models and storage',
+    [
+      '^lib/governance/policies/(entity|lifecycle|entity-repository|entity-reading|cron-expression)\\.ts$',
+      '^lib/governance/approvals/approval\\.ts$',
+      '^lib/governance/engines/',
+      '^lib/governance/environments/',
+      '^lib/governance/resource-types/',
+    ],
+  ],
+  ['evaluation', ['^lib/governance/evaluation/', '^lib/governance/exceptions/', '^lib/governance/scheduling/']],
+  ['policy service', ['^lib/governance/policies/entity-service\\.ts$']],
+  ['built on policies', ['^lib/governance/compliance/', '^lib/governance/impact/', '^lib/governance/rollouts/', '^lib/governance/approvals/']],
+  ['policy routes', ['^lib/governance/policies/(endpoints|entity-handlers)\\.ts$']],
+];
+
+const any = (paths) => `(${paths.join('|')})`;
+
+/** For each layer, a rule forbidding imports of the layers above it. */
+function upwardRules(layers, prefix) {
+  return layers.slice(0, -1).map(([name, paths], i) => ({
+    name: `${prefix}: ${name} imports nothing above it`,
+    severity: 'error',
+    comment: `${name} is below ${layers
+      .slice(i + 1)
+      .map(([above]) => above)
+      .join(', ')}`,
+    from: { path: any(paths) },
+    // pathNot: a module of this layer or one below, where a file sits in a folder of a higher layer (roles.ts).
+    to: { path: any(layers.slice(i + 1).flatMap(([, above]) => above)), pathNot: any(layers.slice(0, i + 1).flatMap(([, below]) => below)) },
+  }));
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A module must not import itself back through others',
+      from: {},
+      to: { circular: true },
+    },
+    ...upwardRules(LAYERS, 'layers'),
+    ...upwardRules(GOVERNANCE, 'governance'),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // tests/fixtures/layers breaks the rules on purpose (tests/unit/layers.test.ts).
+    exclude: { path: '(^|/)node_modules/|\\.d\\.ts$|^tests/fixtures/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs'],
+    },
+  },
+};

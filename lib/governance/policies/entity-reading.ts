@@ -1,0 +1,69 @@
+import { getDatabase } from '#lib/db/client';
+import { NotFoundError } from '#lib/errors/domain-errors';
+import { listBody, type Pagination } from '#lib/http/pagination';
+
+import type { EntityFilters, EntityKind, EntityRepresentation } from './entity';
+import { EntityRepository, type EntityRow } from './entity-repository';
+
+// Reading policies and metrics: what every area above the policies needs of them (evaluation,
+// impact, rollouts, approvals, the assistant), apart from the writes of entity-service.ts.
+
+export const NOUN: Record<EntityKind, string> = { policy: 'policy', metric: 'metric' };
+
+export function represent(row: EntityRow): EntityRepresentation {
+  return {
+    id: row.id,
+    version: row.version,
+    name: row.name,
+    description: row.description,
+    resourceType: row.resourceType,
+    environment: row.environment,
+    severity: row.severity,
+    interactionType: row.interactionType,
+    tags: row.tags,
+    engine: row.engine,
+    cueScript: row.cueScript,
+    requireConcrete: row.requireConcrete,
+    remoteEngineUrl: row.remoteEngineUrl,
+    llmRule: row.llmRule,
+    governanceAgentSpec: row.llmRule === null ? null : { prompt: row.llmRule },
+    trigger: row.trigger,
+    timing: row.timing,
+    cronExpression: row.cronExpression,
+    strategy: row.strategy,
+    status: row.status,
+    evaluator: row.evaluator,
+    evaluatorReason: row.evaluatorReason,
+    ...(row.kind === 'metric' ? { thresholds: row.thresholds ?? [] } : {}),
+    createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    updatedAt: row.updatedAt.toISOString(),
+    updatedBy: row.updatedBy,
+  };
+}
+
+export const repository = async () => new EntityRepository(await getDatabase());
+
+export const notFound = (kind: EntityKind, id: string, version?: number) =>
+  new NotFoundError(`No ${NOUN[kind]} has the id ${id}${version === undefined ? '' : ` and version ${version}`}`);
+
+export async function listEntities(kind: EntityKind, filters: EntityFilters, pagination: Pagination) {
+  const { rows, total } = await (await repository()).list(kind, filters, pagination);
+  return listBody(rows.map(represent), pagination, total);
+}
+
+export async function readEntityRow(kind: EntityKind, id: string, version?: number): Promise<EntityRow> {
+  const row = await (await repository()).find(kind, id, version);
+  if (!row) throw notFound(kind, id, version);
+  return row;
+}
+
+export async function getEntity(kind: EntityKind, id: string, version?: number): Promise<EntityRepresentation> {
+  return represent(await readEntityRow(kind, id, version));
+}
+
+export async function listVersionsOfEntity(kind: EntityKind, id: string): Promise<EntityRepresentation[]> {
+  const rows = await (await repository()).versions(kind, id);
+  if (rows.length === 0) throw notFound(kind, id);
+  return rows.map(represent);
+}

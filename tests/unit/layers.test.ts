@@ -1,0 +1,31 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+import { cruise, type IConfiguration } from 'dependency-cruiser';
+import { describe, expect, it } from 'vitest';
+
+// The rule that keeps the house's direction (.dependency-cruiser.cjs, run by `npm run lint`): it
+// fails on an upward import and on a circle, and lets a downward import through.
+
+const ruleSet = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as IConfiguration;
+const FIXTURE = path.join(import.meta.dirname, '../fixtures/layers');
+
+async function violationsIn(...files: string[]) {
+  const result = await cruise(files, { ruleSet, validate: true, baseDir: FIXTURE, tsPreCompilationDeps: true });
+  if (typeof result.output === 'string') throw new Error('expected the cruise result, got text');
+  return result.output.summary.violations.map((violation) => `${violation.rule.name}: ${violation.from} -> ${violation.to}`);
+}
+
+describe('the layer rule', () => {
+  it('fails an upward import, naming the layer and both files', async () => {
+    expect(await violationsIn('lib/db/page.ts')).toEqual(['layers: plumbing imports nothing above it: lib/db/page.ts -> lib/http/pagination.ts']);
+  });
+
+  it('fails a circle', async () => {
+    expect(await violationsIn('lib/governance/evaluation/a.ts')).toEqual(['no-circular: lib/governance/evaluation/a.ts -> lib/governance/evaluation/b.ts']);
+  });
+
+  it('lets a downward import through', async () => {
+    expect(await violationsIn('lib/governance/policies/entity.ts')).toEqual([]);
+  });
+});
