@@ -1,6 +1,7 @@
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 
+import { lazily } from '#lib/cache/lazy';
 import { getSettings, type Settings } from '#lib/settings/index';
 
 import { defineTables, type Tables } from '../../drizzle/schema/index';
@@ -28,20 +29,15 @@ export function openDatabase(settings: Settings, overrides: Partial<postgres.Opt
   };
 }
 
-let shared: Promise<Database> | undefined;
+const shared = lazily(async () => openDatabase(await getSettings()));
 
 /** The pool of this process or Lambda container, opened on first use. */
-export function getDatabase(): Promise<Database> {
-  shared ??= getSettings().then((settings) => openDatabase(settings));
-  shared.catch(() => {
-    shared = undefined;
-  });
-  return shared;
-}
+export const getDatabase = (): Promise<Database> => shared.get();
 
 /** Closes the shared pool (tests, and scripts that end). */
 export async function closeSharedDatabase(): Promise<void> {
-  const current = shared;
-  shared = undefined;
-  await current?.then((database) => database.close()).catch(() => undefined);
+  await shared
+    .reset()
+    ?.then((database) => database.close())
+    .catch(() => undefined);
 }

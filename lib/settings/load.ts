@@ -4,6 +4,7 @@ import path from 'node:path';
 import parseHocon from '@pushcorn/hocon-parser';
 import type { z } from 'zod';
 
+import { lazily } from '#lib/cache/lazy';
 import { logger } from '#lib/logging/logger';
 
 import { camelCase, type CamelCased } from './camel-case';
@@ -164,18 +165,12 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
   });
 }
 
-let cached: Promise<Settings> | undefined;
+const loaded = lazily(loadSettings);
 
 /** The settings of this process (or Lambda container), loaded once. */
-export function getSettings(): Promise<Settings> {
-  cached ??= loadSettings();
-  cached.catch(() => {
-    cached = undefined;
-  });
-  return cached;
-}
+export const getSettings = (): Promise<Settings> => loaded.get();
 
 /** Forgets the loaded settings, so that the next getSettings reads the file and the environment again (tests that change them). */
 export function resetSettings(): void {
-  cached = undefined;
+  loaded.reset();
 }

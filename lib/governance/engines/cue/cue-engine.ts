@@ -1,3 +1,4 @@
+import { lazily } from '#lib/cache/lazy';
 import { getSettings, type Settings } from '#lib/settings/index';
 
 import {
@@ -137,13 +138,7 @@ export function createCueEngine(
   return new CueEngine(config.evaluator, new NativeEvaluator(native, config.maxSteps), reference);
 }
 
-let shared: Promise<CueEngine> | undefined;
+const shared = lazily(async () => createCueEngine((await getSettings()).cueConfig));
 
 /** The CUE engine of this process (or Lambda container): compiled policies are kept across calls. */
-export function getCueEngine(): Promise<CueEngine> {
-  shared ??= getSettings().then((settings) => createCueEngine(settings.cueConfig));
-  shared.catch(() => {
-    shared = undefined;
-  });
-  return shared;
-}
+export const getCueEngine = (): Promise<CueEngine> => shared.get();
