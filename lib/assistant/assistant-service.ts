@@ -1,28 +1,24 @@
 import { getDatabase } from '#lib/db/client';
-import { ConflictError, DomainError, InvalidInput, NotFoundError, Unavailable, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
+import { ConflictError, InvalidInput, NotFoundError, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
+import { embed, ProviderError, verifyEmbedder, verifyLlm } from '#lib/llm/llm-gateway';
+import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from '#lib/llm/model-config';
+import { type ModelConfigRepository, type ModelConnection, toConnection } from '#lib/llm/model-config-repository';
+import { connectionOf, LABEL, type StoredModels, storedModels } from '#lib/llm/stored-models';
 import { type Logger, logger } from '#lib/logging/logger';
-import { callableUrlProblem, callerTargetTimeoutsOf } from '#lib/platform/http-client';
+import { callableUrlProblem } from '#lib/platform/http-client';
 import { getSettings } from '#lib/settings/index';
 
-import { ApiKeyDecryptionError } from './api-key-encryption';
+import type { ChatRequest, GroundedAnswer } from './assistant-contracts';
 import { ConversationRepository } from './conversation-repository';
-import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';
 import { groundedMessages, sourcesOf } from './grounded-prompt';
 import type { KnowledgeIndexState } from './knowledge/knowledge-api';
 import { SOURCE_TYPES } from './knowledge/knowledge-chunk';
 import { KnowledgeChunkRepository } from './knowledge/knowledge-chunk-repository';
 import { type RefreshCounts, refreshKnowledgeIndex as refreshChunks, type RefreshLimits, type RefreshOutcome } from './knowledge/knowledge-index-refresh';
 import { hasChunksOf, retrieveChunks } from './knowledge/knowledge-retrieval';
-import { embed, type GatewayOptions, ProviderError, verifyEmbedder, verifyLlm } from './llm-gateway';
-import type { ChatRequest, GroundedAnswer, ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
-import { ModelConfigRepository, type ModelConnection, toConnection } from './model-config-repository';
 import { chatWithTools } from './tools/chat-with-tools';
 
-const LABEL: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
-
-interface AssistantContext {
-  repository: ModelConfigRepository;
-  gateway: GatewayOptions;
+interface AssistantContext extends StoredModels {
   maxQueryLength: number;
   index: RefreshLimits;
   topK: number;
@@ -30,32 +26,17 @@ interface AssistantContext {
   tools: { maxRounds: number; draftRepairs: number };
 }
 
-let context: Promise<AssistantContext> | undefined;
-
-async function openContext(): Promise<AssistantContext> {
-  const settings = await getSettings();
-  const keys = await encryptionKeys(settings).catch((error) => {
-    if (error instanceof MissingEncryptionKeyError) throw new Unavailable(error.message);
-    throw error;
-  });
+/** The stored models and the assistant's settings. */
+async function assistant(): Promise<AssistantContext> {
+  const [models, settings] = await Promise.all([storedModels(), getSettings()]);
   return {
-    repository: new ModelConfigRepository(await getDatabase(), keys),
-    gateway: { timeouts: callerTargetTimeoutsOf(settings), retries: settings.assistant.providerRetries },
+    ...models,
     maxQueryLength: settings.assistant.maxQueryLength,
     index: settings.assistant.index,
     topK: settings.assistant.retrieval.topK,
     maxTurns: settings.assistant.conversation.maxTurns,
     tools: settings.assistant.tools,
   };
-}
-
-/** Settings, pool and keys of this container, opened on first use. */
-function assistant(): Promise<AssistantContext> {
-  context ??= openContext();
-  context.catch(() => {
-    context = undefined;
-  });
-  return context;
 }
 
 export async function getModelConfig(kind: ModelKind): Promise<ModelConfigRepresentation> {
@@ -90,20 +71,6 @@ export async function saveModelConfig(
   return repository.save(kind, input, subject);
 }
 
-async function connectionOf(repository: ModelConfigRepository, kind: ModelKind) {
-  try {
-    return await repository.connection(kind);
-  } catch (error) {
-    if (!(error instanceof ApiKeyDecryptionError)) throw error;
-    throw new ConflictError(
-      `The stored ${LABEL[kind]} API key cannot be decrypted with the configured encryption keys: POST /assistant/v1/${kind}/config again`,
-      {
-        unreadable: kind,
-      },
-    );
-  }
-}
-
 /** Both connections: the assistant works only with both configurations (seed); 409 names what is missing. */
 async function bothConnections(repository: ModelConfigRepository, doing: string) {
   const [llm, embedder] = await Promise.all([connectionOf(repository, 'llm'), connectionOf(repository, 'embedder')]);
@@ -119,21 +86,6 @@ const upstreamFailure = (error: unknown) => {
   if (!(error instanceof ProviderError)) return error;
   return new UpstreamError(error.message, { timeout: error.kind === 'timeout', upstreamStatus: error.providerStatus });
 };
-
-/**
- * The stored LLM and the gateway's options, for the LLM policy engine; `unavailable` says why the
- * LLM cannot be used (none stored, its key unreadable, no encryption key), which fails the results.
- */
-export async function storedLlm(): Promise<{ connection: ModelConnection; gateway: GatewayOptions } | { unavailable: string }> {
-  try {
-    const { repository, gateway } = await assistant();
-    const connection = await connectionOf(repository, 'llm');
-    return connection ? { connection, gateway } : { unavailable: `No ${LABEL.llm} configuration is stored: POST /assistant/v1/llm/config to create it` };
-  } catch (error) {
-    if (error instanceof DomainError) return { unavailable: error.message };
-    throw error;
-  }
-}
 
 /**
  * Answers a question from the knowledge index: the chunks closest to it (hybrid retrieval) go to

@@ -1,7 +1,8 @@
 import { endpoint } from '#lib/http/endpoint';
+import { modelConfigInput, modelConfigRepresentation, type ModelKind } from '#lib/llm/model-config';
 
+import { chatAnswer, chatRequest, verifyQuery } from './assistant-contracts';
 import { indexRefreshAnswer, knowledgeIndexState } from './knowledge/knowledge-api';
-import { chatAnswer, chatRequest, modelConfigInput, modelConfigRepresentation, type ModelKind, verifyQuery } from './model-config';
 
 const label: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
 

@@ -1,7 +1,8 @@
+import type { ChatMessage } from '#lib/llm/llm-gateway';
+
+import type { GroundedAnswer } from './assistant-contracts';
 import type { ConversationTurn } from './conversation-repository';
 import type { RetrievedChunk } from './knowledge/knowledge-retrieval';
-import type { ChatMessage } from './llm-gateway';
-import type { GroundedAnswer } from './model-config';
 
 const GROUNDING_INSTRUCTIONS = [
   "You are the governance team's assistant of the Computational Governance Platform.",

@@ -1,8 +1,8 @@
 import { httpHandler } from '#lib/http/handler';
+import type { ModelKind } from '#lib/llm/model-config';
 
 import { getModelConfig, saveModelConfig } from './assistant-service';
 import { getEmbedderConfigEndpoint, getLlmConfigEndpoint, saveEmbedderConfigEndpoint, saveLlmConfigEndpoint } from './endpoints';
-import type { ModelKind } from './model-config';
 
 const ENDPOINTS = {
   llm: { read: getLlmConfigEndpoint, save: saveLlmConfigEndpoint },

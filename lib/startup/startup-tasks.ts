@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 
-import { encryptionKeys } from '#lib/assistant/encryption-key';
 import { KnowledgeChunkRepository } from '#lib/assistant/knowledge/knowledge-chunk-repository';
 import type { SourceRef } from '#lib/assistant/knowledge/knowledge-sources';
 import { prepareVectorStore } from '#lib/assistant/knowledge/vector-store';
-import { ModelConfigRepository } from '#lib/assistant/model-config-repository';
 import { type Database, openDatabase } from '#lib/db/client';
 import { poolOptions } from '#lib/db/connection';
 import { applyMigrations, dropSchema, withSchemaLock } from '#lib/db/migrations';
@@ -16,6 +14,8 @@ import { EnvironmentRepository } from '#lib/governance/environments/environment-
 import { fromSettings } from '#lib/governance/resource-types/resource-type';
 import { ResourceTypeRepository } from '#lib/governance/resource-types/resource-type-repository';
 import { CronScheduleRepository } from '#lib/governance/scheduling/cron-schedule-repository';
+import { encryptionKeys } from '#lib/llm/encryption-key';
+import { ModelConfigRepository } from '#lib/llm/model-config-repository';
 import { logger } from '#lib/logging/logger';
 import type { Settings } from '#lib/settings/index';
 

@@ -4,9 +4,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { refreshKnowledgeIndex } from '#lib/assistant/knowledge/knowledge-index-refresh';
-import type { ModelConfigInput } from '#lib/assistant/model-config';
-import { toConnection } from '#lib/assistant/model-config-repository';
 import type { Database } from '#lib/db/client';
+import type { ModelConfigInput } from '#lib/llm/model-config';
+import { toConnection } from '#lib/llm/model-config-repository';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
 import { runStartupTasks } from '#lib/startup/startup-tasks';

@@ -340,7 +340,7 @@ describe('key rotation', () => {
     expect((await runStartupTasks(await testSettings(SCHEMA, rotated))).tasks.assistantKeys).toBe('0 re-encrypted');
     const [after] = await database.sql.unsafe(`select api_key_ciphertext from ${SCHEMA}.model_configurations`);
     expect(after.api_key_ciphertext.split('.')[1]).not.toBe(before.api_key_ciphertext.split('.')[1]);
-    const { decryptApiKey } = await import('#lib/assistant/api-key-encryption');
+    const { decryptApiKey } = await import('#lib/llm/api-key-encryption');
     expect(decryptApiKey(after.api_key_ciphertext, { current: Buffer.from(next, 'base64'), previous: [] })).toBe(API_KEY);
   });
 

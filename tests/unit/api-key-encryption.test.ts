@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 import { describe, expect, it } from 'vitest';
 
-import { ApiKeyDecryptionError, decryptApiKey, encryptApiKey, maskApiKey, needsReencryption } from '#lib/assistant/api-key-encryption';
+import { ApiKeyDecryptionError, decryptApiKey, encryptApiKey, maskApiKey, needsReencryption } from '#lib/llm/api-key-encryption';
 
 const key = () => randomBytes(32);
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { encryptionKeys, MissingEncryptionKeyError } from '#lib/assistant/encryption-key';
+import { encryptionKeys, MissingEncryptionKeyError } from '#lib/llm/encryption-key';
 import { loadSettings } from '#lib/settings/index';
 
 import { MINIMAL, writeSettingsFile } from '../support/settings-files';

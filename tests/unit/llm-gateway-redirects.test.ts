@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { chat, embed, ProviderError } from '#lib/assistant/llm-gateway';
-import type { ModelConnection } from '#lib/assistant/model-config-repository';
+import { chat, embed, ProviderError } from '#lib/llm/llm-gateway';
+import type { ModelConnection } from '#lib/llm/model-config-repository';
 
 import { FakeServer } from '../fakes/fake-server';
 import { completion } from '../fakes/hosted-model';

@@ -1,8 +1,8 @@
 import type { Database } from '#lib/db/client';
+import { embed, type GatewayOptions } from '#lib/llm/llm-gateway';
+import type { ModelConnection } from '#lib/llm/model-config-repository';
 import { logger } from '#lib/logging/logger';
 
-import { embed, type GatewayOptions } from '../llm-gateway';
-import type { ModelConnection } from '../model-config-repository';
 import { chunksOf, type KnowledgeChunk } from './knowledge-chunk';
 import { KnowledgeChunkRepository, type StaleMark } from './knowledge-chunk-repository';
 import { allSources, type IndexScope, markedSources, type ReadSources, type SourceRef } from './knowledge-sources';

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
-import type { GatewayOptions, ToolDefinition } from '../llm-gateway';
-import type { CuePolicyDraft } from '../model-config';
-import type { ModelConnection } from '../model-config-repository';
+import type { GatewayOptions, ToolDefinition } from '#lib/llm/llm-gateway';
+import type { ModelConnection } from '#lib/llm/model-config-repository';
+
+import type { CuePolicyDraft } from '../assistant-contracts';
 
 /** What a tool may use besides its arguments: the chat's LLM and how to call it (with the request's signal). */
 export interface ToolContext {

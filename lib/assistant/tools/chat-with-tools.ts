@@ -1,10 +1,10 @@
 import { DomainError, InvalidInput } from '#lib/errors/domain-errors';
 import { fieldErrors } from '#lib/http/problem-response';
+import { chat, type ChatAnswer, type ChatMessage, ProviderError, type ToolCall } from '#lib/llm/llm-gateway';
+import type { ModelConnection } from '#lib/llm/model-config-repository';
 import type { Logger } from '#lib/logging/logger';
 
-import { chat, type ChatAnswer, type ChatMessage, ProviderError, type ToolCall } from '../llm-gateway';
-import type { CuePolicyDraft } from '../model-config';
-import type { ModelConnection } from '../model-config-repository';
+import type { CuePolicyDraft } from '../assistant-contracts';
 import { type AssistantTool, definitionOf, type ToolContext } from './assistant-tool';
 import { draftCuePolicy } from './cue-policy-draft';
 import { explainResult, findPolicies, latestResults } from './governance-tools';

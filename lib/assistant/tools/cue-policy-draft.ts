@@ -4,10 +4,10 @@ import type { CueCheckRefusal, CueScriptCheck } from '#lib/governance/engines/en
 import { checkCueScript, evaluateEntities } from '#lib/governance/engines/engines';
 import { sha256 } from '#lib/governance/engines/llm/llm-prompt';
 import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
+import { ProviderError, structuredChat, type StructuredQuestion } from '#lib/llm/llm-gateway';
 
 import type { Descriptor } from '../../../drizzle/schema/json-columns';
-import { ProviderError, structuredChat, type StructuredQuestion } from '../llm-gateway';
-import type { CuePolicyDraft } from '../model-config';
+import type { CuePolicyDraft } from '../assistant-contracts';
 import type { AssistantTool, ToolContext } from './assistant-tool';
 
 const SYSTEM = [

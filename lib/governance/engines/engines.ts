@@ -29,7 +29,7 @@ export async function checkCueScript(script: string): Promise<CueScriptCheck> {
 }
 
 // Loaded on first use too: the openai SDK stays out of functions that never meet an LLM policy.
-const getLlmEngine = () => import('./llm/assistant-llm-engine').then(({ assistantLlmEngine }) => assistantLlmEngine());
+const getLlmEngine = () => import('./llm/stored-llm-engine').then(({ storedLlmEngine }) => storedLlmEngine());
 
 async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
   if (kind === 'cue') return loadCueEngine();

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-import type { GatewayOptions } from '#lib/assistant/llm-gateway';
-import { ProviderError, structuredChat } from '#lib/assistant/llm-gateway';
-import type { ModelConnection } from '#lib/assistant/model-config-repository';
+import { type GatewayOptions, ProviderError, structuredChat } from '#lib/llm/llm-gateway';
+import type { ModelConnection } from '#lib/llm/model-config-repository';
+import type { LlmAccess } from '#lib/llm/stored-models';
 import { logger } from '#lib/logging/logger';
 
 import { type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
@@ -14,9 +14,6 @@ const verdict = z.strictObject({ satisfiesPolicy: z.boolean(), errors: z.array(z
 
 /** How many LLM calls one evaluation keeps in flight. */
 const CONCURRENCY = 4;
-
-/** The stored LLM and how to call it, or why there is none to call. */
-export type LlmAccess = () => Promise<{ connection: ModelConnection; gateway: GatewayOptions } | { unavailable: string }>;
 
 const resultOf = (answer: LlmAnswer): EngineResult => ({
   satisfiesPolicy: answer.satisfiesPolicy,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import type { StructuredQuestion } from '#lib/assistant/llm-gateway';
+import type { StructuredQuestion } from '#lib/llm/llm-gateway';
 
 import type { EngineResource } from '../engine';
 
