@@ -1,8 +1,14 @@
 import type { Context } from 'aws-lambda';
 
+import { registerChainSender } from '#lib/audit/chain-sender';
 import { getDatabase } from '#lib/db/client';
+import { registerIndexSender } from '#lib/outbox/knowledge-changes';
 import { dispatchOutbox, platformDelivery } from '#lib/outbox/outbox-dispatcher';
 import { getSettings } from '#lib/settings/index';
+
+// The scheduled dispatcher delivers every topic: the platform's receivers and ours.
+registerChainSender();
+registerIndexSender();
 
 /**
  * Every minute: delivers every outbox message that is due (audit records, notifications, events,

@@ -1,16 +1,20 @@
 import { type AnyColumn, asc, count } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 
-import type { Pagination } from '#lib/http/pagination';
-
 import type { Database } from './client';
+
+/** Which rows of a list to read: at most `limit`, after skipping `offset` (the API's pagination is one). */
+export interface PageRequest {
+  readonly limit: number;
+  readonly offset: number;
+}
 
 /** One page of a table in the order of `orderBy`, and how many rows there are in all. */
 export async function pageOf<T extends PgTable>(
   database: Database,
   table: T,
   orderBy: AnyColumn,
-  pagination: Pagination,
+  pagination: PageRequest,
 ): Promise<{ rows: T['$inferSelect'][]; total: number }> {
   const [rows, [{ total }]] = await Promise.all([
     database.db

@@ -3,6 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { z } from 'zod';
 
+import { outboxAuditTrail } from '#lib/audit/audit-trail';
 import { Access, type Scope } from '#lib/authorization/access';
 import { unstorableText } from '#lib/db/storable-text';
 
@@ -67,6 +68,9 @@ export interface HandlerOptions {
   readonly onRejected?: (problem: HttpProblem, body: unknown, principal: Principal) => Promise<void>;
 }
 
+/** The audit trail of the endpoints of this process. */
+const outboxTrail = outboxAuditTrail();
+
 /**
  * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
  * chain: request id and access log, audit record, problem+json errors, header normalisation,
@@ -85,7 +89,7 @@ export function httpHandler<E extends Endpoint>(
     },
   }).use(requestContext());
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
-  const audited = endpoint.public ? undefined : audit(endpoint.operationId, (event) => principals.get(event));
+  const audited = endpoint.public ? undefined : audit(endpoint.operationId, (event) => principals.get(event), outboxTrail);
   if (audited) chain.use(audited.outcome);
   chain.use(problemErrors()).use(httpHeaderNormalizer());
   // Credentials and the permission come before the body: a caller without them learns nothing of

@@ -1,8 +1,11 @@
+import { sql } from 'drizzle-orm';
+
 import { type Database, getDatabase } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
 
 import { dispatchInBackground } from './background-dispatch';
+import { registerLocalSender } from './outbox-dispatcher';
 import { OutboxRepository } from './outbox-repository';
 
 /** What changed: a policy or metric (its id), a resource type (its name), an environment, the results of a report (its id). */
@@ -17,6 +20,7 @@ export interface ChangedSource {
  * After the change was committed: a failure here is logged and never fails the call.
  */
 export async function announceKnowledgeChange(...sources: ChangedSource[]): Promise<void> {
+  registerIndexSender();
   try {
     await new OutboxRepository(await getDatabase()).enqueue('index', { sources });
     dispatchInBackground();
@@ -27,5 +31,29 @@ export async function announceKnowledgeChange(...sources: ChangedSource[]): Prom
 
 /** The same, inside the transaction of the change (a worker's, not a caller's): the caller dispatches after the commit. */
 export async function announceKnowledgeChangeIn(database: Database, tx: Pick<Transaction, 'insert'>, ...sources: ChangedSource[]): Promise<void> {
+  registerIndexSender();
   await new OutboxRepository(database).enqueue('index', { sources }, tx);
+}
+
+/**
+ * Marks sources stale now, for the knowledge index's refresher (lib/assistant/knowledge): how the
+ * topic `index` is applied, and the start-up tasks' marks (the CUE guide among them). A source
+ * marked again during a refresh stays marked after it.
+ */
+export async function markSourcesStale(
+  database: Database,
+  sources: readonly { type: string; id: string }[],
+  tx: Pick<Transaction, 'insert'> = database.db,
+): Promise<void> {
+  if (sources.length === 0) return;
+  const t = database.tables.knowledgeStaleSources;
+  await tx
+    .insert(t)
+    .values(sources.map((source) => ({ sourceType: source.type, sourceId: source.id })))
+    .onConflictDoUpdate({ target: [t.sourceType, t.sourceId], set: { markedAt: sql`now()` } });
+}
+
+/** The topic `index` in this process: a process that announces changes applies them too; the scheduled dispatcher registers it. */
+export function registerIndexSender(): void {
+  registerLocalSender('index', (payload, tx, database) => markSourcesStale(database, (payload.sources ?? []) as ChangedSource[], tx));
 }

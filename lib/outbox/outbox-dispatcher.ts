@@ -1,5 +1,3 @@
-import { KnowledgeChunkRepository } from '#lib/assistant/knowledge/knowledge-chunk-repository';
-import { AuditRepository } from '#lib/audit/audit-repository';
 import type { Database } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
@@ -7,7 +5,6 @@ import { backoffDelay } from '#lib/platform/backoff';
 import { callPlatform } from '#lib/platform/platform-client';
 import type { Settings } from '#lib/settings/index';
 
-import type { ChangedSource } from './knowledge-changes';
 import { type OutboxMessage, OutboxRepository, type OutboxTopic } from './outbox-repository';
 
 type Payload = Record<string, unknown>;
@@ -17,13 +14,17 @@ type Payload = Record<string, unknown>;
  * may get a message twice: a dispatcher that dies after sending, before marking it); or into
  * tables of ours, in the transaction that marks the message delivered (exactly once).
  */
-type Sender =
-  | { readonly remote: (payload: Payload, idempotencyKey: string) => Promise<void> }
-  | { readonly local: (payload: Payload, tx: Transaction, database: Database) => Promise<void> };
+type Sender = { readonly remote: (payload: Payload, idempotencyKey: string) => Promise<void> } | { readonly local: LocalSender };
 
-/** What delivering the outbox needs: a sender per topic, when to give a message up, and how long one delivery may take at worst. */
+/** How a topic of ours is applied: in the transaction that marks its message delivered. */
+export type LocalSender = (payload: Payload, tx: Transaction, database: Database) => Promise<void>;
+
+/**
+ * What delivering the outbox needs: a sender per topic (a topic without one waits for a dispatcher
+ * that has it), when to give a message up, and how long one delivery may take at worst.
+ */
 export interface OutboxDelivery {
-  readonly senders: Record<OutboxTopic, Sender>;
+  readonly senders: Partial<Record<OutboxTopic, Sender>>;
   readonly maxAttempts: number;
   readonly deliveryTimeoutMs: number;
 }
@@ -38,6 +39,19 @@ const LONGEST_RETRY_MS = 15 * 60_000;
 /** The header every remote delivery carries, with the `idempotencyKey` of the payload. */
 const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
+const localSenders = new Map<OutboxTopic, LocalSender>();
+
+/**
+ * Registers how this process applies a topic of ours (`chain`: lib/audit/chain-sender.ts, by every
+ * HTTP function; `index`: knowledge-changes.ts, by a process that announces a change). A process
+ * that has not registered a topic leaves its messages to one that has: the scheduled dispatcher
+ * registers every one.
+ */
+export function registerLocalSender(topic: OutboxTopic, sender: LocalSender): void {
+  localSenders.set(topic, sender);
+}
+
+/** The senders of this process: the platform's receivers over HTTP, and the local topics registered. */
 export function platformDelivery(settings: Settings): OutboxDelivery {
   const post =
     (path: string, target: { url?: string; secret?: string } = {}) =>
@@ -51,8 +65,8 @@ export function platformDelivery(settings: Settings): OutboxDelivery {
     };
   return {
     senders: {
+      ...Object.fromEntries([...localSenders].map(([topic, local]) => [topic, { local }])),
       audit: { remote: post(`${settings.platformServices.audit.auditPath.replace(/\/+$/, '')}/audit`) },
-      chain: { local: (record, tx, database) => new AuditRepository(database).append(record, tx) },
       notification: {
         remote: async (payload, key) => {
           if (!settings.notification.url) throw new Error('notification.url is not set');
@@ -65,15 +79,13 @@ export function platformDelivery(settings: Settings): OutboxDelivery {
           await post('', { url: settings.events.eventsBackendBaseUrl, secret: settings.platformServices.httpSecret })(payload, key);
         },
       },
-      index: { local: (payload, tx, database) => new KnowledgeChunkRepository(database).markStale((payload.sources ?? []) as ChangedSource[], tx) },
     },
     maxAttempts: settings.outbox.maxAttempts,
     deliveryTimeoutMs: settings.http.clientConnectTimeout + settings.http.clientReadTimeout,
   };
 }
 
-async function deliver(database: Database, repository: OutboxRepository, delivery: OutboxDelivery, message: OutboxMessage): Promise<boolean> {
-  const sender = delivery.senders[message.topic];
+async function deliver(database: Database, repository: OutboxRepository, delivery: OutboxDelivery, sender: Sender, message: OutboxMessage): Promise<boolean> {
   try {
     if ('remote' in sender) {
       await sender.remote(message.payload, message.idempotencyKey);
@@ -102,7 +114,14 @@ async function deliver(database: Database, repository: OutboxRepository, deliver
 }
 
 /** Delivers the due messages of one topic, batch after batch, until none is due, its receiver fails in a row, or `until`. */
-async function dispatchTopic(database: Database, delivery: OutboxDelivery, topic: OutboxTopic, until: number, counts: { delivered: number; failed: number }) {
+async function dispatchTopic(
+  database: Database,
+  delivery: OutboxDelivery,
+  topic: OutboxTopic,
+  sender: Sender,
+  until: number,
+  counts: { delivered: number; failed: number },
+) {
   const repository = new OutboxRepository(database);
   // A batch is the claimer's for longer than its deliveries can take, so no other dispatcher sends it meanwhile.
   const leaseMs = BATCH * delivery.deliveryTimeoutMs + 60_000;
@@ -111,7 +130,7 @@ async function dispatchTopic(database: Database, delivery: OutboxDelivery, topic
     const batch = await repository.claim(topic, BATCH, leaseMs);
     if (batch.length === 0) return;
     for (const message of batch) {
-      const delivered = await deliver(database, repository, delivery, message);
+      const delivered = await deliver(database, repository, delivery, sender, message);
       counts[delivered ? 'delivered' : 'failed']++;
       failuresInARow = delivered ? 0 : failuresInARow + 1;
       // The rest of the batch is given back at once, to the next run.
@@ -132,6 +151,11 @@ export async function dispatchOutbox(
   const counts = { delivered: 0, failed: 0 };
   // Only the topics with work: most runs (one after each call) have one or none.
   const topics = await new OutboxRepository(database).dueTopics();
-  await Promise.all(topics.filter((topic) => topic in delivery.senders).map((topic) => dispatchTopic(database, delivery, topic, until, counts)));
+  await Promise.all(
+    topics.flatMap((topic) => {
+      const sender = delivery.senders[topic];
+      return sender ? [dispatchTopic(database, delivery, topic, sender, until, counts)] : [];
+    }),
+  );
   return counts;
 }

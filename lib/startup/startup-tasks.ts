@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 
-import { KnowledgeChunkRepository } from '#lib/assistant/knowledge/knowledge-chunk-repository';
 import type { SourceRef } from '#lib/assistant/knowledge/knowledge-sources';
 import { prepareVectorStore } from '#lib/assistant/knowledge/vector-store';
 import { type Database, openDatabase } from '#lib/db/client';
@@ -17,6 +16,7 @@ import { CronScheduleRepository } from '#lib/governance/scheduling/cron-schedule
 import { encryptionKeys } from '#lib/llm/encryption-key';
 import { ModelConfigRepository } from '#lib/llm/model-config-repository';
 import { logger } from '#lib/logging/logger';
+import { markSourcesStale } from '#lib/outbox/knowledge-changes';
 import type { Settings } from '#lib/settings/index';
 
 export interface StartupReport {
@@ -125,7 +125,7 @@ export async function runStartupTasks(settings: Settings): Promise<StartupReport
       if (await tableExists(database, 'environments')) tasks.environments = await storeEnvironments(database, settings, changed);
       // The scheduled refresher reads those sources again (and only those).
       if (await tableExists(database, 'knowledge_stale_sources')) {
-        await new KnowledgeChunkRepository(database).markStale(changed);
+        await markSourcesStale(database, changed);
         tasks.knowledgeIndex = `${changed.length} sources marked stale`;
       }
       if (await tableExists(database, 'cron_schedules')) tasks.cronPolicies = await scheduleCronPolicies(database, settings);

@@ -1,7 +1,6 @@
 import { and, asc, count, eq, inArray, lte, max, or, type SQL, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
-import type { Transaction } from '#lib/db/transaction';
 
 import type { KnowledgeChunk, SourceType } from './knowledge-chunk';
 import type { IndexScope, SourceRef } from './knowledge-sources';
@@ -148,16 +147,6 @@ export class KnowledgeChunkRepository {
     const t = this.table;
     const rows = await this.database.db.select({ type: t.sourceType, count: count() }).from(t).groupBy(t.sourceType);
     return Object.fromEntries(rows.map((row) => [row.type, row.count]));
-  }
-
-  /** Marks sources changed, now: a source marked again during a refresh stays marked after it. */
-  async markStale(sources: readonly SourceRef[], tx: Pick<Transaction, 'insert'> = this.database.db): Promise<void> {
-    if (sources.length === 0) return;
-    const t = this.database.tables.knowledgeStaleSources;
-    await tx
-      .insert(t)
-      .values(sources.map((source) => ({ sourceType: source.type, sourceId: source.id })))
-      .onConflictDoUpdate({ target: [t.sourceType, t.sourceId], set: { markedAt: sql`now()` } });
   }
 
   /** How many sources are marked, and the newest mark (the database's clock), if any. */

@@ -1,13 +1,8 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
-import { AuditRepository } from '#lib/audit/audit-repository';
-import { getDatabase } from '#lib/db/client';
-import { inTransaction } from '#lib/db/transaction';
+import type { AuditTrail, HeldRecords } from '#lib/audit/audit-trail';
 import { logger } from '#lib/logging/logger';
-import { dispatchInBackground } from '#lib/outbox/background-dispatch';
-import { OutboxRepository } from '#lib/outbox/outbox-repository';
-import { getSettings } from '#lib/settings/index';
 
 import type { Principal } from '../endpoint';
 import type { RequestContextInternal } from './request-context';
@@ -25,13 +20,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 const HOLD_MS = 16 * 60_000;
 
-/** The outbox messages written ahead of a write call: its link of the audit chain, and its record for the platform. */
-interface Held {
-  readonly chain: number;
-  readonly platform?: number;
-}
-
-const heldOf = (request: Request) => request.internal.auditHeld as Held | undefined;
+const heldOf = (request: Request) => request.internal.auditHeld as HeldRecords | undefined;
 const isWrite = (request: Request) => !READS.has(request.event.requestContext?.http?.method?.toUpperCase() ?? '');
 
 /** What every record of a call says, whatever its outcome. */
@@ -56,38 +45,6 @@ function outcomeOf(request: Request) {
   };
 }
 
-/** Writes the call's records before it can change anything: a change is never without its record. */
-async function writeAhead(request: Request, operationId: string, principal: Principal | undefined): Promise<Held> {
-  const call = { ...callOf(request, principal), outcome: 'unknown' };
-  const toPlatform = (await getSettings()).platformServices.audit.enabled;
-  const outbox = new OutboxRepository(await getDatabase());
-  const [chain, platform] = await outbox.hold(
-    [{ topic: 'chain', payload: { ...call, operationId } }, ...(toPlatform ? [{ topic: 'audit' as const, payload: call }] : [])],
-    HOLD_MS,
-  );
-  return { chain, platform };
-}
-
-/** Gives the records written ahead their outcome: the chain link appended now, the platform's record due now. */
-async function completeHeld(held: Held, chainRecord: Record<string, unknown>, platformRecord: Record<string, unknown>): Promise<void> {
-  const database = await getDatabase();
-  const outbox = new OutboxRepository(database);
-  await inTransaction(database, 'audit record of a call', async (tx) => {
-    if (await outbox.takeHeld(held.chain, tx)) await new AuditRepository(database).append(chainRecord, tx);
-    if (held.platform !== undefined) await outbox.release(held.platform, platformRecord, tx);
-  });
-  if (held.platform !== undefined) dispatchInBackground();
-}
-
-/** A call refused before it could change anything (credentials, permission): recorded once it answered. */
-async function recordAfter(chainRecord: Record<string, unknown> | undefined, platformRecord: Record<string, unknown>): Promise<void> {
-  const database = await getDatabase();
-  if (chainRecord) await new AuditRepository(database).append(chainRecord);
-  if (!(await getSettings()).platformServices.audit.enabled) return;
-  await new OutboxRepository(database).enqueue('audit', platformRecord);
-  dispatchInBackground();
-}
-
 /**
  * One audit record per user call: who, what, the outcome and the request id. Write calls (not GET,
  * HEAD, OPTIONS) are appended to the audit chain, naming the operation; every call goes to the
@@ -99,13 +56,17 @@ async function recordAfter(chainRecord: Record<string, unknown> | undefined, pla
  * delivered as written. A failure to complete is logged and never fails the call; a failure to
  * write ahead fails it, before it changed anything.
  */
-export function audit(operationId: string, principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined): { outcome: Middleware; ahead: Middleware } {
+export function audit(
+  operationId: string,
+  principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined,
+  trail: AuditTrail,
+): { outcome: Middleware; ahead: Middleware } {
   const record = async (request: Request) => {
     const call = { ...callOf(request, principalOf(request.event)), ...outcomeOf(request) };
     const chainRecord = { ...call, operationId };
     const held = heldOf(request);
     try {
-      await (held ? completeHeld(held, chainRecord, call) : recordAfter(isWrite(request) ? chainRecord : undefined, call));
+      await (held ? trail.complete(held, chainRecord, call) : trail.record(isWrite(request) ? chainRecord : undefined, call));
     } catch (error) {
       const { requestId } = request.internal;
       if (held)
@@ -117,7 +78,10 @@ export function audit(operationId: string, principalOf: (event: APIGatewayProxyE
     outcome: { after: record, onError: record },
     ahead: {
       before: async (request) => {
-        if (isWrite(request)) request.internal.auditHeld = await writeAhead(request, operationId, principalOf(request.event));
+        if (!isWrite(request)) return;
+        // Before the call can change anything: a change is never without its record.
+        const call = { ...callOf(request, principalOf(request.event)), outcome: 'unknown' };
+        request.internal.auditHeld = await trail.hold({ ...call, operationId }, call, HOLD_MS);
       },
     },
   };
