@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
+import type { Endpoint } from '#lib/http/endpoint';
 import { type CliEnvironment, cliEnvironment } from '#lib/settings/environment';
 
 import { UsageError } from './usage-error';
@@ -22,7 +23,36 @@ export class ApiError extends Error {
 }
 
 const DEFAULT_SERVER = 'http://localhost:3000';
-const API = '/v1/computational-governance';
+
+/** A route as cgp's messages name it: under the governance API's root, as its documentation does. */
+const shown = (route: string) => route.replace(/^\/v1\/computational-governance(?=\/)/, '');
+
+type Input<S> = S extends z.ZodType ? z.input<S> : never;
+type QueryValue = string | number | boolean | undefined;
+
+/** A call's inputs, typed by its endpoint's contract: the path parameters, the query, the body, and headers. */
+export type CallOptions<E extends Endpoint> = {
+  readonly query?: { [K in keyof Input<E['query']>]?: Input<E['query']>[K] | QueryValue };
+  readonly body?: Input<E['body']>;
+  readonly headers?: Record<string, string>;
+} & (E['params'] extends z.ZodType ? { readonly params: Input<E['params']> } : { readonly params?: undefined });
+
+/** What an endpoint answers with a 2xx, by its contract: the output of any of its 2xx schemas. */
+export type Answer<E extends Endpoint> = {
+  [S in keyof E['responses']]: S extends 200 | 201 | 202 | 204
+    ? E['responses'][S] extends { schema: infer T extends z.ZodType }
+      ? z.output<T>
+      : undefined
+    : never;
+}[keyof E['responses']];
+
+/** The path of a call: the contract's path with its parameters filled in (URL-encoded), and the query. */
+function routeOf(endpoint: Endpoint, params: Record<string, unknown> | undefined, query: object | undefined): string {
+  const path = endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params?.[name])));
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries((query ?? {}) as Record<string, QueryValue>)) if (value !== undefined) search.set(name, String(value));
+  return search.size > 0 ? `${path}?${search}` : path;
+}
 
 /** The Authorization header: the token given (flag, else CGP_TOKEN) as Bearer, else Basic from CGP_USER and CGP_ACCESS_TOKEN. */
 function authorization(access: ApiAccess, env: CliEnvironment): string | undefined {
@@ -40,12 +70,17 @@ function problemText(status: number, body: unknown): string {
   return `${status} ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}${fields ? ` (${fields})` : ''}`.trim();
 }
 
-/** The route (under the API's root) of a Link header's rel="next", if it names one. */
-function nextRoute(link: string | null): string | undefined {
+/**
+ * The query of a Link header's rel="next", if it names one: the next request is the same endpoint's
+ * with that query (a target on another path is refused).
+ */
+function nextQuery(link: string | null, route: string): Record<string, string> | undefined {
   const target = link?.match(/<([^>]*)>\s*;\s*rel="?next"?/)?.[1];
   if (target === undefined) return undefined;
-  if (!target.startsWith(`${API}/`)) throw new ApiError(200, `the next part of the answer is not on the API: ${target}`);
-  return target.slice(API.length);
+  const next = new URL(target, 'http://api.invalid');
+  if (next.pathname !== new URL(route, 'http://api.invalid').pathname)
+    throw new ApiError(200, `the next part of the answer is not on the same endpoint: ${target}`);
+  return Object.fromEntries(next.searchParams);
 }
 
 /** The governance API of a running platform, each answer checked against its contract. */
@@ -61,11 +96,11 @@ export class ApiClient {
     this.authorization = authorization(access, env);
   }
 
-  /** Sends a call to `{server}/v1/computational-governance{route}`; a 2xx answer as it came, any other as an ApiError naming its problem. */
+  /** Sends a call to `{server}{route}`; a 2xx answer as it came, any other as an ApiError naming its problem. */
   private async send(method: string, route: string, accept: string, options: { body?: unknown; headers?: Record<string, string> }) {
     let response: Response;
     try {
-      response = await fetch(`${this.server}${API}${route}`, {
+      response = await fetch(`${this.server}${route}`, {
         method,
         headers: {
           accept,
@@ -86,63 +121,68 @@ export class ApiClient {
     try {
       problem = text === '' ? null : JSON.parse(text);
     } catch {
-      throw new ApiError(response.status, `${method} ${route} answered ${response.status} with a body that is not JSON`);
+      throw new ApiError(response.status, `${method} ${shown(route)} answered ${response.status} with a body that is not JSON`);
     }
     const hint = response.status === 401 ? ' (give a token: --token or CGP_TOKEN, or CGP_USER and CGP_ACCESS_TOKEN)' : '';
-    throw new ApiError(response.status, `${method} ${route}: ${problemText(response.status, problem)}${hint}`);
+    throw new ApiError(response.status, `${method} ${shown(route)}: ${problemText(response.status, problem)}${hint}`);
   }
 
-  /** Calls `{server}/v1/computational-governance{route}`; the answer's status and body, read by `schema`. */
-  async call<T extends z.ZodType>(
-    method: string,
-    route: string,
-    schema: T,
-    options: { body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<{ status: number; body: z.output<T> }> {
+  /** Calls an endpoint by its contract; the answer's status and body, read by the contract's schema of that status. */
+  async call<E extends Endpoint>(endpoint: E, options: CallOptions<E>): Promise<{ status: number; body: Answer<E> }> {
+    const { method } = endpoint;
+    const route = routeOf(endpoint, options.params as Record<string, unknown> | undefined, options.query);
     const { status, text } = await this.send(method, route, 'application/json', options);
+    const schema = endpoint.responses[status]?.schema;
+    if (!schema) throw new ApiError(status, `${method} ${shown(route)} answered ${status}, which its contract does not name`);
     let body: unknown;
     try {
       body = text === '' ? null : JSON.parse(text);
     } catch {
-      throw new ApiError(status, `${method} ${route} answered ${status} with a body that is not JSON`);
+      throw new ApiError(status, `${method} ${shown(route)} answered ${status} with a body that is not JSON`);
     }
     const parsed = schema.safeParse(body);
-    if (!parsed.success) throw new ApiError(status, `${method} ${route} answered a body cgp does not understand: ${parsed.error.issues[0]?.message}`);
-    return { status, body: parsed.data };
+    if (!parsed.success) throw new ApiError(status, `${method} ${shown(route)} answered a body cgp does not understand: ${parsed.error.issues[0]?.message}`);
+    return { status, body: parsed.data as Answer<E> };
   }
 
   /**
-   * Every line of an NDJSON endpoint, each read by `line`, answer after answer: an answer that is
-   * cut names the rest in its Link header (rel="next"), which is followed.
+   * Every line of an NDJSON endpoint, each read by the contract's line schema, answer after answer:
+   * an answer that is cut names the rest in its Link header (rel="next"), the same endpoint with
+   * another query, which is followed.
    */
-  async *lines<T extends z.ZodType>(route: string, line: T): AsyncGenerator<z.output<T>> {
-    for (let next: string | undefined = route; next !== undefined;) {
-      const { status, headers, text } = await this.send('GET', next, 'application/x-ndjson', {});
+  async *lines<E extends Endpoint>(endpoint: E, options: CallOptions<E>): AsyncGenerator<Answer<E>> {
+    const line = endpoint.responses[200]?.schema;
+    if (!line) throw new Error(`${endpoint.operationId} has no 200 answer in its contract`);
+    for (let query: object | undefined = options.query ?? {}; query !== undefined;) {
+      const route = routeOf(endpoint, options.params as Record<string, unknown> | undefined, query);
+      const { status, headers, text } = await this.send('GET', route, 'application/x-ndjson', {});
       for (const [index, item] of text.split('\n').entries()) {
         if (item === '') continue;
         let parsed;
         try {
           parsed = line.safeParse(JSON.parse(item));
         } catch {
-          throw new ApiError(status, `GET ${next} answered a line that is not JSON (line ${index + 1})`);
+          throw new ApiError(status, `GET ${shown(route)} answered a line that is not JSON (line ${index + 1})`);
         }
         if (!parsed.success)
-          throw new ApiError(status, `GET ${next} answered a line cgp does not understand (line ${index + 1}): ${parsed.error.issues[0]?.message}`);
-        yield parsed.data;
+          throw new ApiError(status, `GET ${shown(route)} answered a line cgp does not understand (line ${index + 1}): ${parsed.error.issues[0]?.message}`);
+        yield parsed.data as Answer<E>;
       }
-      next = nextRoute(headers.get('link'));
+      query = nextQuery(headers.get('link'), route);
     }
   }
 
-  /** Every item of a list endpoint (`route` may hold filters), page after page of 100. */
-  async list<T extends z.ZodType>(route: string, item: T): Promise<Array<z.output<T>>> {
-    const page = z.object({ data: z.array(item), meta: z.object({ pagination: z.object({ total: z.number().int() }) }) });
-    const items: Array<z.output<T>> = [];
-    const separator = route.includes('?') ? '&' : '?';
+  /** Every item of a list endpoint (the query may hold filters), page after page of 100. */
+  async list<E extends Endpoint>(endpoint: E, options: CallOptions<E>): Promise<ListItem<E>[]> {
+    const items: ListItem<E>[] = [];
     for (let offset = 0; ; offset += 100) {
-      const { body } = await this.call('GET', `${route}${separator}limit=100&offset=${offset}`, page);
-      items.push(...body.data);
-      if (body.data.length === 0 || offset + 100 >= body.meta.pagination.total) return items;
+      const { body } = await this.call(endpoint, { ...options, query: { ...options.query, limit: 100, offset } });
+      const page = body as { data: ListItem<E>[]; meta: { pagination: { total: number } } };
+      items.push(...page.data);
+      if (page.data.length === 0 || offset + 100 >= page.meta.pagination.total) return items;
     }
   }
 }
+
+/** An item of a list endpoint's page (`{ data: [...], meta: { pagination } }`). */
+type ListItem<E extends Endpoint> = Answer<E> extends { data: (infer T)[] } ? T : never;

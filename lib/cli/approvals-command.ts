@@ -1,20 +1,19 @@
-import { type Approval, approval as approvalSchema, type ApprovalKind, type ApprovalStatus } from '#lib/governance/approvals/approval';
+import type { Approval, ApprovalKind, ApprovalStatus } from '#lib/governance/approvals/approval';
+import { approveRequestEndpoint, listApprovalsEndpoint, rejectRequestEndpoint } from '#lib/governance/approvals/endpoints';
 
 import { type ApiAccess, ApiClient } from './api-client';
 
 /** `cgp approvals list`: the requests the filters keep (pending by default), newest first. */
 export async function listApprovals(options: ApiAccess & { status?: ApprovalStatus | 'all'; kind?: ApprovalKind }): Promise<Approval[]> {
-  const query = new URLSearchParams();
   const status = options.status ?? 'pending';
-  if (status !== 'all') query.set('status', status);
-  if (options.kind) query.set('kind', options.kind);
-  return new ApiClient(options).list(`/approvals${query.size > 0 ? `?${query}` : ''}`, approvalSchema);
+  return new ApiClient(options).list(listApprovalsEndpoint, { query: { status: status === 'all' ? undefined : status, kind: options.kind } });
 }
 
 /** `cgp approvals approve|reject <id>`: the decision, and the request as decided. */
 export async function decideApproval(id: string, decision: 'approve' | 'reject', options: ApiAccess & { comment?: string }): Promise<Approval> {
   const body = options.comment === undefined ? {} : { comment: options.comment };
-  return (await new ApiClient(options).call('POST', `/approvals/${encodeURIComponent(id)}/${decision}`, approvalSchema, { body })).body;
+  const decide = decision === 'approve' ? approveRequestEndpoint : rejectRequestEndpoint;
+  return (await new ApiClient(options).call(decide, { params: { id }, body })).body;
 }
 
 const what = (approval: Approval) => {

@@ -1,5 +1,5 @@
 import { type ChainBreak, type ChainedRecord, ChainVerifier } from '#lib/audit/audit-chain';
-import { chainedRecord } from '#lib/audit/audit-schemas';
+import { listAuditRecordsEndpoint } from '#lib/audit/endpoints';
 
 import { type ApiAccess, ApiClient } from './api-client';
 
@@ -20,11 +20,8 @@ export type AuditVerdict =
  * `from`, the first record's link is taken as given.
  */
 export async function verifyAudit(options: AuditVerifyOptions & ApiAccess): Promise<AuditVerdict> {
-  const query = new URLSearchParams();
-  if (options.from) query.set('from', options.from);
-  if (options.to) query.set('to', options.to);
   const verifier = new ChainVerifier(options.from === undefined);
-  for await (const record of new ApiClient(options).lines(`/audit${query.size > 0 ? `?${query}` : ''}`, chainedRecord)) {
+  for await (const record of new ApiClient(options).lines(listAuditRecordsEndpoint, { query: { from: options.from, to: options.to } })) {
     const broken = verifier.add(record);
     if (broken) return { verified: false, broken, record };
   }

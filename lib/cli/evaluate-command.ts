@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { z } from 'zod';
-
-import { type EvaluationReport, evaluationReport, type EvaluationResult, reportAccepted, reportResultsPage } from '#lib/governance/evaluation/report';
-import { metricRepresentation, policyRepresentation } from '#lib/governance/policies/entity';
+import { evaluateEndpoint, getEvaluationReportEndpoint, getEvaluationReportResultsEndpoint } from '#lib/governance/evaluation/endpoints';
+import type { EvaluationReport, EvaluationResult } from '#lib/governance/evaluation/report';
+import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
 
 import { type ApiAccess, ApiClient, ApiError } from './api-client';
 import type { CheckResult, CheckRun } from './results';
@@ -30,7 +29,7 @@ const ended = (report: EvaluationReport) => report.status === 'completed' || rep
 async function allResults(client: ApiClient, report: EvaluationReport): Promise<EvaluationResult[]> {
   const results = [...report.evaluationResults];
   for (let next = report.resultsPage.next; next !== null;) {
-    const page = await client.call('GET', `/evaluation-reports/${report.id}/results?limit=1000&after=${encodeURIComponent(next)}`, reportResultsPage);
+    const page = await client.call(getEvaluationReportResultsEndpoint, { params: { id: report.id }, query: { limit: 1000, after: next } });
     results.push(...page.body.data);
     next = page.body.meta.next;
   }
@@ -43,9 +42,8 @@ async function entityNames(client: ApiClient, results: readonly EvaluationResult
   const names = new Map<string, string>();
   await Promise.all(
     [...entities].map(async ([id, type]) => {
-      const schema = type === 'metric' ? metricRepresentation : policyRepresentation;
       try {
-        names.set(id, (await client.call('GET', `/${type === 'metric' ? 'metrics' : 'policies'}/${id}`, schema)).body.name);
+        names.set(id, (await client.call((type === 'metric' ? metricEndpoints : policyEndpoints).get, { params: { id } })).body.name);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
       }
@@ -74,17 +72,17 @@ export async function runEvaluate(descriptorFile: string, options: EvaluateOptio
     ...(options.id ? { id: options.id } : {}),
     labels: options.labels ?? [],
   };
-  const answer = await client.call('POST', '/evaluate', z.union([evaluationReport, reportAccepted]), {
+  const answer = await client.call(evaluateEndpoint, {
     body,
     headers: { prefer: `wait=${options.wait}` },
   });
   let report = 'status' in answer.body ? answer.body : undefined;
-  const reportId = report?.id ?? (answer.body as z.output<typeof reportAccepted>).reportId;
+  const reportId = 'reportId' in answer.body ? answer.body.reportId : answer.body.id;
   const deadline = Date.now() + options.timeout * 1000;
   while (!report || !ended(report)) {
     if (Date.now() > deadline) throw new ApiError(0, `report ${reportId} had not ended after ${options.timeout} s (--timeout)`);
     if (report) await sleep(POLL_MS);
-    report = (await client.call('GET', `/evaluation-reports/${reportId}`, evaluationReport)).body;
+    report = (await client.call(getEvaluationReportEndpoint, { params: { id: reportId } })).body;
   }
   const results = await allResults(client, report);
   const names = await entityNames(client, results);

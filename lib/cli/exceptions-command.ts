@@ -1,4 +1,5 @@
-import { type GovernanceException, governanceException } from '#lib/governance/exceptions/exception';
+import { listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
+import type { GovernanceException } from '#lib/governance/exceptions/exception';
 
 import { type ApiAccess, ApiClient } from './api-client';
 
@@ -12,13 +13,9 @@ export interface ExceptionFilterOptions {
 
 /** `cgp exceptions`: every exception the filters keep, newest first, as the API lists them. */
 export async function listExceptions(options: ExceptionFilterOptions & ApiAccess): Promise<GovernanceException[]> {
-  const query = new URLSearchParams();
-  if (options.policy) query.set('policyId', options.policy);
-  if (options.resource) query.set('resourceId', options.resource);
-  if (options.env) query.set('environment', options.env);
-  if (options.active !== undefined) query.set('active', String(options.active));
-  const filters = query.size > 0 ? `?${query}` : '';
-  return new ApiClient(options).list(`/exceptions${filters}`, governanceException);
+  return new ApiClient(options).list(listExceptionsEndpoint, {
+    query: { policyId: options.policy, resourceId: options.resource, environment: options.env, active: options.active },
+  });
 }
 
 /** The exceptions as a table: what is waived, where, until when, and why. */

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { impactAccepted, type ImpactReport, impactReport, impactResourcesPage } from '#lib/governance/impact/impact';
-import { policyRepresentation } from '#lib/governance/policies/entity';
+import { getImpactReportEndpoint, listImpactResourcesEndpoint } from '#lib/governance/impact/endpoints';
+import type { ImpactReport, impactResourcesPage } from '#lib/governance/impact/impact';
+import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
 
 import { type ApiAccess, ApiClient, ApiError } from './api-client';
 import { readPolicyFile } from './policy-file';
@@ -27,16 +28,17 @@ export interface ImpactRun {
 
 /** Whether the id is a policy's or a metric's: the policies are asked first. */
 async function kindOf(client: ApiClient, id: string): Promise<'policy' | 'metric'> {
-  const version = policyRepresentation.pick({ version: true });
   try {
-    await client.call('GET', `/policies/${id}`, version);
+    await client.call(policyEndpoints.get, { params: { id } });
     return 'policy';
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 404) throw error;
   }
-  await client.call('GET', `/metrics/${id}`, version);
+  await client.call(metricEndpoints.get, { params: { id } });
   return 'metric';
 }
+
+const endpointsOf = (kind: 'policy' | 'metric') => (kind === 'metric' ? metricEndpoints : policyEndpoints);
 
 /**
  * The policy (or metric) to weigh: an id, or a policy file of this repository that names its id
@@ -47,8 +49,7 @@ async function targetOf(client: ApiClient, argument: string): Promise<{ kind: 'p
   const file = await readPolicyFile(argument);
   const { kind, id } = file.metadata;
   if (!id) throw new UsageError(`${argument}: names no id: push it first (cgp policies push), or give the policy's id`);
-  const route = kind === 'metric' ? `/metrics/${id}` : `/policies/${id}`;
-  const newest = (await client.call('GET', route, policyRepresentation.pick({ version: true, cueScript: true }))).body;
+  const newest = (await client.call(endpointsOf(kind).get, { params: { id } })).body;
   if (newest.cueScript !== file.body)
     throw new UsageError(`${argument}: the platform's newest version of ${kind} ${id} (${newest.version}) is not this file: push it first (cgp policies push)`);
   return { kind, id };
@@ -59,7 +60,8 @@ export async function runImpact(argument: string, options: ImpactOptions): Promi
   const client = new ApiClient(options);
   const { kind, id } = await targetOf(client, argument);
   const body = { ...(options.version ? { version: options.version } : {}), ...(options.env?.length ? { environments: options.env } : {}) };
-  const started = await client.call('POST', `/${kind === 'metric' ? 'metrics' : 'policies'}/${id}/impact`, z.union([impactReport, impactAccepted]), {
+  const started = await client.call(endpointsOf(kind).impact, {
+    params: { id },
     body,
     headers: { prefer: 'wait=20' },
   });
@@ -69,13 +71,12 @@ export async function runImpact(argument: string, options: ImpactOptions): Promi
   while (!report || report.status === 'pending' || report.status === 'running') {
     if (Date.now() > deadline) throw new ApiError(0, `impact report ${reportId} had not ended after ${options.timeout} s (--timeout)`);
     if (report) await sleep(POLL_MS);
-    report = (await client.call('GET', `/impact-reports/${reportId}`, impactReport)).body;
+    report = (await client.call(getImpactReportEndpoint, { params: { id: reportId } })).body;
   }
   if (report.status === 'failed') throw new ApiError(0, `impact report ${reportId} failed: ${report.error ?? 'no reason given'}`);
   const newlyFailing = [];
   for (let after: string | null | undefined; after !== null;) {
-    const query = `change=newlyFailing&limit=1000${after ? `&after=${after}` : ''}`;
-    const page = (await client.call('GET', `/impact-reports/${reportId}/resources?${query}`, impactResourcesPage)).body;
+    const page = (await client.call(listImpactResourcesEndpoint, { params: { id: reportId }, query: { change: 'newlyFailing', limit: 1000, after } })).body;
     newlyFailing.push(...page.data);
     after = page.meta.next;
   }

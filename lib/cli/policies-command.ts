@@ -1,9 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { z } from 'zod';
-
-import { type EntityRepresentation, metricInput, metricRepresentation, policyInput, policyRepresentation } from '#lib/governance/policies/entity';
+import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
+import { type EntityInput, type EntityRepresentation, metricInput, policyInput } from '#lib/governance/policies/entity';
 
 import { type ApiAccess, ApiClient } from './api-client';
 import { policyFilesOf } from './file-arguments';
@@ -12,8 +11,7 @@ import { UsageError } from './usage-error';
 
 type Kind = 'policy' | 'metric';
 
-const routeOf = (kind: Kind) => (kind === 'metric' ? '/metrics' : '/policies');
-const representationOf = (kind: Kind) => (kind === 'metric' ? metricRepresentation : policyRepresentation);
+const endpointsOf = (kind: Kind) => (kind === 'metric' ? metricEndpoints : policyEndpoints);
 
 /** The fields a policy file keeps, in the order it writes them; the platform's input less the engine's. */
 const KEPT = [
@@ -34,8 +32,7 @@ const KEPT = [
 
 /** Every CUE entity of a kind, newest version of each, page after page. */
 async function listCue(client: ApiClient, kind: Kind, resourceType?: string): Promise<EntityRepresentation[]> {
-  const filter = resourceType ? `?resourceType=${encodeURIComponent(resourceType)}` : '';
-  const entities: EntityRepresentation[] = await client.list(`${routeOf(kind)}${filter}`, representationOf(kind));
+  const entities: EntityRepresentation[] = await client.list(endpointsOf(kind).list, { query: { resourceType } });
   return entities.filter((entity) => entity.engine === 'cue' && entity.cueScript !== null);
 }
 
@@ -90,11 +87,11 @@ interface PlannedChange {
   /** Published after the change (--publish), when its newest version is not enabled already. */
   readonly publish: boolean;
   readonly id?: string;
-  readonly input: Record<string, unknown>;
+  readonly input: EntityInput;
 }
 
 /** The platform's input for a policy file, checked by the API's own schema (every problem names the file and the field). */
-function inputOf(file: PolicyFile): Record<string, unknown> {
+function inputOf(file: PolicyFile): EntityInput {
   const { kind } = file.metadata;
   const raw: Record<string, unknown> = { ...Object.fromEntries(KEPT.map((field) => [field, file.metadata[field]])), engine: 'cue', cueScript: file.body };
   if (kind !== 'metric') delete raw.thresholds;
@@ -103,8 +100,10 @@ function inputOf(file: PolicyFile): Record<string, unknown> {
   return parsed.data;
 }
 
-const sameContent = (input: Record<string, unknown>, entity: EntityRepresentation) =>
-  [...KEPT, 'cueScript' as const].every((field) => JSON.stringify(input[field] ?? null) === JSON.stringify((entity as Record<string, unknown>)[field] ?? null));
+const sameContent = (input: EntityInput, entity: EntityRepresentation) =>
+  [...KEPT, 'cueScript' as const].every(
+    (field) => JSON.stringify((input as Record<string, unknown>)[field] ?? null) === JSON.stringify((entity as Record<string, unknown>)[field] ?? null),
+  );
 
 /** What `push` would do for every file: create, a new version, or nothing; and what to publish. */
 async function plan(client: ApiClient, files: readonly PolicyFile[], publish: boolean): Promise<PlannedChange[]> {
@@ -128,14 +127,13 @@ async function plan(client: ApiClient, files: readonly PolicyFile[], publish: bo
 
 /** Applies one planned change through the API; under four-eyes a publish is a request, whose id it answers. */
 async function apply(client: ApiClient, change: PlannedChange): Promise<string | undefined> {
-  const route = routeOf(change.kind);
-  const schema = representationOf(change.kind);
-  let id = change.id;
-  if (change.action === 'create') id = (await client.call('POST', route, schema, { body: change.input })).body.id;
-  if (change.action === 'new version' || change.action === 'edit draft') await client.call('PUT', `${route}/${id}`, schema, { body: change.input });
+  const endpoints = endpointsOf(change.kind);
+  // A change without an id is a creation.
+  const id = change.id ?? (await client.call(endpoints.create, { body: change.input })).body.id;
+  if (change.action === 'new version' || change.action === 'edit draft') await client.call(endpoints.update, { params: { id }, body: change.input });
   if (!change.publish) return undefined;
-  const published = await client.call('POST', `${route}/${id}/publish`, z.object({ status: z.string(), approvalId: z.string().optional() }));
-  return published.status === 202 ? published.body.approvalId : undefined;
+  const { body } = await client.call(endpoints.publish, { params: { id } });
+  return 'approvalId' in body && typeof body.approvalId === 'string' ? body.approvalId : undefined;
 }
 
 /**
