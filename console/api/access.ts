@@ -3,10 +3,9 @@ import type { RoleBindingInput } from '#lib/authorization/role-binding';
 import type { Endpoint } from '#lib/http/endpoint';
 
 import type { Credentials } from '../auth/session';
-import { ApiProblem, del, get, post } from './client';
+import { ApiProblem, call } from './client';
 import type { Answer } from './contracts';
-
-const BASE = '/v1/computational-governance';
+import { routes } from './routes';
 
 /** The caller as the API's authorization sees it: subject, roles, every permission held somewhere, the scopes, four-eyes. */
 export type Me = Answer<typeof getMeEndpoint>;
@@ -25,29 +24,30 @@ export const MANAGE_BINDINGS = 'role-bindings:manage' satisfies PermissionOf<typ
   PermissionOf<typeof deleteRoleBindingEndpoint>;
 
 /** GET /me, once after sign-in (auth/access.tsx). */
-export const readMe = (signal?: AbortSignal) => get<Me>(`${BASE}/me`, { signal });
+export const readMe = (signal?: AbortSignal): Promise<Me> => call(routes.getMe, { signal });
 
 /**
  * Whether the API takes these credentials (who they are: GET /me, which needs no permission):
  * signing in checks them before keeping them; what they may do is the console's next question.
  */
 export const checkCredentials = async (credentials: Credentials) => {
-  await get<Me>(`${BASE}/me`, { credentials });
+  await call(routes.getMe, { credentials });
 };
 
 /** Whether the API takes Basic credentials (user + access token): its 401 to a call without credentials says so. */
 export async function basicAccepted(): Promise<boolean> {
   try {
-    await get<Me>(`${BASE}/me`, { credentials: 'none' });
+    await call(routes.getMe, { credentials: 'none' });
     return false;
   } catch (error) {
     return error instanceof ApiProblem && /\bbasic\b/i.test(error.challenge);
   }
 }
 
-export const listRoleBindings = async (signal?: AbortSignal) => (await get<Answer<typeof listRoleBindingsEndpoint>>(`${BASE}/role-bindings`, { signal })).data;
+export const listRoleBindings = async (signal?: AbortSignal) => (await call(routes.listRoleBindings, { signal })).data;
 
-export const createRoleBinding = (input: Partial<RoleBindingInput>) => post<Answer<typeof createRoleBindingEndpoint, 201>>(`${BASE}/role-bindings`, input);
+export const createRoleBinding = (input: Partial<RoleBindingInput>): Promise<Answer<typeof createRoleBindingEndpoint, 201>> =>
+  call(routes.createRoleBinding, { body: input as RoleBindingInput });
 
 /** Only bindings of the API (source `api`): those of application.conf change with the file. */
-export const deleteRoleBinding = (id: string) => del(`${BASE}/role-bindings/${encodeURIComponent(id)}`);
+export const deleteRoleBinding = (id: string) => call(routes.deleteRoleBinding, { params: { id } });

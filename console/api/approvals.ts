@@ -3,11 +3,10 @@ import type { approveRequestEndpoint, getApprovalEndpoint, listApprovalsEndpoint
 import type { policyEndpoints } from '#lib/governance/policies/endpoints';
 
 import type { PermissionOf } from './access';
-import { get, post } from './client';
+import { call } from './client';
 import type { Answer } from './contracts';
 import type { PageRequest } from './governance';
-
-const BASE = '/v1/computational-governance/approvals';
+import { routes } from './routes';
 
 /** A request for approval (four-eyes): the entity, what is asked, its diff, who asked, its decision. */
 export type Approval = Answer<typeof getApprovalEndpoint>;
@@ -30,11 +29,13 @@ export const DECIDE = 'approvals:decide' satisfies PermissionOf<typeof approveRe
 /** Whether a change's answer is a request for approval (202) rather than the change made (200, 201). */
 export const sentForApproval = (answer: object): answer is ApprovalRequested => 'approvalId' in answer;
 
-export const listApprovals = (filters: ApprovalFilters, page: PageRequest, signal?: AbortSignal) =>
-  get<ApprovalPage>(BASE, { query: { ...filters, ...page }, signal });
+export const listApprovals = (filters: ApprovalFilters, page: PageRequest, signal?: AbortSignal): Promise<ApprovalPage> =>
+  call(routes.listApprovals, { query: { ...filters, ...page }, signal });
 
-export const readApproval = (id: string, signal?: AbortSignal) => get<Approval>(`${BASE}/${encodeURIComponent(id)}`, { signal });
+export const readApproval = (id: string, signal?: AbortSignal): Promise<Approval> => call(routes.getApproval, { params: { id }, signal });
 
 /** Approve or reject the request of another person (403 on one's own, 409 once decided, expired or changed). */
-export const decideApproval = (id: string, decision: 'approve' | 'reject', comment: string) =>
-  post<Answer<typeof approveRequestEndpoint>>(`${BASE}/${encodeURIComponent(id)}/${decision}`, comment ? { comment } : {});
+export const decideApproval = (id: string, decision: 'approve' | 'reject', comment: string): Promise<Answer<typeof approveRequestEndpoint>> =>
+  decision === 'approve'
+    ? call(routes.approveRequest, { params: { id }, body: comment ? { comment } : {} })
+    : call(routes.rejectRequest, { params: { id }, body: comment ? { comment } : {} });

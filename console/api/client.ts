@@ -1,4 +1,8 @@
+import type { Endpoint, EndpointAnswer, EndpointInputs } from '#lib/http/endpoint';
+import { endpointRoute } from '#lib/http/endpoint-route';
+
 import { authorizationOf, type Credentials, readCredentials } from '../auth/session';
+import type { Route } from './route';
 
 export interface FieldError {
   path: string;
@@ -41,8 +45,6 @@ export function onUnauthorized(handler: (problem: ApiProblem) => void): void {
 export type Query = Record<string, string | number | undefined>;
 
 interface RequestOptions {
-  readonly query?: Query;
-  readonly body?: unknown;
   readonly signal?: AbortSignal;
   /** Other credentials than the tab's (signing in checks them), or none; a 401 then does not sign out. */
   readonly credentials?: Credentials | 'none';
@@ -60,12 +62,16 @@ async function problemOf(response: Response): Promise<ApiProblem> {
   }
 }
 
-/** One call to the API with the tab's credentials; the parsed JSON answer, or an ApiProblem. */
-async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+/**
+ * One call to the API with the tab's credentials, by its route (console/api/routes.ts: the method
+ * and path of its contract, which types the inputs and the answer); the parsed JSON answer, or an ApiProblem.
+ */
+export async function call<E extends Endpoint>(route: Route<E>, options: EndpointInputs<E> & RequestOptions): Promise<EndpointAnswer<E>> {
+  const { method } = route;
   const credentials = options.credentials ?? readCredentials();
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') search.set(name, String(value));
-  const url = `${apiBase()}${path}${search.size > 0 ? `?${search}` : ''}`;
+  // An empty field of a form is no filter.
+  const query = Object.fromEntries(Object.entries(options.query ?? {}).filter(([, value]) => value !== ''));
+  const url = `${apiBase()}${endpointRoute(route.path, options.params, query)}`;
   let response: Response;
   try {
     response = await fetch(url, {
@@ -91,13 +97,5 @@ async function request<T>(method: string, path: string, options: RequestOptions 
     if (response.status === 401 && !options.credentials && readCredentials() !== undefined) unauthorized(problem);
     throw problem;
   }
-  return (response.status === 204 ? undefined : await response.json()) as T;
+  return (response.status === 204 ? undefined : await response.json()) as EndpointAnswer<E>;
 }
-
-export const get = <T>(path: string, options?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, options);
-
-export const post = <T>(path: string, body: unknown, options?: Omit<RequestOptions, 'body'>) => request<T>('POST', path, { ...options, body });
-
-export const put = <T>(path: string, body: unknown, options?: Omit<RequestOptions, 'body'>) => request<T>('PUT', path, { ...options, body });
-
-export const del = <T = void>(path: string, options?: Omit<RequestOptions, 'body'>) => request<T>('DELETE', path, options);

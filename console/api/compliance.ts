@@ -1,9 +1,8 @@
 import type { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
 
-import { get, type Query } from './client';
+import { call, type Query } from './client';
 import type { Answer } from './contracts';
-
-const BASE = '/v1/computational-governance/compliance';
+import { routes } from './routes';
 
 export type ComplianceSummary = Answer<typeof getComplianceSummaryEndpoint>;
 export type ComplianceTrend = Answer<typeof getComplianceTrendEndpoint>;
@@ -17,8 +16,9 @@ export interface ComplianceFilters extends Query {
   policyId?: string;
 }
 
-export const complianceSummary = (filters: ComplianceFilters, signal?: AbortSignal) => get<ComplianceSummary>(`${BASE}/summary`, { query: filters, signal });
+export const complianceSummary = (filters: ComplianceFilters, signal?: AbortSignal): Promise<ComplianceSummary> =>
+  call(routes.getComplianceSummary, { query: filters, signal });
 
 /** The trend has no policyId filter: the resources of the environment and type, per day. */
 export const complianceTrend = ({ environment, resourceType }: ComplianceFilters, days: number, signal?: AbortSignal) =>
-  get<ComplianceTrend>(`${BASE}/trend`, { query: { environment, resourceType, days }, signal });
+  call(routes.getComplianceTrend, { query: { environment, resourceType, days }, signal });

@@ -1,11 +1,10 @@
 import type { listResultsEndpoint } from '#lib/governance/evaluation/endpoints';
 import type { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
 
-import { get, type Query } from './client';
+import { call, type Query } from './client';
 import type { Answer } from './contracts';
 import type { PageRequest } from './governance';
-
-const BASE = '/v1/computational-governance';
+import { routes } from './routes';
 
 export type ResultPage = Answer<typeof listResultsEndpoint>;
 export type Result = ResultPage['data'][number];
@@ -20,8 +19,8 @@ export interface ResultFilters extends Query {
 }
 
 /** The newest result of each (policy or metric, resource, environment) that matches, one page. */
-export const listLatestResults = (filters: ResultFilters, page: PageRequest, signal?: AbortSignal) =>
-  get<ResultPage>(`${BASE}/results`, { query: { ...filters, latest: 'true', ...page }, signal });
+export const listLatestResults = (filters: ResultFilters, page: PageRequest, signal?: AbortSignal): Promise<ResultPage> =>
+  call(routes.listResults, { query: { ...filters, latest: 'true', ...page }, signal });
 
 /** The page of a result's policy or metric. */
 export const entityPath = (result: Pick<Result, 'governanceEntityType' | 'governanceEntityId'>) =>
@@ -31,7 +30,14 @@ export const entityPath = (result: Pick<Result, 'governanceEntityType' | 'govern
 export async function entityNames(results: readonly Result[], signal?: AbortSignal): Promise<Map<string, string>> {
   const distinct = new Map(results.map((result) => [result.governanceEntityId, result]));
   const named = await Promise.all(
-    [...distinct.values()].map((result) => get<EntityAnswer>(`${BASE}${entityPath(result)}`, { signal }).then((entity) => [entity.id, entity.name] as const)),
+    [...distinct.values()].map((result) =>
+      (
+        call(result.governanceEntityType === 'metric' ? routes.getMetric : routes.getPolicy, {
+          params: { id: result.governanceEntityId },
+          signal,
+        }) as Promise<EntityAnswer>
+      ).then((entity) => [entity.id, entity.name] as const),
+    ),
   );
   return new Map(named);
 }

@@ -1,6 +1,5 @@
-import type { z } from 'zod';
-
-import type { Endpoint } from '#lib/http/endpoint';
+import type { Endpoint, EndpointAnswer as Answer, EndpointInputs } from '#lib/http/endpoint';
+import { endpointRoute } from '#lib/http/endpoint-route';
 import { type CliEnvironment, cliEnvironment } from '#lib/settings/environment';
 
 import { UsageError } from './usage-error';
@@ -27,32 +26,8 @@ const DEFAULT_SERVER = 'http://localhost:3000';
 /** A route as cgp's messages name it: under the governance API's root, as its documentation does. */
 const shown = (route: string) => route.replace(/^\/v1\/computational-governance(?=\/)/, '');
 
-type Input<S> = S extends z.ZodType ? z.input<S> : never;
-type QueryValue = string | number | boolean | undefined;
-
-/** A call's inputs, typed by its endpoint's contract: the path parameters, the query, the body, and headers. */
-export type CallOptions<E extends Endpoint> = {
-  readonly query?: { [K in keyof Input<E['query']>]?: Input<E['query']>[K] | QueryValue };
-  readonly body?: Input<E['body']>;
-  readonly headers?: Record<string, string>;
-} & (E['params'] extends z.ZodType ? { readonly params: Input<E['params']> } : { readonly params?: undefined });
-
-/** What an endpoint answers with a 2xx, by its contract: the output of any of its 2xx schemas. */
-export type Answer<E extends Endpoint> = {
-  [S in keyof E['responses']]: S extends 200 | 201 | 202 | 204
-    ? E['responses'][S] extends { schema: infer T extends z.ZodType }
-      ? z.output<T>
-      : undefined
-    : never;
-}[keyof E['responses']];
-
-/** The path of a call: the contract's path with its parameters filled in (URL-encoded), and the query. */
-function routeOf(endpoint: Endpoint, params: Record<string, unknown> | undefined, query: object | undefined): string {
-  const path = endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params?.[name])));
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries((query ?? {}) as Record<string, QueryValue>)) if (value !== undefined) search.set(name, String(value));
-  return search.size > 0 ? `${path}?${search}` : path;
-}
+/** A call's inputs, typed by its endpoint's contract, and headers. */
+type CallOptions<E extends Endpoint> = EndpointInputs<E> & { readonly headers?: Record<string, string> };
 
 /** The Authorization header: the token given (flag, else CGP_TOKEN) as Bearer, else Basic from CGP_USER and CGP_ACCESS_TOKEN. */
 function authorization(access: ApiAccess, env: CliEnvironment): string | undefined {
@@ -130,7 +105,7 @@ export class ApiClient {
   /** Calls an endpoint by its contract; the answer's status and body, read by the contract's schema of that status. */
   async call<E extends Endpoint>(endpoint: E, options: CallOptions<E>): Promise<{ status: number; body: Answer<E> }> {
     const { method } = endpoint;
-    const route = routeOf(endpoint, options.params as Record<string, unknown> | undefined, options.query);
+    const route = endpointRoute(endpoint.path, options.params, options.query);
     const { status, text } = await this.send(method, route, 'application/json', options);
     const schema = endpoint.responses[status]?.schema;
     if (!schema) throw new ApiError(status, `${method} ${shown(route)} answered ${status}, which its contract does not name`);
@@ -154,7 +129,7 @@ export class ApiClient {
     const line = endpoint.responses[200]?.schema;
     if (!line) throw new Error(`${endpoint.operationId} has no 200 answer in its contract`);
     for (let query: object | undefined = options.query ?? {}; query !== undefined;) {
-      const route = routeOf(endpoint, options.params as Record<string, unknown> | undefined, query);
+      const route = endpointRoute(endpoint.path, options.params, query);
       const { status, headers, text } = await this.send('GET', route, 'application/x-ndjson', {});
       for (const [index, item] of text.split('\n').entries()) {
         if (item === '') continue;
@@ -176,7 +151,7 @@ export class ApiClient {
   async list<E extends Endpoint>(endpoint: E, options: CallOptions<E>): Promise<ListItem<E>[]> {
     const items: ListItem<E>[] = [];
     for (let offset = 0; ; offset += 100) {
-      const { body } = await this.call(endpoint, { ...options, query: { ...options.query, limit: 100, offset } });
+      const { body } = await this.call(endpoint, { ...options, query: { ...options.query, limit: 100, offset } } as CallOptions<E>);
       const page = body as { data: ListItem<E>[]; meta: { pagination: { total: number } } };
       items.push(...page.data);
       if (page.data.length === 0 || offset + 100 >= page.meta.pagination.total) return items;

@@ -41,6 +41,24 @@ export interface Endpoint {
 
 export const endpoint = <const E extends Endpoint>(definition: E): E => definition;
 
+type Input<S> = S extends z.ZodType ? z.input<S> : never;
+type QueryValue = string | number | boolean | undefined;
+
+/** What a client sends to an endpoint, typed by its contract: the path parameters, the query and the body. */
+export type EndpointInputs<E extends Endpoint> = {
+  readonly query?: { [K in keyof Input<E['query']>]?: Input<E['query']>[K] | QueryValue };
+  readonly body?: Input<E['body']>;
+} & (E['params'] extends z.ZodType ? { readonly params: Input<E['params']> } : { readonly params?: undefined });
+
+/** What an endpoint answers with a 2xx, by its contract: the output of any of its 2xx schemas. */
+export type EndpointAnswer<E extends Endpoint> = {
+  [S in keyof E['responses']]: S extends 200 | 201 | 202 | 204
+    ? E['responses'][S] extends { schema: infer T extends z.ZodType }
+      ? z.output<T>
+      : undefined
+    : never;
+}[keyof E['responses']];
+
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export interface Principal {
