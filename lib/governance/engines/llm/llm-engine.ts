@@ -30,7 +30,8 @@ const resultOf = (answer: LlmAnswer): EngineResult => ({
 const answererOf = (connection: ModelConnection) => sha256(JSON.stringify([connection.endpoint, connection.deployment, connection.model]));
 
 /**
- * The LLM engine: the policy's `llmRule` and the descriptor go to the assistant's LLM, which answers
+ * The LLM engine: the policy's `llmRule` and the descriptor go to the LLM its connection provider
+ * gives (as deployed, the stored LLM of lib/llm: stored-llm-engine.ts), which answers
  * `{ satisfiesPolicy, errors, suggestions }`. An answer is kept per (policy version, descriptor)
  * and served again to the same endpoint, deployment and model. No LLM, a provider failure, a timeout or an answer of another shape is an engine
  * failure of the pair, never a pass.
