@@ -15,12 +15,13 @@ const LAYERS = [
   ['entry points', ['^functions/', '^console/', '^scripts/', '^bench/', '^bin/', '^tests/']],
 ];
 
-/** Governance inside, from the bottom up: the policies' model and storage first, the areas built on them above. */
+/** Governance inside, from the bottom up: the policies (model, storage, their service) first, the areas built on them above. */
 const GOVERNANCE = [
   [
-    'models and storage',
+    'policies and storage',
     [
-      '^lib/governance/policies/(entity|lifecycle|entity-repository|entity-reading|cron-expression)\\.ts$',
+      '^lib/governance/context\\.ts$',
+      '^lib/governance/policies/(entity|lifecycle|entity-repository|entity-reading|entity-service|cron-expression)\\.ts$',
       '^lib/governance/approvals/approval\\.ts$',
       '^lib/governance/engines/',
       '^lib/governance/environments/',
@@ -28,9 +29,22 @@ const GOVERNANCE = [
     ],
   ],
   ['evaluation', ['^lib/governance/evaluation/', '^lib/governance/exceptions/', '^lib/governance/scheduling/']],
-  ['policy service', ['^lib/governance/policies/entity-service\\.ts$']],
   ['built on policies', ['^lib/governance/compliance/', '^lib/governance/impact/', '^lib/governance/rollouts/', '^lib/governance/approvals/']],
+  ['composition', ['^lib/governance/(composition|governance-handler)\\.ts$']],
   ['policy routes', ['^lib/governance/policies/(endpoints|entity-handlers)\\.ts$']],
+];
+
+/**
+ * Wired, not pulled: the process's settings and pool are read by the composition modules and the
+ * entry points, which pass them down, and by the CUE engine's process resources (its worker
+ * threads and compiled policies are made once per process).
+ */
+const PROCESS_GLOBALS = ['^lib/db/shared-database\\.ts$', '^lib/settings/shared-settings\\.ts$'];
+const MAY_READ_PROCESS_GLOBALS = [
+  '(^|/)composition\\.ts$',
+  '^lib/db/shared-database\\.ts$',
+  '^lib/governance/engines/cue/(cue-engine|reference-evaluator)\\.ts$',
+  '^(functions|scripts|bench|bin|tests)/',
 ];
 
 const any = (paths) => `(${paths.join('|')})`;
@@ -61,6 +75,13 @@ module.exports = {
     },
     ...upwardRules(LAYERS, 'layers'),
     ...upwardRules(GOVERNANCE, 'governance'),
+    {
+      name: 'wired-not-pulled',
+      severity: 'error',
+      comment: 'Services receive their settings and pool (a context parameter); only composition modules and entry points read the process globals',
+      from: { pathNot: any(MAY_READ_PROCESS_GLOBALS) },
+      to: { path: any(PROCESS_GLOBALS) },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import postgresJs from 'postgres';
 
-import { closeSharedDatabase } from '#lib/db/client';
+import { closeSharedDatabase } from '#lib/db/shared-database';
 import { loadSettings, type Settings } from '#lib/settings/index';
 import { runStartupTasks } from '#lib/startup/startup-tasks';
 

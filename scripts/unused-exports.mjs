@@ -8,6 +8,7 @@
 // Entry points are modules nothing imports but something outside TypeScript starts, so their exports are
 // not reported: the handlers under functions/ (serverless.yml names them), the vitest global setups (vitest.config.ts names them), the command line
 // (bin/cgp.mjs imports lib/cli/main.ts) and the configs.
+// Fixtures (tests/fixtures/) are files the tests hand to tools, not modules anyone imports.
 // scripts/ and bench/ are started by path, but they export nothing for anyone else: what they export is checked.
 // The console (console/tsconfig.json, its own program) is checked the same way, for its own files only
 // (it imports types of lib/, whose exports are the server's business); console/main.tsx is its entry point.
@@ -17,7 +18,7 @@ import path from 'node:path';
 import ts from 'ts-unused-exports';
 
 const analyzeTsConfig = ts.analyzeTsConfig ?? ts.default;
-const ENTRY_POINTS = ['/functions/', '/tests/support/(database|e2e|browser)-setup\\.ts$', '/lib/cli/main\\.ts$', '/[a-z]+\\.config\\.ts$'];
+const ENTRY_POINTS = ['/functions/', '/tests/support/(database|e2e|browser)-setup\\.ts$', '/lib/cli/main\\.ts$', '/[a-z]+\\.config\\.ts$', '/tests/fixtures/'];
 const exclude = `--excludePathsFromReport=${ENTRY_POINTS.join(';')}`;
 
 const programs = [

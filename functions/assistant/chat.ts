@@ -1,8 +1,8 @@
 import * as assistant from '#lib/assistant/assistant-service';
 import { chatEndpoint } from '#lib/assistant/endpoints';
-import { httpHandler } from '#lib/http/handler';
+import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const chat = httpHandler(chatEndpoint, async ({ body, principal, log, signal }) => ({
+export const chat = governanceHandler(chatEndpoint, async ({ body, principal, log, signal }, ctx) => ({
   status: 200,
-  body: await assistant.chat(body, principal.subject, log, signal),
+  body: await assistant.chat(ctx, body, principal.subject, log, signal),
 }));

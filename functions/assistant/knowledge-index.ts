@@ -1,9 +1,12 @@
 import * as assistant from '#lib/assistant/assistant-service';
 import { readKnowledgeIndexEndpoint, refreshKnowledgeIndexEndpoint } from '#lib/assistant/endpoints';
-import { httpHandler } from '#lib/http/handler';
+import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const refreshKnowledgeIndex = httpHandler(refreshKnowledgeIndexEndpoint, async ({ signal }) => ({
+export const refreshKnowledgeIndex = governanceHandler(refreshKnowledgeIndexEndpoint, async ({ signal }, ctx) => ({
   status: 200,
-  body: await assistant.refreshKnowledgeIndex(signal),
+  body: await assistant.refreshKnowledgeIndex(ctx, signal),
 }));
-export const readKnowledgeIndex = httpHandler(readKnowledgeIndexEndpoint, async () => ({ status: 200, body: await assistant.readKnowledgeIndex() }));
+export const readKnowledgeIndex = governanceHandler(readKnowledgeIndexEndpoint, async (_request, ctx) => ({
+  status: 200,
+  body: await assistant.readKnowledgeIndex(ctx),
+}));

@@ -1,20 +1,23 @@
 import * as approvals from '#lib/governance/approvals/approval-service';
 import { approveRequestEndpoint, getApprovalEndpoint, listApprovalsEndpoint, rejectRequestEndpoint } from '#lib/governance/approvals/endpoints';
-import { httpHandler } from '#lib/http/handler';
+import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const listApprovals = httpHandler(listApprovalsEndpoint, async ({ query }) => {
+export const listApprovals = governanceHandler(listApprovalsEndpoint, async ({ query }, ctx) => {
   const { limit, offset, ...filters } = query;
-  return { status: 200, body: await approvals.listApprovals(filters, { limit, offset }) };
+  return { status: 200, body: await approvals.listApprovals(ctx, filters, { limit, offset }) };
 });
 
-export const getApproval = httpHandler(getApprovalEndpoint, async ({ params }) => ({ status: 200, body: await approvals.getApproval(params.id) }));
+export const getApproval = governanceHandler(getApprovalEndpoint, async ({ params }, ctx) => ({
+  status: 200,
+  body: await approvals.getApproval(ctx, params.id),
+}));
 
-export const approveRequest = httpHandler(approveRequestEndpoint, async ({ params, body, principal, authorize }) => {
-  authorize(await approvals.scopeOfApproval(params.id));
-  return { status: 200, body: await approvals.approve(params.id, principal.subject, body.comment ?? null) };
+export const approveRequest = governanceHandler(approveRequestEndpoint, async ({ params, body, principal, authorize }, ctx) => {
+  authorize(await approvals.scopeOfApproval(ctx, params.id));
+  return { status: 200, body: await approvals.approve(ctx, params.id, principal.subject, body.comment ?? null) };
 });
 
-export const rejectRequest = httpHandler(rejectRequestEndpoint, async ({ params, body, principal, authorize }) => {
-  authorize(await approvals.scopeOfApproval(params.id));
-  return { status: 200, body: await approvals.reject(params.id, principal.subject, body.comment ?? null) };
+export const rejectRequest = governanceHandler(rejectRequestEndpoint, async ({ params, body, principal, authorize }, ctx) => {
+  authorize(await approvals.scopeOfApproval(ctx, params.id));
+  return { status: 200, body: await approvals.reject(ctx, params.id, principal.subject, body.comment ?? null) };
 });

@@ -1,13 +1,13 @@
 import * as compliance from '#lib/governance/compliance/compliance-service';
 import { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
-import { httpHandler } from '#lib/http/handler';
+import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const getComplianceSummary = httpHandler(getComplianceSummaryEndpoint, async ({ query }) => ({
+export const getComplianceSummary = governanceHandler(getComplianceSummaryEndpoint, async ({ query }, ctx) => ({
   status: 200,
-  body: await compliance.getComplianceSummary(query),
+  body: await compliance.getComplianceSummary(ctx, query),
 }));
 
-export const getComplianceTrend = httpHandler(getComplianceTrendEndpoint, async ({ query }) => ({
+export const getComplianceTrend = governanceHandler(getComplianceTrendEndpoint, async ({ query }, ctx) => ({
   status: 200,
-  body: await compliance.getComplianceTrend(query),
+  body: await compliance.getComplianceTrend(ctx, query),
 }));

@@ -1,5 +1,8 @@
 import { listEnvironmentsEndpoint } from '#lib/governance/environments/endpoints';
 import * as environments from '#lib/governance/environments/environment-service';
-import { httpHandler } from '#lib/http/handler';
+import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const listEnvironments = httpHandler(listEnvironmentsEndpoint, async ({ query }) => ({ status: 200, body: await environments.listEnvironments(query) }));
+export const listEnvironments = governanceHandler(listEnvironmentsEndpoint, async ({ query }, ctx) => ({
+  status: 200,
+  body: await environments.listEnvironments(ctx, query),
+}));

@@ -8,26 +8,26 @@ import {
 import * as evaluation from '#lib/governance/evaluation/evaluation-service';
 import * as reports from '#lib/governance/evaluation/report-reading';
 import { startedResponse } from '#lib/governance/evaluation/started-response';
-import { httpHandler } from '#lib/http/handler';
+import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const evaluate = httpHandler(evaluateEndpoint, async ({ body, principal, headers, authorize, signal }) => {
+export const evaluate = governanceHandler(evaluateEndpoint, async ({ body, principal, headers, authorize, signal }, ctx) => {
   authorize({ resourceType: body.resourceType, environment: body.environment });
-  return startedResponse(headers, (waitMs) => evaluation.evaluate(body, principal.subject, waitMs, signal));
+  return startedResponse(headers, (waitMs) => evaluation.evaluate(ctx, body, principal.subject, waitMs, signal));
 });
 
 /** The page after `next`, as a Link header (RFC 8288). */
 const nextLink = (id: string, limit: number, next: string | null): Record<string, string> =>
   next ? { link: `</v1/computational-governance/evaluation-reports/${id}/results?limit=${limit}&after=${next}>; rel="next"` } : {};
 
-export const getEvaluationReport = httpHandler(getEvaluationReportEndpoint, async ({ params, query }) => {
-  const report = await reports.getEvaluationReport(params.id, query);
+export const getEvaluationReport = governanceHandler(getEvaluationReportEndpoint, async ({ params, query }, ctx) => {
+  const report = await reports.getEvaluationReport(ctx, params.id, query);
   return { status: 200, body: report, headers: nextLink(params.id, report.resultsPage.limit, report.resultsPage.next) };
 });
 
 const NDJSON = /application\/(x-)?ndjson/i;
 
-export const getEvaluationReportResults = httpHandler(getEvaluationReportResultsEndpoint, async ({ params, query, headers }) => {
-  const page = await reports.getEvaluationReportResults(params.id, query);
+export const getEvaluationReportResults = governanceHandler(getEvaluationReportResultsEndpoint, async ({ params, query, headers }, ctx) => {
+  const page = await reports.getEvaluationReportResults(ctx, params.id, query);
   const link = nextLink(params.id, page.limit, page.next);
   if (NDJSON.test(headers.accept ?? '')) {
     return { status: 200, text: page.lines.map((line) => `${line}\n`).join(''), headers: { 'content-type': 'application/x-ndjson', ...link } };
@@ -35,12 +35,12 @@ export const getEvaluationReportResults = httpHandler(getEvaluationReportResults
   return { status: 200, body: { data: page.results, meta: { limit: page.limit, next: page.next } }, headers: link };
 });
 
-export const listResults = httpHandler(listResultsEndpoint, async ({ query }) => {
+export const listResults = governanceHandler(listResultsEndpoint, async ({ query }, ctx) => {
   const { limit, offset, ...filters } = query;
-  return { status: 200, body: await evaluation.listResults(filters, { limit, offset }) };
+  return { status: 200, body: await evaluation.listResults(ctx, filters, { limit, offset }) };
 });
 
-export const listCueDisagreements = httpHandler(listCueDisagreementsEndpoint, async ({ query }) => {
+export const listCueDisagreements = governanceHandler(listCueDisagreementsEndpoint, async ({ query }, ctx) => {
   const { limit, offset, ...filters } = query;
-  return { status: 200, body: await evaluation.listCueDisagreements(filters, { limit, offset }) };
+  return { status: 200, body: await evaluation.listCueDisagreements(ctx, filters, { limit, offset }) };
 });

@@ -2,26 +2,29 @@ import * as approvals from '#lib/governance/approvals/approval-service';
 import { createExceptionEndpoint, deleteExceptionEndpoint, getExceptionEndpoint, listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
 import * as exceptions from '#lib/governance/exceptions/exception-service';
 import { waivesEveryResource } from '#lib/governance/exceptions/resource-glob';
-import { httpHandler } from '#lib/http/handler';
+import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const createException = httpHandler(createExceptionEndpoint, async ({ body, principal, authorize }) => {
-  const scope = await exceptions.scopeOfNewException(body);
+export const createException = governanceHandler(createExceptionEndpoint, async ({ body, principal, authorize }, ctx) => {
+  const scope = await exceptions.scopeOfNewException(ctx, body);
   authorize(scope);
   if (waivesEveryResource(body.resourceId)) principal.access.require('exceptions:waive-all', 'resource', scope);
-  if (await approvals.fourEyesOn()) return approvals.requestedAnswer(await approvals.requestException(body, principal.subject));
-  const exception = await exceptions.createException(body, principal.subject);
+  if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestException(ctx, body, principal.subject));
+  const exception = await exceptions.createException(ctx, body, principal.subject);
   return { status: 201, body: exception, headers: { location: `/v1/computational-governance/exceptions/${exception.id}` } };
 });
 
-export const listExceptions = httpHandler(listExceptionsEndpoint, async ({ query }) => {
+export const listExceptions = governanceHandler(listExceptionsEndpoint, async ({ query }, ctx) => {
   const { limit, offset, ...filters } = query;
-  return { status: 200, body: await exceptions.listExceptions(filters, { limit, offset }) };
+  return { status: 200, body: await exceptions.listExceptions(ctx, filters, { limit, offset }) };
 });
 
-export const getException = httpHandler(getExceptionEndpoint, async ({ params }) => ({ status: 200, body: await exceptions.getException(params.id) }));
+export const getException = governanceHandler(getExceptionEndpoint, async ({ params }, ctx) => ({
+  status: 200,
+  body: await exceptions.getException(ctx, params.id),
+}));
 
-export const deleteException = httpHandler(deleteExceptionEndpoint, async ({ params, authorize }) => {
-  authorize(await exceptions.scopeOfException(params.id));
-  await exceptions.deleteException(params.id);
+export const deleteException = governanceHandler(deleteExceptionEndpoint, async ({ params, authorize }, ctx) => {
+  authorize(await exceptions.scopeOfException(ctx, params.id));
+  await exceptions.deleteException(ctx, params.id);
   return { status: 204 };
 });

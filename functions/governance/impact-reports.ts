@@ -1,7 +1,7 @@
+import { governanceHandler } from '#lib/governance/governance-handler';
 import { getImpactReportEndpoint, listImpactResourcesEndpoint } from '#lib/governance/impact/endpoints';
 import { impactReportResponse, impactResourcesResponse } from '#lib/governance/impact/impact-handlers';
-import { httpHandler } from '#lib/http/handler';
 
-export const getImpactReport = httpHandler(getImpactReportEndpoint, ({ params }) => impactReportResponse(params.id));
+export const getImpactReport = governanceHandler(getImpactReportEndpoint, ({ params }, ctx) => impactReportResponse(ctx, params.id));
 
-export const listImpactResources = httpHandler(listImpactResourcesEndpoint, ({ params, query }) => impactResourcesResponse(params.id, query));
+export const listImpactResources = governanceHandler(listImpactResourcesEndpoint, ({ params, query }, ctx) => impactResourcesResponse(ctx, params.id, query));

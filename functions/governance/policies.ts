@@ -1,8 +1,8 @@
 import * as evaluation from '#lib/governance/evaluation/evaluation-service';
+import { governanceHandler } from '#lib/governance/governance-handler';
 import { policyEndpoints, recordPassiveResultEndpoint } from '#lib/governance/policies/endpoints';
 import { entityHandlers } from '#lib/governance/policies/entity-handlers';
 import { readEntityRow } from '#lib/governance/policies/entity-reading';
-import { httpHandler } from '#lib/http/handler';
 
 export const {
   create: createPolicy,
@@ -20,7 +20,7 @@ export const {
   cancelRollout: cancelRolloutOfPolicy,
 } = entityHandlers('policy', policyEndpoints);
 
-export const recordPassiveResult = httpHandler(recordPassiveResultEndpoint, async ({ params, body, authorize }) => {
-  authorize({ resourceType: (await readEntityRow('policy', params.id)).resourceType, environment: body.environment });
-  return { status: 201, body: await evaluation.recordPassiveResult(params.id, body) };
+export const recordPassiveResult = governanceHandler(recordPassiveResultEndpoint, async ({ params, body, authorize }, ctx) => {
+  authorize({ resourceType: (await readEntityRow(ctx, 'policy', params.id)).resourceType, environment: body.environment });
+  return { status: 201, body: await evaluation.recordPassiveResult(ctx, params.id, body) };
 });

@@ -1,3 +1,4 @@
+import { governanceHandler } from '#lib/governance/governance-handler';
 import {
   deleteResourceTypeEndpoint,
   getGovernanceResourceTypeEndpoint,
@@ -6,31 +7,30 @@ import {
   registerResourceTypeEndpoint,
 } from '#lib/governance/resource-types/endpoints';
 import * as resourceTypes from '#lib/governance/resource-types/resource-type-service';
-import { httpHandler } from '#lib/http/handler';
 
-export const registerResourceType = httpHandler(registerResourceTypeEndpoint, async ({ body, principal, authorize }) => {
+export const registerResourceType = governanceHandler(registerResourceTypeEndpoint, async ({ body, principal, authorize }, ctx) => {
   authorize({ resourceType: body.name });
-  const { resourceType, created } = await resourceTypes.registerResourceType(body, principal.subject);
+  const { resourceType, created } = await resourceTypes.registerResourceType(ctx, body, principal.subject);
   return { status: created ? 201 : 200, body: resourceType };
 });
 
-export const listResourceTypes = httpHandler(listResourceTypesEndpoint, async ({ query }) => ({
+export const listResourceTypes = governanceHandler(listResourceTypesEndpoint, async ({ query }, ctx) => ({
   status: 200,
-  body: await resourceTypes.listResourceTypes(query),
+  body: await resourceTypes.listResourceTypes(ctx, query),
 }));
 
-export const getResourceType = httpHandler(getResourceTypeEndpoint, async ({ params }) => ({
+export const getResourceType = governanceHandler(getResourceTypeEndpoint, async ({ params }, ctx) => ({
   status: 200,
-  body: await resourceTypes.getResourceType(params.name),
+  body: await resourceTypes.getResourceType(ctx, params.name),
 }));
 
-export const getGovernanceResourceType = httpHandler(getGovernanceResourceTypeEndpoint, async ({ params }) => ({
+export const getGovernanceResourceType = governanceHandler(getGovernanceResourceTypeEndpoint, async ({ params }, ctx) => ({
   status: 200,
-  body: await resourceTypes.getResourceType(params.name),
+  body: await resourceTypes.getResourceType(ctx, params.name),
 }));
 
-export const deleteResourceType = httpHandler(deleteResourceTypeEndpoint, async ({ params, authorize }) => {
+export const deleteResourceType = governanceHandler(deleteResourceTypeEndpoint, async ({ params, authorize }, ctx) => {
   authorize({ resourceType: params.name });
-  await resourceTypes.deleteResourceType(params.name);
+  await resourceTypes.deleteResourceType(ctx, params.name);
   return { status: 204 };
 });

@@ -1,7 +1,8 @@
 import type { Context } from 'aws-lambda';
 
+import { governance } from '#lib/governance/composition';
 import { runAbandonedReports } from '#lib/governance/evaluation/evaluation-runner';
-import { sweepTasks } from '#lib/governance/evaluation/queued-evaluation';
+import { sweepTasks } from '#lib/governance/evaluation/task-sweeper';
 
 /**
  * Every minute: finishes evaluations whose run was lost (a function frozen or killed mid-way), and
@@ -10,6 +11,7 @@ import { sweepTasks } from '#lib/governance/evaluation/queued-evaluation';
  */
 export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
   // Runs in progress stop (and give their report back) a minute before the function would be stopped.
+  const ctx = await governance();
   const signal = context ? AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - 60_000)) : undefined;
-  return { rerun: await runAbandonedReports(20, signal), tasks: await sweepTasks() };
+  return { rerun: await runAbandonedReports(ctx, 20, signal), tasks: await sweepTasks(ctx) };
 };

@@ -1,10 +1,10 @@
 import type { Context } from 'aws-lambda';
 
 import { registerChainSender } from '#lib/audit/chain-sender';
-import { getDatabase } from '#lib/db/client';
+import { getDatabase } from '#lib/db/shared-database';
 import { registerIndexSender } from '#lib/outbox/knowledge-changes';
 import { dispatchOutbox, platformDelivery } from '#lib/outbox/outbox-dispatcher';
-import { getSettings } from '#lib/settings/index';
+import { getSettings } from '#lib/settings/shared-settings';
 
 // The scheduled dispatcher delivers every topic: the platform's receivers and ours.
 registerChainSender();

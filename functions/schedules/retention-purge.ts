@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
 
-import { getDatabase } from '#lib/db/client';
+import { getDatabase } from '#lib/db/shared-database';
 import { purgeExpired } from '#lib/retention/retention-purge';
-import { getSettings } from '#lib/settings/index';
+import { getSettings } from '#lib/settings/shared-settings';
 
 /** A minute of the function's time kept for the batch in flight when it stops starting new ones. */
 const MARGIN_MS = 60_000;

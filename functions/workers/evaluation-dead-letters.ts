@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
-import { deadLetterTask } from '#lib/governance/evaluation/queued-evaluation';
+import { governance } from '#lib/governance/composition';
+import { deadLetterTask } from '#lib/governance/evaluation/task-sweeper';
 import { logger } from '#lib/logging/logger';
 import { handleJobBatch } from '#lib/queue/job-batch';
 
@@ -12,7 +13,7 @@ import { handleJobBatch } from '#lib/queue/job-batch';
  */
 export const handler = (event: SQSEvent): Promise<SQSBatchResponse> =>
   handleJobBatch(event, {
-    handle: ({ taskId }) => deadLetterTask(taskId),
+    handle: async ({ taskId }) => deadLetterTask(await governance(), taskId),
     failed: (error, { taskId }) => logger.error({ err: error, taskId }, 'a dead-lettered evaluation task could not be marked failed'),
     unreadable: 'a dead-lettered evaluation message names no task: dropped',
   });

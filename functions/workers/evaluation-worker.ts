@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
-import { runTask } from '#lib/governance/evaluation/queued-evaluation';
+import { governance } from '#lib/governance/composition';
+import { runTask } from '#lib/governance/evaluation/task-run';
 import { logger } from '#lib/logging/logger';
 import { handleJobBatch } from '#lib/queue/job-batch';
 
@@ -13,7 +14,7 @@ import { handleJobBatch } from '#lib/queue/job-batch';
 export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
   handleJobBatch(event, {
     handle: async ({ taskId }) => {
-      await runTask(taskId, () => context.getRemainingTimeInMillis());
+      await runTask(await governance(), taskId, () => context.getRemainingTimeInMillis());
     },
     failed: (error, { taskId }) => logger.warn({ err: error, taskId }, 'an evaluation page failed; the queue delivers it again'),
     unreadable: 'an evaluation queue message names no task: dropped',

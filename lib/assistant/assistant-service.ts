@@ -1,12 +1,11 @@
-import { getDatabase } from '#lib/db/client';
 import { ConflictError, InvalidInput, NotFoundError, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
+import type { GovernanceContext } from '#lib/governance/context';
 import { embed, ProviderError, verifyEmbedder, verifyLlm } from '#lib/llm/llm-gateway';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from '#lib/llm/model-config';
 import { type ModelConfigRepository, type ModelConnection, toConnection } from '#lib/llm/model-config-repository';
 import { connectionOf, LABEL, type StoredModels, storedModels } from '#lib/llm/stored-models';
 import { type Logger, logger } from '#lib/logging/logger';
 import { callableUrlProblem } from '#lib/platform/http-client';
-import { getSettings } from '#lib/settings/index';
 
 import type { ChatRequest, GroundedAnswer } from './assistant-contracts';
 import { ConversationRepository } from './conversation-repository';
@@ -19,6 +18,7 @@ import { hasChunksOf, retrieveChunks } from './knowledge/knowledge-retrieval';
 import { chatWithTools } from './tools/chat-with-tools';
 
 interface AssistantContext extends StoredModels {
+  governance: GovernanceContext;
   maxQueryLength: number;
   index: RefreshLimits;
   topK: number;
@@ -26,11 +26,15 @@ interface AssistantContext extends StoredModels {
   tools: { maxRounds: number; draftRepairs: number };
 }
 
-/** The stored models and the assistant's settings. */
-async function assistant(): Promise<AssistantContext> {
-  const [models, settings] = await Promise.all([storedModels(), getSettings()]);
+/**
+ * The stored models and the assistant's settings. The assistant works on governance's context
+ * (its settings, pool, and the data its tools read), which lib/assistant/composition.ts gives.
+ */
+async function assistant(ctx: GovernanceContext): Promise<AssistantContext> {
+  const { settings } = ctx;
   return {
-    ...models,
+    ...(await storedModels(ctx)),
+    governance: ctx,
     maxQueryLength: settings.assistant.maxQueryLength,
     index: settings.assistant.index,
     topK: settings.assistant.retrieval.topK,
@@ -39,20 +43,21 @@ async function assistant(): Promise<AssistantContext> {
   };
 }
 
-export async function getModelConfig(kind: ModelKind): Promise<ModelConfigRepresentation> {
-  const config = await (await assistant()).repository.find(kind);
+export async function getModelConfig(ctx: GovernanceContext, kind: ModelKind): Promise<ModelConfigRepresentation> {
+  const config = await (await assistant(ctx)).repository.find(kind);
   if (!config) throw new NotFoundError(`No ${LABEL[kind]} configuration is stored yet: POST /assistant/v1/${kind}/config to create it`);
   return config;
 }
 
 /** Stores a configuration; with `verify`, only after one minimal provider call succeeded. */
 export async function saveModelConfig(
+  ctx: GovernanceContext,
   kind: ModelKind,
   input: ModelConfigInput,
   { verify, subject, signal }: { verify: boolean; subject: string; signal?: AbortSignal },
 ) {
-  const { repository, gateway } = await assistant();
-  const problem = callableUrlProblem(await getSettings(), input.endpoint);
+  const { repository, gateway } = await assistant(ctx);
+  const problem = callableUrlProblem(ctx.settings, input.endpoint);
   if (problem) throw new InvalidInput([{ path: 'endpoint', message: `endpoint ${problem}` }]);
   if (verify) {
     try {
@@ -93,13 +98,13 @@ const upstreamFailure = (error: unknown) => {
  * (reads of the platform's data, a CUE draft) for a bounded number of rounds, each call logged on
  * `log`. Both configurations must exist (seed). The turn is stored only once the model answered.
  */
-export async function chat(request: ChatRequest, subject: string, log: Logger, signal?: AbortSignal): Promise<GroundedAnswer> {
-  const { repository, gateway, maxQueryLength, topK, maxTurns, tools } = await assistant();
+export async function chat(ctx: GovernanceContext, request: ChatRequest, subject: string, log: Logger, signal?: AbortSignal): Promise<GroundedAnswer> {
+  const { repository, gateway, maxQueryLength, topK, maxTurns, tools, governance } = await assistant(ctx);
   const { query, conversationId } = request;
   if (query.length > maxQueryLength)
     throw new InvalidInput([{ path: 'query', message: `query is longer than ${maxQueryLength} characters (assistant.max-query-length)` }]);
   const { llm, embedder } = await bothConnections(repository, 'chat');
-  const database = await getDatabase();
+  const { database } = ctx;
   const conversations = new ConversationRepository(database, maxTurns);
   const history = conversationId === undefined ? [] : await conversations.turns(conversationId, subject);
   if (!history) throw new NotFoundError(`conversationId ${conversationId} names no conversation of yours: leave conversationId out to begin one`);
@@ -111,7 +116,7 @@ export async function chat(request: ChatRequest, subject: string, log: Logger, s
     const { draft, ...answer } = await chatWithTools(
       llm,
       groundedMessages(query, chunks, history),
-      { llm, gateway: { ...gateway, signal }, draftRepairs: tools.draftRepairs },
+      { governance, llm, gateway: { ...gateway, signal }, draftRepairs: tools.draftRepairs },
       { maxRounds: tools.maxRounds, log },
     );
     const id = await conversations.append(conversationId, subject, { query, answer: answer.answer });
@@ -125,12 +130,12 @@ export async function chat(request: ChatRequest, subject: string, log: Logger, s
  * Reads every source, embeds what changed since the last refresh, and removes what is gone. Past
  * `assistant.index.max-chunks`, 409 naming the setting, having indexed what fitted.
  */
-export async function refreshKnowledgeIndex(signal?: AbortSignal): Promise<RefreshCounts> {
-  const { repository, gateway, index } = await assistant();
+export async function refreshKnowledgeIndex(ctx: GovernanceContext, signal?: AbortSignal): Promise<RefreshCounts> {
+  const { repository, gateway, index } = await assistant(ctx);
   const { embedder } = await bothConnections(repository, 'build its knowledge index');
   let outcome: RefreshOutcome;
   try {
-    outcome = await refreshChunks(await getDatabase(), embedder, { ...gateway, signal }, index, 'all');
+    outcome = await refreshChunks(ctx.database, embedder, { ...gateway, signal }, index, 'all');
   } catch (error) {
     throw upstreamFailure(error);
   }
@@ -150,9 +155,9 @@ export async function refreshKnowledgeIndex(signal?: AbortSignal): Promise<Refre
  * when the index was never built or the embedder model changed. Without both configurations, or
  * when the provider fails, it does nothing now (logged) and the marks wait for the next run.
  */
-export async function refreshIndexWhenStale(): Promise<RefreshOutcome | { skipped: string }> {
-  const { repository, gateway, index } = await assistant();
-  const database = await getDatabase();
+export async function refreshIndexWhenStale(ctx: GovernanceContext): Promise<RefreshOutcome | { skipped: string }> {
+  const { repository, gateway, index } = await assistant(ctx);
+  const { database } = ctx;
   const chunks = new KnowledgeChunkRepository(database);
   let embedder: ModelConnection;
   try {
@@ -173,10 +178,10 @@ export async function refreshIndexWhenStale(): Promise<RefreshOutcome | { skippe
 }
 
 /** The index as it stands: chunks per source type, the embedder model, the last refresh. */
-export async function readKnowledgeIndex(): Promise<KnowledgeIndexState> {
-  const { repository } = await assistant();
+export async function readKnowledgeIndex(ctx: GovernanceContext): Promise<KnowledgeIndexState> {
+  const { repository } = await assistant(ctx);
   await bothConnections(repository, 'build its knowledge index');
-  const chunks = new KnowledgeChunkRepository(await getDatabase());
+  const chunks = new KnowledgeChunkRepository(ctx.database);
   const [counts, last, stale] = await Promise.all([chunks.countsBySourceType(), chunks.lastRefresh(), chunks.staleMarks()]);
   const sourceTypes = Object.fromEntries(SOURCE_TYPES.map((type) => [type, counts[type] ?? 0])) as KnowledgeIndexState['sourceTypes'];
   return {

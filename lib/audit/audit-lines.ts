@@ -1,4 +1,4 @@
-import { getDatabase } from '#lib/db/client';
+import type { Database } from '#lib/db/client';
 
 import { type AuditRange, AuditRepository } from './audit-repository';
 
@@ -13,8 +13,8 @@ export interface AuditLines {
 }
 
 /** The records of the range, page after page of the table, until the range ends or the answer is full (at least one record). */
-export async function auditLines(range: AuditRange): Promise<AuditLines> {
-  const repository = new AuditRepository(await getDatabase());
+export async function auditLines(database: Database, range: AuditRange): Promise<AuditLines> {
+  const repository = new AuditRepository(database);
   const lines: string[] = [];
   let bytes = 0;
   let after = range.after ?? 0;

@@ -1,8 +1,7 @@
-import { getDatabase } from '#lib/db/client';
+import type { ServiceContext } from '#lib/db/client';
 import { inTransaction } from '#lib/db/transaction';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
-import { getSettings } from '#lib/settings/index';
 
 import { AuditRepository } from './audit-repository';
 import { registerChainSender } from './chain-sender';
@@ -28,13 +27,17 @@ export interface AuditTrail {
   record(chainRecord: AuditRecord | undefined, platformRecord: AuditRecord): Promise<void>;
 }
 
-/** The audit trail over this service's database and outbox; the process delivers the `chain` topic from then on. */
-export function outboxAuditTrail(): AuditTrail {
+/**
+ * The audit trail over the database and outbox of the context `frame` gives for each call; the
+ * process delivers the `chain` topic from then on.
+ */
+export function outboxAuditTrail(frame: () => Promise<ServiceContext>): AuditTrail {
   registerChainSender();
   return {
     async hold(chainRecord, platformRecord, holdMs) {
-      const toPlatform = (await getSettings()).platformServices.audit.enabled;
-      const outbox = new OutboxRepository(await getDatabase());
+      const { database, settings } = await frame();
+      const toPlatform = settings.platformServices.audit.enabled;
+      const outbox = new OutboxRepository(database);
       const [chain, platform] = await outbox.hold(
         [{ topic: 'chain', payload: chainRecord }, ...(toPlatform ? [{ topic: 'audit' as const, payload: platformRecord }] : [])],
         holdMs,
@@ -42,20 +45,22 @@ export function outboxAuditTrail(): AuditTrail {
       return { chain, platform };
     },
     async complete(held, chainRecord, platformRecord) {
-      const database = await getDatabase();
+      const ctx = await frame();
+      const { database } = ctx;
       const outbox = new OutboxRepository(database);
       await inTransaction(database, 'audit record of a call', async (tx) => {
         if (await outbox.takeHeld(held.chain, tx)) await new AuditRepository(database).append(chainRecord, tx);
         if (held.platform !== undefined) await outbox.release(held.platform, platformRecord, tx);
       });
-      if (held.platform !== undefined) dispatchInBackground();
+      if (held.platform !== undefined) dispatchInBackground(ctx);
     },
     async record(chainRecord, platformRecord) {
-      const database = await getDatabase();
+      const ctx = await frame();
+      const { database, settings } = ctx;
       if (chainRecord) await new AuditRepository(database).append(chainRecord);
-      if (!(await getSettings()).platformServices.audit.enabled) return;
+      if (!settings.platformServices.audit.enabled) return;
       await new OutboxRepository(database).enqueue('audit', platformRecord);
-      dispatchInBackground();
+      dispatchInBackground(ctx);
     },
   };
 }

@@ -1,7 +1,6 @@
-import { getDatabase } from '#lib/db/client';
+import type { ServiceContext } from '#lib/db/client';
 import { NotFoundError } from '#lib/errors/domain-errors';
 import type { Principal } from '#lib/http/endpoint';
-import { getSettings } from '#lib/settings/index';
 
 import { fourEyesEnabled } from './caller-access';
 import type { RoleBinding, RoleBindingInput } from './role-binding';
@@ -20,8 +19,7 @@ const represent = (row: RoleBindingRow): RoleBinding => ({
 });
 
 /** GET /me: the caller as the authorization sees it. */
-export async function describeCaller(principal: Principal) {
-  const settings = await getSettings();
+export function describeCaller({ settings }: ServiceContext, principal: Principal) {
   return {
     subject: principal.subject,
     method: principal.method as 'service-account' | 'technical' | 'basic',
@@ -38,8 +36,7 @@ export async function describeCaller(principal: Principal) {
   };
 }
 
-export async function listRoleBindings(): Promise<RoleBinding[]> {
-  const settings = await getSettings();
+export async function listRoleBindings({ database, settings }: ServiceContext): Promise<RoleBinding[]> {
   const configured: RoleBinding[] = settings.authorization.bindings.map((binding, index) => ({
     id: `application.conf#${index}`,
     subjects: binding.subjects,
@@ -51,14 +48,14 @@ export async function listRoleBindings(): Promise<RoleBinding[]> {
     createdBy: null,
     createdAt: null,
   }));
-  const stored = await new RoleBindingRepository(await getDatabase()).list();
+  const stored = await new RoleBindingRepository(database).list();
   return [...configured, ...stored.map(represent)];
 }
 
-export async function createRoleBinding(input: RoleBindingInput, subject: string): Promise<RoleBinding> {
-  return represent(await new RoleBindingRepository(await getDatabase()).create(input, subject));
+export async function createRoleBinding({ database }: ServiceContext, input: RoleBindingInput, subject: string): Promise<RoleBinding> {
+  return represent(await new RoleBindingRepository(database).create(input, subject));
 }
 
-export async function deleteRoleBinding(id: string): Promise<void> {
-  if (!(await new RoleBindingRepository(await getDatabase()).delete(id))) throw new NotFoundError(`No role binding of the database has the id ${id}`);
+export async function deleteRoleBinding({ database }: ServiceContext, id: string): Promise<void> {
+  if (!(await new RoleBindingRepository(database).delete(id))) throw new NotFoundError(`No role binding of the database has the id ${id}`);
 }

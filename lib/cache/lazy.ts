@@ -23,3 +23,23 @@ export function lazily<T>(make: () => Promise<T>) {
     },
   };
 }
+
+/**
+ * The same, one value per key (an object: the settings a queue or a key ring is made from), kept
+ * as long as the key is: settings loaded anew make their own.
+ */
+export function lazilyPer<K extends object, T>(make: (key: K) => Promise<T>): (key: K) => Promise<T> {
+  const made = new WeakMap<K, Promise<T>>();
+  return (key) => {
+    let value = made.get(key);
+    if (!value) {
+      const making = make(key);
+      value = making;
+      made.set(key, making);
+      making.catch(() => {
+        if (made.get(key) === making) made.delete(key);
+      });
+    }
+    return value;
+  };
+}

@@ -1,8 +1,7 @@
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 
-import { lazily } from '#lib/cache/lazy';
-import { getSettings, type Settings } from '#lib/settings/index';
+import type { Settings } from '#lib/settings/index';
 
 import { defineTables, type Tables } from '../../drizzle/schema/index';
 import { connectionUrl, poolOptions } from './connection';
@@ -16,6 +15,12 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** What a service works with: its settings and its pool (composition modules build it; everything else receives it). */
+export interface ServiceContext {
+  readonly database: Database;
+  readonly settings: Settings;
+}
+
 /** Opens a pool on the configured database; tables are bound to the configured schema. */
 export function openDatabase(settings: Settings, overrides: Partial<postgres.Options<Record<string, never>>> = {}): Database {
   const sql = postgres(connectionUrl(settings), { ...poolOptions(settings), ...overrides });
@@ -27,17 +32,4 @@ export function openDatabase(settings: Settings, overrides: Partial<postgres.Opt
     settings,
     close: () => sql.end({ timeout: 5 }),
   };
-}
-
-const shared = lazily(async () => openDatabase(await getSettings()));
-
-/** The pool of this process or Lambda container, opened on first use. */
-export const getDatabase = (): Promise<Database> => shared.get();
-
-/** Closes the shared pool (tests, and scripts that end). */
-export async function closeSharedDatabase(): Promise<void> {
-  await shared
-    .reset()
-    ?.then((database) => database.close())
-    .catch(() => undefined);
 }

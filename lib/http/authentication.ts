@@ -5,10 +5,11 @@ import { backendSecrets } from '#lib/auth/backend-secrets';
 import { KeySetCache } from '#lib/auth/key-set-cache';
 import { callerOf, holdsEverything } from '#lib/authorization/caller-access';
 import { RoleBindingRepository } from '#lib/authorization/role-binding-repository';
-import { getDatabase } from '#lib/db/client';
+import { lazilyPer } from '#lib/cache/lazy';
+import type { ServiceContext } from '#lib/db/client';
 import { logger } from '#lib/logging/logger';
 import { outboundFetch, timeoutsOf } from '#lib/platform/http-client';
-import { getSettings, type Settings } from '#lib/settings/index';
+import type { Settings } from '#lib/settings/index';
 
 import type { Endpoint, Principal } from './endpoint';
 import { ServiceUnavailable, Unauthorized } from './problems';
@@ -31,8 +32,8 @@ const DETAIL: Record<AuthenticationFailure, string> = {
 export const keySetUrl = (settings: Settings) =>
   settings.platformServices.auth.jwksUrl ?? `${settings.platformServices.baseUrl.replace(/\/+$/, '')}/api/auth/.well-known/jwks.json`;
 
-async function createAuthenticator(): Promise<{ authenticator: Authenticator; settings: Settings }> {
-  const settings = await getSettings();
+/** The authenticator of a set of settings (its key-set cache and backend secrets), made once for them. */
+const authenticatorOf = lazilyPer(async (settings: Settings): Promise<Authenticator> => {
   const { cacheSize, cacheDuration } = settings.platformServices.auth;
   const keySet = new KeySetCache({
     url: keySetUrl(settings),
@@ -41,37 +42,29 @@ async function createAuthenticator(): Promise<{ authenticator: Authenticator; se
     ttlMs: cacheDuration,
     minRefetchIntervalMs: KEY_SET_REFETCH_INTERVAL_MS,
   });
-  return { authenticator: new Authenticator(settings, keySet, await backendSecrets(settings)), settings };
-}
-
-let shared: ReturnType<typeof createAuthenticator> | undefined;
+  return new Authenticator(settings, keySet, await backendSecrets(settings));
+});
 
 /**
  * The single switch point of authentication for every endpoint of both services: the caller is
  * verified here or the request ends with 401 (503 when the platform cannot be asked), and what it
  * may do is read from its token and the role bindings (lib/authorization).
  */
-export async function authenticate(event: APIGatewayProxyEventV2, endpoint: Endpoint): Promise<Principal> {
-  const { who, settings } = await verify(event);
+export async function authenticate(event: APIGatewayProxyEventV2, endpoint: Endpoint, { database, settings }: ServiceContext): Promise<Principal> {
+  const who = await verify(event, settings);
   const fromToken = callerOf(who, settings, []);
   // The bindings of the database can only add grants: a caller whose token or application.conf
   // already grants everything everywhere (an admin) needs no query; /me shows every grant.
   const complete = endpoint.access !== 'authenticated' && holdsEverything(fromToken);
-  const stored = complete
-    ? []
-    : await new RoleBindingRepository(await getDatabase()).matching([who.subject, ...(who.user ? [who.user] : [])], fromToken.groups);
+  const stored = complete ? [] : await new RoleBindingRepository(database).matching([who.subject, ...(who.user ? [who.user] : [])], fromToken.groups);
   const { groups, access } = complete ? fromToken : callerOf(who, settings, stored);
   return { subject: who.subject, method: who.method, groups, access };
 }
 
-async function verify(event: APIGatewayProxyEventV2): Promise<{ who: Authenticated; settings: Settings }> {
-  shared ??= createAuthenticator();
-  shared.catch(() => {
-    shared = undefined;
-  });
-  const { authenticator, settings } = await shared;
+async function verify(event: APIGatewayProxyEventV2, settings: Settings): Promise<Authenticated> {
+  const authenticator = await authenticatorOf(settings);
   try {
-    return { who: await authenticator.authenticate(event.headers?.authorization), settings };
+    return await authenticator.authenticate(event.headers?.authorization);
   } catch (error) {
     if (error instanceof AuthenticationError) {
       const bearer = `Bearer realm="${REALM}"${error.reason === 'missing' ? '' : ', error="invalid_token"'}`;

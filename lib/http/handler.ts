@@ -8,6 +8,7 @@ import { Access, type Scope } from '#lib/authorization/access';
 import { unstorableText } from '#lib/db/storable-text';
 
 import { authenticate } from './authentication';
+import { serviceFrame } from './composition';
 import { problemOfDomainError } from './domain-problems';
 import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
 import { audit } from './middleware/audit';
@@ -69,7 +70,7 @@ export interface HandlerOptions {
 }
 
 /** The audit trail of the endpoints of this process. */
-const outboxTrail = outboxAuditTrail();
+const outboxTrail = outboxAuditTrail(serviceFrame);
 
 /**
  * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
@@ -99,7 +100,7 @@ export function httpHandler<E extends Endpoint>(
     if (!access) throw new Error(`${endpoint.operationId} declares no access: every endpoint that is not public says who may call it`);
     chain.use({
       before: async ({ event }) => {
-        const principal = await authenticate(event, endpoint);
+        const principal = await authenticate(event, endpoint, await serviceFrame());
         principals.set(event, principal);
         if (access !== 'authenticated') principal.access.require(access.permission, access.scope === 'resource' ? 'anywhere' : access.scope);
       },

@@ -1,8 +1,8 @@
-import { lazily } from '#lib/cache/lazy';
-import { getDatabase } from '#lib/db/client';
+import { lazilyPer } from '#lib/cache/lazy';
+import type { ServiceContext } from '#lib/db/client';
 import { ConflictError, DomainError, Unavailable } from '#lib/errors/domain-errors';
 import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
-import { getSettings } from '#lib/settings/index';
+import type { Settings } from '#lib/settings/index';
 
 import { ApiKeyDecryptionError } from './api-key-encryption';
 import { encryptionKeys, MissingEncryptionKeyError } from './encryption-key';
@@ -19,20 +19,21 @@ export interface StoredModels {
   gateway: GatewayOptions;
 }
 
-const shared = lazily(async (): Promise<StoredModels> => {
-  const settings = await getSettings();
-  const keys = await encryptionKeys(settings).catch((error) => {
+/** The key ring of the settings, read once (from a file or a secret) and kept while the settings are. */
+const keyRingOf = lazilyPer((settings: Settings) =>
+  encryptionKeys(settings).catch((error) => {
     if (error instanceof MissingEncryptionKeyError) throw new Unavailable(error.message);
     throw error;
-  });
+  }),
+);
+
+/** The stored configurations in the database, their keys read with the settings' key ring. */
+export async function storedModels({ database, settings }: ServiceContext): Promise<StoredModels> {
   return {
-    repository: new ModelConfigRepository(await getDatabase(), keys),
+    repository: new ModelConfigRepository(database, await keyRingOf(settings)),
     gateway: { timeouts: callerTargetTimeoutsOf(settings), retries: settings.assistant.providerRetries },
   };
-});
-
-/** The stored configurations of this container (settings, pool and keys), opened on first use. */
-export const storedModels = (): Promise<StoredModels> => shared.get();
+}
 
 /** The stored connection of a kind (undefined: none stored); 409 when its API key cannot be decrypted. */
 export async function connectionOf(repository: ModelConfigRepository, kind: ModelKind): Promise<ModelConnection | undefined> {
@@ -56,13 +57,15 @@ export type LlmAccess = () => Promise<{ connection: ModelConnection; gateway: Ga
  * The stored LLM and the gateway's options, the LLM policy engine's connection; `unavailable` says
  * why the LLM cannot be used (none stored, its key unreadable, no encryption key), which fails the results.
  */
-export const storedLlm: LlmAccess = async () => {
-  try {
-    const { repository, gateway } = await storedModels();
-    const connection = await connectionOf(repository, 'llm');
-    return connection ? { connection, gateway } : { unavailable: `No ${LABEL.llm} configuration is stored: POST /assistant/v1/llm/config to create it` };
-  } catch (error) {
-    if (error instanceof DomainError) return { unavailable: error.message };
-    throw error;
-  }
-};
+export const storedLlm =
+  (ctx: ServiceContext): LlmAccess =>
+  async () => {
+    try {
+      const { repository, gateway } = await storedModels(ctx);
+      const connection = await connectionOf(repository, 'llm');
+      return connection ? { connection, gateway } : { unavailable: `No ${LABEL.llm} configuration is stored: POST /assistant/v1/llm/config to create it` };
+    } catch (error) {
+      if (error instanceof DomainError) return { unavailable: error.message };
+      throw error;
+    }
+  };

@@ -1,6 +1,5 @@
-import { getDatabase } from '#lib/db/client';
+import type { ServiceContext } from '#lib/db/client';
 import { logger } from '#lib/logging/logger';
-import { getSettings } from '#lib/settings/index';
 
 import { dispatchOutbox, platformDelivery } from './outbox-dispatcher';
 
@@ -12,7 +11,7 @@ let again = false;
  * process; a request made meanwhile makes it go round once more. What this misses (a Lambda frozen
  * after its answer, a receiver down) the scheduled dispatcher delivers later.
  */
-export function dispatchInBackground(): void {
+export function dispatchInBackground({ database, settings }: ServiceContext): void {
   if (running) {
     again = true;
     return;
@@ -20,8 +19,7 @@ export function dispatchInBackground(): void {
   running = (async () => {
     do {
       again = false;
-      const settings = await getSettings();
-      await dispatchOutbox(await getDatabase(), platformDelivery(settings));
+      await dispatchOutbox(database, platformDelivery(settings));
     } while (again);
   })()
     .catch((error) => logger.warn({ err: error }, 'background outbox delivery failed; the scheduled dispatcher will retry'))

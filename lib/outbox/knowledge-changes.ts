@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 
-import { type Database, getDatabase } from '#lib/db/client';
+import type { Database, ServiceContext } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
 
@@ -19,11 +19,11 @@ export interface ChangedSource {
  * the background, the message marks them stale, and the scheduled refresher embeds what changed.
  * After the change was committed: a failure here is logged and never fails the call.
  */
-export async function announceKnowledgeChange(...sources: ChangedSource[]): Promise<void> {
+export async function announceKnowledgeChange(ctx: ServiceContext, ...sources: ChangedSource[]): Promise<void> {
   registerIndexSender();
   try {
-    await new OutboxRepository(await getDatabase()).enqueue('index', { sources });
-    dispatchInBackground();
+    await new OutboxRepository(ctx.database).enqueue('index', { sources });
+    dispatchInBackground(ctx);
   } catch (error) {
     logger.warn({ err: error, sources }, 'could not mark the knowledge index stale; the next change or refresh catches up');
   }

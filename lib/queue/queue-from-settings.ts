@@ -1,6 +1,6 @@
 import { timeoutsOf } from '#lib/platform/http-client';
 import { type RuntimeEnvironment, runtimeEnvironment } from '#lib/settings/environment';
-import { getSettings, type Settings, SettingsError } from '#lib/settings/index';
+import { type Settings, SettingsError } from '#lib/settings/index';
 
 import type { JobQueue } from './job-queue';
 import { LocalLambdaQueue } from './local-lambda-queue';
@@ -40,13 +40,4 @@ export function jobQueueOf(settings: Settings, environment: Pick<RuntimeEnvironm
     required(settings, 'workerFunction', 'EVALUATION_WORKER_FUNCTION'),
     timeoutsOf(settings),
   );
-}
-
-let shared: { settings: Settings; queue: JobQueue } | undefined;
-
-/** The queue of this process's settings, made once per settings (resetSettings makes the next one anew). */
-export async function getJobQueue(): Promise<JobQueue> {
-  const settings = await getSettings();
-  if (shared?.settings !== settings) shared = { settings, queue: jobQueueOf(settings) };
-  return shared.queue;
 }

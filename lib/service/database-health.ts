@@ -1,13 +1,13 @@
-import { getDatabase } from '#lib/db/client';
+import type { Database } from '#lib/db/client';
 import { logger } from '#lib/logging/logger';
 
 const PROBE_TIMEOUT_MS = 3000;
 
-/** True when a trivial query answers within a few seconds. */
-export async function databaseReachable(): Promise<boolean> {
+/** True when the pool `open` gives (a pool that cannot be opened is unreachable) answers a trivial query within a few seconds. */
+export async function databaseReachable(open: () => Promise<Database>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    const database = await getDatabase();
+    const database = await open();
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
     });

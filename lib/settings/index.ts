@@ -1,2 +1,2 @@
 export { parseDuration } from './duration';
-export { getSettings, loadSettings, resetSettings, type Settings, SettingsError } from './load';
+export { loadSettings, type Settings, SettingsError } from './load';

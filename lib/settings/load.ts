@@ -4,7 +4,6 @@ import path from 'node:path';
 import parseHocon from '@pushcorn/hocon-parser';
 import type { z } from 'zod';
 
-import { lazily } from '#lib/cache/lazy';
 import { logger } from '#lib/logging/logger';
 
 import { camelCase, type CamelCased } from './camel-case';
@@ -163,14 +162,4 @@ export async function loadSettings(file: string = settingsFilePath(), env: NodeJ
     source: file,
     databaseUrlFromEnvironment: secrets.values.get('DATABASE_URL') ?? (env.DATABASE_URL || undefined),
   });
-}
-
-const loaded = lazily(loadSettings);
-
-/** The settings of this process (or Lambda container), loaded once. */
-export const getSettings = (): Promise<Settings> => loaded.get();
-
-/** Forgets the loaded settings, so that the next getSettings reads the file and the environment again (tests that change them). */
-export function resetSettings(): void {
-  loaded.reset();
 }

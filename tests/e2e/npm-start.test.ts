@@ -67,7 +67,10 @@ describe('npm start', () => {
         expect(offlineChildren(port).filter((args) => args.includes('esbuild'))).toEqual([]);
         // A source change is built and served (here /health made to answer 503 whatever the database).
         const source = path.join(checkout, 'functions', 'service', 'health.ts');
-        writeFileSync(source, readFileSync(source, 'utf8').replace('(await databaseReachable())', '(await databaseReachable()) && false'));
+        writeFileSync(
+          source,
+          readFileSync(source, 'utf8').replace('(await databaseReachable(getDatabase))', '(await databaseReachable(getDatabase)) && false'),
+        );
         await expect.poll(health, { timeout: 120_000, interval: 500 }).toBe(503);
         // A change to the console's sources is built and served by the next request.
         const styleOf = async () => /href="(console\/assets\/[^"]+\.css)"/.exec(await (await fetch(`http://127.0.0.1:${port}/console`)).text())?.[1];

@@ -349,7 +349,7 @@ describe('tools the LLM can call', () => {
   });
 
   it('stops the provider call in flight when the function runs out of time, and stores no turn', async () => {
-    const database = await import('#lib/db/client').then(({ getDatabase }) => getDatabase());
+    const database = await import('#lib/db/shared-database').then(({ getDatabase }) => getDatabase());
     const conversations = () => database.sql.unsafe(`select id from ${SCHEMA}.conversations`);
     const before = await conversations();
     fake.scriptChat(toolCalls({ name: 'find_policies', arguments: {} }), { hang: true });

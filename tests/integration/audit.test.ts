@@ -179,7 +179,7 @@ describe('audit records', () => {
     await offDatabase.close();
     expect(auditRecords()).toHaveLength(0);
     expect(before).toBe(0);
-    const { closeSharedDatabase } = await import('#lib/db/client');
+    const { closeSharedDatabase } = await import('#lib/db/shared-database');
     await closeSharedDatabase();
   });
 });

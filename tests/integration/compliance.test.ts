@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Database } from '#lib/db/client';
 import { getComplianceTrend, recordComplianceDays } from '#lib/governance/compliance/compliance-service';
+import { governance } from '#lib/governance/composition';
 import { type NewResult, ResultRepository } from '#lib/governance/evaluation/result-repository';
 
 import type * as complianceModule from '../../functions/governance/compliance';
@@ -117,7 +118,7 @@ describe('compliance of an empty database', () => {
       topFailingPolicies: [],
     });
     expect(await recordComplianceDays(database, NOW)).toBe(0);
-    const days = await getComplianceTrend({ days: 3 }, NOW);
+    const days = await getComplianceTrend(await governance(), { days: 3 }, NOW);
     expect(days).toEqual({
       from: '2026-11-03',
       to: '2026-11-05',
@@ -227,14 +228,14 @@ describe('compliance over the newest result of each (policy, resource, environme
   });
 
   it('records each past day from the history, once, and answers the trend per day with today live', async () => {
-    const before = await getComplianceTrend({ from: '2026-10-31', to: '2026-11-05' }, NOW);
+    const before = await getComplianceTrend(await governance(), { from: '2026-10-31', to: '2026-11-05' }, NOW);
     // Before any day is recorded: the day before the first result is empty, the others unknown, today live.
     expect(before.days.map((entry) => entry.resources && entry.resources.total)).toEqual([0, null, null, null, null, 7]);
 
     expect(await recordComplianceDays(database, NOW)).toBe(4);
     expect(await recordComplianceDays(database, NOW)).toBe(0);
 
-    const after = await getComplianceTrend({ from: '2026-10-31', to: '2026-11-05' }, NOW);
+    const after = await getComplianceTrend(await governance(), { from: '2026-10-31', to: '2026-11-05' }, NOW);
     expect(after).toEqual({
       from: '2026-10-31',
       to: '2026-11-05',
@@ -250,12 +251,12 @@ describe('compliance over the newest result of each (policy, resource, environme
         { date: '2026-11-05', resources: resources({ ok: 3, warning: 1, error: 2, failed: 1 }) },
       ],
     });
-    const production = await getComplianceTrend({ environment: 'production', from: '2026-11-02', to: '2026-11-03' }, NOW);
+    const production = await getComplianceTrend(await governance(), { environment: 'production', from: '2026-11-02', to: '2026-11-03' }, NOW);
     expect(production.days).toEqual([
       { date: '2026-11-02', resources: resources({ ok: 1, warning: 1, error: 2 }) },
       { date: '2026-11-03', resources: resources({ ok: 2, warning: 1, error: 2 }) },
     ]);
-    const outputports = await getComplianceTrend({ resourceType: 'outputport', days: 4 }, NOW);
+    const outputports = await getComplianceTrend(await governance(), { resourceType: 'outputport', days: 4 }, NOW);
     expect(outputports.days.map((entry) => entry.resources?.failing)).toEqual([0, 1, 1, 1]);
   });
 

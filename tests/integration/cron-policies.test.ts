@@ -4,10 +4,11 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 
 import type { Database } from '#lib/db/client';
+import { governance } from '#lib/governance/composition';
 import { dispatchDueCronPolicies } from '#lib/governance/scheduling/cron-dispatcher';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 import type { Notification } from '#lib/platform/notifications';
-import { resetSettings } from '#lib/settings/index';
+import { resetSettings } from '#lib/settings/shared-settings';
 import { runStartupTasks } from '#lib/startup/startup-tasks';
 
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
@@ -154,11 +155,11 @@ describe('scheduling', () => {
     const publishReports = (await reportsOf(policy.id)).length;
     lambda.reset();
     // Not due yet.
-    expect((await dispatchDueCronPolicies(new Date(nextRun.getTime() - 1000))).started).toEqual([]);
+    expect((await dispatchDueCronPolicies(await governance(), new Date(nextRun.getTime() - 1000))).started).toEqual([]);
     expect(lambda.requests).toHaveLength(0);
 
     const tick = new Date(nextRun.getTime() + 1000);
-    const { started } = await dispatchDueCronPolicies(tick);
+    const { started } = await dispatchDueCronPolicies(await governance(), tick);
     expect(started).toEqual([{ entityId: policy.id, reportId: expect.any(String) }]);
     const after = await schedule(policy.id);
     expect(new Date(after.next_run_at).getTime()).toBe(nextRun.getTime() + 5 * 60_000);
@@ -171,14 +172,14 @@ describe('scheduling', () => {
     expect(reports).toHaveLength(publishReports + 1);
     expect(reports.at(-1)).toMatchObject({ id: started[0].reportId, status: 'completed', cause: 'schedule', outcome: 'ok' });
     // The same tick again runs nothing.
-    expect((await dispatchDueCronPolicies(tick)).started).toEqual([]);
+    expect((await dispatchDueCronPolicies(await governance(), tick)).started).toEqual([]);
   });
 
   it('two dispatchers racing on the same due policy start one run', async () => {
     const policy = await cronPolicy();
     await publish(policy.id);
     const tick = minutesFromNow(6);
-    const [a, b] = await Promise.all([dispatchDueCronPolicies(tick), dispatchDueCronPolicies(tick)]);
+    const [a, b] = await Promise.all([dispatchDueCronPolicies(await governance(), tick), dispatchDueCronPolicies(await governance(), tick)]);
     expect([...a.started, ...b.started]).toHaveLength(1);
     expect((await reportsOf(policy.id)).filter((report) => report.cause === 'schedule')).toHaveLength(1);
   });
@@ -189,9 +190,9 @@ describe('scheduling', () => {
     // Down for an hour: twelve ticks missed.
     await database.sql.unsafe(`update "${SCHEMA}".cron_schedules set next_run_at = now() - interval '1 hour' where entity_id = $1`, [policy.id]);
     const now = new Date();
-    expect((await dispatchDueCronPolicies(now)).started).toHaveLength(1);
+    expect((await dispatchDueCronPolicies(await governance(), now)).started).toHaveLength(1);
     expect(new Date((await schedule(policy.id)).next_run_at).getTime()).toBeGreaterThan(now.getTime());
-    expect((await dispatchDueCronPolicies(now)).started).toEqual([]);
+    expect((await dispatchDueCronPolicies(await governance(), now)).started).toEqual([]);
     expect((await reportsOf(policy.id)).filter((report) => report.cause === 'schedule')).toHaveLength(1);
   });
 });
@@ -203,7 +204,7 @@ describe('the schedule follows the lifecycle', () => {
     expect(await schedule(policy.id)).toBeDefined();
     expect((await move(policy.id, 'disabled')).status).toBe(200);
     expect(await schedule(policy.id)).toBeUndefined();
-    expect((await dispatchDueCronPolicies(minutesFromNow(60))).started).toEqual([]);
+    expect((await dispatchDueCronPolicies(await governance(), minutesFromNow(60))).started).toEqual([]);
     expect((await move(policy.id, 'enabled')).status).toBe(200);
     expect(await schedule(policy.id)).toMatchObject({ entity_version: 1 });
     expect((await move(policy.id, 'grace')).status).toBe(200);
@@ -257,7 +258,7 @@ describe('the schedule follows the lifecycle', () => {
       `insert into "${SCHEMA}".cron_schedules (entity_id, entity_version, cron_expression, next_run_at) values ($1, 1, $2, now() - interval '1 minute')`,
       [stale.id, EVERY_FIVE_MINUTES],
     );
-    expect(await dispatchDueCronPolicies()).toEqual({ started: [], unscheduled: 1 });
+    expect(await dispatchDueCronPolicies(await governance())).toEqual({ started: [], unscheduled: 1 });
     expect(await schedule(stale.id)).toBeUndefined();
   });
 });
@@ -319,7 +320,7 @@ describe('failures of a scheduled run', () => {
     expect(sentEvents()).toHaveLength(0);
     expect(failureNotifications()).toHaveLength(0);
 
-    const { started } = await dispatchDueCronPolicies(minutesFromNow(6));
+    const { started } = await dispatchDueCronPolicies(await governance(), minutesFromNow(6));
     await deliverAll();
     await flushOutbox();
     expect(sentEvents()).toHaveLength(1);
@@ -339,7 +340,7 @@ describe('failures of a scheduled run', () => {
     events.reset();
     notifications.reset();
     perimeter[1].content = 'id: dp-2\nowner: bob\n';
-    await dispatchDueCronPolicies(minutesFromNow(11));
+    await dispatchDueCronPolicies(await governance(), minutesFromNow(11));
     await deliverAll();
     await flushOutbox();
     expect(sentEvents()).toHaveLength(0);
@@ -363,7 +364,7 @@ describe('failures of a scheduled run', () => {
     });
     expect(waiver.status).toBe(201);
     await publish(policy.id);
-    const { started } = await dispatchDueCronPolicies(minutesFromNow(6));
+    const { started } = await dispatchDueCronPolicies(await governance(), minutesFromNow(6));
     await deliverAll();
     await flushOutbox();
     expect(sentEvents()).toHaveLength(0);
@@ -383,7 +384,7 @@ describe('failures of a scheduled run', () => {
     await deliverAll();
     resolverDown = true;
     events.answer({ status: 503 });
-    const { started } = await dispatchDueCronPolicies(minutesFromNow(6));
+    const { started } = await dispatchDueCronPolicies(await governance(), minutesFromNow(6));
     const before = lambda.requests.length;
     await deliverAll();
     expect(lambda.requests).toHaveLength(before);
@@ -426,7 +427,7 @@ describe('an LLM policy on a schedule', () => {
     const judgements = () => model.requests.filter((request) => request.path.endsWith('/chat/completions'));
     expect(judgements()).toHaveLength(2);
 
-    const { started } = await dispatchDueCronPolicies(minutesFromNow(6));
+    const { started } = await dispatchDueCronPolicies(await governance(), minutesFromNow(6));
     await deliverAll();
     expect((await reportsOf(policy.id)).at(-1)).toMatchObject({ id: started[0].reportId, status: 'completed', cause: 'schedule', outcome: 'error' });
     const outcomes = await database.sql.unsafe(`select resource_id, outcome from "${SCHEMA}".evaluation_results where report_id = $1 order by resource_id`, [

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { openDatabase } from '#lib/db/client';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
-import { resetSettings } from '#lib/settings/index';
+import { resetSettings } from '#lib/settings/shared-settings';
 
 import type * as policiesModule from '../../functions/governance/policies';
 import type * as evaluationWorkerModule from '../../functions/workers/evaluation-worker';

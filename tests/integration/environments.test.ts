@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { Database } from '#lib/db/client';
+import { governance } from '#lib/governance/composition';
 import { logger } from '#lib/logging/logger';
 import { runStartupTasks } from '#lib/startup/startup-tasks';
 
@@ -82,7 +83,7 @@ describe('environments at start', () => {
       /^fetch failed \(Reading from 127\.0\.0\.1:\d+ timed out after 300 ms \(http\.client-read-timeout\)\); 2 kept from an earlier start$/,
     );
     const { requireKnownEnvironment } = await import('#lib/governance/environments/environment-service');
-    await expect(requireKnownEnvironment('production')).resolves.toBeUndefined();
+    await expect(requireKnownEnvironment(await governance(), 'production')).resolves.toBeUndefined();
   });
 
   it('report a refused secret clearly, without retrying it', async () => {
@@ -104,7 +105,7 @@ describe('the environment of a request', () => {
     const { requireKnownEnvironment } = await import('#lib/governance/environments/environment-service');
     const { InvalidInput } = await import('#lib/errors/domain-errors');
     const { problemOfDomainError } = await import('#lib/http/domain-problems');
-    const error = await requireKnownEnvironment('staging', 'resource.environment').catch((caught: unknown) => caught);
+    const error = await requireKnownEnvironment(await governance(), 'staging', 'resource.environment').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidInput);
     expect(error).toMatchObject({ errors: [{ path: 'resource.environment', message: 'unknown environment "staging"; known: development, production' }] });
     expect(problemOfDomainError(error)?.status).toBe(400);
@@ -117,7 +118,7 @@ describe('the environment of a request', () => {
     const { requireKnownEnvironment } = await import('#lib/governance/environments/environment-service');
     const { Unavailable } = await import('#lib/errors/domain-errors');
     const { problemOfDomainError } = await import('#lib/http/domain-problems');
-    const error = await requireKnownEnvironment('production').catch((caught: unknown) => caught);
+    const error = await requireKnownEnvironment(await governance(), 'production').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Unavailable);
     expect(error).toMatchObject({ message: expect.stringContaining('No environments are known') });
     expect(problemOfDomainError(error)?.status).toBe(503);
@@ -130,6 +131,6 @@ describe('the environment of a request', () => {
     expect(report.tasks.environments).toBe('1 from the settings');
     expect(platform.requests).toHaveLength(0);
     const { requireKnownEnvironment } = await import('#lib/governance/environments/environment-service');
-    await expect(requireKnownEnvironment('local')).resolves.toBeUndefined();
+    await expect(requireKnownEnvironment(await governance(), 'local')).resolves.toBeUndefined();
   });
 });

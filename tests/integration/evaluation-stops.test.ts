@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Database } from '#lib/db/client';
+import { governance } from '#lib/governance/composition';
 import { runAbandonedReports } from '#lib/governance/evaluation/evaluation-runner';
 
 import type * as evaluationModule from '../../functions/governance/evaluation';
@@ -106,7 +107,7 @@ describe('an evaluation run in the process of a call', () => {
     await database.sql.unsafe(
       `update ${SCHEMA}.governance_entities set remote_engine_url = '${engine.url}/ok' where remote_engine_url = '${engine.url}/hang-then-ok'`,
     );
-    await runAbandonedReports();
+    await runAbandonedReports(await governance());
     expect(await report(id)).toMatchObject({ status: 'completed' });
     expect(await resultCount(id)).toBe(1);
   });

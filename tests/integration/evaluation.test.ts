@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Database } from '#lib/db/client';
+import { governance } from '#lib/governance/composition';
 import { runAbandonedReports } from '#lib/governance/evaluation/evaluation-runner';
 import type { EvaluationResult } from '#lib/governance/evaluation/report';
 
@@ -486,7 +487,7 @@ describe('runs that were lost', () => {
     await database.sql.unsafe(
       `update ${SCHEMA}.evaluation_reports set status = 'running', lease_until = now() - interval '1 second', outcome = null where id = '${body.id}'`,
     );
-    expect(await runAbandonedReports()).toBeGreaterThanOrEqual(1);
+    expect(await runAbandonedReports(await governance())).toBeGreaterThanOrEqual(1);
     const report = await readReport(body.id);
     expect(report.body).toMatchObject({ status: 'completed', outcome: 'ok' });
     expect(report.body.evaluationResults).toHaveLength(1);
@@ -505,7 +506,7 @@ describe('runs that were lost', () => {
       await database.sql.unsafe(
         `update ${SCHEMA}.evaluation_reports set status = 'running', lease_until = now() - interval '1 second', outcome = null, attempts = ${attempts} where id = '${id}'`,
       );
-    await runAbandonedReports();
+    await runAbandonedReports(await governance());
     expect((await readReport(poison)).body).toMatchObject({
       status: 'failed',
       error: 'the evaluation was started 5 times and never finished (evaluation.max-attempts is 5)',
@@ -513,7 +514,7 @@ describe('runs that were lost', () => {
     expect((await readReport(retried)).body).toMatchObject({ status: 'completed', outcome: 'ok' });
     // Given up for good: the sweeper leaves it alone from now on.
     const [{ attempts }] = await database.sql.unsafe(`select attempts from ${SCHEMA}.evaluation_reports where id = '${poison}'`);
-    await runAbandonedReports();
+    await runAbandonedReports(await governance());
     expect((await database.sql.unsafe(`select attempts, status from ${SCHEMA}.evaluation_reports where id = '${poison}'`))[0]).toEqual({
       attempts,
       status: 'failed',

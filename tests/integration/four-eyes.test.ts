@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '#lib/authorization/roles';
 import type { Database } from '#lib/db/client';
 import type { Approval } from '#lib/governance/approvals/approval';
+import { governance } from '#lib/governance/composition';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 
 import type * as approvalsModule from '../../functions/governance/approvals';
@@ -296,7 +297,7 @@ describe('four-eyes', () => {
     // Its date comes (moved in the database): the scheduler enables the version, as the rollout's author.
     await database.sql.unsafe(`update ${SCHEMA}.rollouts set enable_at = now() - interval '1 second' where entity_id = $1`, [id]);
     const { runDueRollouts } = await import('#lib/governance/rollouts/rollout-service');
-    expect(await runDueRollouts()).toMatchObject({ enabled: 1, failed: 0 });
+    expect(await runDueRollouts(await governance())).toMatchObject({ enabled: 1, failed: 0 });
     expect(await entityRow(id)).toEqual([{ version: 1, status: 'enabled' }]);
     expect((await rollout()).body).toMatchObject({ status: 'done', endedBy: 'rollout-scheduler' });
   });

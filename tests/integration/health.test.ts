@@ -10,7 +10,7 @@ async function health(databaseUrl: string) {
   vi.stubEnv('DATABASE_URL', databaseUrl);
   const { getHealth } = await import('../../functions/service/health');
   const response = await getHealth(apiGatewayEvent({ method: 'GET', path: '/health' }), lambdaContext());
-  const { closeSharedDatabase } = await import('#lib/db/client');
+  const { closeSharedDatabase } = await import('#lib/db/shared-database');
   await closeSharedDatabase();
   return { status: response.statusCode, body: JSON.parse(response.body ?? 'null') };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { Database } from '#lib/db/client';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
-import { resetSettings } from '#lib/settings/index';
+import { resetSettings } from '#lib/settings/shared-settings';
 
 import type * as impactModule from '../../functions/governance/impact-reports';
 import type * as metricsModule from '../../functions/governance/metrics';

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openApiDocument } from '#lib/api/openapi-document';
 import { type Permission, type Role, ROLE_PERMISSIONS, ROLES } from '#lib/authorization/roles';
+import { governance } from '#lib/governance/composition';
 import type { HttpHandler } from '#lib/http/handler';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 
@@ -116,7 +117,7 @@ async function inGrace(kind: 'Policy' | 'Metric'): Promise<string> {
 
 async function pendingApproval(): Promise<string> {
   const { requestPublish } = await import('#lib/governance/approvals/approval-service');
-  return (await requestPublish('policy', await entity('Policy'), 'someone-else')).id;
+  return (await requestPublish(await governance(), 'policy', await entity('Policy'), 'someone-else')).id;
 }
 
 const entityCalls = (kind: 'Policy' | 'Metric'): Record<string, () => Promise<Call>> => {

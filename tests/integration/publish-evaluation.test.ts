@@ -4,7 +4,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { Database } from '#lib/db/client';
-import { resetSettings } from '#lib/settings/index';
+import { resetSettings } from '#lib/settings/shared-settings';
 
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
 import type * as evaluationModule from '../../functions/governance/evaluation';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { Database } from '#lib/db/client';
-import { resetSettings } from '#lib/settings/index';
+import { resetSettings } from '#lib/settings/shared-settings';
 
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';

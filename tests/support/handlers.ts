@@ -25,13 +25,13 @@ export async function useHandlersOn(schema: string, overrides = '', databaseUrl 
   vi.stubEnv('EVALUATION_QUEUE_MAX_RECEIVES', '5');
   vi.stubEnv('EVALUATION_WORKER_FUNCTION', 'computational-governance-platform-test-evaluation-worker');
   vi.stubEnv('LOCAL_LAMBDA_ENDPOINT', 'http://127.0.0.1:9');
-  const { resetSettings } = await import('#lib/settings/index');
+  const { resetSettings } = await import('#lib/settings/shared-settings');
   resetSettings();
 }
 
 /** Undoes useHandlersOn: closes the handlers' pool and restores the environment. */
 export async function releaseHandlers(): Promise<void> {
-  const { closeSharedDatabase } = await import('#lib/db/client');
+  const { closeSharedDatabase } = await import('#lib/db/shared-database');
   await closeSharedDatabase();
   vi.unstubAllEnvs();
 }

@@ -29,3 +29,15 @@ describe('the layer rule', () => {
     expect(await violationsIn('lib/governance/policies/entity.ts')).toEqual([]);
   });
 });
+
+describe('wired, not pulled', () => {
+  it('fails a service that reads the process settings itself', async () => {
+    expect(await violationsIn('lib/governance/exceptions/exception-service.ts')).toEqual([
+      'wired-not-pulled: lib/governance/exceptions/exception-service.ts -> lib/settings/shared-settings.ts',
+    ]);
+  });
+
+  it('lets a composition module read them', async () => {
+    expect(await violationsIn('lib/governance/composition.ts')).toEqual([]);
+  });
+});

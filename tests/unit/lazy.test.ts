@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { lazily } from '#lib/cache/lazy';
+import { lazily, lazilyPer } from '#lib/cache/lazy';
 
 describe('lazily', () => {
   it('makes the value once, on first use, and keeps it', async () => {
@@ -29,5 +29,22 @@ describe('lazily', () => {
     expect(await value.reset()).toBe(1);
     expect(value.reset()).toBeUndefined();
     expect(await value.get()).toBe(2);
+  });
+});
+
+describe('lazilyPer', () => {
+  it('makes one value per key, on first use, and forgets a making that failed', async () => {
+    let made = 0;
+    const first = {};
+    const second = {};
+    const value = lazilyPer(async (key: object) => {
+      made += 1;
+      if (key === second && made === 2) throw new Error('no key ring yet');
+      return made;
+    });
+    expect(await Promise.all([value(first), value(first)])).toEqual([1, 1]);
+    await expect(value(second)).rejects.toThrow('no key ring yet');
+    expect(await value(second)).toBe(3);
+    expect(await value(first)).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import type { GovernanceContext } from '#lib/governance/context';
 import type { GatewayOptions, ToolDefinition } from '#lib/llm/llm-gateway';
 import type { ModelConnection } from '#lib/llm/model-config-repository';
 
@@ -7,6 +8,8 @@ import type { CuePolicyDraft } from '../assistant-contracts';
 
 /** What a tool may use besides its arguments: the chat's LLM and how to call it (with the request's signal). */
 export interface ToolContext {
+  /** Governance, whose data the tools read. */
+  readonly governance: GovernanceContext;
   readonly llm: ModelConnection;
   readonly gateway: GatewayOptions;
   /** assistant.tools.draft-repairs */

@@ -68,7 +68,7 @@ async function tryOn(cueScript: string, check: Extract<CueScriptCheck, { ok: tru
   const [[result]] = await evaluateEntities(
     [{ id: 'draft', version: 0, kind: 'policy', engine: 'cue', cueScript, requireConcrete: true, remoteEngineUrl: null, evaluator: check.evaluator }],
     [{ id: 'sample', resourceType: 'sample', descriptor: sample.value, content: sample.text }],
-    signal,
+    { signal },
   );
   return { satisfiesPolicy: result.satisfiesPolicy, errors: result.errors };
 }

@@ -64,8 +64,8 @@ export const findPolicies: AssistantTool<z.output<typeof findPoliciesArguments>>
     'Lists the governance policies (or metrics) of the platform, the newest version of each, filtered as GET /v1/computational-governance/policies is: ' +
     'id, name, version, status, engine, resource type, environment, severity; and how many match in all.',
   arguments: findPoliciesArguments,
-  async run({ kind, limit, offset, ...filters }) {
-    const { data, meta } = await listEntities(kind, filters, { limit, offset });
+  async run({ kind, limit, offset, ...filters }, context) {
+    const { data, meta } = await listEntities(context.governance, kind, filters, { limit, offset });
     return { result: { total: meta.pagination.total, [kind === 'policy' ? 'policies' : 'metrics']: data.map(compactEntity) } };
   },
 };
@@ -87,8 +87,8 @@ export const latestResults: AssistantTool<z.output<typeof latestResultsArguments
     'The latest evaluation result of each (policy, resource, environment) for a resource, a policy, or both: outcome, whether it satisfies the policy, ' +
     'its errors; newest first, and how many match in all.',
   arguments: latestResultsArguments,
-  async run({ limit, offset, ...filters }) {
-    const { data, meta } = await listResults({ ...filters, latest: true }, { limit, offset });
+  async run({ limit, offset, ...filters }, context) {
+    const { data, meta } = await listResults(context.governance, { ...filters, latest: true }, { limit, offset });
     return { result: { total: meta.pagination.total, results: data.map(compactResult) } };
   },
 };
@@ -121,13 +121,13 @@ export const explainResult: AssistantTool<z.output<typeof explainResultArguments
     'Explains the latest result of a policy for a resource (in each environment, or the one given): its errors, with the text of the policy version ' +
     'that produced them (its CUE script, LLM rule, or remote engine).',
   arguments: explainResultArguments,
-  async run({ policyId, resourceId, environment }) {
-    const { data } = await listResults({ policyId, resourceId, environment, latest: true }, { limit: 10, offset: 0 });
+  async run({ policyId, resourceId, environment }, context) {
+    const { data } = await listResults(context.governance, { policyId, resourceId, environment, latest: true }, { limit: 10, offset: 0 });
     if (data.length === 0) throw new NotFoundError(`No result of the policy ${policyId} for the resource ${resourceId} is recorded`);
     const versions = new Map(data.map((result) => [result.governanceEntityVersion, result.governanceEntityType]));
     const policies = await Promise.all(
       [...versions].map(([version, kind]) =>
-        getEntity(kind, policyId, version).then(policyText, (error) => {
+        getEntity(context.governance, kind, policyId, version).then(policyText, (error) => {
           // A deleted policy keeps its results: they are explained without its text.
           if (error instanceof NotFoundError) return { id: policyId, version, deleted: true };
           throw error;

@@ -1,14 +1,13 @@
 import type { Scope } from '#lib/authorization/access';
 import { fourEyesEnabled } from '#lib/authorization/caller-access';
-import { getDatabase } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { ConflictError, ForbiddenError, NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 import { notificationOf } from '#lib/platform/notifications';
-import { getSettings } from '#lib/settings/index';
 
+import type { GovernanceContext } from '../context';
 import type { ExceptionInput } from '../exceptions/exception';
 import { checkNewException, createException } from '../exceptions/exception-service';
 import { impactForApproval } from '../impact/impact-service';
@@ -54,6 +53,7 @@ const NOUN: Record<ApprovalKind, string> = { publish: 'publishing', status: 'sta
 
 /** Writes the request and tells the approvers in its scope, in one transaction. */
 async function record(
+  ctx: GovernanceContext,
   kind: ApprovalKind,
   entity: EntityRow,
   environment: string | null,
@@ -61,8 +61,8 @@ async function record(
   diff: ApprovalDiff,
   requester: string,
 ): Promise<Approval> {
-  const database = await getDatabase();
-  const settings = await getSettings();
+  const database = ctx.database;
+  const settings = ctx.settings;
   const approvals = new ApprovalRepository(database);
   const pending = await approvals.pendingFor(kind, entity.id);
   if (pending && kind !== 'exception')
@@ -86,6 +86,7 @@ async function record(
       tx,
     );
     await notify(
+      ctx,
       tx,
       created,
       'approval-requested-event',
@@ -94,40 +95,55 @@ async function record(
     );
     return created;
   });
-  dispatchInBackground();
+  dispatchInBackground(ctx);
   return representApproval(row);
 }
 
 async function notify(
+  ctx: GovernanceContext,
   tx: Transaction,
   row: ApprovalRow,
   event: 'approval-requested-event' | 'approval-decided-event',
   message: string,
   recipients: { subjects: string[]; groups: string[] },
 ) {
-  const notification = notificationOf(await getSettings(), event, { id: row.entityId, name: row.entityName, type: row.entityKind }, message);
+  const notification = notificationOf(ctx.settings, event, { id: row.entityId, name: row.entityName, type: row.entityKind }, message);
   if (!notification) return;
   const approval = { id: row.id, kind: row.kind, status: row.status, requestedBy: row.requestedBy, decidedBy: row.decidedBy };
-  await new OutboxRepository(await getDatabase()).enqueue('notification', { ...notification, recipients, approval }, tx);
+  await new OutboxRepository(ctx.database).enqueue('notification', { ...notification, recipients, approval }, tx);
 }
 
 /** The version enabled or in grace now, if any. */
-async function enforcedVersion(kind: EntityKind, id: string): Promise<EntityRow | undefined> {
-  const versions = await new EntityRepository(await getDatabase()).versions(kind, id);
+async function enforcedVersion(ctx: GovernanceContext, kind: EntityKind, id: string): Promise<EntityRow | undefined> {
+  const versions = await new EntityRepository(ctx.database).versions(kind, id);
   return versions.find((version) => ACTIVE_STATUSES.includes(version.status));
 }
 
-async function requestEntityChange(kind: EntityKind, requested: EntityRow, to: EntityStatus, approvalKind: 'publish' | 'status', requester: string) {
-  const enforced = await enforcedVersion(kind, requested.id);
+async function requestEntityChange(
+  ctx: GovernanceContext,
+  kind: EntityKind,
+  requested: EntityRow,
+  to: EntityStatus,
+  approvalKind: 'publish' | 'status',
+  requester: string,
+) {
+  const enforced = await enforcedVersion(ctx, kind, requested.id);
   const representation = represent(requested);
   const request: EntityRequest = { version: requested.version, fingerprint: fingerprintOf(representation), from: requested.status, to };
-  const diff = await withImpact(kind, requested, to, entityDiff(enforced ? represent(enforced) : null, representation, to), requester);
-  return record(approvalKind, requested, requested.environment, { ...request }, diff, requester);
+  const diff = await withImpact(ctx, kind, requested, to, entityDiff(enforced ? represent(enforced) : null, representation, to), requester);
+  return record(ctx, approvalKind, requested, requested.environment, { ...request }, diff, requester);
 }
 
 /** A request that would enable a version carries its impact report, so that an approver decides on figures. */
-async function withImpact(kind: EntityKind, version: EntityRow, to: EntityStatus, diff: ApprovalDiff, requester: string): Promise<ApprovalDiff> {
-  return to === 'enabled' ? { ...diff, impactReportId: await impactForApproval(kind, version, requester) } : diff;
+async function withImpact(
+  ctx: GovernanceContext,
+  kind: EntityKind,
+  version: EntityRow,
+  to: EntityStatus,
+  diff: ApprovalDiff,
+  requester: string,
+): Promise<ApprovalDiff> {
+  return to === 'enabled' ? { ...diff, impactReportId: await impactForApproval(ctx, kind, version, requester) } : diff;
 }
 
 /** The 202 answer of a change that became a request: the request, at its Location. */
@@ -138,16 +154,22 @@ export const requestedAnswer = (approval: Approval) => ({
 });
 
 /** Whether changes of what the gate enforces are requests (authorization.four-eyes.enabled). */
-export const fourEyesOn = async () => fourEyesEnabled(await getSettings());
+export const fourEyesOn = (ctx: GovernanceContext) => fourEyesEnabled(ctx.settings);
 
 /** Four-eyes: publishing the newest version becomes a request. */
-export async function requestPublish(kind: EntityKind, id: string, requester: string): Promise<Approval> {
-  return requestEntityChange(kind, await readEntityRow(kind, id), 'enabled', 'publish', requester);
+export async function requestPublish(ctx: GovernanceContext, kind: EntityKind, id: string, requester: string): Promise<Approval> {
+  return requestEntityChange(ctx, kind, await readEntityRow(ctx, kind, id), 'enabled', 'publish', requester);
 }
 
 /** Four-eyes: a status move becomes a request (a move the lifecycle refuses is 409 now, not at approval). */
-export async function requestStatusMove(kind: EntityKind, id: string, move: { to: EntityStatus; version?: number }, requester: string): Promise<Approval> {
-  const current = await readEntityRow(kind, id, move.version);
+export async function requestStatusMove(
+  ctx: GovernanceContext,
+  kind: EntityKind,
+  id: string,
+  move: { to: EntityStatus; version?: number },
+  requester: string,
+): Promise<Approval> {
+  const current = await readEntityRow(ctx, kind, id, move.version);
   if (!canMove(current.status, move.to)) {
     const allowed = allowedMoves(current.status);
     throw new ConflictError(`A ${kind} in status ${current.status} cannot move to ${move.to}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`, {
@@ -155,47 +177,47 @@ export async function requestStatusMove(kind: EntityKind, id: string, move: { to
       allowedStatuses: allowed,
     });
   }
-  return requestEntityChange(kind, current, move.to, 'status', requester);
+  return requestEntityChange(ctx, kind, current, move.to, 'status', requester);
 }
 
 /** Four-eyes: a dated rollout (the version in grace to enabled at a date) becomes a request, checked now as scheduling it would be. */
-export async function requestRollout(kind: EntityKind, id: string, input: RolloutInput, requester: string): Promise<Approval> {
-  const target = await rolloutTarget(kind, id, input);
-  const enforced = await enforcedVersion(kind, id);
+export async function requestRollout(ctx: GovernanceContext, kind: EntityKind, id: string, input: RolloutInput, requester: string): Promise<Approval> {
+  const target = await rolloutTarget(ctx, kind, id, input);
+  const enforced = await enforcedVersion(ctx, kind, id);
   const representation = represent(target);
   const request = { version: target.version, fingerprint: fingerprintOf(representation), from: target.status, to: 'enabled', ...input };
-  const diff = await withImpact(kind, target, 'enabled', entityDiff(enforced ? represent(enforced) : null, representation, 'enabled'), requester);
-  return record('rollout', target, target.environment, request, diff, requester);
+  const diff = await withImpact(ctx, kind, target, 'enabled', entityDiff(enforced ? represent(enforced) : null, representation, 'enabled'), requester);
+  return record(ctx, 'rollout', target, target.environment, request, diff, requester);
 }
 
 /** Four-eyes: a new exception becomes a request, checked now as its creation would be; it waives nothing until approved. */
-export async function requestException(input: ExceptionInput, requester: string): Promise<Approval> {
-  const { entity } = await checkNewException(input);
-  return record('exception', entity, input.environment ?? null, { ...input }, exceptionDiff(input), requester);
+export async function requestException(ctx: GovernanceContext, input: ExceptionInput, requester: string): Promise<Approval> {
+  const { entity } = await checkNewException(ctx, input);
+  return record(ctx, 'exception', entity, input.environment ?? null, { ...input }, exceptionDiff(input), requester);
 }
 
-async function readApproval(id: string): Promise<ApprovalRow> {
-  const row = await new ApprovalRepository(await getDatabase()).find(id);
+async function readApproval(ctx: GovernanceContext, id: string): Promise<ApprovalRow> {
+  const row = await new ApprovalRepository(ctx.database).find(id);
   if (!row) throw new NotFoundError(`No request has the id ${id}`);
   return row;
 }
 
-export const getApproval = async (id: string): Promise<Approval> => representApproval(await readApproval(id));
+export const getApproval = async (ctx: GovernanceContext, id: string): Promise<Approval> => representApproval(await readApproval(ctx, id));
 
-export async function listApprovals(filters: ApprovalFilters, pagination: Pagination) {
-  const { rows, total } = await new ApprovalRepository(await getDatabase()).list(filters, pagination);
+export async function listApprovals(ctx: GovernanceContext, filters: ApprovalFilters, pagination: Pagination) {
+  const { rows, total } = await new ApprovalRepository(ctx.database).list(filters, pagination);
   return listBody(rows.map(representApproval), pagination, total);
 }
 
 /** What deciding a request acts on: the resource type and environment of its entity. */
-export async function scopeOfApproval(id: string): Promise<Scope> {
-  const row = await readApproval(id);
+export async function scopeOfApproval(ctx: GovernanceContext, id: string): Promise<Scope> {
+  const row = await readApproval(ctx, id);
   return { resourceType: row.resourceType, environment: row.environment };
 }
 
 /** The request as it must be to be decided by `decider`: pending, and someone else's. */
-async function decidable(id: string, decider: string): Promise<ApprovalRow> {
-  const row = await readApproval(id);
+async function decidable(ctx: GovernanceContext, id: string, decider: string): Promise<ApprovalRow> {
+  const row = await readApproval(ctx, id);
   if (row.requestedBy === decider)
     throw new ForbiddenError('Four-eyes: a request is decided by someone other than the person who made it, whatever their roles', {
       rule: 'four-eyes',
@@ -218,14 +240,15 @@ function requireAsRequested(row: EntityRow, request: EntityRequest) {
  * requester through the outbox in the same transaction; 409 when the request was decided or expired meanwhile.
  */
 async function decide(
+  ctx: GovernanceContext,
   tx: Transaction,
   id: string,
   decision: { status: 'approved' | 'rejected'; decidedBy: string; comment: string | null; outcome: Record<string, unknown> | null },
 ): Promise<ApprovalRow> {
-  const row = await new ApprovalRepository(await getDatabase()).decide(id, decision, tx);
+  const row = await new ApprovalRepository(ctx.database).decide(id, decision, tx);
   if (!row) throw new ConflictError('The request was decided, or expired, meanwhile');
   const message = `${row.decidedBy} ${row.status} the ${NOUN[row.kind]} request of the ${row.entityKind} "${row.entityName}"`;
-  await notify(tx, row, 'approval-decided-event', message, { subjects: [row.requestedBy], groups: [] });
+  await notify(ctx, tx, row, 'approval-decided-event', message, { subjects: [row.requestedBy], groups: [] });
   return row;
 }
 
@@ -233,32 +256,32 @@ async function decide(
  * Approves the request of another person: the change is applied, with the requester as its author,
  * in the same transaction as the decision, so either both are written or neither.
  */
-export async function approve(id: string, decider: string, comment: string | null): Promise<Approval> {
-  const row = await decidable(id, decider);
+export async function approve(ctx: GovernanceContext, id: string, decider: string, comment: string | null): Promise<Approval> {
+  const row = await decidable(ctx, id, decider);
   let approved: ApprovalRow | undefined;
   const kind = row.entityKind;
   if (row.kind === 'exception') {
-    await createException(row.request as ExceptionInput, row.requestedBy, {
+    await createException(ctx, row.request as ExceptionInput, row.requestedBy, {
       approvedBy: decider,
       alongside: async (tx, exception) => {
-        approved = await decide(tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { exceptionId: exception.id } });
+        approved = await decide(ctx, tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { exceptionId: exception.id } });
       },
     });
   } else {
     const request = row.request as unknown as EntityRequest;
-    const current = await readEntityRow(kind, row.entityId, row.kind === 'publish' ? undefined : request.version);
+    const current = await readEntityRow(ctx, kind, row.entityId, row.kind === 'publish' ? undefined : request.version);
     requireAsRequested(current, request);
     if (current.status !== request.from) throw changedSinceRequest();
     if (row.kind === 'rollout') {
       const { enableAt, notifyDaysBefore } = row.request as unknown as RolloutInput;
-      approved = await inTransaction(await getDatabase(), 'approve rollout', async (tx) => {
-        const rollout = await scheduleRollout(kind, row.entityId, { enableAt, notifyDaysBefore }, row.requestedBy, { tx, approvedBy: decider });
-        return decide(tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { rolloutId: rollout.id, version: rollout.version, enableAt } });
+      approved = await inTransaction(ctx.database, 'approve rollout', async (tx) => {
+        const rollout = await scheduleRollout(ctx, kind, row.entityId, { enableAt, notifyDaysBefore }, row.requestedBy, { tx, approvedBy: decider });
+        return decide(ctx, tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { rolloutId: rollout.id, version: rollout.version, enableAt } });
       });
     } else if (row.kind === 'publish') {
-      await publishEntity(kind, row.entityId, row.requestedBy, async (tx, published, reportId) => {
+      await publishEntity(ctx, kind, row.entityId, row.requestedBy, async (tx, published, reportId) => {
         requireAsRequested(published, request);
-        approved = await decide(tx, id, {
+        approved = await decide(ctx, tx, id, {
           status: 'approved',
           decidedBy: decider,
           comment,
@@ -266,27 +289,27 @@ export async function approve(id: string, decider: string, comment: string | nul
         });
       });
     } else {
-      await changeStatusOfEntity(kind, row.entityId, {
+      await changeStatusOfEntity(ctx, kind, row.entityId, {
         to: request.to,
         subject: row.requestedBy,
         version: request.version,
         alongside: async (tx, moved) => {
           requireAsRequested(moved, request);
-          approved = await decide(tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { version: moved.version, status: moved.status } });
+          approved = await decide(ctx, tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { version: moved.version, status: moved.status } });
         },
       });
     }
   }
-  dispatchInBackground();
+  dispatchInBackground(ctx);
   return representApproval(approved as ApprovalRow);
 }
 
 /** Rejects the request of another person: nothing changes. */
-export async function reject(id: string, decider: string, comment: string | null): Promise<Approval> {
-  await decidable(id, decider);
-  const rejected = await inTransaction(await getDatabase(), 'reject request', (tx) =>
-    decide(tx, id, { status: 'rejected', decidedBy: decider, comment, outcome: null }),
+export async function reject(ctx: GovernanceContext, id: string, decider: string, comment: string | null): Promise<Approval> {
+  await decidable(ctx, id, decider);
+  const rejected = await inTransaction(ctx.database, 'reject request', (tx) =>
+    decide(ctx, tx, id, { status: 'rejected', decidedBy: decider, comment, outcome: null }),
   );
-  dispatchInBackground();
+  dispatchInBackground(ctx);
   return representApproval(rejected);
 }

@@ -1,6 +1,7 @@
-import { type Database, getDatabase } from '#lib/db/client';
+import type { Database } from '#lib/db/client';
 import { InvalidInput } from '#lib/errors/domain-errors';
 
+import type { GovernanceContext } from '../context';
 import { type ComplianceSummary, type ComplianceTrend, MAX_TREND_DAYS, type SummaryQuery, type TrendQuery } from './compliance';
 import { ComplianceRepository } from './compliance-repository';
 
@@ -14,9 +15,9 @@ const dayOf = (time: Date) => time.toISOString().slice(0, 10);
 const addDays = (day: string, days: number) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
 const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 
-export async function getComplianceSummary(query: SummaryQuery, now = new Date()): Promise<ComplianceSummary> {
+export async function getComplianceSummary(ctx: GovernanceContext, query: SummaryQuery, now = new Date()): Promise<ComplianceSummary> {
   const { top, ...filters } = query;
-  const summary = await new ComplianceRepository(await getDatabase()).summary(filters, top);
+  const summary = await new ComplianceRepository(ctx.database).summary(filters, top);
   return { ...summary, computedAt: now.toISOString() };
 }
 
@@ -32,10 +33,10 @@ function trendDays(query: TrendQuery, today: string): { from: string; to: string
 }
 
 /** Per day, the compliance at its end: recorded days from compliance_days, today from the latest results. */
-export async function getComplianceTrend(query: TrendQuery, now = new Date()): Promise<ComplianceTrend> {
+export async function getComplianceTrend(ctx: GovernanceContext, query: TrendQuery, now = new Date()): Promise<ComplianceTrend> {
   const today = dayOf(now);
   const { from, to } = trendDays(query, today);
-  const repository = new ComplianceRepository(await getDatabase());
+  const repository = new ComplianceRepository(ctx.database);
   const { environment, resourceType } = query;
   const yesterday = addDays(today, -1);
   const past = from <= yesterday ? await repository.recordedDays({ environment, resourceType }, from, to < today ? to : yesterday) : [];

@@ -1,6 +1,6 @@
+import type { ServiceContext } from '#lib/db/client';
 import { Unavailable } from '#lib/errors/domain-errors';
 import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
-import { getSettings } from '#lib/settings/index';
 
 import { CueRunFailure } from './cue/cue-runner';
 import type { CueScriptCheck, DisagreementSink, EngineEntity, EngineResource, EngineResult, PolicyEngine } from './engine';
@@ -29,12 +29,16 @@ export async function checkCueScript(script: string): Promise<CueScriptCheck> {
 }
 
 // Loaded on first use too: the openai SDK stays out of functions that never meet an LLM policy.
-const getLlmEngine = () => import('./llm/stored-llm-engine').then(({ storedLlmEngine }) => storedLlmEngine());
+const loadLlmEngine = (ctx: ServiceContext) => import('./llm/stored-llm-engine').then(({ storedLlmEngine }) => storedLlmEngine(ctx));
 
-async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
+/** What the remote and LLM engines call with: the service's settings and database (`cgp test` runs CUE only, without them). */
+export type EngineContext = ServiceContext;
+
+async function engineOf(kind: EngineEntity['engine'], ctx: EngineContext | undefined): Promise<PolicyEngine> {
   if (kind === 'cue') return loadCueEngine();
-  if (kind === 'llm') return getLlmEngine();
-  return new RemoteEngine(callerTargetTimeoutsOf(await getSettings()));
+  if (!ctx) throw new Error(`A ${kind} policy is evaluated by the service, with its settings`);
+  if (kind === 'llm') return loadLlmEngine(ctx);
+  return new RemoteEngine(callerTargetTimeoutsOf(ctx.settings));
 }
 
 /**
@@ -45,8 +49,7 @@ async function engineOf(kind: EngineEntity['engine']): Promise<PolicyEngine> {
 export async function evaluateEntities(
   entities: readonly EngineEntity[],
   resources: readonly EngineResource[],
-  signal?: AbortSignal,
-  onDisagreement?: DisagreementSink,
+  { ctx, signal, onDisagreement }: { ctx?: EngineContext; signal?: AbortSignal; onDisagreement?: DisagreementSink } = {},
 ): Promise<EngineResult[][]> {
   const results: EngineResult[][] = new Array(entities.length);
   await Promise.all(
@@ -57,7 +60,7 @@ export async function evaluateEntities(
         return;
       }
       const answers = await (
-        await engineOf(kind)
+        await engineOf(kind, ctx)
       ).evaluate(
         indexes.map((index) => entities[index]),
         resources,

@@ -1,13 +1,14 @@
-import { type Database, getDatabase } from '#lib/db/client';
+import type { Database } from '#lib/db/client';
 import { storableCopy, unstorableText } from '#lib/db/storable-text';
 import { InvalidInput } from '#lib/errors/domain-errors';
 import { logger } from '#lib/logging/logger';
 import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '#lib/platform/http-client';
 import { type Perimeter, resolveDeployed, type ResolvedResource, resolvePerimeter, type ResolverRetry } from '#lib/platform/perimeter-resolver';
-import { getSettings, type Settings } from '#lib/settings/index';
+import type { Settings } from '#lib/settings/index';
 
 import type { Descriptor, ReportRequest, ResourceIdentity } from '../../../drizzle/schema/json-columns';
+import type { GovernanceContext } from '../context';
 import { type DisagreementSink, type EngineEntity, engineFailure, type EngineResource, type EngineResult } from '../engines/engine';
 import { evaluateEntities } from '../engines/engines';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
@@ -141,8 +142,7 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
     const answers = await evaluateEntities(
       indexes.map((index) => engineEntity(entities[index])),
       usable.map((u) => u.resource),
-      ctx.signal,
-      onDisagreement,
+      { ctx, signal: ctx.signal, onDisagreement },
     );
     indexes.forEach((entityIndex, i) => {
       results[entityIndex] = prepared.map((resource) => (resource instanceof Error ? engineFailure(resource.message) : engineFailure('not evaluated')));
@@ -271,9 +271,8 @@ async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
  * that runs it is about to stop): the report is given back for the sweeper to run again; or when it
  * outlasts evaluation.run-timeout: the report fails, naming the setting.
  */
-export async function runReport(reportId: string, signal?: AbortSignal): Promise<void> {
-  const database = await getDatabase();
-  const settings = await getSettings();
+export async function runReport(ctx: GovernanceContext, reportId: string, signal?: AbortSignal): Promise<void> {
+  const { database, settings } = ctx;
   const reports = new ReportRepository(database);
   const report = await reports.claim(reportId, LEASE_MS);
   if (!report) return;
@@ -290,7 +289,7 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
     const ended = await reports.finish(reportId, { status: 'completed', outcome, passed }, undefined, attempt);
     // A test's results belong to its report, not to the history the index summarises.
-    if (ended && recordsHistory(report.cause)) await announceKnowledgeChange({ type: 'results', id: reportId });
+    if (ended && recordsHistory(report.cause)) await announceKnowledgeChange(ctx, { type: 'results', id: reportId });
   } catch (error) {
     if (signal?.aborted) {
       logger.warn({ reportId }, 'an evaluation was stopped with the function running it; the sweeper runs it again');
@@ -308,16 +307,16 @@ export async function runReport(reportId: string, signal?: AbortSignal): Promise
  * first; one started `evaluation.max-attempts` times (a run that always dies) is failed with the reason instead.
  * `signal` aborts when the function running them is about to stop: the run in progress gives its report back.
  */
-export async function runAbandonedReports(limit = 20, signal?: AbortSignal): Promise<number> {
-  const reports = new ReportRepository(await getDatabase());
-  const { maxAttempts } = (await getSettings()).evaluation;
+export async function runAbandonedReports(ctx: GovernanceContext, limit = 20, signal?: AbortSignal): Promise<number> {
+  const reports = new ReportRepository(ctx.database);
+  const { maxAttempts } = ctx.settings.evaluation;
   for (const { id, attempts } of await reports.giveUp(LEASE_MS, maxAttempts))
     logger.error({ reportId: id, attempts }, 'an evaluation was given up: started evaluation.max-attempts times, it never finished');
   const ids = await reports.abandoned(LEASE_MS, maxAttempts, limit);
   let started = 0;
   for (const id of ids) {
     if (signal?.aborted) break;
-    await runReport(id, signal);
+    await runReport(ctx, id, signal);
     started++;
   }
   return started;

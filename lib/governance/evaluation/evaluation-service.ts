@@ -1,10 +1,10 @@
-import { getDatabase } from '#lib/db/client';
 import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 import { logger } from '#lib/logging/logger';
 import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
 
 import type { ReportRequest } from '../../../drizzle/schema/json-columns';
+import type { GovernanceContext } from '../context';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import type { EntityKind } from '../policies/entity';
@@ -31,32 +31,33 @@ export type Started = { finished: true; report: EvaluationReport } | { finished:
  * report over, so no evaluation is lost. `signal` is the request's: it aborts when the function is
  * about to stop, and the run then gives the report back to the sweeper.
  */
-async function start(report: NewReport, waitMs: number, signal?: AbortSignal): Promise<Started> {
-  const created = await new ReportRepository(await getDatabase()).create(report);
-  const run = runReport(created.id, signal).catch((error) => logger.error({ err: error, reportId: created.id }, 'an evaluation run stopped'));
+async function start(ctx: GovernanceContext, report: NewReport, waitMs: number, signal?: AbortSignal): Promise<Started> {
+  const created = await new ReportRepository(ctx.database).create(report);
+  const run = runReport(ctx, created.id, signal).catch((error) => logger.error({ err: error, reportId: created.id }, 'an evaluation run stopped'));
   let timer: NodeJS.Timeout | undefined;
   const finishedInTime = await Promise.race([run.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))]);
   clearTimeout(timer);
   if (!finishedInTime) return { finished: false, reportId: created.id };
-  const finished = await getEvaluationReport(created.id);
+  const finished = await getEvaluationReport(ctx, created.id);
   return finished.status === 'completed' || finished.status === 'failed' ? { finished: true, report: finished } : { finished: false, reportId: created.id };
 }
 
-async function requireType(name: string) {
-  const type = await new ResourceTypeRepository(await getDatabase()).find(name);
+async function requireType(ctx: GovernanceContext, name: string) {
+  const type = await new ResourceTypeRepository(ctx.database).find(name);
   if (!type) throw new InvalidInput([{ path: 'resourceType', message: `no resource type is named "${name}"` }]);
   return type;
 }
 
 /** Evaluate API: the descriptor against every active deployment-time entity of its type and environment. */
-export async function evaluate(input: EvaluateInput, subject: string, waitMs: number, signal?: AbortSignal): Promise<Started> {
-  const type = await requireType(input.resourceType);
-  await requireKnownEnvironment(input.environment, 'environment');
+export async function evaluate(ctx: GovernanceContext, input: EvaluateInput, subject: string, waitMs: number, signal?: AbortSignal): Promise<Started> {
+  const type = await requireType(ctx, input.resourceType);
+  await requireKnownEnvironment(ctx, input.environment, 'environment');
   const descriptor = parseDescriptor(input.descriptor);
   const resource = resourceIdentity(type, descriptor.value, { id: input.id, displayName: input.displayName, version: input.version });
-  const entities = await new EntityRepository(await getDatabase()).active(type.name, input.environment, 'active', 'deployment');
+  const entities = await new EntityRepository(ctx.database).active(type.name, input.environment, 'active', 'deployment');
   const request: ReportRequest = { mode: 'descriptor', entities: entities.map(({ id, version }) => ({ id, version })), resource, descriptor };
   return start(
+    ctx,
     {
       scope: 'resource',
       cause: 'evaluate',
@@ -77,15 +78,16 @@ export async function evaluate(input: EvaluateInput, subject: string, waitMs: nu
  * with its report and never enter the history.
  */
 export async function testEntity(
+  ctx: GovernanceContext,
   kind: EntityKind,
   id: string,
   input: PolicyTestInput,
   { subject, waitMs, version, signal }: { subject: string; waitMs: number; version?: number; signal?: AbortSignal },
 ): Promise<Started> {
-  const entity = await readEntityRow(kind, id, version);
+  const entity = await readEntityRow(ctx, kind, id, version);
   if (!entity.engine) throw new ConflictError(`This ${kind} has no engine (it is passive): there is nothing to run`);
-  const type = await requireType(entity.resourceType);
-  await requireKnownEnvironment(input.environment, 'environment');
+  const type = await requireType(ctx, entity.resourceType);
+  await requireKnownEnvironment(ctx, input.environment, 'environment');
   const entities = [{ id: entity.id, version: entity.version }];
   let request: ReportRequest;
   if (input.descriptor === undefined) {
@@ -100,6 +102,7 @@ export async function testEntity(
     };
   }
   return start(
+    ctx,
     {
       scope: 'policy',
       cause: 'test',
@@ -114,14 +117,14 @@ export async function testEntity(
   );
 }
 
-export async function listResults(filters: ResultFilters, pagination: Pagination) {
-  const { rows, total } = await new ResultRepository(await getDatabase()).list(filters, pagination);
+export async function listResults(ctx: GovernanceContext, filters: ResultFilters, pagination: Pagination) {
+  const { rows, total } = await new ResultRepository(ctx.database).list(filters, pagination);
   return listBody(rows.map(representResult), pagination, total);
 }
 
 /** The pairs the CUE evaluators judged differently (cue-config.evaluator = shadow), newest first. */
-export async function listCueDisagreements(filters: DisagreementFilters, pagination: Pagination) {
-  const { rows, total } = await new DisagreementRepository(await getDatabase()).list(filters, pagination);
+export async function listCueDisagreements(ctx: GovernanceContext, filters: DisagreementFilters, pagination: Pagination) {
+  const { rows, total } = await new DisagreementRepository(ctx.database).list(filters, pagination);
   return listBody(rows.map(representDisagreement), pagination, total);
 }
 
@@ -141,8 +144,8 @@ function representDisagreement(row: DisagreementRow): CueDisagreement {
 }
 
 /** A result pushed for a passive policy, against its active version. */
-export async function recordPassiveResult(id: string, input: PassiveResultInput): Promise<EvaluationResult> {
-  const database = await getDatabase();
+export async function recordPassiveResult(ctx: GovernanceContext, id: string, input: PassiveResultInput): Promise<EvaluationResult> {
+  const database = ctx.database;
   const versions = await new EntityRepository(database).versions('policy', id);
   const latest = versions.at(-1);
   if (!latest) throw new NotFoundError(`No policy has the id ${id}`);
@@ -152,7 +155,7 @@ export async function recordPassiveResult(id: string, input: PassiveResultInput)
   if (entity.environment !== null && entity.environment !== input.environment) {
     throw new InvalidInput([{ path: 'environment', message: `the policy applies to the environment "${entity.environment}" only` }]);
   }
-  await requireKnownEnvironment(input.environment, 'environment');
+  await requireKnownEnvironment(ctx, input.environment, 'environment');
   const result = { satisfiesPolicy: input.satisfiesPolicy, isError: false, errors: input.errors, ...(input.details ? { details: input.details } : {}) };
   const waived = input.satisfiesPolicy
     ? new Set<string>()
@@ -174,6 +177,6 @@ export async function recordPassiveResult(id: string, input: PassiveResultInput)
     result,
     value: null,
   });
-  await announceKnowledgeChange({ type: 'results', id: entity.id });
+  await announceKnowledgeChange(ctx, { type: 'results', id: entity.id });
   return representResult(row);
 }

@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
 
-import type { Database } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 import { notificationOf } from '#lib/platform/notifications';
-import { getSettings } from '#lib/settings/index';
 
+import type { GovernanceContext } from '../context';
 import { EntityRepository } from '../policies/entity-repository';
 import type { ReportRow } from './report-repository';
 
@@ -24,9 +23,9 @@ interface OwnerRow {
  * gets one notification listing theirs, never one per resource, written to the outbox in the
  * transaction that ends the report. True when something was written.
  */
-export async function announceNewlyFailing(database: Database, report: ReportRow, tx: Transaction): Promise<boolean> {
-  if (report.request.mode !== 'queued' || report.request.baselineVersion === undefined) return false;
-  const settings = await getSettings();
+export async function announceNewlyFailing(ctx: GovernanceContext, tx: Transaction, report: ReportRow): Promise<boolean> {
+  if (report.cause !== 'publish' || report.request.mode !== 'queued' || report.request.baselineVersion === undefined) return false;
+  const { database, settings } = ctx;
   if (!settings.notification.enabled) return false;
   const [key] = report.request.entities;
   const results = database.tables.evaluationResults;

@@ -1,6 +1,7 @@
-import { type Database, getDatabase } from '#lib/db/client';
+import type { Database } from '#lib/db/client';
 import { NotFoundError } from '#lib/errors/domain-errors';
 
+import type { GovernanceContext } from '../context';
 import { type Outcome, OUTCOMES } from './outcome';
 import type { EvaluationReport, EvaluationResult, ReportResultsQuery } from './report';
 import { ReportRepository, type ReportRow } from './report-repository';
@@ -98,8 +99,12 @@ async function requireReport(database: Database, id: string): Promise<ReportRow>
 }
 
 /** A report with its counts by outcome and the first page of its results (the one after `after`). */
-export async function getEvaluationReport(id: string, query: ReportResultsQuery = { limit: MAX_RESULTS_PER_PAGE }): Promise<EvaluationReport> {
-  const database = await getDatabase();
+export async function getEvaluationReport(
+  ctx: GovernanceContext,
+  id: string,
+  query: ReportResultsQuery = { limit: MAX_RESULTS_PER_PAGE },
+): Promise<EvaluationReport> {
+  const database = ctx.database;
   const report = await requireReport(database, id);
   const ended = report.status === 'completed' || report.status === 'failed';
   const [counts, page, tasks] = await Promise.all([
@@ -111,8 +116,8 @@ export async function getEvaluationReport(id: string, query: ReportResultsQuery 
 }
 
 /** A page of a report's results alone. */
-export async function getEvaluationReportResults(id: string, query: ReportResultsQuery): Promise<ResultsPage> {
-  const database = await getDatabase();
+export async function getEvaluationReportResults(ctx: GovernanceContext, id: string, query: ReportResultsQuery): Promise<ResultsPage> {
+  const database = ctx.database;
   await requireReport(database, id);
   return resultsPage(database, id, query);
 }

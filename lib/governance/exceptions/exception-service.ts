@@ -1,10 +1,9 @@
 import type { Scope } from '#lib/authorization/access';
-import { getDatabase } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { type FieldError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
-import { getSettings } from '#lib/settings/index';
 
+import type { GovernanceContext } from '../context';
 import { requireKnownEnvironment } from '../environments/environment-service';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import type { ExceptionFilters, ExceptionInput, GovernanceException } from './exception';
@@ -49,16 +48,19 @@ const waivedEntity = (input: ExceptionInput) =>
     : { kind: 'metric' as const, entityId: input.metricId as string, field: 'metricId' };
 
 /** The rules of a new exception (its entity exists, its expiry, its environment); throws InvalidInput. */
-export async function checkNewException(input: ExceptionInput): Promise<{ kind: 'policy' | 'metric'; entityId: string; entity: EntityRow }> {
-  const settings = await getSettings();
+export async function checkNewException(
+  ctx: GovernanceContext,
+  input: ExceptionInput,
+): Promise<{ kind: 'policy' | 'metric'; entityId: string; entity: EntityRow }> {
+  const settings = ctx.settings;
   const { kind, entityId, field } = waivedEntity(input);
   const errors: FieldError[] = [];
-  const entity = await new EntityRepository(await getDatabase()).find(kind, entityId);
+  const entity = await new EntityRepository(ctx.database).find(kind, entityId);
   if (!entity) errors.push({ path: field, message: `no ${kind} has the id ${entityId}` });
   const expiry = expiryProblem(new Date(input.expiresAt), new Date(), settings.exceptions.maxDuration);
   if (expiry) errors.push(expiry);
   if (!entity || errors.length > 0) throw new InvalidInput(errors);
-  if (input.environment !== undefined) await requireKnownEnvironment(input.environment, 'environment');
+  if (input.environment !== undefined) await requireKnownEnvironment(ctx, input.environment, 'environment');
   return { kind, entityId, entity };
 }
 
@@ -67,12 +69,13 @@ export async function checkNewException(input: ExceptionInput): Promise<{ kind: 
  * and `alongside`, which runs in the transaction that writes the exception (the approval's own row).
  */
 export async function createException(
+  ctx: GovernanceContext,
   input: ExceptionInput,
   subject: string,
   approval: { approvedBy: string; alongside: (tx: Transaction, exception: GovernanceException) => Promise<void> } | undefined = undefined,
 ): Promise<GovernanceException> {
-  const database = await getDatabase();
-  const { kind, entityId } = await checkNewException(input);
+  const database = ctx.database;
+  const { kind, entityId } = await checkNewException(ctx, input);
   const expiresAt = new Date(input.expiresAt);
   const values = {
     entityId,
@@ -94,33 +97,33 @@ export async function createException(
 }
 
 /** What a new exception acts on: its entity's resource type, in its environment (absent: every one). */
-export async function scopeOfNewException(input: ExceptionInput): Promise<Scope> {
+export async function scopeOfNewException(ctx: GovernanceContext, input: ExceptionInput): Promise<Scope> {
   const { kind, entityId, field } = waivedEntity(input);
-  const entity = await new EntityRepository(await getDatabase()).find(kind, entityId);
+  const entity = await new EntityRepository(ctx.database).find(kind, entityId);
   if (!entity) throw new InvalidInput([{ path: field, message: `no ${kind} has the id ${entityId}` }]);
   return { resourceType: entity.resourceType, environment: input.environment ?? null };
 }
 
 /** What an exception acts on (its entity's resource type, or every one when the entity is gone). */
-export async function scopeOfException(id: string): Promise<Scope> {
-  const database = await getDatabase();
+export async function scopeOfException(ctx: GovernanceContext, id: string): Promise<Scope> {
+  const database = ctx.database;
   const row = await new ExceptionRepository(database).find(id);
   if (!row) throw new NotFoundError(`No exception has the id ${id}`);
   const entity = await new EntityRepository(database).find(row.entityKind, row.entityId);
   return { resourceType: entity?.resourceType ?? null, environment: row.environment };
 }
 
-export async function getException(id: string): Promise<GovernanceException> {
-  const row = await new ExceptionRepository(await getDatabase()).find(id);
+export async function getException(ctx: GovernanceContext, id: string): Promise<GovernanceException> {
+  const row = await new ExceptionRepository(ctx.database).find(id);
   if (!row) throw new NotFoundError(`No exception has the id ${id}`);
   return represent(row);
 }
 
-export async function listExceptions(filters: ExceptionFilters, pagination: Pagination) {
-  const { rows, total } = await new ExceptionRepository(await getDatabase()).list(filters, pagination);
+export async function listExceptions(ctx: GovernanceContext, filters: ExceptionFilters, pagination: Pagination) {
+  const { rows, total } = await new ExceptionRepository(ctx.database).list(filters, pagination);
   return listBody(rows.map(represent), pagination, total);
 }
 
-export async function deleteException(id: string): Promise<void> {
-  if (!(await new ExceptionRepository(await getDatabase()).delete(id))) throw new NotFoundError(`No exception has the id ${id}`);
+export async function deleteException(ctx: GovernanceContext, id: string): Promise<void> {
+  if (!(await new ExceptionRepository(ctx.database).delete(id))) throw new NotFoundError(`No exception has the id ${id}`);
 }

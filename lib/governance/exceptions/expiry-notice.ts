@@ -1,10 +1,9 @@
-import type { Database } from '#lib/db/client';
 import { inTransaction } from '#lib/db/transaction';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 import { notificationOf } from '#lib/platform/notifications';
-import { getSettings } from '#lib/settings/index';
 
+import type { GovernanceContext } from '../context';
 import { EntityRepository } from '../policies/entity-repository';
 import { ExceptionRepository } from './exception-repository';
 
@@ -15,8 +14,8 @@ import { ExceptionRepository } from './exception-repository';
  * notifications off nothing is marked, so enabling them later still announces what is expiring.
  * Answers how many it announced.
  */
-export async function announceExpiringExceptions(database: Database): Promise<number> {
-  const settings = await getSettings();
+export async function announceExpiringExceptions(ctx: GovernanceContext): Promise<number> {
+  const { database, settings } = ctx;
   if (!settings.notification.enabled) return 0;
   const entities = new EntityRepository(database);
   const outbox = new OutboxRepository(database);
@@ -51,6 +50,6 @@ export async function announceExpiringExceptions(database: Database): Promise<nu
     }
     return expiring.length;
   });
-  if (announced > 0) dispatchInBackground();
+  if (announced > 0) dispatchInBackground(ctx);
   return announced;
 }

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { getDatabase } from '#lib/db/client';
 import { inTransaction } from '#lib/db/transaction';
 import { ConflictError, type FieldError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 
+import type { GovernanceContext } from '../context';
 import { EnvironmentRepository } from '../environments/environment-repository';
 import { environmentsOf, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
 import { ReportRepository } from '../evaluation/report-repository';
@@ -17,8 +17,13 @@ import { ImpactRepository, type ImpactRow, type ImpactSummary } from './impact-r
 const POLL_MS = 250;
 
 /** The environments asked, each known, and within the entity's own when it has one. */
-async function environmentsAsked(kind: EntityKind, entity: { environment: string | null }, asked: readonly string[] | undefined): Promise<string[]> {
-  const database = await getDatabase();
+async function environmentsAsked(
+  ctx: GovernanceContext,
+  kind: EntityKind,
+  entity: { environment: string | null },
+  asked: readonly string[] | undefined,
+): Promise<string[]> {
+  const database = ctx.database;
   if (!asked) return environmentsOf(database, entity);
   const known = await new EnvironmentRepository(database).names();
   const errors: FieldError[] = [];
@@ -36,11 +41,11 @@ async function environmentsAsked(kind: EntityKind, entity: { environment: string
  * against every resource of the perimeter of each environment, through the queue as publish does,
  * its results kept with its run; compared, once it ended, with the newest result of the live version.
  */
-export async function startImpact(kind: EntityKind, id: string, input: ImpactInput, subject: string): Promise<ImpactRow> {
-  const candidate = await readEntityRow(kind, id, input.version);
+export async function startImpact(ctx: GovernanceContext, kind: EntityKind, id: string, input: ImpactInput, subject: string): Promise<ImpactRow> {
+  const candidate = await readEntityRow(ctx, kind, id, input.version);
   if (!candidate.engine) throw new ConflictError(`This ${kind} has no engine (it is passive): there is nothing to run`);
-  const environments = await environmentsAsked(kind, candidate, input.environments);
-  const database = await getDatabase();
+  const environments = await environmentsAsked(ctx, kind, candidate, input.environments);
+  const database = ctx.database;
   const live = (await new EntityRepository(database).versions(kind, id)).find((row) => row.status === 'enabled' || row.status === 'grace');
   const { impact, taskIds } = await inTransaction(database, 'impact report', async (tx) => {
     const queued = await recordQueuedEvaluation(database, tx, candidate, 'impact', environments, subject);
@@ -58,7 +63,7 @@ export async function startImpact(kind: EntityKind, id: string, input: ImpactInp
     );
     return { impact, taskIds: queued.taskIds };
   });
-  await sendTasks(taskIds);
+  await sendTasks(ctx, taskIds);
   return impact;
 }
 
@@ -67,18 +72,19 @@ export async function startImpact(kind: EntityKind, id: string, input: ImpactInp
  * (under the requester's name). Null for a version with no engine (passive: nothing to run).
  */
 export async function impactForApproval(
+  ctx: GovernanceContext,
   kind: EntityKind,
   entity: { id: string; version: number; engine: string | null },
   requester: string,
 ): Promise<string | null> {
   if (!entity.engine) return null;
-  const newest = await new ImpactRepository(await getDatabase()).newestOf(entity.id, entity.version);
-  return (newest ?? (await startImpact(kind, entity.id, { version: entity.version }, requester))).id;
+  const newest = await new ImpactRepository(ctx.database).newestOf(entity.id, entity.version);
+  return (newest ?? (await startImpact(ctx, kind, entity.id, { version: entity.version }, requester))).id;
 }
 
 /** The report: its run's status, and once the run completed, its counts (computed at the first read after). */
-export async function getImpactReport(id: string): Promise<ImpactReport> {
-  const database = await getDatabase();
+export async function getImpactReport(ctx: GovernanceContext, id: string): Promise<ImpactReport> {
+  const database = ctx.database;
   const impacts = new ImpactRepository(database);
   const impact = await impacts.find(id);
   if (!impact) throw new NotFoundError(`No impact report has the id ${id}`);
@@ -106,10 +112,10 @@ export async function getImpactReport(id: string): Promise<ImpactReport> {
 }
 
 /** The report once its run ended, or as it is after `waitMs` (or when `signal` aborts). */
-export async function waitForImpactReport(id: string, waitMs: number, signal?: AbortSignal): Promise<ImpactReport> {
+export async function waitForImpactReport(ctx: GovernanceContext, id: string, waitMs: number, signal?: AbortSignal): Promise<ImpactReport> {
   const until = Date.now() + waitMs;
   for (;;) {
-    const report = await getImpactReport(id);
+    const report = await getImpactReport(ctx, id);
     if (report.status === 'completed' || report.status === 'failed' || Date.now() >= until || signal?.aborted) return report;
     await sleep(Math.min(POLL_MS, until - Date.now()), undefined, { signal }).catch(() => undefined);
   }
@@ -129,10 +135,10 @@ function afterOf(cursor: string | undefined): { environment: string; resourceId:
 }
 
 /** A page of the report's resources, of one change or all, by environment and resource id. */
-export async function listImpactResources(id: string, query: ImpactResourcesQuery): Promise<ImpactResourcesPage> {
-  const report = await getImpactReport(id);
+export async function listImpactResources(ctx: GovernanceContext, id: string, query: ImpactResourcesQuery): Promise<ImpactResourcesPage> {
+  const report = await getImpactReport(ctx, id);
   if (report.status !== 'completed') throw new ConflictError(`The impact report is ${report.status}: its resources are listed once its run completed`);
-  const rows = await new ImpactRepository(await getDatabase()).resources(id, query, query.limit + 1, afterOf(query.after));
+  const rows = await new ImpactRepository(ctx.database).resources(id, query, query.limit + 1, afterOf(query.after));
   const page = rows.slice(0, query.limit);
   return {
     data: page.map((row) => ({

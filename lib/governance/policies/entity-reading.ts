@@ -1,7 +1,7 @@
-import { getDatabase } from '#lib/db/client';
 import { NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 
+import type { GovernanceContext } from '../context';
 import type { EntityFilters, EntityKind, EntityRepresentation } from './entity';
 import { EntityRepository, type EntityRow } from './entity-repository';
 
@@ -42,28 +42,29 @@ export function represent(row: EntityRow): EntityRepresentation {
   };
 }
 
-export const repository = async () => new EntityRepository(await getDatabase());
-
 export const notFound = (kind: EntityKind, id: string, version?: number) =>
   new NotFoundError(`No ${NOUN[kind]} has the id ${id}${version === undefined ? '' : ` and version ${version}`}`);
 
-export async function listEntities(kind: EntityKind, filters: EntityFilters, pagination: Pagination) {
-  const { rows, total } = await (await repository()).list(kind, filters, pagination);
+/** What reading needs: the database. */
+type Reading = Pick<GovernanceContext, 'database'>;
+
+export async function listEntities(ctx: Reading, kind: EntityKind, filters: EntityFilters, pagination: Pagination) {
+  const { rows, total } = await new EntityRepository(ctx.database).list(kind, filters, pagination);
   return listBody(rows.map(represent), pagination, total);
 }
 
-export async function readEntityRow(kind: EntityKind, id: string, version?: number): Promise<EntityRow> {
-  const row = await (await repository()).find(kind, id, version);
+export async function readEntityRow(ctx: Reading, kind: EntityKind, id: string, version?: number): Promise<EntityRow> {
+  const row = await new EntityRepository(ctx.database).find(kind, id, version);
   if (!row) throw notFound(kind, id, version);
   return row;
 }
 
-export async function getEntity(kind: EntityKind, id: string, version?: number): Promise<EntityRepresentation> {
-  return represent(await readEntityRow(kind, id, version));
+export async function getEntity(ctx: Reading, kind: EntityKind, id: string, version?: number): Promise<EntityRepresentation> {
+  return represent(await readEntityRow(ctx, kind, id, version));
 }
 
-export async function listVersionsOfEntity(kind: EntityKind, id: string): Promise<EntityRepresentation[]> {
-  const rows = await (await repository()).versions(kind, id);
+export async function listVersionsOfEntity(ctx: Reading, kind: EntityKind, id: string): Promise<EntityRepresentation[]> {
+  const rows = await new EntityRepository(ctx.database).versions(kind, id);
   if (rows.length === 0) throw notFound(kind, id);
   return rows.map(represent);
 }

@@ -1,4 +1,3 @@
-import { type Database, getDatabase } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { ConflictError, type FieldError, InvalidInput } from '#lib/errors/domain-errors';
 import { logger } from '#lib/logging/logger';
@@ -7,39 +6,37 @@ import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 import { callableUrlProblem } from '#lib/platform/http-client';
 import { notificationOf } from '#lib/platform/notifications';
-import { getSettings } from '#lib/settings/index';
 
+import type { GovernanceContext, PublishStarted } from '../context';
 import { checkCueScript } from '../engines/engines';
-import { LlmAnswerRepository } from '../engines/llm/llm-answer-repository';
 import { requireKnownEnvironment } from '../environments/environment-service';
-import { environmentsOf, type QueuedEvaluation, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
-import { ExceptionRepository } from '../exceptions/exception-repository';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
-import { CronScheduleRepository } from '../scheduling/cron-schedule-repository';
 import type { EntityContent, EntityInput, EntityKind, EntityRepresentation, PublishedEntity } from './entity';
-import { notFound, NOUN, readEntityRow, repository, represent } from './entity-reading';
+import { notFound, NOUN, readEntityRow, represent } from './entity-reading';
 import { EntityRepository, type EntityRow } from './entity-repository';
 import { allowedMoves, canMove, type EntityStatus } from './lifecycle';
+
+// The writes of policies and metrics. What other areas do when one changes (its schedule, the
+// evaluation a publish starts, what they keep of a deleted one) they do through ctx.hooks.
 
 /**
  * What only the database and the engine can judge: the type and environment exist, the CUE compiles.
  * The content to store: the input and, for CUE, the evaluator the check chose.
  */
-async function checkReferences(input: EntityInput): Promise<EntityContent> {
+async function checkReferences(ctx: GovernanceContext, input: EntityInput): Promise<EntityContent> {
   const errors: FieldError[] = [];
-  const database = await getDatabase();
-  if (!(await new ResourceTypeRepository(database).find(input.resourceType))) {
+  if (!(await new ResourceTypeRepository(ctx.database).find(input.resourceType))) {
     errors.push({ path: 'resourceType', message: `no resource type is named "${input.resourceType}"` });
   }
   if (input.environment !== null) {
     try {
-      await requireKnownEnvironment(input.environment, 'environment');
+      await requireKnownEnvironment(ctx, input.environment, 'environment');
     } catch (error) {
       if (!(error instanceof InvalidInput)) throw error;
       errors.push(...error.errors);
     }
   }
-  const urlProblem = input.remoteEngineUrl ? callableUrlProblem(await getSettings(), input.remoteEngineUrl) : undefined;
+  const urlProblem = input.remoteEngineUrl ? callableUrlProblem(ctx.settings, input.remoteEngineUrl) : undefined;
   if (urlProblem) errors.push({ path: 'remoteEngineUrl', message: `remoteEngineUrl ${urlProblem}` });
   let content: EntityContent = { ...input, evaluator: null, evaluatorReason: null };
   if (input.engine === 'cue' && input.cueScript) {
@@ -60,10 +57,9 @@ async function checkReferences(input: EntityInput): Promise<EntityContent> {
   return content;
 }
 
-export async function createEntity(kind: EntityKind, input: EntityInput, subject: string): Promise<EntityRepresentation> {
-  const content = await checkReferences(input);
-  const database = await getDatabase();
-  const settings = await getSettings();
+export async function createEntity(ctx: GovernanceContext, kind: EntityKind, input: EntityInput, subject: string): Promise<EntityRepresentation> {
+  const content = await checkReferences(ctx, input);
+  const { database, settings } = ctx;
   const row = await inTransaction(database, `create ${kind}`, async (tx) => {
     const created = await new EntityRepository(database).create(kind, content, subject, tx);
     const notification = notificationOf(
@@ -75,8 +71,8 @@ export async function createEntity(kind: EntityKind, input: EntityInput, subject
     if (notification) await new OutboxRepository(database).enqueue('notification', notification, tx);
     return created;
   });
-  dispatchInBackground();
-  await announceKnowledgeChange({ type: kind, id: row.id });
+  dispatchInBackground(ctx);
+  await announceKnowledgeChange(ctx, { type: kind, id: row.id });
   return represent(row);
 }
 
@@ -85,13 +81,14 @@ export async function createEntity(kind: EntityKind, input: EntityInput, subject
  * on. Never fails the call: the caller already has its answer.
  */
 export async function notifyCreationFailed(
+  ctx: GovernanceContext,
   kind: EntityKind,
   body: unknown,
   refusal: { message: string; errors?: readonly FieldError[] },
   subject: string,
 ): Promise<void> {
   try {
-    const settings = await getSettings();
+    const { settings } = ctx;
     const name = typeof (body as { name?: unknown })?.name === 'string' ? (body as { name: string }).name : null;
     const reasons = refusal.errors?.map((e) => `${e.path}: ${e.message}`).join('; ') || refusal.message;
     const notification = notificationOf(
@@ -101,8 +98,8 @@ export async function notifyCreationFailed(
       `${subject} could not create the ${NOUN[kind]}${name ? ` "${name}"` : ''}: ${reasons}`,
     );
     if (!notification) return;
-    await new OutboxRepository(await getDatabase()).enqueue('notification', notification);
-    dispatchInBackground();
+    await new OutboxRepository(ctx.database).enqueue('notification', notification);
+    dispatchInBackground(ctx);
   } catch (error) {
     logger.error({ err: error }, `could not record the failure notification of a ${NOUN[kind]} creation`);
   }
@@ -113,25 +110,27 @@ export async function notifyCreationFailed(
  * name it) and the edit becomes the next version, a draft.
  */
 export async function updateEntity(
+  ctx: GovernanceContext,
   kind: EntityKind,
   id: string,
   input: EntityInput,
   subject: string,
 ): Promise<{ entity: EntityRepresentation; newVersion: boolean }> {
-  const current = await readEntityRow(kind, id);
-  const content = await checkReferences(input);
-  const entities = await repository();
+  const current = await readEntityRow(ctx, kind, id);
+  const content = await checkReferences(ctx, input);
+  const entities = new EntityRepository(ctx.database);
   const row =
     current.status === 'draft'
       ? await entities.updateDraft(kind, id, current.version, content, subject)
       : await entities.createNextVersion(kind, current, content, subject);
   if (!row) throw new ConflictError(`The ${NOUN[kind]} changed while it was being edited; read it again and retry`);
-  await announceKnowledgeChange({ type: kind, id });
+  await announceKnowledgeChange(ctx, { type: kind, id });
   return { entity: represent(row), newVersion: row.version !== current.version };
 }
 
 /** A lifecycle move of one version (the newest unless `version` is given); illegal moves are 409. */
 export async function changeStatusOfEntity(
+  ctx: GovernanceContext,
   kind: EntityKind,
   id: string,
   {
@@ -147,7 +146,7 @@ export async function changeStatusOfEntity(
     alongside?: (tx: Transaction, moved: EntityRow) => Promise<void>;
   },
 ): Promise<EntityRepresentation> {
-  const current = await readEntityRow(kind, id, version);
+  const current = await readEntityRow(ctx, kind, id, version);
   if (!canMove(current.status, to)) {
     const allowed = allowedMoves(current.status);
     throw new ConflictError(`A ${NOUN[kind]} in status ${current.status} cannot move to ${to}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`, {
@@ -155,84 +154,67 @@ export async function changeStatusOfEntity(
       allowedStatuses: allowed,
     });
   }
-  const database = await getDatabase();
-  const { timeZone } = (await getSettings()).cronPolicies;
-  const row = await new EntityRepository(database).changeStatus(
+  const row = await new EntityRepository(ctx.database).changeStatus(
     { kind, id, version: current.version, from: current.status, to, subject },
     async (tx, moved) => {
-      await followSchedule(database, id, timeZone, tx);
+      await statusChanged(ctx, tx, moved);
       await alongside?.(tx, moved);
     },
   );
   if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
-  await announceKnowledgeChange({ type: kind, id });
+  await announceKnowledgeChange(ctx, { type: kind, id });
   return represent(row);
 }
 
-/** A cron entity is scheduled while a version of it is enabled, by that version's expression; a move keeps it so in its transaction. */
-async function followSchedule(database: Database, id: string, timeZone: string, tx: Transaction): Promise<void> {
-  await new CronScheduleRepository(database).follow(id, timeZone, tx);
+async function statusChanged(ctx: GovernanceContext, tx: Transaction, entity: EntityRow): Promise<void> {
+  for (const hook of ctx.hooks.statusChanged) await hook(ctx, tx, entity);
 }
 
 /**
- * Publish: the newest version becomes enabled, from any status. With `evaluation.enable-on-publish`,
- * an evaluation of it against every resource of every environment it applies to is recorded in
- * the same transaction (also when it was enabled already: publishing again evaluates again) and
- * its tasks are sent to the queue; its report id is in the answer. A passive entity has nothing to run.
- */
-/**
- * Publishes the newest version. `alongside` runs in the transaction of the publish (an approval's
- * own row), with the version published and the id of the evaluation it started.
+ * Publish: the newest version becomes enabled, from any status (publishing an enabled version
+ * again runs the hooks again). The `published` hooks run in the same transaction (an evaluation
+ * of it is recorded there, and its tasks are sent once committed); the report id of what they
+ * started is in the answer. `alongside` runs in that transaction too (an approval's own row),
+ * with the version published and that report id.
  */
 export async function publishEntity(
+  ctx: GovernanceContext,
   kind: EntityKind,
   id: string,
   subject: string,
   alongside?: (tx: Transaction, published: EntityRow, reportId: string | null) => Promise<void>,
 ): Promise<PublishedEntity> {
-  const settings = await getSettings();
-  const database = await getDatabase();
-  const current = await readEntityRow(kind, id);
-  const evaluate = settings.evaluation.enableOnPublish && current.engine !== null;
-  const environments = evaluate ? await environmentsOf(database, current) : [];
+  const { database } = ctx;
+  const current = await readEntityRow(ctx, kind, id);
   // What was enforced before (the same version, published again): its newest results tell what this publish newly fails.
   const enforced = (await new EntityRepository(database).versions(kind, id)).find((version) => version.status === 'enabled' || version.status === 'grace');
-  let queued: QueuedEvaluation | undefined;
-  const recordEvaluation = async (tx: Transaction, row: EntityRow) => {
-    queued = await recordQueuedEvaluation(database, tx, row, 'publish', environments, subject, enforced?.version);
+  const started: PublishStarted[] = [];
+  const published = async (tx: Transaction, row: EntityRow) => {
+    await statusChanged(ctx, tx, row);
+    for (const hook of ctx.hooks.published) {
+      const start = await hook(ctx, tx, row, { subject, enforcedVersion: enforced?.version });
+      if (start) started.push(start);
+    }
+    await alongside?.(tx, row, started[0]?.reportId ?? null);
   };
   let row: EntityRow | undefined = current;
   if (current.status !== 'enabled') {
-    row = await new EntityRepository(database).changeStatus(
-      { kind, id, version: current.version, from: current.status, to: 'enabled', subject },
-      async (tx, moved) => {
-        await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
-        if (evaluate) await recordEvaluation(tx, moved);
-        await alongside?.(tx, moved, queued?.reportId ?? null);
-      },
-    );
+    row = await new EntityRepository(database).changeStatus({ kind, id, version: current.version, from: current.status, to: 'enabled', subject }, published);
     if (!row) throw new ConflictError(`The ${NOUN[kind]} changed status meanwhile; read it again and retry`);
   } else {
-    await inTransaction(database, 'publish again', async (tx) => {
-      await followSchedule(database, id, settings.cronPolicies.timeZone, tx);
-      if (evaluate) await recordEvaluation(tx, current);
-      await alongside?.(tx, current, queued?.reportId ?? null);
-    });
+    await inTransaction(database, 'publish again', (tx) => published(tx, current));
   }
-  if (queued) await sendTasks(queued.taskIds);
-  await announceKnowledgeChange({ type: kind, id });
-  return { ...represent(row), evaluationReportId: queued?.reportId ?? null };
+  for (const start of started) await start.afterCommit();
+  await announceKnowledgeChange(ctx, { type: kind, id });
+  return { ...represent(row), evaluationReportId: started[0]?.reportId ?? null };
 }
 
-export async function deleteEntity(kind: EntityKind, id: string): Promise<void> {
-  const database = await getDatabase();
-  const outcome = await new EntityRepository(database).delete(kind, id, async (tx) => {
-    await new CronScheduleRepository(database).remove(id, tx);
-    await new LlmAnswerRepository(database).forget(id, tx);
-    await new ExceptionRepository(database).forget(id, tx);
+export async function deleteEntity(ctx: GovernanceContext, kind: EntityKind, id: string): Promise<void> {
+  const outcome = await new EntityRepository(ctx.database).delete(kind, id, async (tx) => {
+    for (const hook of ctx.hooks.deleted) await hook(ctx, tx, id);
   });
   if (outcome === 'missing') throw notFound(kind, id);
   if (outcome === 'active')
     throw new ConflictError(`Only draft and disabled ${NOUN[kind] === 'policy' ? 'policies' : 'metrics'} can be deleted; disable it first`);
-  await announceKnowledgeChange({ type: kind, id });
+  await announceKnowledgeChange(ctx, { type: kind, id });
 }

@@ -1,12 +1,11 @@
-import { getDatabase } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import { logger } from '#lib/logging/logger';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 import { notificationOf } from '#lib/platform/notifications';
-import { getSettings } from '#lib/settings/index';
 
+import type { GovernanceContext } from '../context';
 import type { EntityKind } from '../policies/entity';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { changeStatusOfEntity } from '../policies/entity-service';
@@ -20,9 +19,9 @@ const LISTED = 100;
 const SCHEDULER = 'rollout-scheduler';
 
 /** The version a rollout would move: the one in grace; the date must be ahead. */
-export async function rolloutTarget(kind: EntityKind, id: string, input: RolloutInput): Promise<EntityRow> {
+export async function rolloutTarget(ctx: GovernanceContext, kind: EntityKind, id: string, input: RolloutInput): Promise<EntityRow> {
   if (Date.parse(input.enableAt) <= Date.now()) throw new InvalidInput([{ path: 'enableAt', message: 'enableAt must be in the future' }]);
-  const versions = await new EntityRepository(await getDatabase()).versions(kind, id);
+  const versions = await new EntityRepository(ctx.database).versions(kind, id);
   if (versions.length === 0) throw new NotFoundError(`No ${kind} has the id ${id}`);
   const grace = versions.find((version) => version.status === 'grace');
   if (!grace) throw new ConflictError(`No version of this ${kind} is in grace: a rollout moves the version in grace to enabled at its date`);
@@ -31,14 +30,15 @@ export async function rolloutTarget(kind: EntityKind, id: string, input: Rollout
 
 /** Schedules the move of the version in grace to enabled at `enableAt` (in `tx`, an approval's, when given). */
 export async function scheduleRollout(
+  ctx: GovernanceContext,
   kind: EntityKind,
   id: string,
   input: RolloutInput,
   subject: string,
   options: { tx?: Pick<Transaction, 'insert'>; approvedBy?: string } = {},
 ): Promise<RolloutRepresentation> {
-  const target = await rolloutTarget(kind, id, input);
-  const row = await new RolloutRepository(await getDatabase()).schedule(
+  const target = await rolloutTarget(ctx, kind, id, input);
+  const row = await new RolloutRepository(ctx.database).schedule(
     {
       entityKind: kind,
       entityId: id,
@@ -55,15 +55,15 @@ export async function scheduleRollout(
 }
 
 /** The entity's scheduled rollout, else its newest. */
-export async function getRollout(kind: EntityKind, id: string): Promise<RolloutRepresentation> {
-  const row = await new RolloutRepository(await getDatabase()).current(kind, id);
+export async function getRollout(ctx: GovernanceContext, kind: EntityKind, id: string): Promise<RolloutRepresentation> {
+  const row = await new RolloutRepository(ctx.database).current(kind, id);
   if (!row) throw new NotFoundError(`This ${kind} has no rollout`);
   return representRollout(row);
 }
 
 /** Cancels the scheduled rollout: the version stays in grace. */
-export async function cancelRollout(kind: EntityKind, id: string, subject: string): Promise<RolloutRepresentation> {
-  const repository = new RolloutRepository(await getDatabase());
+export async function cancelRollout(ctx: GovernanceContext, kind: EntityKind, id: string, subject: string): Promise<RolloutRepresentation> {
+  const repository = new RolloutRepository(ctx.database);
   const current = await repository.current(kind, id);
   const cancelled = current?.status === 'scheduled' ? await repository.end(current.id, { status: 'cancelled', by: subject }) : undefined;
   if (!cancelled) throw new NotFoundError(`This ${kind} has no rollout scheduled`);
@@ -78,9 +78,9 @@ class CancelledMeanwhile extends Error {}
  * theirs, written to the outbox in the transaction that marks the notice sent: once per rollout.
  * Answers how many notifications it wrote.
  */
-async function noticeDueRollouts(limit: number): Promise<number> {
-  const database = await getDatabase();
-  const settings = await getSettings();
+async function noticeDueRollouts(ctx: GovernanceContext, limit: number): Promise<number> {
+  const database = ctx.database;
+  const settings = ctx.settings;
   if (!settings.notification.enabled) return 0;
   const repository = new RolloutRepository(database);
   const noticed = await inTransaction(database, 'rollout notices', async (tx) => {
@@ -108,7 +108,7 @@ async function noticeDueRollouts(limit: number): Promise<number> {
     }
     return written;
   });
-  if (noticed > 0) dispatchInBackground();
+  if (noticed > 0) dispatchInBackground(ctx);
   return noticed;
 }
 
@@ -117,12 +117,12 @@ async function noticeDueRollouts(limit: number): Promise<number> {
  * service (its rules, its schedule-following, its author: the rollout's), and ends the rollout in
  * the same transaction. One the lifecycle refuses (the version moved meanwhile) fails with the reason.
  */
-export async function runDueRollouts(limit = 50): Promise<{ noticed: number; enabled: number; failed: number }> {
-  const repository = new RolloutRepository(await getDatabase());
-  const counts = { noticed: await noticeDueRollouts(limit), enabled: 0, failed: 0 };
+export async function runDueRollouts(ctx: GovernanceContext, limit = 50): Promise<{ noticed: number; enabled: number; failed: number }> {
+  const repository = new RolloutRepository(ctx.database);
+  const counts = { noticed: await noticeDueRollouts(ctx, limit), enabled: 0, failed: 0 };
   for (const rollout of await repository.due(limit)) {
     try {
-      await changeStatusOfEntity(rollout.entityKind, rollout.entityId, {
+      await changeStatusOfEntity(ctx, rollout.entityKind, rollout.entityId, {
         to: 'enabled',
         version: rollout.version,
         subject: rollout.createdBy,

@@ -1,8 +1,7 @@
-import { getDatabase } from '#lib/db/client';
 import { inTransaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
-import { getSettings } from '#lib/settings/index';
 
+import type { GovernanceContext } from '../context';
 import { environmentsOf, type QueuedEvaluation, recordQueuedEvaluation, sendTasks } from '../evaluation/queued-evaluation';
 import { nextCronRun } from '../policies/cron-expression';
 import { CronScheduleRepository } from './cron-schedule-repository';
@@ -24,9 +23,9 @@ export interface Dispatched {
  * transaction; then sends the tasks to the queue, as publish does. A schedule due several times
  * over (the service was down) runs once: the next run is counted from now, not from the missed one.
  */
-export async function dispatchDueCronPolicies(now = new Date(), limit = 50): Promise<Dispatched> {
-  const database = await getDatabase();
-  const { timeZone } = (await getSettings()).cronPolicies;
+export async function dispatchDueCronPolicies(ctx: GovernanceContext, now = new Date(), limit = 50): Promise<Dispatched> {
+  const { database } = ctx;
+  const { timeZone } = ctx.settings.cronPolicies;
   const schedules = new CronScheduleRepository(database);
   const runs: (QueuedEvaluation & { entityId: string })[] = [];
   let unscheduled = 0;
@@ -43,7 +42,10 @@ export async function dispatchDueCronPolicies(now = new Date(), limit = 50): Pro
       runs.push({ ...run, entityId: entity.id });
     }
   });
-  await sendTasks(runs.flatMap((run) => run.taskIds));
+  await sendTasks(
+    ctx,
+    runs.flatMap((run) => run.taskIds),
+  );
   if (runs.length > 0) logger.info({ runs: runs.map(({ entityId, reportId }) => ({ entityId, reportId })) }, 'cron policies started');
   return { started: runs.map(({ entityId, reportId }) => ({ entityId, reportId })), unscheduled };
 }

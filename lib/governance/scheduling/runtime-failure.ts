@@ -1,9 +1,8 @@
-import type { Database } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 import { notificationOf } from '#lib/platform/notifications';
-import { getSettings } from '#lib/settings/index';
 
+import type { GovernanceContext } from '../context';
 import type { ReportRow } from '../evaluation/report-repository';
 import { ResultRepository } from '../evaluation/result-repository';
 import { EntityRepository } from '../policies/entity-repository';
@@ -13,12 +12,13 @@ import { EntityRepository } from '../policies/entity-repository';
  * be evaluated (the report failed): the runtime-policy-failed event (events.enabled) and the
  * `failure-event` notification (notification.enabled) are written to the outbox in the
  * transaction that ends the report, so they are delivered without holding the run up, retried,
- * and never lost. True when something was written (the caller starts a delivery).
+ * and never lost. True when something was written (the caller starts a delivery). Other runs: nothing.
  */
-export async function announceRuntimeFailure(database: Database, report: ReportRow, tx: Transaction): Promise<boolean> {
+export async function announceRuntimeFailure(ctx: GovernanceContext, tx: Transaction, report: ReportRow): Promise<boolean> {
+  if (report.cause !== 'schedule') return false;
+  const { database, settings } = ctx;
   const { failed, total } = await new ResultRepository(database).countsOfReport(report.id, tx);
   if (report.status !== 'failed' && failed === 0) return false;
-  const settings = await getSettings();
   const [key] = report.request.entities;
   const outbox = new OutboxRepository(database);
   let announced = false;

@@ -1,5 +1,6 @@
 import { lazily } from '#lib/cache/lazy';
-import { getSettings, type Settings } from '#lib/settings/index';
+import type { Settings } from '#lib/settings/index';
+import { getSettings } from '#lib/settings/shared-settings';
 
 import {
   type CueCompileCheck,
@@ -138,6 +139,7 @@ export function createCueEngine(
   return new CueEngine(config.evaluator, new NativeEvaluator(native, config.maxSteps), reference);
 }
 
+// A process resource (compiled policies, the reference evaluator's workers), so made once from the process's settings.
 const shared = lazily(async () => createCueEngine((await getSettings()).cueConfig));
 
 /** The CUE engine of this process (or Lambda container): compiled policies are kept across calls. */

@@ -1,4 +1,6 @@
-import { getSettings, type Settings } from '#lib/settings/index';
+import { lazily } from '#lib/cache/lazy';
+import type { Settings } from '#lib/settings/index';
+import { getSettings } from '#lib/settings/shared-settings';
 
 import { type CueCompileCheck, type EngineEntity, engineFailure, type EngineResource, type EngineResult, type PolicyEngine } from '../engine';
 import { type BatchEntity, evaluateBatch } from './batch-evaluation';
@@ -154,20 +156,15 @@ export function createReferenceEvaluator(config: Omit<Settings['cueConfig'], 'ev
   return new CueReferenceEvaluator(runner);
 }
 
-let shared: Promise<CueReferenceEvaluator> | undefined;
+// A process resource (its worker threads), so made once from the process's settings: with the CUE
+// engine (cue-engine.ts), the one place below the composition modules that reads them.
+const shared = lazily(async () => createReferenceEvaluator((await getSettings()).cueConfig));
 
 /** The engine of this process (or Lambda container), created on first use so its workers warm up once. */
-export function getReferenceEvaluator(): Promise<CueReferenceEvaluator> {
-  shared ??= getSettings().then((settings) => createReferenceEvaluator(settings.cueConfig));
-  shared.catch(() => {
-    shared = undefined;
-  });
-  return shared;
-}
+export const getReferenceEvaluator = (): Promise<CueReferenceEvaluator> => shared.get();
 
 /** Stops the shared engine's worker threads (the tests that start them end with it); the next getCueEngine starts a new engine. */
 export async function closeReferenceEvaluator(): Promise<void> {
-  const engine = shared;
-  shared = undefined;
+  const engine = shared.reset();
   if (engine) await (await engine).close();
 }

@@ -1,0 +1,37 @@
+import { fetchPerimeterPage, type PerimeterPage, type ResolverRetry } from '#lib/platform/perimeter-resolver';
+
+import type { RunContext } from './evaluation-runner';
+
+/**
+ * Pages are evaluated together until one engine call has this many resources: bench (e) measured
+ * CUE ~35 % faster on calls of 100 descriptors of ~4.7 KB than on calls of 50 (fewer, fuller runs).
+ */
+const ENGINE_CALL_RESOURCES = 100;
+
+export interface PageGroup {
+  pages: PerimeterPage[];
+  /** The short page that ends the perimeter was read. */
+  last: boolean;
+  /** A page after the first could not be read: the group stops before it, and it fails once the others are kept. */
+  unreadable?: { offset: number; error: unknown };
+}
+
+/** Reads pages from `offset` until the group holds ENGINE_CALL_RESOURCES resources or the last page; the first page's failure throws. */
+export async function readPages(ctx: RunContext, offset: number): Promise<PageGroup> {
+  const group: PageGroup = { pages: [], last: false };
+  const size = ctx.perimeter.batchSize;
+  while (!group.last && group.pages.reduce((sum, page) => sum + page.resources.length, 0) < ENGINE_CALL_RESOURCES) {
+    const at = offset + group.pages.length * size;
+    try {
+      const { onResolverRetry } = ctx;
+      const onRetry = onResolverRetry && ((retry: ResolverRetry) => onResolverRetry(at, retry));
+      const page = await fetchPerimeterPage(ctx.perimeter, ctx.environment, at, ctx.timeouts, ctx.signal, onRetry);
+      group.pages.push(page);
+      group.last = page.resources.length < size;
+    } catch (error) {
+      if (group.pages.length === 0) throw error;
+      return { ...group, unreadable: { offset: at, error } };
+    }
+  }
+  return group;
+}
