@@ -6,7 +6,7 @@
 /** From the floor up: each entry is a layer, the paths (regular expressions) of its modules. */
 const LAYERS = [
   ['model', ['^drizzle/schema/', '^lib/errors/', '^lib/cache/', '^lib/authorization/roles\\.ts$']],
-  ['foundation', ['^lib/settings/', '^lib/logging/']],
+  ['foundation', ['^lib/settings/', '^lib/logging/', '^lib/observability/']],
   ['plumbing', ['^lib/db/', '^lib/platform/', '^lib/queue/', '^lib/auth/', '^lib/outbox/', '^lib/llm/']],
   ['service frame', ['^lib/http/', '^lib/authorization/', '^lib/audit/', '^lib/service/', '^lib/console/']],
   ['governance', ['^lib/governance/']],

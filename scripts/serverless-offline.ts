@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -42,6 +42,8 @@ export function startServerlessOffline(options: {
   lambdaPort: number;
   env: NodeJS.ProcessEnv;
   stdio?: 'inherit' | 'ignore' | 'pipe';
+  /** Instead of `stdio`: the file its output (stdout and stderr) is appended to. */
+  logFile?: string;
   cwd?: string;
   timeoutMs?: number;
 }): RunningOffline {
@@ -49,6 +51,7 @@ export function startServerlessOffline(options: {
   // Its own build folder (serverless.yml: outputWorkFolder), removed on stop.
   const workFolder = path.join('.esbuild-offline', String(options.httpPort));
   const temporaryFolder = mkdtempSync(path.join(tmpdir(), 'cgp-offline-'));
+  const log = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
   const child = spawn(
     process.execPath,
     [SERVERLESS_BIN, 'offline', 'start', '--httpPort', String(options.httpPort), '--lambdaPort', String(options.lambdaPort)],
@@ -66,10 +69,11 @@ export function startServerlessOffline(options: {
         SLS_TELEMETRY_DISABLED: '1',
         SLS_NOTIFICATIONS_MODE: 'off',
       },
-      stdio: options.stdio ?? 'inherit',
+      stdio: log === undefined ? (options.stdio ?? 'inherit') : ['ignore', log, log],
       detached: true,
     },
   );
+  if (log !== undefined) closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const removeFolders = () => {
     rmSync(path.join(cwd, workFolder), { recursive: true, force: true, maxRetries: 3 });

@@ -4,6 +4,7 @@ import { governance } from '#lib/governance/composition';
 import { deadLetterTask } from '#lib/governance/evaluation/task-sweeper';
 import { logger } from '#lib/logging/logger';
 import { handleJobBatch } from '#lib/queue/job-batch';
+import { functionHandler } from '#lib/service/function-handler';
 
 /**
  * Invoked by the dead-letter queue: a message the worker failed on `maxReceiveCount` times. Its
@@ -11,9 +12,10 @@ import { handleJobBatch } from '#lib/queue/job-batch';
  * other tasks have ended; the results already written stay. A message that names no task is
  * logged with its messageId and dropped.
  */
-export const handler = (event: SQSEvent): Promise<SQSBatchResponse> =>
+export const handler = functionHandler((event: SQSEvent): Promise<SQSBatchResponse> =>
   handleJobBatch(event, {
     handle: async ({ taskId }) => deadLetterTask(await governance(), taskId),
     failed: (error, { taskId }) => logger.error({ err: error, taskId }, 'a dead-lettered evaluation task could not be marked failed'),
     unreadable: 'a dead-lettered evaluation message names no task: dropped',
-  });
+  }),
+);

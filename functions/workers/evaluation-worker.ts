@@ -4,6 +4,7 @@ import { governance } from '#lib/governance/composition';
 import { runTask } from '#lib/governance/evaluation/task-run';
 import { logger } from '#lib/logging/logger';
 import { handleJobBatch } from '#lib/queue/job-batch';
+import { functionHandler } from '#lib/service/function-handler';
 
 /**
  * Invoked by the evaluation queue (SQS in AWS, asynchronous invocations under serverless offline):
@@ -11,11 +12,12 @@ import { handleJobBatch } from '#lib/queue/job-batch';
  * page is reported as a partial batch failure, so the queue delivers that message again and, after
  * its receive limit, moves it to the dead-letter queue.
  */
-export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+export const handler = functionHandler((event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
   handleJobBatch(event, {
     handle: async ({ taskId }) => {
       await runTask(await governance(), taskId, () => context.getRemainingTimeInMillis());
     },
     failed: (error, { taskId }) => logger.warn({ err: error, taskId }, 'an evaluation page failed; the queue delivers it again'),
     unreadable: 'an evaluation queue message names no task: dropped',
-  });
+  }),
+);

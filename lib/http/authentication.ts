@@ -8,6 +8,7 @@ import { RoleBindingRepository } from '#lib/authorization/role-binding-repositor
 import { lazilyPer } from '#lib/cache/lazy';
 import type { ServiceContext } from '#lib/db/client';
 import { logger } from '#lib/logging/logger';
+import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { outboundFetch, timeoutsOf } from '#lib/platform/http-client';
 import type { Settings } from '#lib/settings/index';
 
@@ -67,6 +68,7 @@ async function verify(event: APIGatewayProxyEventV2, settings: Settings): Promis
     return await authenticator.authenticate(event.headers?.authorization);
   } catch (error) {
     if (error instanceof AuthenticationError) {
+      recordMetric('AuthenticationRefusals', MetricUnit.Count, 1, { reason: error.reason });
       const bearer = `Bearer realm="${REALM}"${error.reason === 'missing' ? '' : ', error="invalid_token"'}`;
       const challenge = settings.platformServices.auth.basicAuth.enabled ? `${bearer}, Basic realm="${REALM}"` : bearer;
       throw new Unauthorized(DETAIL[error.reason], challenge);

@@ -6,15 +6,17 @@ import { z } from 'zod';
 import { outboxAuditTrail } from '#lib/audit/audit-trail';
 import { Access, type Scope } from '#lib/authorization/access';
 import { unstorableText } from '#lib/db/storable-text';
+import { metricsMiddleware } from '#lib/observability/metrics';
 
 import { authenticate } from './authentication';
-import { serviceFrame } from './composition';
+import { serviceFrame, serviceSettings } from './composition';
 import { problemOfDomainError } from './domain-problems';
 import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
 import { audit } from './middleware/audit';
 import { jsonBody } from './middleware/json-body';
 import { problemErrors } from './middleware/problem-errors';
 import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal, requestLogOf } from './middleware/request-context';
+import { requestMetrics } from './middleware/request-metrics';
 import { fieldErrors } from './problem-response';
 import { type FieldError, HttpProblem, Invalid } from './problems';
 
@@ -74,7 +76,7 @@ const outboxTrail = outboxAuditTrail(serviceFrame);
 
 /**
  * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
- * chain: request id and access log, audit record, problem+json errors, header normalisation,
+ * chain: metrics (flushed after the answer), request id and access log, audit record, problem+json errors, header normalisation,
  * authentication, the audit record written ahead of a write, JSON body parsing, zod validation of path, query and body.
  */
 export function httpHandler<E extends Endpoint>(
@@ -88,7 +90,10 @@ export function httpHandler<E extends Endpoint>(
     timeoutEarlyResponse: () => {
       throw new HttpProblem(504, 'Gateway Timeout', 'The request did not finish within the time limit of the function');
     },
-  }).use(requestContext());
+  })
+    .use(metricsMiddleware(serviceSettings))
+    .use(requestMetrics(endpoint.operationId))
+    .use(requestContext());
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
   const audited = endpoint.public ? undefined : audit(endpoint.operationId, (event) => principals.get(event), outboxTrail);
   if (audited) chain.use(audited.outcome);

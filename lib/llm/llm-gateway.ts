@@ -3,6 +3,7 @@ import pRetry from 'p-retry';
 
 import { logger } from '#lib/logging/logger';
 import { scrubSecrets } from '#lib/logging/scrub';
+import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { OutboundConnectTimeoutError, outboundErrorOf, outboundFetch, OutboundTimeoutError, type OutboundTimeouts } from '#lib/platform/http-client';
 import { retryAfterMs } from '#lib/platform/retry-after';
 
@@ -179,6 +180,12 @@ export interface ToolDefinition {
 /** What the model answered with tools offered: a text, or the tools it wants called first. */
 export type ChatReply = (ChatAnswer & { toolCalls?: undefined }) | { toolCalls: ToolCall[]; model: string; usage: Record<string, unknown> };
 
+/** A provider call that answered, and the tokens it says it used (docs/operations.md: ModelCalls, ModelTokens). */
+function recordUsage(model: 'llm' | 'embedder', usage: { total_tokens?: number } | undefined): void {
+  recordMetric('ModelCalls', MetricUnit.Count, 1, { model });
+  if (typeof usage?.total_tokens === 'number') recordMetric('ModelTokens', MetricUnit.Count, usage.total_tokens, { model });
+}
+
 /**
  * Sends a conversation (instructions, earlier turns, the question) to the configured chat deployment.
  * With `tools`, the model may answer with tool calls instead of a text; `toolChoice: 'none'`
@@ -202,6 +209,7 @@ export async function chat(
   const message = completion.choices?.[0]?.message;
   const model = completion.model ?? connection.model;
   const usage = { ...completion.usage };
+  recordUsage('llm', completion.usage);
   const toolCalls = (message?.tool_calls ?? []).filter((toolCall): toolCall is ToolCall => toolCall?.type === 'function');
   if (tools?.toolChoice === 'auto' && toolCalls.length > 0) return { toolCalls, model, usage };
   if (typeof message?.content !== 'string') throw new ProviderError('The model provider answered without a message', 'malformed');
@@ -237,6 +245,7 @@ export async function structuredChat(connection: ModelConnection, question: Stru
       { signal },
     ),
   );
+  recordUsage('llm', completion.usage);
   const message = completion.choices?.[0]?.message;
   if (typeof message?.content !== 'string')
     throw new ProviderError(
@@ -272,6 +281,7 @@ export async function embed(connection: ModelConnection, inputs: readonly string
   const answer = await call(connection, options, (api, signal) =>
     api.embeddings.create({ model: connection.model, input: [...inputs], encoding_format: 'float' }, { signal }),
   );
+  recordUsage('embedder', answer.usage);
   const vectors: number[][] = [];
   for (const item of answer.data ?? []) if (Number.isInteger(item?.index)) vectors[item.index] = item.embedding;
   const usable = (vector: unknown) => Array.isArray(vector) && vector.length > 0 && vector.every((value) => Number.isFinite(value));

@@ -1,6 +1,7 @@
 import type { Database } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
+import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { backoffDelay } from '#lib/platform/backoff';
 import { callPlatform } from '#lib/platform/platform-client';
 import type { Settings } from '#lib/settings/index';
@@ -126,16 +127,23 @@ async function dispatchTopic(
   // A batch is the claimer's for longer than its deliveries can take, so no other dispatcher sends it meanwhile.
   const leaseMs = BATCH * delivery.deliveryTimeoutMs + 60_000;
   let failuresInARow = 0;
-  while (Date.now() < until) {
-    const batch = await repository.claim(topic, BATCH, leaseMs);
-    if (batch.length === 0) return;
-    for (const message of batch) {
-      const delivered = await deliver(database, repository, delivery, sender, message);
-      counts[delivered ? 'delivered' : 'failed']++;
-      failuresInARow = delivered ? 0 : failuresInARow + 1;
-      // The rest of the batch is given back at once, to the next run.
-      if (failuresInARow >= FAILURES_IN_A_ROW) return repository.giveBack(batch.slice(batch.indexOf(message) + 1).map(({ id }) => id));
+  const ofTopic = { delivered: 0, failed: 0 };
+  try {
+    while (Date.now() < until) {
+      const batch = await repository.claim(topic, BATCH, leaseMs);
+      if (batch.length === 0) return;
+      for (const message of batch) {
+        const delivered = await deliver(database, repository, delivery, sender, message);
+        counts[delivered ? 'delivered' : 'failed']++;
+        ofTopic[delivered ? 'delivered' : 'failed']++;
+        failuresInARow = delivered ? 0 : failuresInARow + 1;
+        // The rest of the batch is given back at once, to the next run.
+        if (failuresInARow >= FAILURES_IN_A_ROW) return repository.giveBack(batch.slice(batch.indexOf(message) + 1).map(({ id }) => id));
+      }
     }
+  } finally {
+    recordMetric('OutboxDelivered', MetricUnit.Count, ofTopic.delivered, { topic });
+    recordMetric('OutboxFailed', MetricUnit.Count, ofTopic.failed, { topic });
   }
 }
 

@@ -112,9 +112,15 @@ export class OutboxRepository {
   }
 
   async pendingCount(): Promise<number> {
-    const [{ count }] = await this.database.sql.unsafe<{ count: number }[]>(
-      `select count(*)::int as count from "${this.database.schemaName}".outbox where delivered_at is null and dead_at is null`,
+    return (await this.backlog()).pending;
+  }
+
+  /** What waits to be delivered (neither delivered nor dead), and how old the oldest of it is, in seconds (0: none). */
+  async backlog(): Promise<{ pending: number; oldestAgeSeconds: number }> {
+    const [row] = await this.database.sql.unsafe<{ pending: number; oldestAgeSeconds: number }[]>(
+      `select count(*)::int as pending, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as "oldestAgeSeconds"
+       from "${this.database.schemaName}".outbox where delivered_at is null and dead_at is null`,
     );
-    return count;
+    return row;
   }
 }

@@ -1,7 +1,10 @@
+import { performance } from 'node:perf_hooks';
+
 import pRetry from 'p-retry';
 import { z } from 'zod';
 
 import { logger } from '#lib/logging/logger';
+import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 
 import { backoffDelay } from './backoff';
 import { outboundFetch, OutboundTimeoutError, type OutboundTimeouts } from './http-client';
@@ -122,8 +125,8 @@ function fetchPage(
   });
 }
 
-/** The page of the perimeter of the environment that starts at `offset` (`limit` = the type's batch size). */
-export function fetchPerimeterPage(
+/** The page of the perimeter of the environment that starts at `offset` (`limit` = the type's batch size), its latency (retries included) recorded. */
+export async function fetchPerimeterPage(
   perimeter: Perimeter,
   environment: string,
   offset: number,
@@ -131,13 +134,17 @@ export function fetchPerimeterPage(
   signal?: AbortSignal,
   onRetry?: ResolverRetryListener,
 ): Promise<PerimeterPage> {
-  return fetchPage(
+  const started = performance.now();
+  const page = await fetchPage(
     perimeter,
     timeouts,
     { environment, 'resource-types': perimeter.resourceType, offset: String(offset), limit: String(perimeter.batchSize) },
     signal,
     onRetry,
   );
+  recordMetric('ResolverPages', MetricUnit.Count, 1, { environment });
+  recordMetric('ResolverPageLatency', MetricUnit.Milliseconds, performance.now() - started, { environment });
+  return page;
 }
 
 /** Every resource of the type in the environment, a page (`batch-size`) at a time, until a short page. */

@@ -400,6 +400,18 @@ export const settingsSchema = z.strictObject({
     }),
   }),
 
+  // What operators see (docs/operations.md): metrics in CloudWatch's embedded metric format.
+  observability: block({
+    metrics: block({
+      // Off: no metric line is written (the functions still run the same).
+      enabled: bool().default(true),
+      // The CloudWatch namespace; serverless.yml's alarms and dashboard read the same one (custom.observability.namespace).
+      namespace: text()
+        .regex(/^[A-Za-z0-9._#:/-]{1,255}$/, 'expected 1 to 255 letters, digits or . _ # : / -')
+        .default('ComputationalGovernance'),
+    }),
+  }),
+
   local: block({ 'http-port': int({ min: 1 }).default(3000) }),
 });
 

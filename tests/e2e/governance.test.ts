@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -147,8 +149,23 @@ describe('publish-time evaluation under serverless offline', () => {
     expect(resolver.requests.map((r) => `${r.query.environment}:${r.query.offset}:${r.query.limit}`).sort()).toEqual(
       ['development', 'production', 'qa'].flatMap((environment) => [0, 3, 6].map((offset) => `${environment}:${offset}:3`)).sort(),
     );
+    // The worker's metric lines (embedded metric format) are in the functions' log: the verdicts of each environment, by engine.
+    const evaluations = (environment: string) =>
+      metricLines()
+        .filter((line) => line.engine === 'cue' && line.environment === environment && typeof line.Evaluations === 'number')
+        .map((line) => [line.Evaluations, line._aws.CloudWatchMetrics[0].Dimensions]);
+    await expect.poll(() => evaluations('qa')).toContainEqual([7, [['service', 'engine', 'environment']]]);
+    for (const environment of ['development', 'production']) expect(evaluations(environment)).toContainEqual([7, [['service', 'engine', 'environment']]]);
   });
 });
+
+/** The metric lines (CloudWatch embedded metric format) serverless offline's functions have written so far. */
+function metricLines(): { _aws: { CloudWatchMetrics: { Dimensions: string[][] }[] }; [name: string]: unknown }[] {
+  return readFileSync(inject('offlineLog'), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes('"_aws"'))
+    .map((line) => JSON.parse(line));
+}
 
 describe('cron policies under serverless offline', () => {
   const resolver = new FakeServer((request) => ({

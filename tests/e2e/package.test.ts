@@ -17,7 +17,16 @@ type GetAtt = { 'Fn::GetAtt': [string, string] };
 
 /** What these tests read of the CloudFormation template serverless writes, by resource type. */
 interface TemplateProperties {
-  'AWS::Lambda::Function': { Runtime: string; Timeout: number; Environment: { Variables: Record<string, unknown> } };
+  'AWS::Lambda::Function': { Runtime: string; Timeout: number; Environment: { Variables: Record<string, unknown> }; TracingConfig?: { Mode: string } };
+  'AWS::CloudWatch::Alarm': {
+    Namespace: string;
+    MetricName: string;
+    Dimensions: { Name: string; Value: unknown }[];
+    AlarmActions: unknown[];
+    Threshold: number;
+  };
+  'AWS::CloudWatch::Dashboard': { DashboardBody: { 'Fn::Sub': [string, Record<string, unknown>] } };
+  'AWS::SNS::Topic': { TopicName: string };
   'AWS::ApiGatewayV2::Route': { RouteKey: string };
   'AWS::SQS::Queue': { RedrivePolicy?: unknown; VisibilityTimeout: number };
   'AWS::Lambda::EventSourceMapping': { EventSourceArn: GetAtt };
@@ -204,5 +213,49 @@ describe('npx serverless package', () => {
 
     const worker = functionNamed('EvaluationWorkerLambdaFunction');
     expect(worker.Environment.Variables).toMatchObject({ EVALUATION_QUEUE_URL: { Ref: 'EvaluationQueue' }, EVALUATION_QUEUE_MAX_RECEIVES: '5' });
+  });
+
+  it('traces every function, and watches the service: an alarm per failure the operators act on, the errors and throttles of each function, all to one topic, and a dashboard of the metrics', () => {
+    const functions = resourcesOf('AWS::Lambda::Function');
+    for (const [name, properties] of functions) {
+      expect(properties.TracingConfig, name).toEqual({ Mode: 'Active' });
+      expect(properties.Environment.Variables.METRICS_NAMESPACE, name).toBe('ComputationalGovernance');
+    }
+    expect(resourcesOf('AWS::SNS::Topic').map(([key]) => key)).toEqual(['OperatorAlarmTopic']);
+    const alarms = resourcesOf('AWS::CloudWatch::Alarm');
+    for (const [key, alarm] of alarms) expect(alarm.AlarmActions, key).toEqual([{ Ref: 'OperatorAlarmTopic' }]);
+    const watched = (namespace: string, metric: string) => alarms.filter(([, alarm]) => alarm.Namespace === namespace && alarm.MetricName === metric);
+    const queueOf = ([, alarm]: [string, TemplateProperties['AWS::CloudWatch::Alarm']]) => alarm.Dimensions[0].Value;
+    expect(watched('AWS/SQS', 'ApproximateNumberOfMessagesVisible').map(queueOf)).toEqual([{ 'Fn::GetAtt': ['EvaluationDeadLetterQueue', 'QueueName'] }]);
+    expect(watched('AWS/SQS', 'ApproximateAgeOfOldestMessage').map(queueOf)).toEqual([{ 'Fn::GetAtt': ['EvaluationQueue', 'QueueName'] }]);
+    // The service's own metrics, read as lib/observability/metrics.ts writes their totals: under the service dimension alone.
+    for (const metric of ['ReportsFailed', 'OutboxBacklog', 'OutboxOldestAge', 'AuthenticationRefusals']) {
+      const [[key, alarm]] = watched('ComputationalGovernance', metric);
+      expect(alarm.Dimensions, key).toEqual([{ Name: 'service', Value: 'computational-governance-platform' }]);
+    }
+    // Every function's errors and throttles, by its name.
+    for (const metric of ['Errors', 'Throttles']) {
+      const names = watched('AWS/Lambda', metric).map(([, alarm]) => alarm.Dimensions[0].Value);
+      expect(names).toEqual(expect.arrayContaining(functions.map(([key]) => ({ Ref: key }))));
+      expect(names).toHaveLength(functions.length);
+    }
+    const [[, dashboard]] = resourcesOf('AWS::CloudWatch::Dashboard');
+    const body = JSON.parse(dashboard.DashboardBody['Fn::Sub'][0]) as { widgets: { properties: { metrics: unknown[][] } }[] };
+    const shown = new Set(body.widgets.flatMap((widget) => widget.properties.metrics.map((line) => line[1])));
+    for (const metric of [
+      'Requests',
+      'RequestLatency',
+      'Evaluations',
+      'EngineCallDuration',
+      'ReportDuration',
+      'ResolverPages',
+      'QueueLag',
+      'OutboxBacklog',
+      'OutboxDelivered',
+      'AuthenticationRefusals',
+      'ApprovalsPending',
+      'ModelTokens',
+    ])
+      expect(shown, metric).toContain(metric);
   });
 });

@@ -206,6 +206,8 @@ describe('PostgreSQL killed in the middle of a publish', () => {
         const [{ latest }] = await database.sql.unsafe(`select count(*)::int as latest from ${SCHEMA}.latest_results where entity_id = $1`, [created.body.id]);
         expect(latest).toBe(RESOURCES);
 
+        // The delivery the worker started in the background once the report ended is over (it holds what it claimed until then).
+        await backgroundDispatchSettled();
         // The receiver is back, their retries due: each call's record arrives, with the idempotency key it had before the crash.
         auditUp = true;
         await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null and dead_at is null`);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdtemp } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -21,6 +21,8 @@ declare module 'vitest' {
     /** serverless offline's Lambda endpoint, to invoke the scheduled functions as their schedule does. */
     lambdaUrl: string;
     packageDir: string;
+    /** The file serverless offline writes its output to (the functions' logs and metric lines). */
+    offlineLog: string;
   }
 }
 
@@ -60,19 +62,23 @@ export default async function setup(project: TestProject) {
   await resetSchema(settings);
   await runStartupTasks(settings);
   const lambdaPort = await freePort();
+  const logFolder = await mkdtemp(path.join(tmpdir(), 'cgp-e2e-log-'));
+  const offlineLog = path.join(logFolder, 'offline.log');
   const offline = startServerlessOffline({
     httpPort: await freePort(),
     lambdaPort,
     env: { ...process.env, DATABASE_URL: database.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
+    logFile: offlineLog,
   });
   await offline.ready;
   project.provide('baseUrl', offline.baseUrl);
   project.provide('lambdaUrl', `http://127.0.0.1:${lambdaPort}`);
   project.provide('databaseUrl', database.url);
   project.provide('packageDir', packageDir);
+  project.provide('offlineLog', offlineLog);
   return async () => {
     await offline.stop();
+    await rm(logFolder, { recursive: true, force: true });
     await database.stop();
   };
 }

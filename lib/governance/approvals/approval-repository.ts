@@ -54,6 +54,12 @@ export class ApprovalRepository {
     return row;
   }
 
+  /** How many requests wait for a decision (pending, not expired). */
+  async pendingCount(): Promise<number> {
+    const [{ total }] = await this.database.db.select({ total: count() }).from(this.table).where(this.statusIs('pending'));
+    return total;
+  }
+
   /** Newest first. */
   async list(filters: ApprovalFilters, pagination: Pagination): Promise<{ rows: ApprovalRow[]; total: number }> {
     const t = this.table;

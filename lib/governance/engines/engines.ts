@@ -1,5 +1,8 @@
+import { performance } from 'node:perf_hooks';
+
 import type { ServiceContext } from '#lib/db/client';
 import { Unavailable } from '#lib/errors/domain-errors';
+import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
 
 import { CueRunFailure } from './cue/cue-runner';
@@ -59,14 +62,15 @@ export async function evaluateEntities(
         for (const index of indexes) results[index] = [];
         return;
       }
-      const answers = await (
-        await engineOf(kind, ctx)
-      ).evaluate(
+      const engine = await engineOf(kind, ctx);
+      const started = performance.now();
+      const answers = await engine.evaluate(
         indexes.map((index) => entities[index]),
         resources,
         signal,
         onDisagreement,
       );
+      recordMetric('EngineCallDuration', MetricUnit.Milliseconds, performance.now() - started, { engine: kind });
       indexes.forEach((index, i) => {
         results[index] = answers[i];
       });

@@ -2,6 +2,7 @@ import type { Database } from '#lib/db/client';
 import { storableCopy, unstorableText } from '#lib/db/storable-text';
 import { InvalidInput } from '#lib/errors/domain-errors';
 import { logger } from '#lib/logging/logger';
+import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
 import { callerTargetTimeoutsOf, type OutboundTimeouts } from '#lib/platform/http-client';
 import { type Perimeter, resolveDeployed, type ResolvedResource, resolvePerimeter, type ResolverRetry } from '#lib/platform/perimeter-resolver';
@@ -19,6 +20,7 @@ import { parseDescriptor, scalarFieldOf } from './descriptor';
 import { DisagreementRepository, type NewDisagreement } from './disagreement-repository';
 import { type ErrorLocation, locateCueErrors } from './error-locations';
 import { outcomeOf, overallOutcome } from './outcome';
+import { recordReportEnd } from './report-metrics';
 import { ReportRepository, type ReportRow } from './report-repository';
 import { type NewResult, ResultRepository } from './result-repository';
 import { matchingThreshold } from './thresholds';
@@ -119,6 +121,26 @@ function ownerOf(ctx: RunContext, candidate: Candidate): string | null {
   return scalarFieldOf(candidate.descriptor.value, field) ?? null;
 }
 
+/** How many verdicts each engine gave in this environment, and how many did not comply or could not be given (docs/operations.md). */
+function recordEvaluations(ctx: RunContext, entities: readonly EntityRow[], rows: readonly NewResult[]): void {
+  const engineOf = new Map(entities.map((entity) => [entity.id, entity.engine ?? 'passive']));
+  const counts = new Map<string, { all: number; notCompliant: number; failed: number }>();
+  for (const row of rows) {
+    const engine = engineOf.get(row.entityId) ?? 'passive';
+    const count = counts.get(engine) ?? { all: 0, notCompliant: 0, failed: 0 };
+    count.all++;
+    if (row.outcome === 'failed') count.failed++;
+    else if (row.outcome !== 'ok' && row.outcome !== 'waived') count.notCompliant++;
+    counts.set(engine, count);
+  }
+  for (const [engine, { all, notCompliant, failed }] of counts) {
+    const dimensions = { engine, environment: ctx.environment };
+    recordMetric('Evaluations', MetricUnit.Count, all, dimensions);
+    recordMetric('EvaluationsNotCompliant', MetricUnit.Count, notCompliant, dimensions);
+    recordMetric('EvaluationsFailed', MetricUnit.Count, failed, dimensions);
+  }
+}
+
 /** Evaluates every entity against the candidates: the result rows to append. */
 export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<NewResult[]> {
   const results: EngineResult[][] = entities.map(() => []);
@@ -155,7 +177,7 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
   ctx.signal?.throwIfAborted();
   if (disagreements.length > 0) await recordDisagreements(ctx, disagreements);
   const waived = await waivedPairs(ctx, entities, candidates, results);
-  return entities.flatMap((entity, e) =>
+  const rows = entities.flatMap((entity, e) =>
     candidates.map((candidate, r) => {
       const result = locatedInDescriptor(entity, candidate, results[e][r]);
       const threshold = entity.kind === 'metric' && result.value !== undefined ? matchingThreshold(result.value, entity.thresholds ?? []) : undefined;
@@ -179,6 +201,8 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
       };
     }),
   );
+  recordEvaluations(ctx, entities, rows);
+  return rows;
 }
 
 async function evaluateBatch(ctx: RunContext, entities: EntityRow[], candidates: Candidate[]): Promise<void> {
@@ -288,6 +312,7 @@ export async function runReport(ctx: GovernanceContext, reportId: string, signal
     );
     const { outcome, passed } = overallOutcome(await new ResultRepository(database).outcomesOfReport(reportId));
     const ended = await reports.finish(reportId, { status: 'completed', outcome, passed }, undefined, attempt);
+    if (ended) recordReportEnd(ended);
     // A test's results belong to its report, not to the history the index summarises.
     if (ended && recordsHistory(report.cause)) await announceKnowledgeChange(ctx, { type: 'results', id: reportId });
   } catch (error) {
@@ -298,7 +323,8 @@ export async function runReport(ctx: GovernanceContext, reportId: string, signal
     }
     const reason = deadline.aborted ? `the evaluation did not finish within ${runTimeout / 1000} s (evaluation.run-timeout)` : (error as Error).message;
     logger.warn({ err: error, reportId }, 'an evaluation failed');
-    await reports.finish(reportId, { status: 'failed', error: reason }, undefined, attempt);
+    const failed = await reports.finish(reportId, { status: 'failed', error: reason }, undefined, attempt);
+    if (failed) recordReportEnd(failed);
   }
 }
 

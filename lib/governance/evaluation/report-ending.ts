@@ -4,6 +4,7 @@ import { announceKnowledgeChangeIn } from '#lib/outbox/knowledge-changes';
 import type { GovernanceContext } from '../context';
 import { recordsHistory } from './evaluation-runner';
 import { overallOutcome } from './outcome';
+import { recordReportEnd } from './report-metrics';
 import { ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository } from './result-repository';
 import { TaskRepository } from './task-repository';
@@ -28,6 +29,7 @@ export async function finishIfEnded(ctx: GovernanceContext, report: ReportRow, t
     ended = await reports.finish(report.id, { status: 'completed', outcome, passed }, tx);
   }
   if (!ended) return false;
+  recordReportEnd(ended);
   if (!recordsHistory(ended.cause)) return false;
   await announceKnowledgeChangeIn(database, tx, { type: 'results', id: ended.id });
   for (const hook of ctx.hooks.reportEnded) await hook(ctx, tx, ended);

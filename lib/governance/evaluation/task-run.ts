@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 
 import { inTransaction } from '#lib/db/transaction';
+import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
 import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
 import { ResolverError } from '#lib/platform/perimeter-resolver';
@@ -123,6 +124,8 @@ export async function runTask(ctx: GovernanceContext, taskId: string, remainingM
   const tasks = new TaskRepository(ctx.database);
   const task = await tasks.claim(taskId, LEASE_MS);
   if (!task) return 'skipped';
+  // How long the message waited for a worker (since it was sent; a continuation since it was sent again).
+  if (task.sentAt) recordMetric('QueueLag', MetricUnit.Milliseconds, receivedAt - task.sentAt.getTime());
   await new ReportRepository(ctx.database).begin(task.reportId);
   // The first page not written yet.
   let offset = task.offset;
