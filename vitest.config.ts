@@ -23,8 +23,9 @@ export default defineConfig({
   ],
   test: {
     testTimeout: 30_000,
-    // Tests read what they need from captured logs; LOG_LEVEL=info npm test shows everything.
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+    // Tests read what they need from captured logs; LOG_LEVEL=info npm test shows everything. So with the
+    // metric lines (tests/unit/metrics-emf.test.ts turns them on; METRICS_ENABLED=true npm test shows them).
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', METRICS_ENABLED: process.env.METRICS_ENABLED ?? 'false' },
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },

@@ -29,6 +29,8 @@ const PERMISSIONS = [
   'role-bindings:manage',
   /** Rebuild the assistant's knowledge index. */
   'knowledge-index:refresh',
+  /** Read the service's operational detail: GET /health?detail=true (docs/operations.md). */
+  'operations:read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -37,6 +37,11 @@ export interface Endpoint {
    * scope `resource`, the handler also names what it acts on (`request.authorize`).
    */
   readonly access?: EndpointAccess;
+  /**
+   * Of a public endpoint: the access a call needs when its query has these values (GET /health?detail=true
+   * needs an admin's permission; GET /health none), checked as `access` is.
+   */
+  readonly accessWhen?: { readonly query: Readonly<Record<string, string>>; readonly access: EndpointAccess };
 }
 
 export const endpoint = <const E extends Endpoint>(definition: E): E => definition;

@@ -74,6 +74,14 @@ export interface HandlerOptions {
 /** The audit trail of the endpoints of this process. */
 const outboxTrail = outboxAuditTrail(serviceFrame);
 
+/** The access this call needs: the endpoint's, or, of a public one, that of the query values it names (none otherwise). */
+function accessOf(endpoint: Endpoint, event: APIGatewayProxyEventV2): Endpoint['access'] {
+  if (!endpoint.public) return endpoint.access;
+  const when = endpoint.accessWhen;
+  const query = event.queryStringParameters ?? {};
+  return when && Object.entries(when.query).every(([name, value]) => query[name] === value) ? when.access : undefined;
+}
+
 /**
  * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
  * chain: metrics (flushed after the answer), request id and access log, audit record, problem+json errors, header normalisation,
@@ -100,11 +108,13 @@ export function httpHandler<E extends Endpoint>(
   chain.use(problemErrors()).use(httpHeaderNormalizer());
   // Credentials and the permission come before the body: a caller without them learns nothing of
   // what the body should be.
-  if (!endpoint.public) {
-    const access = endpoint.access;
-    if (!access) throw new Error(`${endpoint.operationId} declares no access: every endpoint that is not public says who may call it`);
+  if (!endpoint.public && !endpoint.access)
+    throw new Error(`${endpoint.operationId} declares no access: every endpoint that is not public says who may call it`);
+  if (!endpoint.public || endpoint.accessWhen) {
     chain.use({
       before: async ({ event }) => {
+        const access = accessOf(endpoint, event);
+        if (!access) return;
         const principal = await authenticate(event, endpoint, await serviceFrame());
         principals.set(event, principal);
         if (access !== 'authenticated') principal.access.require(access.permission, access.scope === 'resource' ? 'anywhere' : access.scope);

@@ -67,7 +67,8 @@ export default async function setup(project: TestProject) {
   const offline = startServerlessOffline({
     httpPort: await freePort(),
     lambdaPort,
-    env: { ...process.env, DATABASE_URL: database.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn' },
+    // Metrics on: the functions' metric lines are read from the log (tests/e2e/governance.test.ts).
+    env: { ...process.env, DATABASE_URL: database.url, CGP_CONFIG_FILE: configFile, LOG_LEVEL: 'warn', METRICS_ENABLED: 'true' },
     logFile: offlineLog,
   });
   await offline.ready;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
 import { endpoint } from '#lib/http/endpoint';
@@ -50,6 +50,12 @@ const pingEndpoint = endpoint({
   responses: { 200: { description: 'pong' } },
 });
 const failingEndpoint = endpoint({ ...pingEndpoint, operationId: 'failThing', query: z.object({}) });
+
+// The tests' settings turn metrics off (vitest.config.ts): these turn them on, as a deployment has them.
+beforeEach(() => {
+  vi.stubEnv('METRICS_ENABLED', 'true');
+  resetSettings();
+});
 
 afterEach(() => {
   vi.unstubAllEnvs();
