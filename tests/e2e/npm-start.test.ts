@@ -69,7 +69,7 @@ describe('npm start', () => {
         const source = path.join(checkout, 'functions', 'service', 'health.ts');
         writeFileSync(
           source,
-          readFileSync(source, 'utf8').replace('(await databaseReachable(getDatabase))', '(await databaseReachable(getDatabase)) && false'),
+          readFileSync(source, 'utf8').replace('databaseReachable(getDatabase)', "databaseReachable(() => Promise.reject(new Error('made unreachable')))"),
         );
         await expect.poll(health, { timeout: 120_000, interval: 500 }).toBe(503);
         // A change to the console's sources is built and served by the next request.
