@@ -23,6 +23,19 @@ const NO_HOOKS: GovernanceHooks = { statusChanged: [], published: [], deleted: [
 const policy = (name: string) =>
   policyInput.parse({ name, resourceType: 'dataproduct', severity: 'error', engine: 'remote', remoteEngineUrl: 'http://127.0.0.1:9/check' });
 
+/** A context whose only hook, of `kind`, fails with `message`. */
+const withFailing = (kind: 'statusChanged' | 'deleted', message: string): GovernanceContext => ({
+  ...base,
+  hooks: {
+    ...NO_HOOKS,
+    [kind]: [
+      async () => {
+        throw new Error(message);
+      },
+    ],
+  },
+});
+
 const statusOf = async (id: string) =>
   (await database.sql.unsafe(`select status from "${SCHEMA}".governance_entities where id = $1 order by version desc limit 1`, [id]))[0]?.status;
 
@@ -75,17 +88,7 @@ describe('the hooks of the entity service', () => {
   });
 
   it('rolls the publish back when a hook fails: nothing is enabled that its areas did not follow', async () => {
-    const ctx: GovernanceContext = {
-      ...base,
-      hooks: {
-        ...NO_HOOKS,
-        statusChanged: [
-          async () => {
-            throw new Error('the schedule could not follow');
-          },
-        ],
-      },
-    };
+    const ctx = withFailing('statusChanged', 'the schedule could not follow');
     const created = await createEntity(ctx, 'policy', policy('unfollowed'), 'alice');
     await expect(publishEntity(ctx, 'policy', created.id, 'alice')).rejects.toThrow('the schedule could not follow');
     expect(await statusOf(created.id)).toBe('draft');
@@ -99,17 +102,7 @@ describe('the hooks of the entity service', () => {
     expect(forgotten).toEqual([created.id]);
     expect(await statusOf(created.id)).toBeUndefined();
 
-    const failing: GovernanceContext = {
-      ...base,
-      hooks: {
-        ...NO_HOOKS,
-        deleted: [
-          async () => {
-            throw new Error('its exceptions could not be forgotten');
-          },
-        ],
-      },
-    };
+    const failing = withFailing('deleted', 'its exceptions could not be forgotten');
     const kept = await createEntity(failing, 'policy', policy('kept'), 'alice');
     await expect(deleteEntity(failing, 'policy', kept.id)).rejects.toThrow('its exceptions could not be forgotten');
     expect(await statusOf(kept.id)).toBe('draft');
