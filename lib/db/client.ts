@@ -5,6 +5,7 @@ import type { Settings } from '#lib/settings/index';
 
 import { defineTables, type Tables } from '../../drizzle/schema/index';
 import { connectionUrl, poolOptions } from './connection';
+import { tracedQueries } from './traced-queries';
 
 export interface Database {
   readonly sql: postgres.Sql;
@@ -21,12 +22,12 @@ export interface ServiceContext {
   readonly settings: Settings;
 }
 
-/** Opens a pool on the configured database; tables are bound to the configured schema. */
+/** Opens a pool on the configured database; tables are bound to the configured schema; drizzle's queries are traced. */
 export function openDatabase(settings: Settings, overrides: Partial<postgres.Options<Record<string, never>>> = {}): Database {
   const sql = postgres(connectionUrl(settings), { ...poolOptions(settings), ...overrides });
   return {
     sql,
-    db: drizzle(sql),
+    db: drizzle(tracedQueries(sql)),
     tables: defineTables(settings.database.schema),
     schemaName: settings.database.schema,
     settings,

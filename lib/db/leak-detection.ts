@@ -1,11 +1,13 @@
 import { logger } from '#lib/logging/logger';
+import { traced } from '#lib/observability/tracing';
 
 import type { Database } from './client';
 
 /**
  * Runs `work` while it holds a connection, and logs a warning naming `holder` if it keeps the
  * connection longer than `database.leak-detection-threshold`. Connections are held across
- * awaits only by transactions and reserved connections, and both go through here.
+ * awaits only by transactions and reserved connections, and both go through here (and are traced
+ * as one subsegment, lib/observability/tracing.ts).
  */
 export async function holdingConnection<T>(database: Database, holder: string, work: () => Promise<T>): Promise<T> {
   const threshold = database.settings.database.leakDetectionThreshold;
@@ -21,7 +23,7 @@ export async function holdingConnection<T>(database: Database, holder: string, w
       : undefined;
   timer?.unref();
   try {
-    return await work();
+    return await traced('## database transaction', work);
   } finally {
     if (timer) clearTimeout(timer);
   }

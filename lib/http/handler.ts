@@ -7,6 +7,7 @@ import { outboxAuditTrail } from '#lib/audit/audit-trail';
 import { Access, type Scope } from '#lib/authorization/access';
 import { unstorableText } from '#lib/db/storable-text';
 import { metricsMiddleware } from '#lib/observability/metrics';
+import { tracingMiddleware } from '#lib/observability/tracing';
 
 import { authenticate } from './authentication';
 import { serviceFrame, serviceSettings } from './composition';
@@ -84,7 +85,7 @@ function accessOf(endpoint: Endpoint, event: APIGatewayProxyEventV2): Endpoint['
 
 /**
  * Builds the Lambda handler of an endpoint. Every endpoint of both services goes through this one
- * chain: metrics (flushed after the answer), request id and access log, audit record, problem+json errors, header normalisation,
+ * chain: the trace's handler subsegment, metrics (flushed after the answer), request id and access log, audit record, problem+json errors, header normalisation,
  * authentication, the audit record written ahead of a write, JSON body parsing, zod validation of path, query and body.
  */
 export function httpHandler<E extends Endpoint>(
@@ -99,6 +100,7 @@ export function httpHandler<E extends Endpoint>(
       throw new HttpProblem(504, 'Gateway Timeout', 'The request did not finish within the time limit of the function');
     },
   })
+    .use(tracingMiddleware(({ event }) => ({ requestId: event.headers?.[REQUEST_ID_HEADER], operation: endpoint.operationId })))
     .use(metricsMiddleware(serviceSettings))
     .use(requestMetrics(endpoint.operationId))
     .use(requestContext());

@@ -5,6 +5,8 @@ import type { Context } from 'aws-lambda';
 
 import type { Settings } from '#lib/settings/index';
 
+import { SERVICE_NAME } from './service-name';
+
 // The service's metrics, in CloudWatch's embedded metric format (EMF) through Powertools Metrics:
 // JSON lines on stdout that CloudWatch Logs turns into metrics (no agent), and that `npm start`
 // shows in its log. Like the logger, a process-wide recorder: the function's factory (lib/http/handler.ts,
@@ -15,9 +17,6 @@ export { MetricUnit };
 
 /** A unit of Powertools (Count, Milliseconds, Seconds...). */
 export type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
-
-/** The service dimension of every metric (Powertools adds it to each). */
-const METRICS_SERVICE = 'computational-governance-platform';
 
 /** Every metric the service emits, in one place: docs/operations.md explains each. */
 export type MetricName =
@@ -63,7 +62,7 @@ let current: Metrics | undefined;
 function instanceFor(namespace: string): Metrics {
   let metrics = instances.get(namespace);
   if (!metrics) {
-    metrics = new Metrics({ namespace, serviceName: METRICS_SERVICE });
+    metrics = new Metrics({ namespace, serviceName: SERVICE_NAME });
     instances.set(namespace, metrics);
   }
   return metrics;

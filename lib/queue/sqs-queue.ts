@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 
 import { logger } from '#lib/logging/logger';
+import { tracedAwsClient } from '#lib/observability/tracing';
 import { OutboundTimeoutError, type OutboundTimeouts } from '#lib/platform/http-client';
 
 import type { JobQueue } from './job-queue';
@@ -22,11 +23,13 @@ export class SqsQueue implements JobQueue {
     endpoint: string | undefined,
     private readonly timeouts: OutboundTimeouts,
   ) {
-    this.client = new SQSClient({
-      endpoint,
-      maxAttempts: 3,
-      requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.readMs, throwOnRequestTimeout: true },
-    });
+    this.client = tracedAwsClient(
+      new SQSClient({
+        endpoint,
+        maxAttempts: 3,
+        requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.readMs, throwOnRequestTimeout: true },
+      }),
+    );
     this.host = new URL(endpoint ?? queueUrl).host;
   }
 

@@ -17,6 +17,12 @@ export interface RuntimeEnvironment {
   readonly deployed: boolean;
   /** True under serverless offline (IS_OFFLINE): the evaluation queue is then the local Lambda endpoint. */
   readonly offline: boolean;
+  /**
+   * Whether X-Ray traces are sent (lib/observability/tracing.ts): inside AWS Lambda
+   * (AWS_EXECUTION_ENV), unless Powertools' own POWERTOOLS_TRACE_ENABLED=false says not; never under
+   * serverless offline, which has no X-Ray daemon.
+   */
+  readonly traced: boolean;
 }
 
 export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): RuntimeEnvironment {
@@ -26,6 +32,7 @@ export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): Runtim
     root: (!env.IS_OFFLINE && env.LAMBDA_TASK_ROOT) || env.CGP_PACKAGE_ROOT || process.cwd(),
     deployed: Boolean(env.AWS_LAMBDA_FUNCTION_NAME) && !env.IS_OFFLINE,
     offline: Boolean(env.IS_OFFLINE),
+    traced: Boolean(env.AWS_EXECUTION_ENV) && !env.IS_OFFLINE && env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() !== 'false',
   };
 }
 

@@ -1,5 +1,7 @@
 import type { Parameter } from '@aws-sdk/client-ssm';
 
+import { tracedAwsClient } from '#lib/observability/tracing';
+
 /**
  * The environment variables application.conf reads secrets from (`${?VAR}`), and DATABASE_URL. Each may
  * instead be given by name: `<VAR>_SSM` names an SSM Parameter Store parameter (a SecureString), or a
@@ -45,12 +47,15 @@ export async function readSecretParameters(env: NodeJS.ProcessEnv): Promise<Secr
   }
 
   const { GetParametersCommand, SSMClient } = await import('@aws-sdk/client-ssm');
-  const client = new SSMClient({
-    region: env.AWS_REGION || undefined,
-    endpoint: env.AWS_ENDPOINT_URL_SSM || undefined,
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
-  });
+  // Traced by operation only: X-Ray records no parameter of SSM's calls, and no answer.
+  const client = tracedAwsClient(
+    new SSMClient({
+      region: env.AWS_REGION || undefined,
+      endpoint: env.AWS_ENDPOINT_URL_SSM || undefined,
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+    }),
+  );
   // One call for all of them (GetParameters takes up to ten names; there are fewer secrets): many cold
   // starts at once stay within the account's SSM throughput.
   const names = [...new Set(wanted.map(({ name }) => name))];

@@ -8,6 +8,7 @@ import { describe, expect, inject, it } from 'vitest';
 
 import { SECRET_VARIABLES } from '#lib/settings/secret-parameters';
 
+import { FakeXrayDaemon } from '../fakes/fake-xray-daemon';
 import { lambdaContext } from '../support/api-gateway-event';
 import { present } from '../support/present';
 
@@ -44,10 +45,15 @@ function resourcesOf<K extends keyof TemplateProperties>(type: K): [string, Temp
     .map(([key, resource]) => [key, resource.Properties as TemplateProperties[K]]);
 }
 
-/** Unzips a function's artifact and loads its handler the way the Lambda runtime does. */
-async function loadPackagedHandler(functionName: string, handlerFile: string) {
+/**
+ * Unzips a function's artifact and loads its handler the way the Lambda runtime does; `environment`
+ * is set first (with LAMBDA_TASK_ROOT, the folder it is unzipped to), when the handler should see
+ * it as it loads.
+ */
+async function loadPackagedHandler(functionName: string, handlerFile: string, environment?: Record<string, string>) {
   const root = mkdtempSync(path.join(tmpdir(), `cgp-${functionName}-`));
   new AdmZip(path.join(packageDir, `${functionName}.zip`)).extractAllTo(root);
+  if (environment) Object.assign(process.env, { LAMBDA_TASK_ROOT: root, ...environment });
   return { root, module: await import(pathToFileURL(path.join(root, handlerFile)).href) };
 }
 
@@ -161,6 +167,33 @@ describe('npx serverless package', () => {
       expect(await module.handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 300_000 })).toEqual({ batchItemFailures: [] });
     } finally {
       process.env = previous;
+    }
+  });
+
+  it('ships bundles that trace in a Lambda with active tracing: the handler subsegment of the worker and its queries reach the X-Ray daemon', async () => {
+    const daemon = new FakeXrayDaemon();
+    await daemon.start();
+    const previous = { ...process.env };
+    const handler = 'functions/workers/evaluation-worker.handler';
+    try {
+      const { module } = await loadPackagedHandler('evaluationWorker', 'functions/workers/evaluation-worker.mjs', {
+        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        AWS_XRAY_DAEMON_ADDRESS: daemon.address,
+        _HANDLER: handler,
+        _X_AMZN_TRACE_ID: 'Root=1-6745a1b2-00000000000000000000000a;Parent=53995c3f42cd8ad8;Sampled=1',
+        DATABASE_URL: inject('databaseUrl'),
+        DATABASE_SCHEMA: 'e2e',
+      });
+      delete process.env.CGP_CONFIG_FILE;
+      const event = JSON.parse(readFileSync('events/sqs-evaluation-task.json', 'utf8'));
+      const context = { ...lambdaContext('traced-invocation'), getRemainingTimeInMillis: () => 300_000 };
+      expect(await module.handler(event, context)).toEqual({ batchItemFailures: [] });
+      const top = await daemon.segmentNamed(`## ${handler}`);
+      expect(top).toMatchObject({ trace_id: '1-6745a1b2-00000000000000000000000a', annotations: { requestId: 'traced-invocation' } });
+      expect(daemon.below(top).map((segment) => segment.name)).toContain('## database query');
+    } finally {
+      process.env = previous;
+      await daemon.stop();
     }
   });
 

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { ServiceContext } from '#lib/db/client';
 import { Unavailable } from '#lib/errors/domain-errors';
 import { MetricUnit, recordMetric } from '#lib/observability/metrics';
+import { traced } from '#lib/observability/tracing';
 import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
 
 import { CueRunFailure } from './cue/cue-runner';
@@ -64,11 +65,13 @@ export async function evaluateEntities(
       }
       const engine = await engineOf(kind, ctx);
       const started = performance.now();
-      const answers = await engine.evaluate(
-        indexes.map((index) => entities[index]),
-        resources,
-        signal,
-        onDisagreement,
+      const answers = await traced(`## ${kind} engine`, () =>
+        engine.evaluate(
+          indexes.map((index) => entities[index]),
+          resources,
+          signal,
+          onDisagreement,
+        ),
       );
       recordMetric('EngineCallDuration', MetricUnit.Milliseconds, performance.now() - started, { engine: kind });
       indexes.forEach((index, i) => {

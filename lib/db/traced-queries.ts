@@ -1,0 +1,31 @@
+import type postgres from 'postgres';
+
+import { isTracing, traced } from '#lib/observability/tracing';
+
+/** The subsegment of one query drizzle sends (lib/observability/tracing.ts): no text, no parameters. */
+const QUERY_SEGMENT = '## database query';
+
+/**
+ * postgres.js as drizzle receives it, each query drizzle sends (through `unsafe`, which it always
+ * awaits at once) traced as a subsegment. Where no trace is sent the query runs as it is.
+ * Queries inside a transaction are traced with it (lib/db/leak-detection.ts holdingConnection).
+ */
+export function tracedQueries(sql: postgres.Sql): postgres.Sql {
+  return new Proxy(sql, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (property !== 'unsafe' || typeof value !== 'function' || !isTracing()) return value;
+      return (...args: unknown[]) => tracedQuery(value.apply(target, args) as postgres.PendingQuery<postgres.Row[]>);
+    },
+  });
+}
+
+/** The query, its execution (which starts when it is awaited) in a subsegment; `.values()` returns the same query. */
+function tracedQuery<Q extends postgres.PendingQuery<postgres.Row[]>>(query: Q): Q {
+  const then = query.then.bind(query);
+  type Rows = Awaited<Q>;
+  return Object.assign(query, {
+    then: ((onFulfilled, onRejected) =>
+      traced(QUERY_SEGMENT, () => new Promise<Rows>((resolve, reject) => then(resolve as never, reject))).then(onFulfilled, onRejected)) as Q['then'],
+  });
+}
