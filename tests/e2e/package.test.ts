@@ -254,6 +254,10 @@ describe('npx serverless package', () => {
       expect(properties.TracingConfig, name).toEqual({ Mode: 'Active' });
       expect(properties.Environment.Variables.METRICS_NAMESPACE, name).toBe('ComputationalGovernance');
     }
+    // The functions' role may send what they trace.
+    const [[, role]] = resourcesOf('AWS::IAM::Role');
+    const actions = role.Policies.flatMap((policy) => policy.PolicyDocument.Statement).flatMap((statement) => (statement as { Action: string[] }).Action);
+    expect(actions).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
     expect(resourcesOf('AWS::SNS::Topic').map(([key]) => key)).toEqual(['OperatorAlarmTopic']);
     const alarms = resourcesOf('AWS::CloudWatch::Alarm');
     for (const [key, alarm] of alarms) expect(alarm.AlarmActions, key).toEqual([{ Ref: 'OperatorAlarmTopic' }]);
