@@ -142,6 +142,10 @@ ${settings}
   return { folder, postgres, configFile, settings: loaded, stop };
 }
 
+/** A technical JWT the bench's settings accept (startBenchDatabase), for `subject` with `claims`. */
+export const benchToken = (claims: Record<string, unknown>, subject: string) =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+
 export async function startBenchWorld(settings: string): Promise<BenchWorld> {
   const { folder, postgres, configFile, settings: loaded, stop: stopDatabase } = await startBenchDatabase(settings);
   const offline = startServerlessOffline({
@@ -164,10 +168,8 @@ export async function startBenchWorld(settings: string): Promise<BenchWorld> {
   }
   // The bench sets its world up as an admin; a CI gate's token carries no roles claim (it gets
   // authorization.technical-token-roles, and its role bindings are read from the database per call).
-  const sign = (claims: Record<string, unknown>, subject: string) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
-  const token = await sign({ roles: ['admin'] }, 'bench');
-  const ciAuthorization = `Bearer ${await sign({}, 'bench-ci')}`;
+  const token = await benchToken({ roles: ['admin'] }, 'bench');
+  const ciAuthorization = `Bearer ${await benchToken({}, 'bench-ci')}`;
   const call = async <T>(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> => {
     const response = await fetch(`${offline.baseUrl}/v1/computational-governance${route}`, {
       method,

@@ -38,7 +38,7 @@ export function benchDescriptor(id: string): Record<string, unknown> {
 }
 
 /** Twenty policies of the kind governance teams write: required fields, formats, bounds, lists. */
-function benchPolicies(): string[] {
+export function benchPolicies(): string[] {
   const scripts = [
     'owner: string & =~"^[a-z]+$"',
     'domain: "finance" | "sales" | "marketing"',

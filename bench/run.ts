@@ -10,6 +10,7 @@ import { benchImpact } from './impact';
 import { benchPublishEvaluation } from './publish-evaluation';
 import { benchReportRead } from './report-read';
 import { benchRetrieval } from './retrieval';
+import { benchTracing } from './tracing-cost';
 
 // The engine bench first, so that its memory figures are not those of a process that already ran the other.
 console.log('# CUE engine (WebAssembly workers, default cue-config)');
@@ -20,6 +21,8 @@ console.log('# Regular expressions in CUE policies (RE2): a regex-heavy policy n
 await benchRegex();
 console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL), WebAssembly then native');
 await benchEvaluateApi();
+console.log('# What X-Ray tracing costs an Evaluate call (the handler in-process, untraced then as a tracing Lambda), native');
+await benchTracing();
 console.log('# Publish-time evaluation through the queue (serverless offline, local queue, embedded PostgreSQL), WebAssembly then native');
 await benchPublishEvaluation();
 console.log('# Impact of a stricter version over 5,000 resources through the queue (serverless offline, local queue, embedded PostgreSQL), native');
