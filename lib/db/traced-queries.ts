@@ -7,14 +7,16 @@ const QUERY_SEGMENT = '## database query';
 
 /**
  * postgres.js as drizzle receives it, each query drizzle sends (through `unsafe`, which it always
- * awaits at once) traced as a subsegment. Where no trace is sent the query runs as it is.
+ * awaits at once) traced as a subsegment. Where no trace is sent, postgres.js itself.
  * Queries inside a transaction are traced with it (lib/db/leak-detection.ts holdingConnection).
  */
 export function tracedQueries(sql: postgres.Sql): postgres.Sql {
+  // Whether the process traces is settled when lib/observability/tracing.ts loads, before any pool opens.
+  if (!isTracing()) return sql;
   return new Proxy(sql, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
-      if (property !== 'unsafe' || typeof value !== 'function' || !isTracing()) return value;
+      if (property !== 'unsafe' || typeof value !== 'function') return value;
       return (...args: unknown[]) => tracedQuery(value.apply(target, args) as postgres.PendingQuery<postgres.Row[]>);
     },
   });

@@ -90,10 +90,11 @@ function statusOf(response: unknown): number | undefined {
 }
 
 /**
- * The middy middleware of every function: where traces are sent, opens the handler's subsegment through Powertools' middleware (captureLambdaHandler, without the response),
- * and when the invocation ends annotates it with `annotationsOf` the request (by then the inner
- * middlewares have given it its request id) and flags it by the outcome: a 5xx answer or an error
- * thrown without an answer as a fault, a 4xx answer as an error. The outermost middleware of a function, so that the
+ * The middy middleware of every function: where traces are sent, opens the handler's subsegment
+ * through Powertools' middleware (captureLambdaHandler, without the response). When the invocation
+ * ends, annotates it with `annotationsOf` the request (by then the inner middlewares have given it
+ * its request id) and flags it by the outcome: a 5xx answer, or an error thrown without an answer,
+ * as a fault; a 4xx answer as an error. The outermost middleware of a function, so that the
  * settings read on a cold start (SSM) are traced too.
  */
 export function tracingMiddleware<R extends Request>(annotationsOf: (request: R) => TraceAnnotations): MiddlewareObj {

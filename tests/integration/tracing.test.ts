@@ -46,6 +46,14 @@ async function enabledPolicy(body: Record<string, unknown>) {
   expect(moved.status).toBe(200);
 }
 
+const EVALUATE_HANDLER = 'functions/governance/evaluation.evaluate';
+
+/** An Evaluate call, as the invocation of its Lambda. */
+function evaluateCall(body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  invocation(EVALUATE_HANDLER);
+  return invoke(evaluation.evaluate, { method: 'POST', path: '/v1/computational-governance/evaluate', body: { environment: 'development', ...body }, headers });
+}
+
 /** The handler's subsegment of the invocation `handler`, once sent (when the invocation ends). */
 const handlerSegment = (handler: string) => daemon.segmentNamed(`## ${handler}`);
 
@@ -93,18 +101,14 @@ afterAll(async () => {
 
 describe('traces of a Lambda with active tracing', () => {
   it('an Evaluate call: the handler annotated with the request id, its queries, each engine, the remote engine call by host and path', async () => {
-    const handler = 'functions/governance/evaluation.evaluate';
-    invocation(handler);
-    const answer = await invoke(evaluation.evaluate, {
-      method: 'POST',
-      path: '/v1/computational-governance/evaluate',
-      body: { environment: 'development', resourceType: 'dataproduct', descriptor: `id: dp-1\nname: Sales\nversion: 1.0.0\nowner: ${MARKER}\n` },
-      headers: { 'x-request-id': 'trace-request-1', prefer: 'wait=20' },
-    });
+    const answer = await evaluateCall(
+      { resourceType: 'dataproduct', descriptor: `id: dp-1\nname: Sales\nversion: 1.0.0\nowner: ${MARKER}\n` },
+      { 'x-request-id': 'trace-request-1', prefer: 'wait=20' },
+    );
     expect(answer.status).toBe(200);
     expect(JSON.stringify(answer.body)).toContain(MARKER);
 
-    const top = await handlerSegment(handler);
+    const top = await handlerSegment(EVALUATE_HANDLER);
     expect(top).toMatchObject({ trace_id: TRACE_ROOT, type: 'subsegment' });
     expect(top.annotations).toMatchObject({ requestId: 'trace-request-1', operation: 'evaluate', Service: 'computational-governance-platform' });
     expect(top.fault).toBeUndefined();
@@ -125,16 +129,10 @@ describe('traces of a Lambda with active tracing', () => {
   });
 
   it('a refused call flags its handler subsegment, without the error text', async () => {
-    const handler = 'functions/governance/evaluation.evaluate';
-    invocation(handler);
-    const answer = await invoke(evaluation.evaluate, {
-      method: 'POST',
-      path: '/v1/computational-governance/evaluate',
-      body: { environment: 'development', resourceType: MARKER, descriptor: `owner: ${MARKER}` },
-    });
+    const answer = await evaluateCall({ resourceType: MARKER, descriptor: `owner: ${MARKER}` });
     expect(answer.status).toBeGreaterThanOrEqual(400);
     expect(answer.status).toBeLessThan(500);
-    const top = await handlerSegment(handler);
+    const top = await handlerSegment(EVALUATE_HANDLER);
     expect(top).toMatchObject({ error: true });
     expect(top.fault).toBeUndefined();
     expectNothingSecret();
