@@ -65,6 +65,9 @@ export function startServerlessOffline(options: {
         // The local evaluation queue invokes the worker through this endpoint (evaluation.queue.local-lambda-endpoint, lib/queue/local-lambda-queue.ts).
         LOCAL_LAMBDA_ENDPOINT: `http://127.0.0.1:${options.lambdaPort}`,
         CGP_ESBUILD_WORK_FOLDER: workFolder,
+        // Local stack traces point into the sources (a package has no map: serverless.yml).
+        CGP_ESBUILD_SOURCEMAP: 'inline',
+        NODE_OPTIONS: [options.env.NODE_OPTIONS, '--enable-source-maps'].filter(Boolean).join(' '),
         TMPDIR: temporaryFolder,
         SLS_TELEMETRY_DISABLED: '1',
         SLS_NOTIFICATIONS_MODE: 'off',

@@ -27,7 +27,8 @@ const PUBLIC: Principal = { subject: 'anonymous', method: 'public', groups: [], 
 /** Who made each request in flight, for the audit record (the event is the request's identity). */
 const principals = new WeakMap<APIGatewayProxyEventV2, Principal>();
 
-export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+/** The Lambda handler of one endpoint, with the contract it serves (its method and path route it: lib/service/routed-handler.ts). */
+export type HttpHandler = ((event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>) & { readonly endpoint: Endpoint };
 
 /**
  * Path, query and body against the endpoint's schemas, with one 400 listing every bad field.
@@ -128,7 +129,7 @@ export function httpHandler<E extends Endpoint>(
   // A query parameter the API does not know is refused, never ignored: a client's misspelt filter
   // would otherwise list everything. Public endpoints (health, documents, console pages) ignore them.
   const query = endpoint.public ? endpoint.query : (endpoint.query ?? z.object({})).strict();
-  return chain.handler(async (event, _context, { signal }) => {
+  const handler = chain.handler(async (event, _context, { signal }) => {
     const principal = principals.get(event) ?? PUBLIC;
     let authorized = false;
     const authorize = (scope: Scope) => {
@@ -161,5 +162,6 @@ export function httpHandler<E extends Endpoint>(
         await options.onRejected(problem, event.body, principal);
       throw error;
     }
-  }) as unknown as HttpHandler;
+  });
+  return Object.assign(handler, { endpoint }) as unknown as HttpHandler;
 }
