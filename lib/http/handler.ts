@@ -27,8 +27,11 @@ const PUBLIC: Principal = { subject: 'anonymous', method: 'public', groups: [], 
 /** Who made each request in flight, for the audit record (the event is the request's identity). */
 const principals = new WeakMap<APIGatewayProxyEventV2, Principal>();
 
+/** A Lambda handler of API Gateway's HTTP API events. */
+export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
 /** The Lambda handler of one endpoint, with the contract it serves (its method and path route it: lib/service/routed-handler.ts). */
-export type HttpHandler = ((event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>) & { readonly endpoint: Endpoint };
+export type HttpHandler = LambdaHttpHandler & { readonly endpoint: Endpoint };
 
 /**
  * Path, query and body against the endpoint's schemas, with one 400 listing every bad field.

@@ -1,12 +1,10 @@
 import httpRouterHandler, { type Route } from '@middy/http-router';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-import { httpHandler, type HttpHandler } from '#lib/http/handler';
+import { type HttpHandler, httpHandler, type LambdaHttpHandler } from '#lib/http/handler';
 import { NotFound } from '#lib/http/problems';
 
 import { unknownRouteEndpoint } from './endpoints';
-
-type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** Answers every route no endpoint claims: a 404 problem naming it (API Gateway's `$default` route, and any path a function does not route). */
 export const unknownRoute = httpHandler(unknownRouteEndpoint, async ({ method, path }) => {
@@ -31,5 +29,21 @@ export function routedHandler(...handlers: readonly HttpHandler[]): LambdaHttpHa
   // Last: the router tries the paths with parameters in this order, after every static one.
   routes.push({ method: 'ANY', path: unknownRouteEndpoint.path, handler: unknownRoute });
   const route = httpRouterHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(routes);
-  return (event, context) => route(event, context) as Promise<APIGatewayProxyStructuredResultV2>;
+  return (event, context) => route(routedAsMatched(event), context) as Promise<APIGatewayProxyStructuredResultV2>;
+}
+
+/**
+ * The event with the path API Gateway matched: its route's path with the path parameters in it. Behind a
+ * custom domain's API mapping (`https://api.example.com/governance/...`), the request's own path starts
+ * with the mapping's key, which no route has. The handler still sees the request's path (`rawPath`).
+ */
+function routedAsMatched(event: APIGatewayProxyEventV2): APIGatewayProxyEventV2 {
+  const [method, template] = (event.routeKey ?? '').split(' ');
+  if (!template?.startsWith('/') || !event.requestContext?.http) return event;
+  const parameters = event.pathParameters ?? {};
+  const path = template.replace(/\{(\w+)(\+?)\}/g, (_, name: string, greedy: string) => {
+    const value = parameters[name] ?? '';
+    return greedy ? value.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(value);
+  });
+  return { ...event, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, method, path } } };
 }

@@ -3,19 +3,16 @@
  * no answer may be a 5xx, and none may take longer than the function's deadline (a handler that
  * blocks its event loop answers late instead of with its 504).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
 
 import { openApiDocument } from '#lib/api/openapi-document';
-import type { HttpHandler } from '#lib/http/handler';
+import { endpointRoute } from '#lib/http/endpoint-route';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 
 import { FakeServer } from '../fakes/fake-server';
 import { FakeHostedModel } from '../fakes/hosted-model';
 import { apiGatewayEvent, lambdaContext } from '../support/api-gateway-event';
+import { deployedHandlersByRoute } from '../support/deployed-routes';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 import { present } from '../support/present';
@@ -193,24 +190,6 @@ function operations(): Operation[] {
   );
 }
 
-/** Each `METHOD /path` of serverless.yml to its handler, imported as Lambda would load it. */
-async function handlersByRoute(): Promise<Map<string, HttpHandler>> {
-  const template = parseYaml(readFileSync('serverless.yml', 'utf8')) as {
-    functions: Record<string, { handler: string; events?: Array<{ httpApi?: string | { method: string; path: string } }> }>;
-  };
-  const routes = new Map<string, HttpHandler>();
-  for (const fn of Object.values(template.functions)) {
-    for (const event of fn.events ?? []) {
-      if (!event.httpApi || event.httpApi === '*') continue;
-      const route = typeof event.httpApi === 'string' ? event.httpApi : `${event.httpApi.method.toUpperCase()} ${event.httpApi.path}`;
-      const [file, exported] = [fn.handler.slice(0, fn.handler.lastIndexOf('.')), fn.handler.slice(fn.handler.lastIndexOf('.') + 1)];
-      const module = (await import(/* @vite-ignore */ path.resolve(`${file}.ts`))) as Record<string, HttpHandler>;
-      routes.set(route, module[exported]);
-    }
-  }
-  return routes;
-}
-
 /** A path segment as a client would write it; text that is not valid Unicode is sent as bytes that are not UTF-8. */
 const rawSegment = (value: string) => {
   try {
@@ -220,7 +199,7 @@ const rawSegment = (value: string) => {
   }
 };
 
-let routes: Map<string, HttpHandler>;
+let routes: Awaited<ReturnType<typeof deployedHandlersByRoute>>;
 const ids: Record<string, string> = { counter: '0' };
 
 beforeAll(async () => {
@@ -232,36 +211,36 @@ beforeAll(async () => {
       resource-types = [ { name = "dataproduct", configuration { resource-name = "id" }, resolver-configuration { url = "${resolver.url}", path = "/resources" } } ]
     }`,
   );
-  routes = await handlersByRoute();
-  const call = (route: string, request: { path: string; body?: unknown; params?: Record<string, string> }) =>
-    invoke(present(routes.get(route), `the handler of ${route}`), { method: route.split(' ')[0], ...request });
+  routes = await deployedHandlersByRoute();
+  // Through the function's router, as API Gateway calls it: on the route's own path.
+  const call = (route: string, request: { body?: unknown; params?: Record<string, string> }) => {
+    const [method, template] = route.split(' ');
+    return invoke(present(routes.get(route), `the handler of ${route}`), { method, path: endpointRoute(template, request.params, undefined), ...request });
+  };
   const policy = await call('POST /v1/computational-governance/policies', {
-    path: '/p',
     body: { name: 'Owner', resourceType: 'dataproduct', environment: 'development', engine: 'cue', cueScript: 'owner: string\n' },
   });
   ids.policy = policy.body.id;
-  await call('POST /v1/computational-governance/policies/{id}/publish', { path: '/p', params: { id: ids.policy } });
+  await call('POST /v1/computational-governance/policies/{id}/publish', { params: { id: ids.policy } });
   const passive = await call('POST /v1/computational-governance/policies', {
-    path: '/p',
     body: { name: 'Passive', resourceType: 'dataproduct', environment: 'development', trigger: 'passive' },
   });
   ids.passive = passive.body.id;
-  await call('POST /v1/computational-governance/policies/{id}/publish', { path: '/p', params: { id: ids.passive } });
+  await call('POST /v1/computational-governance/policies/{id}/publish', { params: { id: ids.passive } });
   const metric = await call('POST /v1/computational-governance/metrics', {
-    path: '/m',
     body: { name: 'Size', resourceType: 'dataproduct', environment: 'development', engine: 'remote', remoteEngineUrl: remoteEngine.url },
   });
   ids.metric = metric.body.id;
   const report = await invoke(present(routes.get('POST /v1/computational-governance/evaluate'), 'the handler of POST /evaluate'), {
     method: 'POST',
-    path: '/e',
+    path: '/v1/computational-governance/evaluate',
     body: { environment: 'development', resourceType: 'dataproduct', descriptor: 'id: dp-1\nowner: alice\n' },
     headers: { prefer: 'wait=10' },
   });
   ids.report = report.body.id;
   for (const kind of ['llm', 'embedder']) {
     const body = { provider: 'hosted_llm', api_key: 'fuzz-key-123456789', endpoint: model.url, api_version: '2024-10-21', model: 'm', deployment: 'd' };
-    expect((await call(`POST /assistant/v1/${kind}/config`, { path: '/c', body })).status).toBe(201);
+    expect((await call(`POST /assistant/v1/${kind}/config`, { body })).status).toBe(201);
   }
   expect(Object.values(ids).every(Boolean)).toBe(true);
 });

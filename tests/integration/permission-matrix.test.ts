@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openApiDocument } from '#lib/api/openapi-document';
 import { type Permission, type Role, ROLE_PERMISSIONS, ROLES } from '#lib/authorization/roles';
 import { governance } from '#lib/governance/composition';
-import type { HttpHandler } from '#lib/http/handler';
+import type { LambdaHttpHandler } from '#lib/http/handler';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 
 import { FakeServer } from '../fakes/fake-server';
+import { deployedHandlersByRoute } from '../support/deployed-routes';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 import { technicalToken } from '../support/tokens';
@@ -47,19 +46,18 @@ function operations(): Operation[] {
   );
 }
 
-/** operationId -> the handler serverless.yml deploys for it. */
-async function handlers(): Promise<Map<string, HttpHandler>> {
-  const yaml = readFileSync('serverless.yml', 'utf8');
-  const map = new Map<string, HttpHandler>();
-  for (const [, operationId, file, name] of yaml.matchAll(/^ {2}(\w+):\n(?: {4}.*\n)*? {4}handler: (functions\/[\w/-]+)\.(\w+)\n/gm)) {
-    const module = (await import(/* @vite-ignore */ new URL(`../../${file}.ts`, import.meta.url).href)) as Record<string, HttpHandler>;
-    map.set(operationId, module[name]);
-  }
-  return map;
+/** operationId -> the handler of the function serverless.yml deploys it on (its router answers the call). */
+async function handlers(): Promise<Map<string, LambdaHttpHandler>> {
+  const routes = await deployedHandlersByRoute();
+  return new Map(
+    operations().flatMap(({ operationId, method, path }) =>
+      routes.has(`${method} ${path}`) ? [[operationId, routes.get(`${method} ${path}`) as LambdaHttpHandler]] : [],
+    ),
+  );
 }
 
 const engine = new FakeServer(() => ({ status: 200, body: { satisfiesPolicy: true, value: 1, errors: [] } }));
-let handlerOf: Map<string, HttpHandler>;
+let handlerOf: Map<string, LambdaHttpHandler>;
 
 const tokenOf = (subject: string, roles?: Role[]) => technicalToken({ sub: subject, roles: roles ?? [] });
 
@@ -72,7 +70,7 @@ interface Call {
 
 async function call(operation: Operation, request: Call, token: string) {
   const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => request.params?.[name] ?? name);
-  return invoke(handlerOf.get(operation.operationId) as HttpHandler, {
+  return invoke(handlerOf.get(operation.operationId) as LambdaHttpHandler, {
     method: operation.method,
     path,
     params: request.params,

@@ -1,4 +1,4 @@
-import type { HttpHandler } from '#lib/http/handler';
+import type { LambdaHttpHandler } from '#lib/http/handler';
 
 import { apiGatewayEvent, lambdaContext } from './api-gateway-event';
 import { authorized } from './tokens';
@@ -18,7 +18,7 @@ const parseBody = (text: string, contentType: string) =>
  * body is parsed JSON (NDJSON: the array of its lines).
  */
 export async function invoke(
-  handler: HttpHandler,
+  handler: LambdaHttpHandler,
   request: { method: string; path: string; body?: unknown; query?: Record<string, string>; params?: Record<string, string>; headers?: Record<string, string> },
   /** The Lambda's time left when the call starts (30 s unless said). */
   remainingMs = 30_000,
