@@ -1,5 +1,6 @@
 /** `npm run bench`: every bench in turn, each printing its own numbers. */
 import { benchCgpTest } from './cgp-test';
+import { benchColdStart } from './cold-start';
 import { benchCompliance } from './compliance';
 import { nativeThroughput } from './cue-native-throughput';
 import { benchRegex } from './cue-regex';
@@ -23,6 +24,8 @@ console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL),
 await benchEvaluateApi();
 console.log('# What X-Ray tracing costs an Evaluate call (the handler in-process, untraced then as a tracing Lambda), native');
 await benchTracing();
+console.log('# Cold start of the packaged deploy gate (unzipped as Lambda does, a fresh node each time, first Evaluate call, embedded PostgreSQL), native');
+await benchColdStart();
 console.log('# Publish-time evaluation through the queue (serverless offline, local queue, embedded PostgreSQL), WebAssembly then native');
 await benchPublishEvaluation();
 console.log('# Impact of a stricter version over 5,000 resources through the queue (serverless offline, local queue, embedded PostgreSQL), native');
