@@ -8,7 +8,20 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['node_modules/', '.data/', '.serverless/', '.esbuild/', '.esbuild-offline/', '.build/', '.console-build/', '.cue-runtime-layer*/', 'test-output/', 'coverage/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.data/',
+      '.serverless/',
+      '.esbuild/',
+      '.esbuild-offline/',
+      '.build/',
+      '.console-build/',
+      '.cue-runtime-layer*/',
+      'test-output/',
+      'coverage/',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

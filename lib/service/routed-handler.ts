@@ -7,7 +7,7 @@ import { NotFound } from '#lib/http/problems';
 import { unknownRouteEndpoint } from './endpoints';
 
 /** Answers every route no endpoint claims: a 404 problem naming it (API Gateway's `$default` route, and any path a function does not route). */
-export const unknownRoute = httpHandler(unknownRouteEndpoint, async ({ method, path }) => {
+const unknownRoute = httpHandler(unknownRouteEndpoint, async ({ method, path }) => {
   throw new NotFound(`No endpoint answers ${method} ${path}`);
 });
 
