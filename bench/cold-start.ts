@@ -19,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import AdmZip from 'adm-zip';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
+import { benchApiEvent } from './api-event';
 import { benchToken, startBenchDatabase } from './bench-world';
 import { benchDescriptor, benchPolicies } from './evaluate-api';
 
@@ -35,40 +36,6 @@ const p50 = (values: number[]) =>
     50,
   );
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-
-/** An API Gateway v2 event (payload 2.0) of the governance API, as the HTTP API sends it. */
-function apiEvent(
-  method: string,
-  route: string,
-  authorization: string,
-  body?: unknown,
-  pathParameters?: Record<string, string>,
-  headers: Record<string, string> = {},
-): APIGatewayProxyEventV2 {
-  const rawPath = `/v1/computational-governance${route}`;
-  return {
-    version: '2.0',
-    routeKey: `${method} ${rawPath}`,
-    rawPath,
-    rawQueryString: '',
-    headers: { authorization, 'content-type': 'application/json', ...headers },
-    pathParameters,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'bench',
-      domainName: 'localhost',
-      domainPrefix: 'localhost',
-      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
-      requestId: 'bench',
-      routeKey: `${method} ${rawPath}`,
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-  };
-}
 
 /**
  * Runs node with `args`; resolves with its stdout and the milliseconds from spawn to its first
@@ -143,10 +110,10 @@ async function savePolicies(): Promise<void> {
   };
   for (const [i, cueScript] of benchPolicies().entries()) {
     const body = { name: `cold start ${i}`, resourceType: RESOURCE_TYPE, engine: 'cue', cueScript };
-    const created = await call(policies.createPolicy as Handler, apiEvent('POST', '/policies', admin, body));
+    const created = await call(policies.createPolicy as Handler, benchApiEvent('POST', '/v1/computational-governance/policies', admin, body));
     if (created.evaluator !== 'native') throw new Error(`policy ${i} is stored for the ${String(created.evaluator)} evaluator, not native`);
     const id = String(created.id);
-    await call(policies.publishPolicy as Handler, apiEvent('POST', `/policies/${id}/publish`, admin, undefined, { id }));
+    await call(policies.publishPolicy as Handler, benchApiEvent('POST', `/v1/computational-governance/policies/${id}/publish`, admin, undefined, { id }));
   }
 }
 
@@ -199,7 +166,7 @@ computational-governance-platform.resource-types = [ { name = "${RESOURCE_TYPE}"
     const runs: ColdStart[] = [];
     for (let i = 0; i < PROCESSES; i++) {
       const body = { environment: 'development', resourceType: RESOURCE_TYPE, descriptor: JSON.stringify(benchDescriptor(`urn:dp:cold-start-${i}`)) };
-      const event = apiEvent('POST', '/evaluate', authorization, body, undefined, { prefer: 'wait=25' });
+      const event = benchApiEvent('POST', '/v1/computational-governance/evaluate', authorization, body);
       const { stdout, markedAfter } = await runNode(
         [LOADER, path.join(taskRoot, 'functions', 'units', 'gate.mjs'), JSON.stringify(event)],
         environment,

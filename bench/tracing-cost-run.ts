@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
+import { benchApiEvent } from './api-event';
+
 const WARM_UP = 10;
 const SAMPLES = 100;
 export const MODES = ['untraced', 'traced'] as const;
@@ -27,31 +29,6 @@ export interface ModeRun {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** An API Gateway v2 event, as the HTTP API sends it. */
-function event(method: string, path: string, body: unknown, authorization: string, params?: Record<string, string>): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: `${method} ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { authorization, 'content-type': 'application/json', prefer: 'wait=25' },
-    pathParameters: params,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'bench',
-      domainName: 'localhost',
-      domainPrefix: 'localhost',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
-      requestId: 'bench',
-      routeKey: `${method} ${path}`,
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-  };
-}
-
 const context = (id: number) => ({ awsRequestId: `bench-${id}`, functionName: 'bench', getRemainingTimeInMillis: () => 29_000 }) as unknown as Context;
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -88,16 +65,16 @@ async function runMode(mode: Mode): Promise<ModeRun> {
   for (const [i, cueScript] of benchPolicies().entries()) {
     const created = await call(
       policies.createPolicy as Handler,
-      event('POST', '/v1/computational-governance/policies', { name: `bench ${mode} ${i}`, resourceType, engine: 'cue', cueScript }, admin),
+      benchApiEvent('POST', '/v1/computational-governance/policies', admin, { name: `bench ${mode} ${i}`, resourceType, engine: 'cue', cueScript }),
     );
     const id = String(created.id);
-    await call(policies.publishPolicy as Handler, event('POST', `/v1/computational-governance/policies/${id}/publish`, undefined, admin, { id }));
+    await call(policies.publishPolicy as Handler, benchApiEvent('POST', `/v1/computational-governance/policies/${id}/publish`, admin, undefined, { id }));
   }
   const durations: number[] = [];
   for (let i = 0; i < WARM_UP + SAMPLES; i++) {
     const body = { environment: 'development', resourceType, descriptor: JSON.stringify(benchDescriptor(`urn:dp:bench-${i}`)) };
     const started = performance.now();
-    const report = await call(evaluate, event('POST', '/v1/computational-governance/evaluate', body, ci));
+    const report = await call(evaluate, benchApiEvent('POST', '/v1/computational-governance/evaluate', ci, body));
     const elapsed = performance.now() - started;
     if (report.status !== 'completed') throw new Error(`unexpected report: ${JSON.stringify(report).slice(0, 500)}`);
     if (i >= WARM_UP) durations.push(elapsed);
