@@ -8,7 +8,8 @@ import type { Settings } from '#lib/settings/index';
 
 import { ASYMMETRIC_ALGORITHMS, type KeySetCache } from './key-set-cache';
 
-export type AuthenticationFailure = 'missing' | 'malformed' | 'expired' | 'not yet valid' | 'no expiry' | 'too long-lived' | 'invalid' | 'basic disabled';
+export type AuthenticationFailure =
+  'missing' | 'malformed' | 'expired' | 'not yet valid' | 'no expiry' | 'too long-lived' | 'invalid' | 'basic disabled' | 'no subject' | 'user mismatch';
 
 /** The credentials do not let the caller in (401). The reason never says which secret was tried. */
 export class AuthenticationError extends Error {
@@ -28,8 +29,6 @@ export interface Authenticated {
   readonly method: 'service-account' | 'technical' | 'basic';
   /** The verified token's claims (for Basic, those of the exchanged JWT): roles and groups are read from them. */
   readonly claims: JWTPayload;
-  /** Basic: the user name given, which bindings may name as well as the exchanged JWT's subject. */
-  readonly user?: string;
 }
 
 const HMAC_ALGORITHMS = ['HS256', 'HS512'];
@@ -51,8 +50,14 @@ function failureOf(error: unknown): AuthenticationFailure {
 /** Every accepted token expires: one without `exp` would be a credential for ever. */
 const REQUIRED_CLAIMS = ['exp'];
 
-const subjectOf = (payload: JWTPayload, fallback: string) =>
-  [payload.sub, payload.client_id, payload.azp].find((value): value is string => typeof value === 'string' && value.length > 0) ?? fallback;
+/** Who a verified token says the caller is: its `sub`, else its `client_id` or `azp`. */
+const namedSubject = (payload: JWTPayload): string | undefined =>
+  [payload.sub, payload.client_id, payload.azp].find((value): value is string => typeof value === 'string' && value.length > 0);
+
+const subjectOf = (payload: JWTPayload, fallback: string) => namedSubject(payload) ?? fallback;
+
+/** A user name and a subject name the same person when they differ only in Unicode form, case or surrounding blanks. */
+const sameName = (a: string, b: string) => a.normalize('NFKC').trim().toLowerCase() === b.normalize('NFKC').trim().toLowerCase();
 
 /**
  * Verifies the Authorization header of a request: service-account JWTs (asymmetric, the
@@ -170,8 +175,12 @@ export class Authenticator {
     const alg = decodeProtectedHeader(jwt).alg ?? '';
     if (!(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) throw new AuthenticationError('invalid');
     const claims = await this.serviceAccount(jwt, alg);
-    const user = decoded.slice(0, colon);
-    return { subject: subjectOf(claims, user), method: 'basic', claims, user };
+    // The caller is who the exchanged token says, never the user name beside the access token: that
+    // name only has to agree with it (bindings name subjects, and four-eyes compares them).
+    const subject = namedSubject(claims);
+    if (subject === undefined) throw new AuthenticationError('no subject');
+    if (!sameName(decoded.slice(0, colon), subject)) throw new AuthenticationError('user mismatch');
+    return { subject, method: 'basic', claims };
   }
 
   /**

@@ -34,8 +34,8 @@ export interface Caller {
 /**
  * What an authenticated caller may do (docs/authorization.md): the roles of its token's roles
  * claim (a technical JWT without one: `authorization.technical-token-roles`), plus every binding of
- * application.conf and of the database that names its subject (a Basic caller: or its user name) or
- * one of its groups.
+ * application.conf and of the database that names its subject (what its verified token says; for Basic,
+ * the exchanged token's) or one of its groups.
  */
 export function callerOf(who: Authenticated, settings: Settings, stored: readonly RoleBindingRow[]): Caller {
   const { rolesClaim, technicalTokenRoles, bindings } = settings.authorization;
@@ -44,8 +44,7 @@ export function callerOf(who: Authenticated, settings: Settings, stored: readonl
   const grants: Grant[] = [];
   if (claimed !== undefined) grants.push({ roles: rolesIn(claimed), source: 'token' });
   else if (who.method === 'technical') grants.push({ roles: technicalTokenRoles, source: 'technical-token-roles' });
-  const names = (subjects: readonly string[], bound: readonly string[]) =>
-    subjects.includes(who.subject) || (who.user !== undefined && subjects.includes(who.user)) || bound.some((group) => groups.includes(group));
+  const names = (subjects: readonly string[], bound: readonly string[]) => subjects.includes(who.subject) || bound.some((group) => groups.includes(group));
   bindings.forEach((binding, index) => {
     if (!names(binding.subjects, binding.groups)) return;
     grants.push({ roles: binding.roles, resourceTypes: binding.resourceTypes, environments: binding.environments, source: `application.conf#${index}` });

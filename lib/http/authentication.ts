@@ -28,6 +28,8 @@ const DETAIL: Record<AuthenticationFailure, string> = {
   'too long-lived': 'The technical token lives longer than auth.technical-token-max-lifetime allows',
   invalid: 'The credentials are not valid',
   'basic disabled': 'Basic authentication is not enabled: send Authorization: Bearer <jwt>',
+  'no subject': 'The access token was exchanged for a token that names no subject (sub, client_id or azp)',
+  'user mismatch': 'The Basic user name is not the subject the access token was issued to',
 };
 
 export const keySetUrl = (settings: Settings) =>
@@ -57,7 +59,7 @@ export async function authenticate(event: APIGatewayProxyEventV2, endpoint: Endp
   // The bindings of the database can only add grants: a caller whose token or application.conf
   // already grants everything everywhere (an admin) needs no query; /me shows every grant.
   const complete = endpoint.access !== 'authenticated' && holdsEverything(fromToken);
-  const stored = complete ? [] : await new RoleBindingRepository(database).matching([who.subject, ...(who.user ? [who.user] : [])], fromToken.groups);
+  const stored = complete ? [] : await new RoleBindingRepository(database).matching([who.subject], fromToken.groups);
   const { groups, access } = complete ? fromToken : callerOf(who, settings, stored);
   return { subject: who.subject, method: who.method, groups, access };
 }

@@ -19,7 +19,7 @@ beforeAll(async () => {
   await platform.start();
   await platform.addKey('k1', 'RS256');
   platform.exchangeKid = 'k1';
-  platform.accessTokens.add('access-token-1');
+  platform.accessTokens.set('access-token-1', 'alice');
   const configFile = testSettingsFile(`
     computational-governance-platform.database.schema = "e2e"
     computational-governance-platform.platform-services {
@@ -27,8 +27,8 @@ beforeAll(async () => {
       http-secret = "platform-http-secret"
       auth.basic-auth.enabled = true
     }
-    # The token the platform exchanges alice's access token for (subject exchanged-user) names no role: a binding gives one, as a deployment would.
-    computational-governance-platform.authorization.bindings = [{ subjects = ["exchanged-user"], roles = ["reader"] }]
+    # The token the platform exchanges alice's access token for (subject alice) names no role: a binding gives one, as a deployment would.
+    computational-governance-platform.authorization.bindings = [{ subjects = ["alice"], roles = ["reader"] }]
   `);
   offline = startServerlessOffline({
     httpPort: await freePort(),
@@ -60,7 +60,7 @@ describe('signing in with a user and an access token (Basic), where the API acce
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     // Who the API takes her for (the subject of the platform's token) and her role: GET /me.
-    expect(await page.getByRole('banner').locator('.who').textContent()).toBe('Signed in as exchanged-user reader');
+    expect(await page.getByRole('banner').locator('.who').textContent()).toBe('Signed in as alice reader');
     expect(JSON.parse((await inPage<string | null>(page, "sessionStorage.getItem('cgp.console.credentials')")) ?? '{}')).toEqual({
       kind: 'basic',
       user: 'alice',

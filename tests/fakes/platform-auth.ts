@@ -15,8 +15,11 @@ type ExchangeBody = { access_token?: string; duration_seconds?: number } | undef
 export class FakePlatformAuth extends FakeServer<ExchangeBody> {
   readonly keys = new Map<string, { pair: KeyPair; alg: string }>();
   published: string[] = [];
-  /** Access tokens the exchange accepts. */
-  readonly accessTokens = new Set<string>();
+  /**
+   * Access tokens the exchange accepts, each with the subject of the user it was issued to (the `sub` of
+   * the JWT it is exchanged for; undefined: a JWT that names no subject).
+   */
+  readonly accessTokens = new Map<string, string | undefined>();
   private jwks: JWK[] = [];
 
   constructor() {
@@ -66,7 +69,9 @@ export class FakePlatformAuth extends FakeServer<ExchangeBody> {
     if (request.path === '/api/auth/access-tokens/jwt') {
       const accessToken = request.body?.access_token;
       if (accessToken === undefined || !this.accessTokens.has(accessToken)) return { status: 401, body: { error: 'unknown access token' } };
-      const jwt = await this.sign(this.exchangeKid, { sub: 'exchanged-user' }, { expiresIn: `${request.body?.duration_seconds}s` });
+      const owner = this.accessTokens.get(accessToken);
+      // An empty `sub`: a token that names no one (sign() gives a subject to a token without one).
+      const jwt = await this.sign(this.exchangeKid, { sub: owner ?? '' }, { expiresIn: `${request.body?.duration_seconds}s` });
       return { status: 200, body: { jwt } };
     }
     return { status: 404, body: { error: 'not here' } };

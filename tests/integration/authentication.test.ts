@@ -123,11 +123,11 @@ describe('accepted credentials', () => {
   });
 
   it('Basic credentials exchanged once for a JWT, the next call served from the cache', async () => {
-    platform.accessTokens.add('access-token-1');
+    platform.accessTokens.set('access-token-1', 'alice');
     const { authenticator } = authenticatorFor(await settingsFor('basic-auth { enabled = true, short-lived-token-duration-seconds = 300 }'));
     const header = `Basic ${Buffer.from('alice:access-token-1').toString('base64')}`;
     const calls = await Promise.all([authenticator.authenticate(header), authenticator.authenticate(header)]);
-    expect(await authenticator.authenticate(header)).toMatchObject({ subject: 'exchanged-user', method: 'basic' });
+    expect(await authenticator.authenticate(header)).toMatchObject({ subject: 'alice', method: 'basic' });
     expect(calls.map((call) => call.method)).toEqual(['basic', 'basic']);
     expect(platform.exchanges).toHaveLength(1);
     expect(platform.exchanges[0].body).toEqual({ access_token: 'access-token-1', duration_seconds: 300, scope: 'computational-governance' });
@@ -136,7 +136,7 @@ describe('accepted credentials', () => {
 
   it('keeps the exchanged JWTs of at most its bound of access tokens, the least recently used going first', async () => {
     const tokens = Array.from({ length: 40 }, (_, index) => `bulk-access-token-${index}`);
-    tokens.forEach((token) => platform.accessTokens.add(token));
+    tokens.forEach((token) => platform.accessTokens.set(token, 'bob'));
     const { authenticator } = authenticatorFor(await settingsFor('basic-auth { enabled = true }'), 60_000, 8);
     const basic = (token: string) => authenticator.authenticate(`Basic ${Buffer.from(`bob:${token}`).toString('base64')}`);
     for (const token of tokens) {
@@ -243,6 +243,22 @@ describe('rejected credentials', () => {
   it('Basic with an access token the platform refuses', async () => {
     const { authenticator: basic } = authenticatorFor(await settingsFor('basic-auth { enabled = true, short-lived-token-duration-seconds = 300 }'));
     expect(await rejection(basic, `Basic ${Buffer.from('alice:wrong').toString('base64')}`)).toBe('invalid');
+  });
+
+  it("Basic with a user name that is not the access token's subject: the name is never believed", async () => {
+    platform.accessTokens.set('mallory-access-token', 'mallory@acme.io');
+    const { authenticator: basic } = authenticatorFor(await settingsFor('basic-auth { enabled = true }'));
+    const as = (user: string) => `Basic ${Buffer.from(`${user}:mallory-access-token`).toString('base64')}`;
+    expect(await rejection(basic, as('ana@acme.io'))).toBe('user mismatch');
+    expect(await rejection(basic, as(''))).toBe('user mismatch');
+    // The same name in another Unicode form, case or with blanks around it is the same user.
+    expect(await basic.authenticate(as(' Mallory@ACME.io'))).toMatchObject({ subject: 'mallory@acme.io', method: 'basic' });
+  });
+
+  it('Basic with an access token whose exchanged JWT names no subject: nobody to be', async () => {
+    platform.accessTokens.set('anonymous-access-token', undefined);
+    const { authenticator: basic } = authenticatorFor(await settingsFor('basic-auth { enabled = true }'));
+    expect(await rejection(basic, `Basic ${Buffer.from('ana@acme.io:anonymous-access-token').toString('base64')}`)).toBe('no subject');
   });
 });
 

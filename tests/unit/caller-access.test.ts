@@ -15,12 +15,7 @@ const settings = settingsWith(`computational-governance-platform.authorization {
   ]
 }`);
 
-const who = (method: Authenticated['method'], claims: Record<string, unknown>, subject = 'someone', user?: string): Authenticated => ({
-  subject,
-  method,
-  claims,
-  user,
-});
+const who = (method: Authenticated['method'], claims: Record<string, unknown>, subject = 'someone'): Authenticated => ({ subject, method, claims });
 
 const stored = (changes: Partial<RoleBindingRow>): RoleBindingRow => ({
   id: '00000000-0000-4000-8000-000000000001',
@@ -52,7 +47,7 @@ describe("a caller's grants", () => {
     expect(callerOf(who('technical', { realm_access: { roles: [] } }), s, []).access.grants).toEqual([]);
   });
 
-  it('adds the bindings of application.conf and of the database naming the subject, a group, or a Basic user name', async () => {
+  it('adds the bindings of application.conf and of the database naming the subject or a group', async () => {
     const s = await settings;
     const ana = callerOf(who('technical', { realm_access: { roles: [] }, groups: ['board'] }, 'ana'), s, [
       stored({ groups: ['board'], roles: ['evaluator'], environments: ['qa'] }),
@@ -71,8 +66,9 @@ describe("a caller's grants", () => {
     expect(ana.access.can('evaluations:run', 'resource', { resourceType: 'pipeline', environment: 'qa' })).toBe(true);
     expect(ana.access.can('evaluations:run', 'everywhere')).toBe(false);
     expect(ana.access.can('audit:read', 'anywhere')).toBe(false);
-    // Basic: the exchanged JWT's subject differs from the user name the binding gives.
-    expect(callerOf(who('basic', {}, 'user-7f3a', 'alice'), s, []).access.roles).toEqual(['auditor']);
+    // Basic: only the exchanged JWT's subject counts (the user name beside the access token is refused unless it is that subject).
+    expect(callerOf(who('basic', {}, 'alice'), s, []).access.roles).toEqual(['auditor']);
+    expect(callerOf(who('basic', {}, 'user-7f3a'), s, []).access.roles).toEqual([]);
   });
 
   it('a refusal names the permission and the scope it lacked', async () => {
