@@ -13,11 +13,11 @@ export const getApproval = governanceHandler(getApprovalEndpoint, async ({ param
 }));
 
 export const approveRequest = governanceHandler(approveRequestEndpoint, async ({ params, body, principal, authorize }, ctx) => {
-  authorize(await approvals.scopeOfApproval(ctx, params.id));
+  for (const scope of await approvals.scopesOfApproval(ctx, params.id)) authorize(scope);
   return { status: 200, body: await approvals.approve(ctx, params.id, principal.subject, body.comment ?? null) };
 });
 
 export const rejectRequest = governanceHandler(rejectRequestEndpoint, async ({ params, body, principal, authorize }, ctx) => {
-  authorize(await approvals.scopeOfApproval(ctx, params.id));
+  for (const scope of await approvals.scopesOfApproval(ctx, params.id)) authorize(scope);
   return { status: 200, body: await approvals.reject(ctx, params.id, principal.subject, body.comment ?? null) };
 });

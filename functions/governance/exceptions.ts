@@ -5,9 +5,11 @@ import { waivesEveryResource } from '#lib/governance/exceptions/resource-glob';
 import { governanceHandler } from '#lib/governance/governance-handler';
 
 export const createException = governanceHandler(createExceptionEndpoint, async ({ body, principal, authorize }, ctx) => {
-  const scope = await exceptions.scopeOfNewException(ctx, body);
-  authorize(scope);
-  if (waivesEveryResource(body.resourceId)) principal.access.require('exceptions:waive-all', 'resource', scope);
+  // Over every resource type the policy is enforced on: an exception waives it as enforced.
+  for (const scope of await exceptions.scopesOfNewException(ctx, body)) {
+    authorize(scope);
+    if (waivesEveryResource(body.resourceId)) principal.access.require('exceptions:waive-all', 'resource', scope);
+  }
   if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestException(ctx, body, principal.subject));
   const exception = await exceptions.createException(ctx, body, principal.subject);
   return { status: 201, body: exception, headers: { location: `/v1/computational-governance/exceptions/${exception.id}` } };
@@ -24,7 +26,7 @@ export const getException = governanceHandler(getExceptionEndpoint, async ({ par
 }));
 
 export const deleteException = governanceHandler(deleteExceptionEndpoint, async ({ params, authorize }, ctx) => {
-  authorize(await exceptions.scopeOfException(ctx, params.id));
+  for (const scope of await exceptions.scopesOfException(ctx, params.id)) authorize(scope);
   await exceptions.deleteException(ctx, params.id);
   return { status: 204 };
 });

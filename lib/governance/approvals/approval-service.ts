@@ -9,10 +9,10 @@ import { notificationOf } from '#lib/platform/notifications';
 
 import type { GovernanceContext } from '../context';
 import type { ExceptionInput } from '../exceptions/exception';
-import { checkNewException, createException } from '../exceptions/exception-service';
+import { checkNewException, createException, scopesOfNewException } from '../exceptions/exception-service';
 import { impactForApproval } from '../impact/impact-service';
 import type { EntityKind } from '../policies/entity';
-import { readEntityRow, represent } from '../policies/entity-reading';
+import { readEntityRow, represent, scopesOfMove } from '../policies/entity-reading';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { changeStatusOfEntity, publishEntity } from '../policies/entity-service';
 import { ACTIVE_STATUSES, allowedMoves, canMove, type EntityStatus } from '../policies/lifecycle';
@@ -209,10 +209,16 @@ export async function listApprovals(ctx: GovernanceContext, filters: ApprovalFil
   return listBody(rows.map(representApproval), pagination, total);
 }
 
-/** What deciding a request acts on: the resource type and environment of its entity. */
-export async function scopeOfApproval(ctx: GovernanceContext, id: string): Promise<Scope> {
+/**
+ * What deciding a request changes, as it would be applied now: every version a move or publish puts
+ * into or takes out of force, or what an exception waives (docs/authorization.md). The decider needs
+ * permission over each.
+ */
+export async function scopesOfApproval(ctx: GovernanceContext, id: string): Promise<Scope[]> {
   const row = await readApproval(ctx, id);
-  return { resourceType: row.resourceType, environment: row.environment };
+  if (row.kind === 'exception') return scopesOfNewException(ctx, row.request as ExceptionInput);
+  const { version, to } = row.request as unknown as Partial<EntityRequest>;
+  return scopesOfMove(ctx, row.entityKind, row.entityId, to ?? 'enabled', version);
 }
 
 /** The request as it must be to be decided by `decider`: pending, and someone else's. */

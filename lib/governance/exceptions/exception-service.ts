@@ -5,6 +5,7 @@ import { listBody, type Pagination } from '#lib/http/pagination';
 
 import type { GovernanceContext } from '../context';
 import { requireKnownEnvironment } from '../environments/environment-service';
+import { resourceTypesOf } from '../policies/entity-reading';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import type { ExceptionFilters, ExceptionInput, GovernanceException } from './exception';
 import { ExceptionRepository, type ExceptionRow } from './exception-repository';
@@ -96,21 +97,20 @@ export async function createException(
   });
 }
 
-/** What a new exception acts on: its entity's resource type, in its environment (absent: every one). */
-export async function scopeOfNewException(ctx: GovernanceContext, input: ExceptionInput): Promise<Scope> {
+/** What a new exception acts on: the resource types its entity is enforced on (and its newest version's), in its environment (absent: every one). */
+export async function scopesOfNewException(ctx: GovernanceContext, input: ExceptionInput): Promise<Scope[]> {
   const { kind, entityId, field } = waivedEntity(input);
-  const entity = await new EntityRepository(ctx.database).find(kind, entityId);
-  if (!entity) throw new InvalidInput([{ path: field, message: `no ${kind} has the id ${entityId}` }]);
-  return { resourceType: entity.resourceType, environment: input.environment ?? null };
+  const resourceTypes = await resourceTypesOf(ctx, kind, entityId);
+  if (!resourceTypes) throw new InvalidInput([{ path: field, message: `no ${kind} has the id ${entityId}` }]);
+  return resourceTypes.map((resourceType) => ({ resourceType, environment: input.environment ?? null }));
 }
 
-/** What an exception acts on (its entity's resource type, or every one when the entity is gone). */
-export async function scopeOfException(ctx: GovernanceContext, id: string): Promise<Scope> {
-  const database = ctx.database;
-  const row = await new ExceptionRepository(database).find(id);
+/** What an exception acts on: the resource types its entity is enforced on (or every one when the entity is gone), in its environment. */
+export async function scopesOfException(ctx: GovernanceContext, id: string): Promise<Scope[]> {
+  const row = await new ExceptionRepository(ctx.database).find(id);
   if (!row) throw new NotFoundError(`No exception has the id ${id}`);
-  const entity = await new EntityRepository(database).find(row.entityKind, row.entityId);
-  return { resourceType: entity?.resourceType ?? null, environment: row.environment };
+  const resourceTypes = await resourceTypesOf(ctx, row.entityKind, row.entityId);
+  return (resourceTypes ?? [null]).map((resourceType) => ({ resourceType, environment: row.environment }));
 }
 
 export async function getException(ctx: GovernanceContext, id: string): Promise<GovernanceException> {

@@ -1,5 +1,3 @@
-import type { Scope } from '#lib/authorization/access';
-
 import * as approvals from '../approvals/approval-service';
 import { governance } from '../composition';
 import { testEntity } from '../evaluation/evaluation-service';
@@ -7,17 +5,11 @@ import { startedResponse } from '../evaluation/started-response';
 import { governanceHandler } from '../governance-handler';
 import { impactStartedResponse } from '../impact/impact-handlers';
 import { startImpact } from '../impact/impact-service';
-import { cancelRollout, getRollout, scheduleRollout } from '../rollouts/rollout-service';
+import { cancelRollout, getRollout, rolloutTarget, scheduleRollout } from '../rollouts/rollout-service';
 import type { policyEndpoints } from './endpoints';
 import type { EntityInput, EntityKind } from './entity';
-import { getEntity, listEntities, listVersionsOfEntity, readEntityRow } from './entity-reading';
+import { getEntity, listEntities, listVersionsOfEntity, readEntityRow, scopeOf, scopesOfMove } from './entity-reading';
 import { changeStatusOfEntity, createEntity, deleteEntity, notifyCreationFailed, publishEntity, updateEntity } from './entity-service';
-
-/** Where an entity acts: its resource type, in its environment (null: every one). */
-const scopeOf = (entity: { resourceType: string; environment: string | null }): Scope => ({
-  resourceType: entity.resourceType,
-  environment: entity.environment,
-});
 
 /** The handlers of one kind of entity (policies.ts and metrics.ts export them). */
 export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoints) {
@@ -55,12 +47,12 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
       return { status: 204 };
     }),
     publish: governanceHandler(endpoints.publish, async ({ params, principal, authorize }, ctx) => {
-      authorize(scopeOf(await readEntityRow(ctx, kind, params.id)));
+      for (const scope of await scopesOfMove(ctx, kind, params.id, 'enabled')) authorize(scope);
       if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestPublish(ctx, kind, params.id, principal.subject));
       return { status: 200, body: await publishEntity(ctx, kind, params.id, principal.subject) };
     }),
     changeStatusOf: governanceHandler(endpoints.changeStatusOf, async ({ params, body, principal, authorize }, ctx) => {
-      authorize(scopeOf(await readEntityRow(ctx, kind, params.id, body.version)));
+      for (const scope of await scopesOfMove(ctx, kind, params.id, body.status, body.version)) authorize(scope);
       const move = { to: body.status, version: body.version };
       if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestStatusMove(ctx, kind, params.id, move, principal.subject));
       return { status: 200, body: await changeStatusOfEntity(ctx, kind, params.id, { ...move, subject: principal.subject }) };
@@ -72,7 +64,9 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
       );
     }),
     scheduleRollout: governanceHandler(endpoints.scheduleRollout, async ({ params, body, principal, authorize }, ctx) => {
-      authorize(scopeOf(await readEntityRow(ctx, kind, params.id)));
+      // A rollout moves the version in grace to enabled at its date.
+      const target = await rolloutTarget(ctx, kind, params.id, body);
+      for (const scope of await scopesOfMove(ctx, kind, params.id, 'enabled', target.version)) authorize(scope);
       if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestRollout(ctx, kind, params.id, body, principal.subject));
       return { status: 201, body: await scheduleRollout(ctx, kind, params.id, body, principal.subject) };
     }),

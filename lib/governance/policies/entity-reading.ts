@@ -1,9 +1,11 @@
+import type { Scope } from '#lib/authorization/access';
 import { NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 
 import type { GovernanceContext } from '../context';
 import type { EntityFilters, EntityKind, EntityRepresentation } from './entity';
 import { EntityRepository, type EntityRow } from './entity-repository';
+import { ACTIVE_STATUSES, type EntityStatus } from './lifecycle';
 
 // Reading policies and metrics: what every area above the policies needs of them (evaluation,
 // impact, rollouts, approvals, the assistant), apart from the writes of entity-service.ts.
@@ -67,4 +69,38 @@ export async function listVersionsOfEntity(ctx: Reading, kind: EntityKind, id: s
   const rows = await new EntityRepository(ctx.database).versions(kind, id);
   if (rows.length === 0) throw notFound(kind, id);
   return rows.map(represent);
+}
+
+/** Where a version acts: its resource type, in its environment (null: every one). */
+export const scopeOf = (entity: { resourceType: string; environment: string | null }): Scope => ({
+  resourceType: entity.resourceType,
+  environment: entity.environment,
+});
+
+/** Each scope once. */
+const distinct = (scopes: readonly Scope[]): Scope[] => [...new Map(scopes.map((scope) => [JSON.stringify(scope), scope])).values()];
+
+/**
+ * Every scope a move of a version (the newest unless `version` is given) to `to` changes: the
+ * version's own and, when it goes into force, those of the versions it takes out of force (a version
+ * enabled disables every other active one, whatever its environment or resource type). Permission
+ * is needed over each (docs/authorization.md).
+ */
+export async function scopesOfMove(ctx: Reading, kind: EntityKind, id: string, to: EntityStatus, version?: number): Promise<Scope[]> {
+  const versions = await new EntityRepository(ctx.database).versions(kind, id);
+  const moved = version === undefined ? versions.at(-1) : versions.find((row) => row.version === version);
+  if (!moved) throw notFound(kind, id, version);
+  const outOfForce = ACTIVE_STATUSES.includes(to) ? versions.filter((row) => row.version !== moved.version && ACTIVE_STATUSES.includes(row.status)) : [];
+  return distinct([moved, ...outOfForce].map(scopeOf));
+}
+
+/**
+ * The resource types an entity acts on: those of its versions in force (enabled or in grace), and of
+ * its newest version, which a publish would put in force. An exception to it waives what is enforced.
+ */
+export async function resourceTypesOf(ctx: Reading, kind: EntityKind, id: string): Promise<string[] | undefined> {
+  const versions = await new EntityRepository(ctx.database).versions(kind, id);
+  if (versions.length === 0) return undefined;
+  const acting = [...versions.filter((row) => ACTIVE_STATUSES.includes(row.status)), versions[versions.length - 1]];
+  return [...new Set(acting.map((row) => row.resourceType))];
 }
