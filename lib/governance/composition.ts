@@ -3,6 +3,7 @@ import { getDatabase } from '#lib/db/shared-database';
 import { jobQueueOf } from '#lib/queue/queue-from-settings';
 import { getSettings, type Settings } from '#lib/settings/shared-settings';
 
+import { ApprovalRepository } from './approvals/approval-repository';
 import type { GovernanceContext } from './context';
 import type { GovernanceHooks } from './context';
 import { LlmAnswerRepository } from './engines/llm/llm-answer-repository';
@@ -24,6 +25,7 @@ const GOVERNANCE_HOOKS: GovernanceHooks = {
     dropSchedule,
     (ctx, tx, id) => new LlmAnswerRepository(ctx.database).forget(id, tx),
     (ctx, tx, id) => new ExceptionRepository(ctx.database).forget(id, tx),
+    (ctx, tx, id) => new ApprovalRepository(ctx.database).endForDeleted(id, tx),
   ],
   reportEnded: [announceRuntimeFailure, announceNewlyFailing],
 };

@@ -11,15 +11,15 @@ const slug = (title: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 
-/** The problem document of an HttpProblem, as the API contract shapes it. */
+/** The problem document of an HttpProblem, as the API contract shapes it; a member never replaces RFC 9457's own fields (`status` is the HTTP status). */
 function problemBody(problem: HttpProblem, requestId?: string): Record<string, unknown> {
   return {
+    ...problem.extra.members,
     type: `urn:problem-type:${slug(problem.title)}`,
     title: problem.title,
     status: problem.status,
     detail: problem.message,
     ...(problem.extra.errors ? { errors: problem.extra.errors } : {}),
-    ...problem.extra.members,
     ...(requestId ? { requestId } : {}),
   };
 }

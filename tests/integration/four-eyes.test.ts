@@ -244,7 +244,9 @@ describe('four-eyes', () => {
     expect(report.passed).toBe(true);
     expect(report.evaluationResults[0].outcome).toBe('waived');
     // Decided once: a second decision is a conflict.
-    expect((await decide(APPROVER, asked.body.approvalId, 'reject')).status).toBe(409);
+    const again = await decide(APPROVER, asked.body.approvalId, 'reject');
+    // The problem's status is the HTTP status; the request's own is beside it.
+    expect(again).toMatchObject({ status: 409, body: { status: 409, requestStatus: 'approved' } });
   });
 
   it('a publish is a request; approved, the version is enabled and its evaluation starts, the report named by the request', async () => {
@@ -395,5 +397,24 @@ describe('four-eyes', () => {
       recipients: { subjects: ['ana-author'], groups: [] },
       approval: { id: asked.body.approvalId, status: 'rejected', decidedBy: 'bo-approver' },
     });
+  });
+
+  it('ends the pending request about a draft when the draft is deleted, instead of leaving it pending until it expires', async () => {
+    const created = await as(AUTHOR, policies.createPolicy, {
+      method: 'POST',
+      path: `${API}/policies`,
+      body: { name: `short-lived ${++types}`, resourceType, engine: 'remote', remoteEngineUrl: `${engine.url}/policy` },
+    });
+    const id = created.body.id as string;
+    const asked = await publish(AUTHOR, id);
+    expect(asked.status).toBe(202);
+    expect((await as(AUTHOR, policies.deletePolicy, { method: 'DELETE', path: `${API}/policies/${id}`, params: { id } })).status).toBe(204);
+    const ended = await as(APPROVER, approvals.getApproval, {
+      method: 'GET',
+      path: `${API}/approvals/${asked.body.approvalId}`,
+      params: { id: asked.body.approvalId },
+    });
+    expect(ended.body).toMatchObject({ status: 'expired', comment: 'Ended: what it concerns was deleted', decidedBy: null });
+    expect(await decide(APPROVER, asked.body.approvalId, 'approve')).toMatchObject({ status: 409, body: { requestStatus: 'expired' } });
   });
 });

@@ -38,6 +38,18 @@ export class ApprovalRepository {
     return row;
   }
 
+  /**
+   * Ends the pending requests about an entity that is being deleted (in `tx`, the deletion's): they
+   * expire now, with the reason as their comment, instead of waiting for their expiry.
+   */
+  async endForDeleted(entityId: string, tx: Pick<Transaction, 'update'>): Promise<void> {
+    const t = this.table;
+    await tx
+      .update(t)
+      .set({ expiresAt: sql`now()`, comment: 'Ended: what it concerns was deleted' })
+      .where(and(eq(t.entityId, entityId), this.statusIs('pending')));
+  }
+
   async find(id: string): Promise<ApprovalRow | undefined> {
     const [row] = await this.database.db.select(this.columns).from(this.table).where(eq(this.table.id, id));
     return row;

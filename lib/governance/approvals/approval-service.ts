@@ -216,6 +216,8 @@ export async function listApprovals(ctx: GovernanceContext, filters: ApprovalFil
  */
 export async function scopesOfApproval(ctx: GovernanceContext, id: string): Promise<Scope[]> {
   const row = await readApproval(ctx, id);
+  // Decided or ended, it changes nothing any more (deciding it is a 409): where it was asked.
+  if (row.status !== 'pending') return [{ resourceType: row.resourceType, environment: row.environment }];
   if (row.kind === 'exception') return scopesOfNewException(ctx, row.request as ExceptionInput);
   const { version, to } = row.request as unknown as Partial<EntityRequest>;
   return scopesOfMove(ctx, row.entityKind, row.entityId, to ?? 'enabled', version);
@@ -229,7 +231,7 @@ async function decidable(ctx: GovernanceContext, id: string, decider: string): P
       rule: 'four-eyes',
       requestedBy: row.requestedBy,
     });
-  if (row.status !== 'pending') throw new ConflictError(`The request is ${row.status} already`, { status: row.status });
+  if (row.status !== 'pending') throw new ConflictError(`The request is ${row.status} already`, { requestStatus: row.status });
   return row;
 }
 
