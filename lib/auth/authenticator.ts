@@ -6,10 +6,21 @@ import { LruMap } from '#lib/cache/lru-map';
 import { callPlatform, PlatformError } from '#lib/platform/platform-client';
 import type { Settings } from '#lib/settings/index';
 
+import { sameIdentity, unreadableSubject } from './identity';
 import { ASYMMETRIC_ALGORITHMS, type KeySetCache } from './key-set-cache';
 
 export type AuthenticationFailure =
-  'missing' | 'malformed' | 'expired' | 'not yet valid' | 'no expiry' | 'too long-lived' | 'invalid' | 'basic disabled' | 'no subject' | 'user mismatch';
+  | 'missing'
+  | 'malformed'
+  | 'expired'
+  | 'not yet valid'
+  | 'no expiry'
+  | 'too long-lived'
+  | 'invalid'
+  | 'basic disabled'
+  | 'no subject'
+  | 'user mismatch'
+  | 'unreadable subject';
 
 /** The credentials do not let the caller in (401). The reason never says which secret was tried. */
 export class AuthenticationError extends Error {
@@ -56,9 +67,6 @@ const namedSubject = (payload: JWTPayload): string | undefined =>
 
 const subjectOf = (payload: JWTPayload, fallback: string) => namedSubject(payload) ?? fallback;
 
-/** A user name and a subject name the same person when they differ only in Unicode form, case or surrounding blanks. */
-const sameName = (a: string, b: string) => a.normalize('NFKC').trim().toLowerCase() === b.normalize('NFKC').trim().toLowerCase();
-
 /**
  * Verifies the Authorization header of a request: service-account JWTs (asymmetric, the
  * platform's key set), technical JWTs (HMAC, each backend secret in turn) and, when enabled, Basic
@@ -88,9 +96,13 @@ export class Authenticator {
     if (!authorization?.trim()) throw new AuthenticationError('missing');
     const [scheme, credentials, ...rest] = authorization.trim().split(/\s+/);
     if (!credentials || rest.length > 0) throw new AuthenticationError('malformed');
-    if (/^bearer$/i.test(scheme)) return this.bearer(credentials);
-    if (/^basic$/i.test(scheme)) return this.basic(credentials);
-    throw new AuthenticationError('malformed');
+    let who: Authenticated;
+    if (/^bearer$/i.test(scheme)) who = await this.bearer(credentials);
+    else if (/^basic$/i.test(scheme)) who = await this.basic(credentials);
+    else throw new AuthenticationError('malformed');
+    // A subject is a name that people and bindings can tell apart from every other (./identity.ts).
+    if (unreadableSubject(who.subject)) throw new AuthenticationError('unreadable subject');
+    return who;
   }
 
   private async bearer(token: string): Promise<Authenticated> {
@@ -179,7 +191,7 @@ export class Authenticator {
     // name only has to agree with it (bindings name subjects, and four-eyes compares them).
     const subject = namedSubject(claims);
     if (subject === undefined) throw new AuthenticationError('no subject');
-    if (!sameName(decoded.slice(0, colon), subject)) throw new AuthenticationError('user mismatch');
+    if (!sameIdentity(decoded.slice(0, colon), subject)) throw new AuthenticationError('user mismatch');
     return { subject, method: 'basic', claims };
   }
 

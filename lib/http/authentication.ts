@@ -30,6 +30,7 @@ const DETAIL: Record<AuthenticationFailure, string> = {
   'basic disabled': 'Basic authentication is not enabled: send Authorization: Bearer <jwt>',
   'no subject': 'The access token was exchanged for a token that names no subject (sub, client_id or azp)',
   'user mismatch': 'The Basic user name is not the subject the access token was issued to',
+  'unreadable subject': "The token's subject holds control or invisible characters, blanks around it, or mixes Latin, Greek and Cyrillic letters",
 };
 
 export const keySetUrl = (settings: Settings) =>

@@ -218,6 +218,17 @@ describe('four-eyes', () => {
     expect(self.status).toBe(403);
     expect(self.body.detail).toContain('Four-eyes');
     expect(self.body.rule).toBe('four-eyes');
+    // Nor under a look-alike of their name: the same person written otherwise (403), or a name made to
+    // imitate it, refused at authentication (401).
+    for (const [sub, status] of [
+      ['ANA-AUTHOR', 403],
+      ['\uff41na-author', 403],
+      [' ana-author', 401],
+      ['ana-author\t', 401],
+      ['\u0430na-author', 401],
+      ['ana\u200d-author', 401],
+    ] as const)
+      expect((await decide({ sub, roles: ['approver'] }, asked.body.approvalId, 'approve')).status, JSON.stringify(sub)).toBe(status);
     // Whatever their roles: an admin who asked cannot approve their own request either.
     const adminAsked = await waive(ADMIN, { policyId: id, resourceId: 'urn:dp:hr', reason: 'x', expiresAt: inDays(3) });
     expect((await decide(ADMIN, adminAsked.body.approvalId, 'approve')).status).toBe(403);

@@ -1,3 +1,4 @@
+import { sameIdentity } from '#lib/auth/identity';
 import type { Scope } from '#lib/authorization/access';
 import { fourEyesEnabled } from '#lib/authorization/caller-access';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
@@ -226,7 +227,8 @@ export async function scopesOfApproval(ctx: GovernanceContext, id: string): Prom
 /** The request as it must be to be decided by `decider`: pending, and someone else's. */
 async function decidable(ctx: GovernanceContext, id: string, decider: string): Promise<ApprovalRow> {
   const row = await readApproval(ctx, id);
-  if (row.requestedBy === decider)
+  // The same person however the name is written (lib/auth/identity.ts).
+  if (sameIdentity(row.requestedBy, decider))
     throw new ForbiddenError('Four-eyes: a request is decided by someone other than the person who made it, whatever their roles', {
       rule: 'four-eyes',
       requestedBy: row.requestedBy,
