@@ -1,15 +1,14 @@
 import * as approvals from '#lib/governance/approvals/approval-service';
 import { createExceptionEndpoint, deleteExceptionEndpoint, getExceptionEndpoint, listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
 import * as exceptions from '#lib/governance/exceptions/exception-service';
-import { waivesEveryResource } from '#lib/governance/exceptions/resource-glob';
 import { governanceHandler } from '#lib/governance/governance-handler';
 
 export const createException = governanceHandler(createExceptionEndpoint, async ({ body, principal, authorize }, ctx) => {
   // Over every resource type the policy is enforced on: an exception waives it as enforced.
-  for (const scope of await exceptions.scopesOfNewException(ctx, body)) {
-    authorize(scope);
-    if (waivesEveryResource(body.resourceId)) principal.access.require('exceptions:waive-all', 'resource', scope);
-  }
+  const scopes = await exceptions.scopesOfNewException(ctx, body);
+  for (const scope of scopes) authorize(scope);
+  const { broad } = await exceptions.reachOfNewException(ctx, body);
+  if (broad) for (const scope of scopes) principal.access.require('exceptions:waive-all', 'resource', scope);
   if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestException(ctx, body, principal.subject));
   const exception = await exceptions.createException(ctx, body, principal.subject);
   return { status: 201, body: exception, headers: { location: `/v1/computational-governance/exceptions/${exception.id}` } };

@@ -286,6 +286,9 @@ export const settingsSchema = z.strictObject({
       .default(90 * 86_400_000),
     // How long before its expiry an exception is announced (the exception-expiring-event notification).
     'expiry-notice': duration().default(7 * 86_400_000),
+    // An exception whose resource id pattern matches more of the resources its policy has results for
+    // needs the permission exceptions:waive-all (admin), as a pattern of wildcards alone does.
+    'max-matched-resources': int({ min: 0 }).default(50),
   }),
 
   database: z.strictObject(

@@ -111,6 +111,7 @@ beforeAll(async () => {
     `computational-governance-platform {
       platform-services { base-url = "${platform.url}", http-secret = "platform-secret", audit { enabled = true } }
       notification { enabled = true, url = "${platform.url}/api/notifications", secret = "notification-secret" }
+      exceptions.max-matched-resources = 2
     }`,
   );
   database = await testDatabase(SCHEMA);
@@ -229,6 +230,32 @@ describe('creating, reading and deleting exceptions', () => {
       ['test-caller', 'DELETE', 204, `${BASE}/${exception.id}`],
       ['test-caller', 'DELETE', 404, `${BASE}/${exception.id}`],
     ]);
+  });
+});
+
+describe('how far an exception reaches', () => {
+  it('a pattern matching more resources than exceptions.max-matched-resources needs an admin, as wildcards alone do', async () => {
+    const policyId = await enabled('policy');
+    for (const id of ['urn:dp:m-1', 'urn:dp:m-2', 'urn:dp:m-3']) await evaluate(id, 'alice');
+    const author = await technicalToken({ sub: 'an-author', roles: ['author'] });
+    const asAuthor = (resourceId: string) =>
+      invoke(exceptions.createException, {
+        method: 'POST',
+        path: BASE,
+        body: { policyId, resourceId, reason: 'r', expiresAt: inDays(3) },
+        headers: { authorization: `Bearer ${author}` },
+      });
+    for (const broad of ['urn:dp:m-*', 'u*', '*:*', '*m*']) {
+      const refused = await asAuthor(broad);
+      expect(refused.status, broad).toBe(403);
+      expect(refused.body.permission, broad).toBe('exceptions:waive-all');
+    }
+    // `?` is one character: all three again. One resource is within the setting, and so is a pattern
+    // that matches no resource with a result yet.
+    expect((await asAuthor('urn:dp:m-?')).status).toBe(403);
+    expect((await asAuthor('urn:dp:m-1')).status).toBe(201);
+    expect((await asAuthor('urn:dp:new-*')).status).toBe(201);
+    expect((await create({ policyId, resourceId: 'urn:dp:m-*', reason: 'incident', expiresAt: inDays(1) })).status).toBe(201);
   });
 });
 

@@ -211,6 +211,8 @@ describe('four-eyes', () => {
       entity: { id, resourceType, environment: 'production' },
     });
     expect(asked.body.diff.changes).toContainEqual({ field: 'resourceId', before: null, after: 'urn:dp:sales' });
+    // How many resources it matches now, of those the policy has results for: none yet.
+    expect(asked.body.diff.matchedResources).toBe(0);
     expect((await database.sql.unsafe(`select count(*)::int as n from ${SCHEMA}.governance_exceptions`))[0].n).toBe(0);
     expect((await evaluate('nobody')).passed).toBe(false);
 

@@ -68,9 +68,9 @@ export function entityDiff(enforced: EntityRepresentation | null, requested: Ent
 }
 
 /** A new exception changes every one of its fields, from nothing. */
-export function exceptionDiff(input: ExceptionInput): ApprovalDiff {
+export function exceptionDiff(input: ExceptionInput, matchedResources: number): ApprovalDiff {
   const changes = Object.entries(input)
     .filter(([, value]) => value !== undefined)
     .map(([field, after]) => ({ field, before: null, after }));
-  return { enforcedVersion: null, requestedVersion: null, changes, patch: null };
+  return { enforcedVersion: null, requestedVersion: null, changes, patch: null, matchedResources };
 }

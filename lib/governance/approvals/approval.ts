@@ -17,6 +17,9 @@ const approvalDiff = z
     requestedVersion: z.number().int().nullable(),
     changes: z.array(change).meta({ description: 'Every field that changes, with its value before and after' }),
     patch: z.string().nullable().meta({ description: 'A unified diff of the script or rule between the enforced version and the requested one' }),
+    matchedResources: z.number().int().optional().meta({
+      description: 'An exception: how many resources its resourceId matches now, of those its policy has results for (exceptions.max-matched-resources)',
+    }),
     impactReportId: z.string().nullable().optional().meta({
       description:
         'A request that would enable a version: the newest impact report of that version, started with the request when it had none (GET /impact-reports/{id}: what it newly fails)',

@@ -20,6 +20,19 @@ export class ExceptionRepository {
   private get table() {
     return this.database.tables.governanceExceptions;
   }
+  /**
+   * How many resources an exception's pattern matches now: the distinct resources its entity has a
+   * latest result for (in `environment`, when given), whose id the LIKE pattern matches.
+   */
+  async matchingResources(entityId: string, like: string, environment: string | null): Promise<number> {
+    const t = this.database.tables.latestResults;
+    const [row] = await this.database.db
+      .select({ matched: sql<number>`count(distinct ${t.resourceId})::int` })
+      .from(t)
+      .where(and(eq(t.entityId, entityId), sql`${t.resourceId} like ${like} escape '\\'`, environment === null ? undefined : eq(t.environment, environment)));
+    return row?.matched ?? 0;
+  }
+
 
   private get columns() {
     const t = this.table;

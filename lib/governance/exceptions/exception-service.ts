@@ -9,7 +9,7 @@ import { resourceTypesOf } from '../policies/entity-reading';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import type { ExceptionFilters, ExceptionInput, GovernanceException } from './exception';
 import { ExceptionRepository, type ExceptionRow } from './exception-repository';
-import { likePattern } from './resource-glob';
+import { likePattern, waivesEveryResource } from './resource-glob';
 
 const DAY_MS = 86_400_000;
 
@@ -95,6 +95,17 @@ export async function createException(
     await approval?.alongside(tx, exception);
     return exception;
   });
+}
+
+/**
+ * How far a new exception reaches: the resources its pattern matches now (of those its policy has
+ * results for), and whether it is broad, needing exceptions:waive-all: a pattern of wildcards alone,
+ * or one matching more than `exceptions.max-matched-resources`.
+ */
+export async function reachOfNewException(ctx: GovernanceContext, input: ExceptionInput): Promise<{ matchedResources: number; broad: boolean }> {
+  const { entityId } = waivedEntity(input);
+  const matchedResources = await new ExceptionRepository(ctx.database).matchingResources(entityId, likePattern(input.resourceId), input.environment ?? null);
+  return { matchedResources, broad: waivesEveryResource(input.resourceId) || matchedResources > ctx.settings.exceptions.maxMatchedResources };
 }
 
 /** What a new exception acts on: the resource types its entity is enforced on (and its newest version's), in its environment (absent: every one). */
