@@ -33,7 +33,6 @@ export class ExceptionRepository {
     return row?.matched ?? 0;
   }
 
-
   private get columns() {
     const t = this.table;
     return { ...getTableColumns(t), active: sql<boolean>`${t.expiresAt} > now()`.as('active') };
