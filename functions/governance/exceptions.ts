@@ -7,9 +7,9 @@ export const createException = governanceHandler(createExceptionEndpoint, async 
   // Over every resource type the policy is enforced on: an exception waives it as enforced.
   const scopes = await exceptions.scopesOfNewException(ctx, body);
   for (const scope of scopes) authorize(scope);
-  const { broad } = await exceptions.reachOfNewException(ctx, body);
+  const { broad, matchedResources } = await exceptions.reachOfNewException(ctx, body);
   if (broad) for (const scope of scopes) principal.access.require('exceptions:waive-all', 'resource', scope);
-  if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestException(ctx, body, principal.subject));
+  if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestException(ctx, body, principal.subject, matchedResources));
   const exception = await exceptions.createException(ctx, body, principal.subject);
   return { status: 201, body: exception, headers: { location: `/v1/computational-governance/exceptions/${exception.id}` } };
 });

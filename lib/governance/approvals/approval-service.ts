@@ -10,7 +10,7 @@ import { notificationOf } from '#lib/platform/notifications';
 
 import type { GovernanceContext } from '../context';
 import type { ExceptionInput } from '../exceptions/exception';
-import { checkNewException, createException, reachOfNewException, scopesOfNewException } from '../exceptions/exception-service';
+import { checkNewException, createException, scopesOfNewException } from '../exceptions/exception-service';
 import { impactForApproval } from '../impact/impact-service';
 import type { EntityKind } from '../policies/entity';
 import { readEntityRow, represent, scopesOfMove } from '../policies/entity-reading';
@@ -191,10 +191,12 @@ export async function requestRollout(ctx: GovernanceContext, kind: EntityKind, i
   return record(ctx, 'rollout', target, target.environment, request, diff, requester);
 }
 
-/** Four-eyes: a new exception becomes a request, checked now as its creation would be; it waives nothing until approved. */
-export async function requestException(ctx: GovernanceContext, input: ExceptionInput, requester: string): Promise<Approval> {
+/**
+ * Four-eyes: a new exception becomes a request, checked now as its creation would be; it waives nothing
+ * until approved. `matchedResources`: how many resources its pattern matches now (reachOfNewException).
+ */
+export async function requestException(ctx: GovernanceContext, input: ExceptionInput, requester: string, matchedResources: number): Promise<Approval> {
   const { entity } = await checkNewException(ctx, input);
-  const { matchedResources } = await reachOfNewException(ctx, input);
   return record(ctx, 'exception', entity, input.environment ?? null, { ...input }, exceptionDiff(input, matchedResources), requester);
 }
 
