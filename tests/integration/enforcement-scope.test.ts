@@ -69,6 +69,10 @@ async function twoVersions(first: Record<string, string>, second: Record<string,
   return id;
 }
 
+/** Version 1 enforced on dataproduct, version 2 a draft on component. */
+const enforcedOnDataproductDraftOnComponent = () =>
+  twoVersions({ resourceType: 'dataproduct', environment: 'production' }, { resourceType: 'component', environment: 'production' }, ['enabled', 'draft']);
+
 const move = (caller: Caller, id: string, version: number, status: string) =>
   as(caller, policies.changeStatusOfPolicy, { method: 'POST', path: `${API}/policies/${id}/status`, params: { id }, body: { status, version } });
 const publish = (caller: Caller, id: string) => as(caller, policies.publishPolicy, { method: 'POST', path: `${API}/policies/${id}/publish`, params: { id } });
@@ -144,10 +148,7 @@ describe('a move needs scope over what it takes out of force', () => {
   });
 
   it('publishing a version of another resource type retires the enforced one: people scoped to that other type may not', async () => {
-    const id = await twoVersions({ resourceType: 'dataproduct', environment: 'production' }, { resourceType: 'component', environment: 'production' }, [
-      'enabled',
-      'draft',
-    ]);
+    const id = await enforcedOnDataproductDraftOnComponent();
     const refused = await publish(COMPONENT_LEAD, id);
     expect(refused.status).toBe(403);
     expect(refused.body.scope).toEqual({ resourceType: 'dataproduct', environment: 'production' });
@@ -160,10 +161,7 @@ describe('a move needs scope over what it takes out of force', () => {
 
 describe('an exception needs scope over the policy as enforced', () => {
   it("people scoped to the newest draft version's resource type cannot waive what is enforced on another", async () => {
-    const id = await twoVersions({ resourceType: 'dataproduct', environment: 'production' }, { resourceType: 'component', environment: 'production' }, [
-      'enabled',
-      'draft',
-    ]);
+    const id = await enforcedOnDataproductDraftOnComponent();
     const refused = await waive(COMPONENT_LEAD, id);
     expect(refused.status).toBe(403);
     expect(refused.body.scope).toMatchObject({ resourceType: 'dataproduct' });
