@@ -14,9 +14,11 @@
  * 0.5-1 GB, so keeping a context buys almost nothing. Built once and stopped, esbuild holds no
  * memory between changes.
  *
- * The output is the same (compared byte for byte, bundles and source maps): without code
- * splitting, esbuild writes each entry point as a bundle of its own, at the same path (`outbase` is the service folder, as serverless-esbuild's per-entry
- * `outdir` is the entry's folder). Every other step (copying the extras, the watch, telling
+ * The output is what serverless-esbuild's own build writes without code splitting (compared byte
+ * for byte, bundles and source maps): each entry point as a whole bundle of its own, at the same
+ * path (`outbase` is the service folder, as serverless-esbuild's per-entry `outdir` is the entry's
+ * folder). Packaging splits each function's dynamic imports into chunks (scripts/esbuild-split-chunks.cjs);
+ * here splitting is off, as one build of every entry would share its chunks among them. Every other step (copying the extras, the watch, telling
  * serverless offline to reload its handlers, `serverless package` and `deploy`) stays
  * serverless-esbuild's own: this only replaces its `bundle` step, and only for `offline`.
  */
@@ -93,6 +95,9 @@ class EsbuildOfflineSharedBuild {
       try {
         const result = await esbuild.build({
           ...Object.fromEntries(Object.entries(buildOptions).filter(([name]) => !PLUGIN_OPTIONS.includes(name))),
+          // Packaging splits each function's dynamic imports into chunks of its own (scripts/esbuild-split-chunks.cjs);
+          // here every handler file is one build, and each keeps a whole bundle of its own.
+          splitting: false,
           external: [...strings(buildOptions.external), ...(exclude.includes('*') ? [] : exclude)],
           plugins: plugin.plugins,
           ...(buildOptions.outputFileExtension !== '.js' ? { outExtension: { '.js': buildOptions.outputFileExtension } } : {}),

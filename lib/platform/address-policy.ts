@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 
 /**
  * Which addresses calls to URLs that callers give (model endpoints, perimeter resolvers, remote
@@ -133,12 +133,12 @@ function guardedLookup(policy: AddressPolicy) {
 }
 
 /**
- * undici's connector with the policy applied to every connection it makes, redirects included:
+ * undici's connector (`build`, undici's buildConnector) with the policy applied to every connection it makes, redirects included:
  * an IP literal (which a socket does not look up) is checked as it is, a name on the addresses it
  * resolves to.
  */
-export function guardedConnector(policy: AddressPolicy, options: { timeout: number }): buildConnector.connector {
-  const connect = buildConnector({ ...options, lookup: guardedLookup(policy) } as buildConnector.BuildOptions);
+export function guardedConnector(build: typeof buildConnector, policy: AddressPolicy, options: { timeout: number }): buildConnector.connector {
+  const connect = build({ ...options, lookup: guardedLookup(policy) } as buildConnector.BuildOptions);
   return (target, callback) => {
     const literal = target.hostname.replace(/^\[|\]$/g, '');
     const refused = isIP(literal) ? forbiddenAddress(literal, policy) : undefined;

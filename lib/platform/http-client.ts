@@ -1,4 +1,5 @@
-import { Agent, fetch as undiciFetch, Response as UndiciResponse } from 'undici';
+import type * as UndiciModule from 'undici';
+import type { Agent, Response as UndiciResponse } from 'undici';
 
 import { runtimeEnvironment } from '#lib/settings/environment';
 import type { Settings } from '#lib/settings/index';
@@ -91,8 +92,18 @@ export class OutboundTooLargeError extends Error {
   }
 }
 
+type Undici = typeof UndiciModule;
+
+let undici: Promise<Undici> | undefined;
+
+/**
+ * undici, loaded by the first outbound call: about a megabyte of code that a function making no
+ * call (the deploy gate, evaluating with CUE) never compiles (docs/deployment.md, "Packages").
+ */
+const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
+
 /** The response with its body read through a bound: past `maxBytes` (announced or counted) reading it fails with OutboundTooLargeError. */
-function capped(response: UndiciResponse, host: string, maxBytes: number): UndiciResponse {
+function capped({ Response }: Undici, response: UndiciResponse, host: string, maxBytes: number): UndiciResponse {
   const announced = Number(response.headers.get('content-length') ?? Number.NaN);
   if (announced > maxBytes) {
     void response.body?.cancel().catch(() => undefined);
@@ -107,7 +118,7 @@ function capped(response: UndiciResponse, host: string, maxBytes: number): Undic
       else controller.enqueue(chunk);
     },
   });
-  return new UndiciResponse(response.body.pipeThrough(bound), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.body.pipeThrough(bound), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 const TIMEOUT_CODES: Record<string, 'connect' | 'read'> = {
@@ -154,13 +165,13 @@ export function outboundErrorOf(error: unknown, host: string, timeouts: Outbound
 
 const agents = new Map<string, Agent>();
 
-function agentFor(timeouts: OutboundTimeouts): Agent {
+function agentFor({ Agent, buildConnector }: Undici, timeouts: OutboundTimeouts): Agent {
   const policy = timeouts.addressPolicy;
   const key = `${timeouts.connectMs}/${timeouts.readMs}/${policy ? `${policy.allowLoopback}/${policy.allowPrivateNetworks}` : 'any'}`;
   let agent = agents.get(key);
   if (!agent) {
     // Every connection is checked, redirects included, on the address it is made to.
-    const connect = policy ? guardedConnector(policy, { timeout: timeouts.connectMs }) : { timeout: timeouts.connectMs };
+    const connect = policy ? guardedConnector(buildConnector, policy, { timeout: timeouts.connectMs }) : { timeout: timeouts.connectMs };
     agent = new Agent({ connect, headersTimeout: timeouts.readMs, bodyTimeout: timeouts.readMs });
     agents.set(key, agent);
   }
@@ -174,18 +185,18 @@ export type Fetch = typeof globalThis.fetch;
  * transport failures turned into OutboundTimeoutError / OutboundConnectionError naming the host.
  */
 export function outboundFetch(timeouts: OutboundTimeouts): Fetch {
-  const dispatcher = agentFor(timeouts);
   return (async (input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
+    const loaded = await loadUndici();
     let response: UndiciResponse;
     try {
-      response = await undiciFetch(input as never, { ...(init as object), dispatcher } as never);
+      response = await loaded.fetch(input as never, { ...(init as object), dispatcher: agentFor(loaded, timeouts) } as never);
     } catch (error) {
       if ((error as Error)?.name === 'AbortError') throw error;
       // fetch rejects only when no response came: anything that is not a timeout is unreachability.
       const cause = (error as Error & { cause?: Error }).cause;
       throw outboundErrorOf(error, url.host, timeouts) ?? new OutboundConnectionError(url.host, cause?.message ?? (error as Error).message, { cause: error });
     }
-    return capped(response, url.host, timeouts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+    return capped(loaded, response, url.host, timeouts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
   }) as unknown as Fetch;
 }

@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 
 import { logger } from '#lib/logging/logger';
 import { tracedAwsClient } from '#lib/observability/tracing';
@@ -11,26 +11,35 @@ const BATCH = 10;
 
 /**
  * The SQS queue of serverless.yml: its redrive policy redelivers failed messages, then dead-letters
- * them. Its calls take the configured outbound timeouts (connect; read, for the whole call).
+ * them. Its calls take the configured outbound timeouts (connect; read, for the whole call). The SDK's
+ * client is loaded by the first send, so that a function that sends nothing (the deploy gate) never
+ * compiles it (docs/deployment.md, "Packages").
  */
 export class SqsQueue implements JobQueue {
   readonly redelivers = true;
-  private readonly client: SQSClient;
+  private client?: Promise<{ client: SQSClient; SendMessageBatchCommand: typeof SendMessageBatchCommand }>;
   private readonly host: string;
 
   constructor(
     private readonly queueUrl: string,
-    endpoint: string | undefined,
+    private readonly endpoint: string | undefined,
     private readonly timeouts: OutboundTimeouts,
   ) {
-    this.client = tracedAwsClient(
-      new SQSClient({
-        endpoint,
-        maxAttempts: 3,
-        requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.readMs, throwOnRequestTimeout: true },
-      }),
-    );
     this.host = new URL(endpoint ?? queueUrl).host;
+  }
+
+  private sdk() {
+    this.client ??= import('@aws-sdk/client-sqs').then(({ SQSClient, SendMessageBatchCommand }) => ({
+      SendMessageBatchCommand,
+      client: tracedAwsClient(
+        new SQSClient({
+          endpoint: this.endpoint,
+          maxAttempts: 3,
+          requestHandler: { connectionTimeout: this.timeouts.connectMs, requestTimeout: this.timeouts.readMs, throwOnRequestTimeout: true },
+        }),
+      ),
+    }));
+    return this.client;
   }
 
   /** The SDK's TimeoutError (its handler's connect or request timeout) as the OutboundTimeoutError of other outbound calls. */
@@ -42,10 +51,11 @@ export class SqsQueue implements JobQueue {
 
   async send(ids: readonly string[]): Promise<string[]> {
     const sent: string[] = [];
+    const { client, SendMessageBatchCommand } = await this.sdk();
     for (let start = 0; start < ids.length; start += BATCH) {
       const chunk = ids.slice(start, start + BATCH);
       try {
-        const answer = await this.client.send(
+        const answer = await client.send(
           new SendMessageBatchCommand({
             QueueUrl: this.queueUrl,
             Entries: chunk.map((id, index) => ({ Id: String(index), MessageBody: JSON.stringify({ taskId: id }) })),

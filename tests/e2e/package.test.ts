@@ -202,6 +202,61 @@ describe('npx serverless package', () => {
     );
   });
 
+  it("ships each function's code as its bundle and its own chunks: the gate compiles first neither undici, nor the AWS SDK's SQS and SSM clients, nor the CUE engine, which it loads on demand", () => {
+    const functions = resourcesOf('AWS::Lambda::Function');
+    for (const [key, fn] of functions) {
+      const zip = new AdmZip(path.join(packageDir, `${key.replace(/LambdaFunction$/, '').replace(/^./, (letter) => letter.toLowerCase())}.zip`));
+      const bundle = `${fn.Handler.replace(/\.handler$/, '')}.mjs`;
+      // Beside the external packages it ships as they are (node_modules/).
+      const code = zip.getEntries().filter((entry) => entry.entryName.endsWith('.mjs') && !entry.entryName.startsWith('node_modules/'));
+      expect(
+        code.map((entry) => entry.entryName).filter((name) => name !== bundle && !name.startsWith(`${bundle.replace(/\.mjs$/, '')}.chunks/`)),
+        key,
+      ).toEqual([]);
+      expect(
+        code.some((entry) => entry.entryName === bundle),
+        key,
+      ).toBe(true);
+    }
+    // What the gate's module loads (its bundle and the chunks it imports statically), by esbuild's
+    // comments naming each module it bundles; and what it can load later.
+    const zip = new AdmZip(path.join(packageDir, 'gate.zip'));
+    const text = (name: string) => zip.readAsText(name);
+    const loaded = new Set<string>();
+    const pending = ['functions/units/gate.mjs'];
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (loaded.has(file)) continue;
+      loaded.add(file);
+      for (const [, imported] of text(file).matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*"(\.[^"]+)"/gms))
+        pending.push(path.posix.join(path.posix.dirname(file), imported));
+    }
+    const modulesOf = (files: Iterable<string>) => [...files].flatMap((file) => [...text(file).matchAll(/^\/\/ (\S+)$/gm)].map(([, module]) => module));
+    const onDemand = [
+      'node_modules/undici/',
+      'node_modules/@aws-sdk/client-sqs/',
+      'node_modules/@aws-sdk/client-ssm/',
+      'lib/governance/engines/cue/cue-engine.ts',
+    ];
+    const first = modulesOf(loaded);
+    const all = modulesOf(
+      zip
+        .getEntries()
+        .map((entry) => entry.entryName)
+        .filter((name) => name.startsWith('functions/') && name.endsWith('.mjs')),
+    );
+    expect(first).toContain('lib/governance/evaluation/evaluation-service.ts');
+    for (const module of onDemand) {
+      expect(
+        all.some((bundled) => bundled.startsWith(module)),
+        module,
+      ).toBe(true);
+      expect(
+        first.filter((bundled) => bundled.startsWith(module)),
+        module,
+      ).toEqual([]);
+    }
+  });
+
   it('declares the evaluation queue, its dead-letter queue, the worker and dead-letter event sources, and the sweeper, cron dispatcher and compliance snapshotter schedules', () => {
     const queues = Object.fromEntries(resourcesOf('AWS::SQS::Queue'));
     expect(Object.keys(queues).sort()).toEqual(['EvaluationDeadLetterQueue', 'EvaluationQueue']);

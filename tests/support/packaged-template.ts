@@ -7,6 +7,7 @@ type GetAtt = { 'Fn::GetAtt': [string, string] };
 export interface TemplateProperties {
   'AWS::Lambda::Function': {
     FunctionName: string;
+    Handler: string;
     Runtime: string;
     Timeout: number;
     Environment: { Variables: Record<string, unknown> };
