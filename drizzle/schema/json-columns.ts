@@ -29,7 +29,8 @@ export interface ResourceIdentity {
  * every environment's perimeter, page by page, by the queue-invoked worker (queued-evaluation.ts).
  */
 export type ReportRequest =
-  | { mode: 'descriptor'; entities: EntityKey[]; resource: ResourceIdentity; descriptor: Descriptor }
+  /** `dryRun`: an Evaluate by a caller who may not speak for the resource: its results stay with the report (docs/authorization.md). */
+  | { mode: 'descriptor'; entities: EntityKey[]; resource: ResourceIdentity; descriptor: Descriptor; dryRun?: true }
   | { mode: 'perimeter'; entities: EntityKey[] }
   /** `baselineVersion`: the version enforced before a publish, whose newest results tell what the publish newly fails. */
   | { mode: 'queued'; entities: EntityKey[]; baselineVersion?: number };

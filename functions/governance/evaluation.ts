@@ -1,3 +1,4 @@
+import { speaksFor } from '#lib/authorization/resource-voice';
 import {
   evaluateEndpoint,
   getEvaluationReportEndpoint,
@@ -11,8 +12,11 @@ import { startedResponse } from '#lib/governance/evaluation/started-response';
 import { governanceHandler } from '#lib/governance/governance-handler';
 
 export const evaluate = governanceHandler(evaluateEndpoint, async ({ body, principal, headers, authorize, signal }, ctx) => {
-  authorize({ resourceType: body.resourceType, environment: body.environment });
-  return startedResponse(headers, (waitMs) => evaluation.evaluate(ctx, body, principal.subject, waitMs, signal));
+  const scope = { resourceType: body.resourceType, environment: body.environment };
+  authorize(scope);
+  return startedResponse(headers, (waitMs) =>
+    evaluation.evaluate(ctx, body, { subject: principal.subject, speaksFor: speaksFor(principal, scope), waitMs, signal }),
+  );
 });
 
 /** The page after `next`, as a Link header (RFC 8288). */

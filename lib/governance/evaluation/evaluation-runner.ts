@@ -21,7 +21,7 @@ import { DisagreementRepository, type NewDisagreement } from './disagreement-rep
 import { type ErrorLocation, locateCueErrors } from './error-locations';
 import { outcomeOf, overallOutcome } from './outcome';
 import { recordReportEnd } from './report-metrics';
-import { ReportRepository, type ReportRow } from './report-repository';
+import { recordsHistory, ReportRepository, type ReportRow } from './report-repository';
 import { type NewResult, ResultRepository } from './result-repository';
 import { matchingThreshold } from './thresholds';
 
@@ -38,9 +38,6 @@ export interface Candidate {
 
 /** Where a report's resources are listed, and the descriptor field naming their owner (null: none). */
 export type ReportPerimeter = Perimeter & { ownerField: string | null };
-
-/** Whether a report's results enter the history: a test's and an impact report's stay with their report. */
-export const recordsHistory = (cause: ReportRow['cause']): boolean => cause !== 'test' && cause !== 'impact';
 
 export interface RunContext {
   database: Database;
@@ -183,7 +180,7 @@ export async function evaluateCandidates(ctx: RunContext, entities: EntityRow[],
       const threshold = entity.kind === 'metric' && result.value !== undefined ? matchingThreshold(result.value, entity.thresholds ?? []) : undefined;
       return {
         reportId: ctx.report.id,
-        recorded: recordsHistory(ctx.report.cause),
+        recorded: recordsHistory(ctx.report),
         entityId: entity.id,
         entityVersion: entity.version,
         entityKind: entity.kind,
@@ -314,7 +311,7 @@ export async function runReport(ctx: GovernanceContext, reportId: string, signal
     const ended = await reports.finish(reportId, { status: 'completed', outcome, passed }, undefined, attempt);
     if (ended) recordReportEnd(ended);
     // A test's results belong to its report, not to the history the index summarises.
-    if (ended && recordsHistory(report.cause)) await announceKnowledgeChange(ctx, { type: 'results', id: reportId });
+    if (ended && recordsHistory(report)) await announceKnowledgeChange(ctx, { type: 'results', id: reportId });
   } catch (error) {
     if (signal?.aborted) {
       logger.warn({ reportId }, 'an evaluation was stopped with the function running it; the sweeper runs it again');

@@ -48,14 +48,28 @@ async function requireType(ctx: GovernanceContext, name: string) {
   return type;
 }
 
-/** Evaluate API: the descriptor against every active deployment-time entity of its type and environment. */
-export async function evaluate(ctx: GovernanceContext, input: EvaluateInput, subject: string, waitMs: number, signal?: AbortSignal): Promise<Started> {
+/**
+ * Evaluate API: the descriptor against every active deployment-time entity of its type and
+ * environment. Unless the caller `speaksFor` the resource, a dry run: answered and kept with its
+ * report, never the resource's state (docs/authorization.md, "Who may speak for a resource").
+ */
+export async function evaluate(
+  ctx: GovernanceContext,
+  input: EvaluateInput,
+  { subject, speaksFor, waitMs, signal }: { subject: string; speaksFor: boolean; waitMs: number; signal?: AbortSignal },
+): Promise<Started> {
   const type = await requireType(ctx, input.resourceType);
   await requireKnownEnvironment(ctx, input.environment, 'environment');
   const descriptor = parseDescriptor(input.descriptor);
   const resource = resourceIdentity(type, descriptor.value, { id: input.id, displayName: input.displayName, version: input.version });
   const entities = await new EntityRepository(ctx.database).active(type.name, input.environment, 'active', 'deployment');
-  const request: ReportRequest = { mode: 'descriptor', entities: entities.map(({ id, version }) => ({ id, version })), resource, descriptor };
+  const request: ReportRequest = {
+    mode: 'descriptor',
+    entities: entities.map(({ id, version }) => ({ id, version })),
+    resource,
+    descriptor,
+    ...(speaksFor ? {} : { dryRun: true as const }),
+  };
   return start(
     ctx,
     {

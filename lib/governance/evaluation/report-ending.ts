@@ -2,10 +2,9 @@ import type { Transaction } from '#lib/db/transaction';
 import { announceKnowledgeChangeIn } from '#lib/outbox/knowledge-changes';
 
 import type { GovernanceContext } from '../context';
-import { recordsHistory } from './evaluation-runner';
 import { overallOutcome } from './outcome';
 import { recordReportEnd } from './report-metrics';
-import { ReportRepository, type ReportRow } from './report-repository';
+import { recordsHistory, ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository } from './result-repository';
 import { TaskRepository } from './task-repository';
 
@@ -30,7 +29,7 @@ export async function finishIfEnded(ctx: GovernanceContext, report: ReportRow, t
   }
   if (!ended) return false;
   recordReportEnd(ended);
-  if (!recordsHistory(ended.cause)) return false;
+  if (!recordsHistory(ended)) return false;
   await announceKnowledgeChangeIn(database, tx, { type: 'results', id: ended.id });
   for (const hook of ctx.hooks.reportEnded) await hook(ctx, tx, ended);
   return true;

@@ -4,7 +4,7 @@ import { NotFoundError } from '#lib/errors/domain-errors';
 import type { GovernanceContext } from '../context';
 import { type Outcome, OUTCOMES } from './outcome';
 import type { EvaluationReport, EvaluationResult, ReportResultsQuery } from './report';
-import { ReportRepository, type ReportRow } from './report-repository';
+import { recordsHistory, ReportRepository, type ReportRow } from './report-repository';
 import { ResultRepository, type ResultRow } from './result-repository';
 import { TaskRepository, type TaskRow } from './task-repository';
 
@@ -79,6 +79,7 @@ function representReport(report: ReportRow, counts: Record<Outcome, number>, pag
     environment: report.environment,
     resourceType: report.resourceType,
     labels: report.labels,
+    dryRun: !recordsHistory(report),
     outcome: report.outcome,
     passed: report.passed,
     progress: { total: report.total, done: report.done, ...(waiting.length > 0 ? { waiting } : {}) },

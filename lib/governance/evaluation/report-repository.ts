@@ -173,3 +173,10 @@ export class ReportRepository {
     return tests + (await deleteSome(this.database, t, sql`${t.id} in (${ended})`, limit - tests));
   }
 }
+
+/**
+ * Whether a report's results enter the history (the resources' state): a test's, an impact
+ * report's and a dry-run Evaluate's stay with their report.
+ */
+export const recordsHistory = (report: Pick<ReportRow, 'cause' | 'request'>): boolean =>
+  report.cause !== 'test' && report.cause !== 'impact' && !(report.request.mode === 'descriptor' && report.request.dryRun);

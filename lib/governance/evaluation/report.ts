@@ -92,6 +92,10 @@ export const evaluationReport = z
     environment: z.string().nullable().meta({ description: 'Null when it covers every environment (publish or schedule of an entity of every environment)' }),
     resourceType: z.string(),
     labels: z.array(z.string()),
+    dryRun: z.boolean().meta({
+      description:
+        "True when its results are not the resources' state (not in latest results, compliance, notifications): a policy test, an impact report, or an Evaluate by a caller who may not speak for the resource (docs/authorization.md)",
+    }),
     outcome: z.enum(OUTCOMES).nullable(),
     passed: z.boolean().nullable(),
     progress: z.object({

@@ -13,7 +13,10 @@ const DEFAULT_WAIT_MS = 10_000;
 export async function startedResponse(headers: Readonly<Record<string, string | undefined>>, start: (waitMs: number) => Promise<Started>): Promise<HttpResult> {
   const asked = preferredWaitMs(headers);
   const started = await start(asked ?? DEFAULT_WAIT_MS);
-  if (started.finished && asked !== undefined) return { status: 200, body: started.report, headers: { 'preference-applied': `wait=${asked / 1000}` } };
   const reportId = started.finished ? started.report.id : started.reportId;
-  return { status: 202, body: { reportId }, headers: { location: `/v1/computational-governance/evaluation-reports/${reportId}` } };
+  const at = `/v1/computational-governance/evaluation-reports/${reportId}`;
+  // Content-Location: the report answered is also there (and the audit record names it, as it names a Location).
+  if (started.finished && asked !== undefined)
+    return { status: 200, body: started.report, headers: { 'preference-applied': `wait=${asked / 1000}`, 'content-location': at } };
+  return { status: 202, body: { reportId }, headers: { location: at } };
 }

@@ -35,9 +35,12 @@ function callOf(request: Request, principal: Principal | undefined) {
   };
 }
 
-/** Its outcome: the status, how long it took, and what it created when the answer names it (201 Created, 202 Accepted). */
+/**
+ * Its outcome: the status, how long it took, and what it created or answered when the answer names
+ * it (Location of 201 Created and 202 Accepted; Content-Location, such as an Evaluate's report).
+ */
 function outcomeOf(request: Request) {
-  const location = request.response?.headers?.location;
+  const location = request.response?.headers?.location ?? request.response?.headers?.['content-location'];
   return {
     status: request.response?.statusCode,
     durationMs: Date.now() - request.internal.startedAt,
