@@ -22,7 +22,6 @@ const GOVERNANCE = [
     [
       '^lib/governance/context\\.ts$',
       '^lib/governance/policies/(entity|lifecycle|entity-repository|entity-reading|entity-service|cron-expression)\\.ts$',
-      '^lib/governance/approvals/approval\\.ts$',
       '^lib/governance/engines/',
       '^lib/governance/environments/',
       '^lib/governance/resource-types/',

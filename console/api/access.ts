@@ -46,8 +46,9 @@ export async function basicAccepted(): Promise<boolean> {
 
 export const listRoleBindings = async (signal?: AbortSignal) => (await call(routes.listRoleBindings, { signal })).data;
 
-export const createRoleBinding = (input: Partial<RoleBindingInput>): Promise<Answer<typeof createRoleBindingEndpoint, 201>> =>
+/** The binding made (201), or under four-eyes the request for it (202). */
+export const createRoleBinding = (input: Partial<RoleBindingInput>): Promise<Answer<typeof createRoleBindingEndpoint, 201 | 202>> =>
   call(routes.createRoleBinding, { body: input as RoleBindingInput });
 
-/** Only bindings of the API (source `api`): those of application.conf change with the file. */
+/** Only bindings of the API (source `api`): those of application.conf change with the file. Under four-eyes, the request for it (202). */
 export const deleteRoleBinding = (id: string) => call(routes.deleteRoleBinding, { params: { id } });

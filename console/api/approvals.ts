@@ -1,4 +1,4 @@
-import type { ApprovalKind, ApprovalStatus } from '#lib/governance/approvals/approval';
+import type { ApprovalKind, ApprovalStatus } from '#lib/authorization/approval';
 import type { approveRequestEndpoint, getApprovalEndpoint, listApprovalsEndpoint, rejectRequestEndpoint } from '#lib/governance/approvals/endpoints';
 import type { policyEndpoints } from '#lib/governance/policies/endpoints';
 
@@ -16,7 +16,15 @@ export type ApprovalRequested = Answer<(typeof policyEndpoints)['publish'], '202
 
 /** The list filters (lib/governance/approvals/approval.ts; the console names them here, no zod in the bundle). */
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const satisfies readonly ApprovalStatus[];
-export const APPROVAL_KINDS = ['publish', 'status', 'exception', 'rollout'] as const satisfies readonly ApprovalKind[];
+export const APPROVAL_KINDS = [
+  'publish',
+  'status',
+  'exception',
+  'rollout',
+  'role-binding',
+  'resource-type',
+  'model-config',
+] as const satisfies readonly ApprovalKind[];
 
 export interface ApprovalFilters {
   readonly status?: ApprovalStatus;

@@ -9,9 +9,17 @@ import { ImpactSummary } from './impact-check';
 import { ProblemNotice } from './problem';
 import { when } from './result-cells';
 
-export const KIND_LABEL: Record<Approval['kind'], string> = { publish: 'Publish', status: 'Status move', exception: 'New exception', rollout: 'Dated rollout' };
+export const KIND_LABEL: Record<Approval['kind'], string> = {
+  publish: 'Publish',
+  status: 'Status move',
+  exception: 'New exception',
+  rollout: 'Dated rollout',
+  'role-binding': 'Role binding',
+  'resource-type': 'Resource type',
+  'model-config': 'Model configuration',
+};
 
-const entityHref = (entity: Approval['entity']) => href(`/${entity.kind === 'policy' ? 'policies' : 'metrics'}/${entity.id}`);
+const entityHref = (entity: NonNullable<Approval['entity']>) => href(`/${entity.kind === 'policy' ? 'policies' : 'metrics'}/${entity.id}`);
 
 /** What is asked, in a few words: the version and the move, or the exception (its fields are the changes). */
 function asked(approval: Approval): string {
@@ -19,6 +27,9 @@ function asked(approval: Approval): string {
   if (approval.kind === 'publish') return `publish version ${version} (${from} → enabled)`;
   if (approval.kind === 'status') return `move version ${version} from ${from} to ${to}`;
   if (approval.kind === 'rollout') return `enable version ${version} (${from} → enabled) at ${String((approval.request as { enableAt?: string }).enableAt)}`;
+  if (approval.kind === 'role-binding' || approval.kind === 'resource-type')
+    return `${String(approval.request.action)} the ${approval.target.kind} ${approval.target.name}`;
+  if (approval.kind === 'model-config') return `replace the ${approval.target.name}`;
   return 'a new exception';
 }
 
@@ -91,14 +102,23 @@ function Decision({ approval, onDecided }: { approval: Approval; onDecided: (dec
  */
 export function ApprovalCard({ approval, onDecided }: { approval: Approval; onDecided: (decided: Approval) => void }) {
   const { me, can } = useAccess();
-  const { entity, diff } = approval;
+  const { entity, target, diff } = approval;
   const heading = `approval-${approval.id}`;
   const own = me?.subject === approval.requestedBy;
+  // A request of a policy or metric names it, its resource type and environment; one of the service's settings, what it changes.
+  const about: [string, ComponentChild][] = entity
+    ? [
+        [entity.kind === 'policy' ? 'Policy' : 'Metric', <a href={entityHref(entity)}>{entity.name}</a>],
+        ['Asked', asked(approval)],
+        ['Resource type', entity.resourceType],
+        ['Environment', entity.environment ?? 'every environment'],
+      ]
+    : [
+        [KIND_LABEL[approval.kind], target.name],
+        ['Asked', asked(approval)],
+      ];
   const facts: [string, ComponentChild][] = [
-    [entity.kind === 'policy' ? 'Policy' : 'Metric', <a href={entityHref(entity)}>{entity.name}</a>],
-    ['Asked', asked(approval)],
-    ['Resource type', entity.resourceType],
-    ['Environment', entity.environment ?? 'every environment'],
+    ...about,
     ['Requested by', approval.requestedBy],
     ['Requested', when(approval.requestedAt)],
     [approval.status === 'pending' ? 'Expires' : 'Expiry', when(approval.expiresAt)],
@@ -114,7 +134,7 @@ export function ApprovalCard({ approval, onDecided }: { approval: Approval; onDe
     <article class="approval" aria-labelledby={heading}>
       <h2 id={heading}>
         <a href={href(`/approvals/${approval.id}`)}>
-          {KIND_LABEL[approval.kind]}: {entity.name}
+          {KIND_LABEL[approval.kind]}: {target.name}
         </a>{' '}
         <span class={`status status-${approval.status}`}>{approval.status}</span>
       </h2>
@@ -127,7 +147,7 @@ export function ApprovalCard({ approval, onDecided }: { approval: Approval; onDe
         ))}
       </dl>
       {diff.changes.length > 0 ? (
-        <div class="table-scroll" tabIndex={0} role="region" aria-label={`Changes of ${entity.name}`}>
+        <div class="table-scroll" tabIndex={0} role="region" aria-label={`Changes of ${target.name}`}>
           <table class="changes">
             <caption class="visually-hidden">The fields that change</caption>
             <thead>
@@ -152,7 +172,7 @@ export function ApprovalCard({ approval, onDecided }: { approval: Approval; onDe
         <p class="empty">No field changes.</p>
       )}
       {diff.patch ? (
-        <pre class="code patch" aria-label={`Patch of ${entity.name}`}>
+        <pre class="code patch" aria-label={`Patch of ${target.name}`}>
           {diff.patch}
         </pre>
       ) : null}

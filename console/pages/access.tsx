@@ -5,8 +5,10 @@ import { useState } from 'preact/hooks';
 import { ROLES } from '#lib/authorization/roles';
 
 import { createRoleBinding, deleteRoleBinding, listRoleBindings, MANAGE_BINDINGS, type Me, type RoleBinding } from '../api/access';
+import { type ApprovalRequested, sentForApproval } from '../api/approvals';
 import { ApiProblem } from '../api/client';
 import { useAccess, Withheld } from '../auth/access';
+import { SentForApproval } from '../components/approval-card';
 import { type Column, DataTable } from '../components/data-table';
 import { TextField } from '../components/fields';
 import { FieldErrors, ProblemNotice } from '../components/problem';
@@ -59,7 +61,7 @@ function You({ me }: { me: Me }) {
 }
 
 /** The form of a new binding: subjects and groups as comma-separated text, roles as checkboxes, optional limits. */
-function NewBinding({ onCreated }: { onCreated: (binding: RoleBinding) => void }) {
+function NewBinding({ onCreated }: { onCreated: (answer: RoleBinding | ApprovalRequested) => void }) {
   const [error, setError] = useState<unknown>();
   const [saving, setSaving] = useState(false);
   const submit = async (event: Event) => {
@@ -121,11 +123,14 @@ function Bindings() {
   const [changed, setChanged] = useState(0);
   const [formKey, setFormKey] = useState(0);
   const [deleteError, setDeleteError] = useState<unknown>();
+  // Under four-eyes a change of the bindings is a request: the last one sent, until the next change.
+  const [requested, setRequested] = useState<ApprovalRequested>();
   const bindings = useApi((signal) => listRoleBindings(signal), [changed]);
   const remove = async (binding: RoleBinding) => {
     setDeleteError(undefined);
     try {
-      await deleteRoleBinding(binding.id);
+      const answer = await deleteRoleBinding(binding.id);
+      setRequested(answer && typeof answer === 'object' && sentForApproval(answer) ? answer : undefined);
       setChanged((count) => count + 1);
     } catch (failure) {
       setDeleteError(failure);
@@ -170,6 +175,7 @@ function Bindings() {
     <section aria-labelledby="bindings">
       <h2 id="bindings">Role bindings</h2>
       <ProblemNotice error={bindings.error ?? deleteError} />
+      {requested ? <SentForApproval requested={requested} /> : null}
       <div aria-busy={bindings.loading}>
         {bindings.data ? (
           <DataTable caption="Role bindings" columns={columns} rows={bindings.data} rowKey={(binding) => binding.id} empty="No role bindings." />
@@ -177,7 +183,8 @@ function Bindings() {
       </div>
       <NewBinding
         key={formKey}
-        onCreated={() => {
+        onCreated={(answer) => {
+          setRequested(sentForApproval(answer) ? answer : undefined);
           setFormKey((count) => count + 1);
           setChanged((count) => count + 1);
         }}

@@ -22,7 +22,7 @@ function Decided({ approval }: { approval: Approval }) {
   return (
     <p class="notice" role="status">
       {approval.status === 'approved' ? 'Approved' : 'Rejected'}: <a href={href(`/approvals/${approval.id}`)}>{KIND_LABEL[approval.kind].toLowerCase()}</a> of{' '}
-      {approval.entity.name}.
+      {approval.target.name}.
     </p>
   );
 }

@@ -380,13 +380,19 @@ export function governanceTables(schema: PgSchema) {
     'approvals',
     {
       id: uuid('id').primaryKey().defaultRandom(),
-      kind: text('kind', { enum: ['publish', 'status', 'exception', 'rollout'] }).notNull(),
-      entityKind: text('entity_kind', { enum: ['policy', 'metric'] }).notNull(),
-      entityId: uuid('entity_id').notNull(),
-      entityName: text('entity_name').notNull(),
-      resourceType: text('resource_type').notNull(),
+      kind: text('kind', { enum: ['publish', 'status', 'exception', 'rollout', 'role-binding', 'resource-type', 'model-config'] }).notNull(),
+      /** The policy or metric a request of the first four kinds concerns; null for the others (`target`). */
+      entityKind: text('entity_kind', { enum: ['policy', 'metric'] }),
+      entityId: uuid('entity_id'),
+      entityName: text('entity_name'),
+      /** The resource type it concerns; null: every one (a role binding, a model configuration). */
+      resourceType: text('resource_type'),
       /** Null: every environment. */
       environment: text('environment'),
+      /** What a request of the service's settings concerns (a role binding, a resource type, a model configuration). */
+      target: jsonb('target').$type<{ kind: string; id: string | null; name: string }>(),
+      /** A secret the request carries (a model configuration's API key), encrypted as stored ones are; never answered. */
+      sealed: text('sealed'),
       /** What is asked, as the call gave it (the version and its fingerprint, the status, the exception). */
       request: jsonb('request').$type<Record<string, unknown>>().notNull(),
       /** What would change, computed when asked. */

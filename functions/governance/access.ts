@@ -1,5 +1,8 @@
 import * as access from '#lib/authorization/access-service';
 import { createRoleBindingEndpoint, deleteRoleBindingEndpoint, getMeEndpoint, listRoleBindingsEndpoint } from '#lib/authorization/endpoints';
+import { fourEyesOn, requestedAnswer } from '#lib/governance/approvals/approval-service';
+import { requestRoleBindingChange } from '#lib/governance/approvals/settings-requests';
+import { governanceHandler } from '#lib/governance/governance-handler';
 import { serviceFrame } from '#lib/http/composition';
 import { httpHandler } from '#lib/http/handler';
 
@@ -10,12 +13,15 @@ export const listRoleBindings = httpHandler(listRoleBindingsEndpoint, async () =
   body: { data: await access.listRoleBindings(await serviceFrame()) },
 }));
 
-export const createRoleBinding = httpHandler(createRoleBindingEndpoint, async ({ body, principal }) => {
-  const binding = await access.createRoleBinding(await serviceFrame(), body, principal.subject);
+// Under four-eyes a change of who holds which role is a request that someone else decides (docs/authorization.md).
+export const createRoleBinding = governanceHandler(createRoleBindingEndpoint, async ({ body, principal }, ctx) => {
+  if (fourEyesOn(ctx)) return requestedAnswer(await requestRoleBindingChange(ctx, { action: 'create', binding: body }, principal.subject));
+  const binding = await access.createRoleBinding(ctx, body, principal.subject);
   return { status: 201, body: binding, headers: { location: `/v1/computational-governance/role-bindings/${binding.id}` } };
 });
 
-export const deleteRoleBinding = httpHandler(deleteRoleBindingEndpoint, async ({ params }) => {
-  await access.deleteRoleBinding(await serviceFrame(), params.id);
+export const deleteRoleBinding = governanceHandler(deleteRoleBindingEndpoint, async ({ params, principal }, ctx) => {
+  if (fourEyesOn(ctx)) return requestedAnswer(await requestRoleBindingChange(ctx, { action: 'delete', id: params.id }, principal.subject));
+  await access.deleteRoleBinding(ctx, params.id);
   return { status: 204 };
 });

@@ -1,3 +1,5 @@
+import { fourEyesOn, requestedAnswer } from '#lib/governance/approvals/approval-service';
+import { requestResourceTypeChange } from '#lib/governance/approvals/settings-requests';
 import { governanceHandler } from '#lib/governance/governance-handler';
 import {
   deleteResourceTypeEndpoint,
@@ -10,6 +12,8 @@ import * as resourceTypes from '#lib/governance/resource-types/resource-type-ser
 
 export const registerResourceType = governanceHandler(registerResourceTypeEndpoint, async ({ body, principal, authorize }, ctx) => {
   authorize({ resourceType: body.name });
+  // Under four-eyes re-pointing a type's resolver (where its resources are listed) is a request (docs/authorization.md).
+  if (fourEyesOn(ctx)) return requestedAnswer(await requestResourceTypeChange(ctx, { action: 'register', resourceType: body }, principal.subject));
   const { resourceType, created } = await resourceTypes.registerResourceType(ctx, body, principal.subject);
   return { status: created ? 201 : 200, body: resourceType };
 });
@@ -29,8 +33,9 @@ export const getGovernanceResourceType = governanceHandler(getGovernanceResource
   body: await resourceTypes.getResourceType(ctx, params.name),
 }));
 
-export const deleteResourceType = governanceHandler(deleteResourceTypeEndpoint, async ({ params, authorize }, ctx) => {
+export const deleteResourceType = governanceHandler(deleteResourceTypeEndpoint, async ({ params, authorize, principal }, ctx) => {
   authorize({ resourceType: params.name });
+  if (fourEyesOn(ctx)) return requestedAnswer(await requestResourceTypeChange(ctx, { action: 'delete', name: params.name }, principal.subject));
   await resourceTypes.deleteResourceType(ctx, params.name);
   return { status: 204 };
 });

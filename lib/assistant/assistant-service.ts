@@ -56,7 +56,22 @@ export async function saveModelConfig(
   input: ModelConfigInput,
   { verify, subject, signal }: { verify: boolean; subject: string; signal?: AbortSignal },
 ) {
-  const { repository, gateway } = await assistant(ctx);
+  const { repository } = await checkModelConfig(ctx, kind, input, { verify, signal });
+  return repository.save(kind, input, subject);
+}
+
+/**
+ * What storing a configuration checks first, also when it becomes a four-eyes request: the endpoint
+ * may be called; with `verify`, one minimal provider call succeeds (422 otherwise).
+ */
+export async function checkModelConfig(
+  ctx: GovernanceContext,
+  kind: ModelKind,
+  input: ModelConfigInput,
+  { verify, signal }: { verify: boolean; signal?: AbortSignal },
+) {
+  const models = await assistant(ctx);
+  const { gateway } = models;
   const problem = callableUrlProblem(ctx.settings, input.endpoint);
   if (problem) throw new InvalidInput([{ path: 'endpoint', message: `endpoint ${problem}` }]);
   if (verify) {
@@ -73,7 +88,7 @@ export async function saveModelConfig(
       });
     }
   }
-  return repository.save(kind, input, subject);
+  return models;
 }
 
 /** Both connections: the assistant works only with both configurations (seed); 409 names what is missing. */

@@ -1,3 +1,4 @@
+import { SENT_FOR_APPROVAL } from '#lib/authorization/approval';
 import { endpoint } from '#lib/http/endpoint';
 import { modelConfigInput, modelConfigRepresentation, type ModelKind } from '#lib/llm/model-config';
 
@@ -33,6 +34,7 @@ const saveConfig = <K extends ModelKind>(kind: K) =>
     responses: {
       200: { description: 'Replaced; the configuration as stored', schema: modelConfigRepresentation },
       201: { description: 'Created; the configuration as stored', schema: modelConfigRepresentation },
+      202: SENT_FOR_APPROVAL,
       422: { description: 'verify=true and the provider refused the configuration; nothing was stored' },
     },
   });

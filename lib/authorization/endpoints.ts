@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { endpoint } from '#lib/http/endpoint';
 
+import { SENT_FOR_APPROVAL } from './approval';
 import { me, roleBinding, roleBindingId, roleBindingInput } from './role-binding';
 
 const BASE = '/v1/computational-governance';
@@ -35,7 +36,10 @@ export const createRoleBindingEndpoint = endpoint({
   summary: 'Give roles to subjects or groups, optionally within resource types and environments',
   tags: ['access'],
   body: roleBindingInput,
-  responses: { 201: { description: 'The binding, at the Location header', schema: roleBinding } },
+  responses: {
+    201: { description: 'The binding, at the Location header', schema: roleBinding },
+    202: SENT_FOR_APPROVAL,
+  },
 });
 
 export const deleteRoleBindingEndpoint = endpoint({
@@ -46,5 +50,9 @@ export const deleteRoleBindingEndpoint = endpoint({
   summary: 'Take a binding of the database away (those of application.conf change with the file)',
   tags: ['access'],
   params: roleBindingId,
-  responses: { 204: { description: 'Deleted' }, 404: { description: 'No binding of the database has this id' } },
+  responses: {
+    204: { description: 'Deleted' },
+    202: SENT_FOR_APPROVAL,
+    404: { description: 'No binding of the database has this id' },
+  },
 });

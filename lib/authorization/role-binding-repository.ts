@@ -1,6 +1,7 @@
 import { arrayOverlaps, desc, eq, or } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
 
 import type { RoleBindingInput } from './role-binding';
 
@@ -14,8 +15,8 @@ export class RoleBindingRepository {
     return this.database.tables.roleBindings;
   }
 
-  async create(input: RoleBindingInput, createdBy: string): Promise<RoleBindingRow> {
-    const [row] = await this.database.db
+  async create(input: RoleBindingInput, createdBy: string, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<RoleBindingRow> {
+    const [row] = await tx
       .insert(this.table)
       .values({
         subjects: input.subjects,
@@ -26,6 +27,11 @@ export class RoleBindingRepository {
         createdBy,
       })
       .returning();
+    return row;
+  }
+
+  async find(id: string): Promise<RoleBindingRow | undefined> {
+    const [row] = await this.database.db.select().from(this.table).where(eq(this.table.id, id));
     return row;
   }
 
@@ -54,8 +60,8 @@ export class RoleBindingRepository {
   }
 
   /** False when no binding has the id. */
-  async delete(id: string): Promise<boolean> {
-    const rows = await this.database.db.delete(this.table).where(eq(this.table.id, id)).returning({ id: this.table.id });
+  async delete(id: string, tx: Pick<Transaction, 'delete'> = this.database.db): Promise<boolean> {
+    const rows = await tx.delete(this.table).where(eq(this.table.id, id)).returning({ id: this.table.id });
     return rows.length > 0;
   }
 }

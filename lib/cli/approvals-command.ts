@@ -1,4 +1,4 @@
-import type { Approval, ApprovalKind, ApprovalStatus } from '#lib/governance/approvals/approval';
+import type { Approval, ApprovalKind, ApprovalStatus } from '#lib/authorization/approval';
 import { approveRequestEndpoint, listApprovalsEndpoint, rejectRequestEndpoint } from '#lib/governance/approvals/endpoints';
 
 import { type ApiAccess, ApiClient } from './api-client';
@@ -17,7 +17,9 @@ export async function decideApproval(id: string, decision: 'approve' | 'reject',
 }
 
 const what = (approval: Approval) => {
-  const entity = `${approval.entity.kind} "${approval.entity.name}"`;
+  const entity = `${approval.target.kind} "${approval.target.name}"`;
+  if (approval.kind === 'role-binding' || approval.kind === 'resource-type') return `${String(approval.request.action)} ${entity}`;
+  if (approval.kind === 'model-config') return `replace the ${approval.target.name}`;
   if (approval.kind === 'exception') return `exception of ${entity} for ${String(approval.request.resourceId)}`;
   if (approval.kind === 'publish') return `publish ${entity} version ${String(approval.request.version)}`;
   return `${entity} version ${String(approval.request.version)}: ${String(approval.request.from)} -> ${String(approval.request.to)}`;

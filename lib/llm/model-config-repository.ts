@@ -1,6 +1,7 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import type { Transaction } from '#lib/db/transaction';
 
 import { ApiKeyDecryptionError, decryptApiKey, encryptApiKey, type KeyRing, maskApiKey, needsReencryption } from './api-key-encryption';
 import type { ModelConfigInput, ModelConfigRepresentation, ModelKind } from './model-config';
@@ -77,8 +78,22 @@ export class ModelConfigRepository {
     };
   }
 
+  /** An API key encrypted as a stored one is (a four-eyes request carries it so until it is decided), and back. */
+  seal(apiKey: string): string {
+    return encryptApiKey(apiKey, this.keys);
+  }
+
+  unseal(sealed: string): string {
+    return decryptApiKey(sealed, this.keys);
+  }
+
   /** Stores the whole configuration in one statement, replacing any earlier one. */
-  async save(kind: ModelKind, input: ModelConfigInput, subject: string): Promise<{ config: ModelConfigRepresentation; created: boolean }> {
+  async save(
+    kind: ModelKind,
+    input: ModelConfigInput,
+    subject: string,
+    tx: Pick<Transaction, 'insert'> = this.database.db,
+  ): Promise<{ config: ModelConfigRepresentation; created: boolean }> {
     const values = {
       provider: input.provider,
       apiKeyCiphertext: encryptApiKey(input.api_key, this.keys),
@@ -90,7 +105,7 @@ export class ModelConfigRepository {
       customHeader: input.custom_header ?? null,
       updatedBy: subject,
     };
-    const [{ inserted, ...row }] = await this.database.db
+    const [{ inserted, ...row }] = await tx
       .insert(this.table)
       .values({ kind, ...values, createdBy: subject })
       .onConflictDoUpdate({ target: this.table.kind, set: { ...values, updatedAt: sql`now()` } })

@@ -13,7 +13,8 @@ export type NotificationEvent =
 /** The notification document POSTed to `notification.url` (docs/notifications.md). */
 export interface Notification extends Record<string, unknown> {
   event: string;
-  entity: { id: string | null; name: string | null; type: 'policy' | 'metric' };
+  /** What it is about: a policy or metric, or (a four-eyes request of the service's settings) a role binding, a resource type, the LLM or the embedder. */
+  entity: { id: string | null; name: string | null; type: 'policy' | 'metric' | 'role-binding' | 'resource-type' | 'llm' | 'embedder' };
   message: string;
   timestamp: string;
 }

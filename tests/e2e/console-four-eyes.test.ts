@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { Approval } from '#lib/governance/approvals/approval';
+import type { Approval } from '#lib/authorization/approval';
 
 import { freePort } from '../../scripts/free-port';
 import { type RunningOffline, startServerlessOffline } from '../../scripts/serverless-offline';
@@ -38,11 +38,14 @@ const resolver = new FakeServer(() => ({
 let offline: RunningOffline;
 let policyId = '';
 
-/** A call to this file's server as an admin; an answer that is not 2xx throws with its body. */
-async function call<T>(method: string, route: string, body?: unknown): Promise<T> {
+/** A call to this file's server as an admin (`subject`, test-caller by default); an answer that is not 2xx throws with its body. */
+async function call<T>(method: string, route: string, body?: unknown, subject?: string): Promise<T> {
   const response = await fetch(`${offline.baseUrl}${API}${route}`, {
     method,
-    headers: { authorization: `Bearer ${await technicalToken()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${await technicalToken(subject ? { sub: subject } : {})}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
@@ -65,11 +68,13 @@ beforeAll(async () => {
     stdio: 'ignore',
   });
   await offline.ready;
-  await call('POST', '/resource-types', {
+  // A setting of the service: under four-eyes, a request another admin approves.
+  const { approvalId } = await call<{ approvalId: string }>('POST', '/resource-types', {
     name: TYPE,
     configuration: { resourceName: 'id' },
     resolverConfiguration: { url: resolver.url, path: '/resources' },
   });
+  await call('POST', `/approvals/${approvalId}/approve`, {}, 'second-admin');
   ({ id: policyId } = await call<{ id: string }>('POST', '/policies', { name: NAME, resourceType: TYPE, environment: 'qa', engine: 'cue', cueScript: RULE }));
 }, 180_000);
 
@@ -234,5 +239,27 @@ describe('four-eyes in the console', () => {
     expect(approver.problems).toEqual([]);
     // The refusal's failed response is the browser's note only; nothing else went wrong.
     expect(elsewhere.problems).toEqual([]);
+  });
+  it("an admin's new role binding is sent for approval; nothing is bound until another person approves it on the Approvals page", async () => {
+    const alt = `alt-${marker}`;
+    const admin = await signedInAs(`admin-${marker}`, ['admin'], '#/access', 'Access');
+    const { page } = admin;
+    await page.getByLabel('Subjects (comma separated)').fill(alt);
+    await page.getByRole('group', { name: 'Roles' }).getByLabel('approver').check();
+    await page.getByRole('button', { name: 'Add the binding' }).click();
+    const requestId = await sentForApproval(page, `create the role-binding approver for ${alt}`);
+    const bound = async () =>
+      (await call<{ data: { subjects: string[] }[] }>('GET', '/role-bindings')).data.filter((binding) => binding.subjects.includes(alt)).length;
+    expect(await bound()).toBe(0);
+
+    const approver = await signedInAs(APPROVER, ['approver'], `#/approvals/${requestId}`, 'Request for approval');
+    const card = approver.page.getByRole('article', { name: new RegExp(`^Role binding: approver for ${alt}`) });
+    await card.waitFor(SLOW);
+    expect(await facts(card)).toMatchObject({ 'Role binding': `approver for ${alt}`, 'Requested by': `admin-${marker}` });
+    const roles = (await changes(card)).find(([field]) => field === 'roles');
+    expect(roles?.[1]).toBe('—');
+    expect(JSON.parse(roles?.[2] ?? 'null')).toEqual(['approver']);
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(bound, SLOW).toBe(1);
   });
 });

@@ -109,7 +109,9 @@ beforeAll(async () => {
       path: `${API}/resource-types`,
       body: { name, configuration: { resourceName: 'id' }, resolverConfiguration: { url: engine.url, path: '/resources' } },
     });
-    expect(registered.status).toBe(201);
+    // A setting of the service: under four-eyes, a request someone else approves.
+    expect(registered.status).toBe(202);
+    expect((await approve(BO, registered.body.approvalId)).status).toBe(200);
   }
 });
 

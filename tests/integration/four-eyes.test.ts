@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Approval } from '#lib/authorization/approval';
 import type { Role } from '#lib/authorization/roles';
 import type { Database } from '#lib/db/client';
-import type { Approval } from '#lib/governance/approvals/approval';
 import { governance } from '#lib/governance/composition';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 
@@ -131,12 +131,15 @@ beforeAll(async () => {
 beforeEach(async () => {
   await backgroundDispatchSettled();
   resourceType = `dataproduct-${++types}`;
-  const registered = await as(ADMIN, (await import('../../functions/governance/resource-types')).registerResourceType, {
+  // A resource type is a setting of the service: under four-eyes, a request someone else approves.
+  const requested = await as(ADMIN, (await import('../../functions/governance/resource-types')).registerResourceType, {
     method: 'POST',
     path: `${API}/resource-types`,
     body: { name: resourceType, configuration: { resourceName: 'id' }, resolverConfiguration: { url: engine.url, path: '/resources' } },
   });
-  expect(registered.status).toBe(201);
+  expect(requested.status).toBe(202);
+  expect((await decide(APPROVER, requested.body.approvalId, 'approve')).status).toBe(200);
+  await backgroundDispatchSettled();
   platform.reset();
 });
 

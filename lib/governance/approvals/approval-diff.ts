@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 
 import { createTwoFilesPatch } from 'diff';
 
+import type { ApprovalDiff } from '#lib/authorization/approval';
+
 import type { ExceptionInput } from '../exceptions/exception';
 import type { EntityRepresentation } from '../policies/entity';
 import type { EntityStatus } from '../policies/lifecycle';
-import type { ApprovalDiff } from './approval';
 
 /** The fields that say what a version enforces (not who wrote it, nor when, nor its status). */
 const CONTENT_FIELDS = [

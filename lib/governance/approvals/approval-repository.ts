@@ -1,10 +1,9 @@
 import { and, count, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 
+import type { ApprovalFilters, ApprovalStatus } from '#lib/authorization/approval';
 import type { Database } from '#lib/db/client';
 import type { Transaction } from '#lib/db/transaction';
 import type { Pagination } from '#lib/http/pagination';
-
-import type { ApprovalFilters, ApprovalStatus } from './approval';
 
 type Row = Database['tables']['approvals']['$inferSelect'];
 /** A stored request, its status as it reads now (a pending one past its expiry is `expired`). */
@@ -95,7 +94,8 @@ export class ApprovalRepository {
     const t = this.table;
     const [row] = await tx
       .update(t)
-      .set({ ...decision, decidedAt: sql`now()` })
+      // A decided request needs no secret any more (a model configuration's key, now stored or refused).
+      .set({ ...decision, sealed: null, decidedAt: sql`now()` })
       .where(and(eq(t.id, id), this.statusIs('pending')))
       .returning(this.columns);
     return row;

@@ -1,12 +1,11 @@
 import { sameIdentity } from '#lib/auth/identity';
 import type { Scope } from '#lib/authorization/access';
+import type { Approval, ApprovalDiff, ApprovalFilters } from '#lib/authorization/approval';
 import { fourEyesEnabled } from '#lib/authorization/caller-access';
-import { inTransaction, type Transaction } from '#lib/db/transaction';
+import { inTransaction } from '#lib/db/transaction';
 import { ConflictError, ForbiddenError, NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
-import { OutboxRepository } from '#lib/outbox/outbox-repository';
-import { notificationOf } from '#lib/platform/notifications';
 
 import type { GovernanceContext } from '../context';
 import type { ExceptionInput } from '../exceptions/exception';
@@ -19,10 +18,10 @@ import { changeStatusOfEntity, publishEntity } from '../policies/entity-service'
 import { ACTIVE_STATUSES, allowedMoves, canMove, type EntityStatus } from '../policies/lifecycle';
 import type { RolloutInput } from '../rollouts/rollout';
 import { rolloutTarget, scheduleRollout } from '../rollouts/rollout-service';
-import type { Approval, ApprovalDiff, ApprovalFilters, ApprovalKind } from './approval';
 import { entityDiff, exceptionDiff, fingerprintOf } from './approval-diff';
-import { approversOf } from './approval-recipients';
+import { decide, record, representApproval } from './approval-records';
 import { ApprovalRepository, type ApprovalRow } from './approval-repository';
+import { applySettingsRequest, isSettingsKind } from './settings-requests';
 
 /** What a publish or a move request pins: the version, what it enforced when asked, and the move. */
 interface EntityRequest {
@@ -30,88 +29,6 @@ interface EntityRequest {
   fingerprint: string;
   from: EntityStatus;
   to: EntityStatus;
-}
-
-function representApproval(row: ApprovalRow): Approval {
-  return {
-    id: row.id,
-    kind: row.kind,
-    status: row.status,
-    entity: { kind: row.entityKind, id: row.entityId, name: row.entityName, resourceType: row.resourceType, environment: row.environment },
-    request: row.request,
-    diff: row.diff as ApprovalDiff,
-    requestedBy: row.requestedBy,
-    requestedAt: row.requestedAt.toISOString(),
-    expiresAt: row.expiresAt.toISOString(),
-    decidedBy: row.decidedBy,
-    decidedAt: row.decidedAt?.toISOString() ?? null,
-    comment: row.comment,
-    outcome: row.outcome,
-  };
-}
-
-const NOUN: Record<ApprovalKind, string> = { publish: 'publishing', status: 'status move', exception: 'exception', rollout: 'rollout' };
-
-/** Writes the request and tells the approvers in its scope, in one transaction. */
-async function record(
-  ctx: GovernanceContext,
-  kind: ApprovalKind,
-  entity: EntityRow,
-  environment: string | null,
-  request: Record<string, unknown>,
-  diff: ApprovalDiff,
-  requester: string,
-): Promise<Approval> {
-  const database = ctx.database;
-  const settings = ctx.settings;
-  const approvals = new ApprovalRepository(database);
-  const pending = await approvals.pendingFor(kind, entity.id);
-  if (pending && kind !== 'exception')
-    throw new ConflictError(`A ${NOUN[kind]} request of this ${entity.kind} is pending already: decide it first`, { approvalId: pending.id });
-  const scope = { resourceType: entity.resourceType, environment };
-  const recipients = await approversOf(database, settings, scope, requester);
-  const row = await inTransaction(database, 'request approval', async (tx) => {
-    const created = await approvals.create(
-      {
-        kind,
-        entityKind: entity.kind,
-        entityId: entity.id,
-        entityName: entity.name,
-        resourceType: entity.resourceType,
-        environment,
-        request,
-        diff,
-        requestedBy: requester,
-        expiresAt: new Date(Date.now() + settings.authorization.fourEyes.expiry),
-      },
-      tx,
-    );
-    await notify(
-      ctx,
-      tx,
-      created,
-      'approval-requested-event',
-      `${requester} asks for approval of a ${NOUN[kind]} of the ${entity.kind} "${entity.name}"`,
-      recipients,
-    );
-    return created;
-  });
-  dispatchInBackground(ctx);
-  return representApproval(row);
-}
-
-async function notify(
-  ctx: GovernanceContext,
-  tx: Transaction,
-  row: ApprovalRow,
-  event: 'approval-requested-event' | 'approval-decided-event',
-  message: string,
-  recipients: { subjects: string[]; groups: string[] },
-) {
-  const notification = notificationOf(ctx.settings, event, { id: row.entityId, name: row.entityName, type: row.entityKind }, message);
-  if (!notification) return;
-  const approval = { id: row.id, kind: row.kind, status: row.status, requestedBy: row.requestedBy, decidedBy: row.decidedBy };
-  await new OutboxRepository(ctx.database).enqueue('notification', { ...notification, recipients, approval }, tx);
 }
 
 /** The version enabled or in grace now, if any. */
@@ -132,7 +49,11 @@ async function requestEntityChange(
   const representation = represent(requested);
   const request: EntityRequest = { version: requested.version, fingerprint: fingerprintOf(representation), from: requested.status, to };
   const diff = await withImpact(ctx, kind, requested, to, entityDiff(enforced ? represent(enforced) : null, representation, to), requester);
-  return record(ctx, approvalKind, requested, requested.environment, { ...request }, diff, requester);
+  return record(
+    ctx,
+    { kind: approvalKind, entity: requested, resourceType: requested.resourceType, environment: requested.environment, request: { ...request }, diff },
+    requester,
+  );
 }
 
 /** A request that would enable a version carries its impact report, so that an approver decides on figures. */
@@ -188,7 +109,7 @@ export async function requestRollout(ctx: GovernanceContext, kind: EntityKind, i
   const representation = represent(target);
   const request = { version: target.version, fingerprint: fingerprintOf(representation), from: target.status, to: 'enabled', ...input };
   const diff = await withImpact(ctx, kind, target, 'enabled', entityDiff(enforced ? represent(enforced) : null, representation, 'enabled'), requester);
-  return record(ctx, 'rollout', target, target.environment, request, diff, requester);
+  return record(ctx, { kind: 'rollout', entity: target, resourceType: target.resourceType, environment: target.environment, request, diff }, requester);
 }
 
 /**
@@ -197,7 +118,12 @@ export async function requestRollout(ctx: GovernanceContext, kind: EntityKind, i
  */
 export async function requestException(ctx: GovernanceContext, input: ExceptionInput, requester: string, matchedResources: number): Promise<Approval> {
   const { entity } = await checkNewException(ctx, input);
-  return record(ctx, 'exception', entity, input.environment ?? null, { ...input }, exceptionDiff(input, matchedResources), requester);
+  const environment = input.environment ?? null;
+  return record(
+    ctx,
+    { kind: 'exception', entity, resourceType: entity.resourceType, environment, request: { ...input }, diff: exceptionDiff(input, matchedResources) },
+    requester,
+  );
 }
 
 async function readApproval(ctx: GovernanceContext, id: string): Promise<ApprovalRow> {
@@ -223,8 +149,11 @@ export async function scopesOfApproval(ctx: GovernanceContext, id: string): Prom
   // Decided or ended, it changes nothing any more (deciding it is a 409): where it was asked.
   if (row.status !== 'pending') return [{ resourceType: row.resourceType, environment: row.environment }];
   if (row.kind === 'exception') return scopesOfNewException(ctx, row.request as ExceptionInput);
+  // The service's settings: a role binding or a model configuration everywhere, a resource type as a whole.
+  if (isSettingsKind(row.kind)) return [{ resourceType: row.resourceType, environment: null }];
   const { version, to } = row.request as unknown as Partial<EntityRequest>;
-  return scopesOfMove(ctx, row.entityKind, row.entityId, to ?? 'enabled', version);
+  const { kind, entityId } = entityOf(row);
+  return scopesOfMove(ctx, kind, entityId, to ?? 'enabled', version);
 }
 
 /** The request as it must be to be decided by `decider`: pending, and someone else's. */
@@ -249,30 +178,28 @@ function requireAsRequested(row: EntityRow, request: EntityRequest) {
 }
 
 /**
- * Records the decision, in the transaction given (the one that applies an approval), and tells the
- * requester through the outbox in the same transaction; 409 when the request was decided or expired meanwhile.
- */
-async function decide(
-  ctx: GovernanceContext,
-  tx: Transaction,
-  id: string,
-  decision: { status: 'approved' | 'rejected'; decidedBy: string; comment: string | null; outcome: Record<string, unknown> | null },
-): Promise<ApprovalRow> {
-  const row = await new ApprovalRepository(ctx.database).decide(id, decision, tx);
-  if (!row) throw new ConflictError('The request was decided, or expired, meanwhile');
-  const message = `${row.decidedBy} ${row.status} the ${NOUN[row.kind]} request of the ${row.entityKind} "${row.entityName}"`;
-  await notify(ctx, tx, row, 'approval-decided-event', message, { subjects: [row.requestedBy], groups: [] });
-  return row;
-}
-
-/**
  * Approves the request of another person: the change is applied, with the requester as its author,
  * in the same transaction as the decision, so either both are written or neither.
  */
 export async function approve(ctx: GovernanceContext, id: string, decider: string, comment: string | null): Promise<Approval> {
   const row = await decidable(ctx, id, decider);
+  const approved = isSettingsKind(row.kind)
+    ? await applySettingsRequest(ctx, row, { decidedBy: decider, comment })
+    : await applyEntityRequest(ctx, row, decider, comment);
+  dispatchInBackground(ctx);
+  return representApproval(approved);
+}
+
+/** The policy or metric a request of the first four kinds concerns. */
+function entityOf(row: ApprovalRow): { kind: EntityKind; entityId: string } {
+  if (!row.entityKind || !row.entityId) throw new Error(`The ${row.kind} request ${row.id} names no policy or metric`);
+  return { kind: row.entityKind, entityId: row.entityId };
+}
+
+async function applyEntityRequest(ctx: GovernanceContext, row: ApprovalRow, decider: string, comment: string | null): Promise<ApprovalRow> {
+  const { id } = row;
+  const { kind, entityId } = entityOf(row);
   let approved: ApprovalRow | undefined;
-  const kind = row.entityKind;
   if (row.kind === 'exception') {
     await createException(ctx, row.request as ExceptionInput, row.requestedBy, {
       approvedBy: decider,
@@ -282,17 +209,17 @@ export async function approve(ctx: GovernanceContext, id: string, decider: strin
     });
   } else {
     const request = row.request as unknown as EntityRequest;
-    const current = await readEntityRow(ctx, kind, row.entityId, row.kind === 'publish' ? undefined : request.version);
+    const current = await readEntityRow(ctx, kind, entityId, row.kind === 'publish' ? undefined : request.version);
     requireAsRequested(current, request);
     if (current.status !== request.from) throw changedSinceRequest();
     if (row.kind === 'rollout') {
       const { enableAt, notifyDaysBefore } = row.request as unknown as RolloutInput;
       approved = await inTransaction(ctx.database, 'approve rollout', async (tx) => {
-        const rollout = await scheduleRollout(ctx, kind, row.entityId, { enableAt, notifyDaysBefore }, row.requestedBy, { tx, approvedBy: decider });
+        const rollout = await scheduleRollout(ctx, kind, entityId, { enableAt, notifyDaysBefore }, row.requestedBy, { tx, approvedBy: decider });
         return decide(ctx, tx, id, { status: 'approved', decidedBy: decider, comment, outcome: { rolloutId: rollout.id, version: rollout.version, enableAt } });
       });
     } else if (row.kind === 'publish') {
-      await publishEntity(ctx, kind, row.entityId, row.requestedBy, async (tx, published, reportId) => {
+      await publishEntity(ctx, kind, entityId, row.requestedBy, async (tx, published, reportId) => {
         requireAsRequested(published, request);
         approved = await decide(ctx, tx, id, {
           status: 'approved',
@@ -302,7 +229,7 @@ export async function approve(ctx: GovernanceContext, id: string, decider: strin
         });
       });
     } else {
-      await changeStatusOfEntity(ctx, kind, row.entityId, {
+      await changeStatusOfEntity(ctx, kind, entityId, {
         to: request.to,
         subject: row.requestedBy,
         version: request.version,
@@ -313,8 +240,7 @@ export async function approve(ctx: GovernanceContext, id: string, decider: strin
       });
     }
   }
-  dispatchInBackground(ctx);
-  return representApproval(approved as ApprovalRow);
+  return approved as ApprovalRow;
 }
 
 /** Rejects the request of another person: nothing changes. */

@@ -1,7 +1,6 @@
+import { approval, approvalId, approvalListQuery, decision } from '#lib/authorization/approval';
 import { endpoint } from '#lib/http/endpoint';
 import { listOf } from '#lib/http/pagination';
-
-import { approval, approvalId, approvalListQuery, decision } from './approval';
 
 const PATH = '/v1/computational-governance/approvals';
 const READ = { permission: 'governance:read', scope: 'anywhere' } as const;

@@ -1,7 +1,7 @@
+import { approvalRequested } from '#lib/authorization/approval';
 import { endpoint } from '#lib/http/endpoint';
 import { listOf, paginationQuery } from '#lib/http/pagination';
 
-import { approvalRequested } from '../approvals/approval';
 import { exceptionFilters, exceptionId, exceptionInput, governanceException } from './exception';
 
 const PATH = '/v1/computational-governance/exceptions';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
+import { approvalRequested } from '#lib/authorization/approval';
 import { endpoint } from '#lib/http/endpoint';
 import { listOf } from '#lib/http/pagination';
 
-import { approvalRequested } from '../approvals/approval';
 import { evaluationReport, evaluationResult, passiveResultInput, policyTestInput, reportAccepted } from '../evaluation/report';
 import { impactAccepted, impactInput, impactReport } from '../impact/impact';
 import { rolloutInput, rolloutRepresentation } from '../rollouts/rollout';

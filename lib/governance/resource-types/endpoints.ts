@@ -1,3 +1,4 @@
+import { SENT_FOR_APPROVAL } from '#lib/authorization/approval';
 import { endpoint } from '#lib/http/endpoint';
 import { listOf, paginationQuery } from '#lib/http/pagination';
 
@@ -16,6 +17,7 @@ export const registerResourceTypeEndpoint = endpoint({
   responses: {
     200: { description: 'Replaced', schema: resourceTypeRepresentation },
     201: { description: 'Registered', schema: resourceTypeRepresentation },
+    202: SENT_FOR_APPROVAL,
   },
 });
 
@@ -59,6 +61,7 @@ export const deleteResourceTypeEndpoint = endpoint({
   params: resourceTypeName,
   responses: {
     204: { description: 'Removed' },
+    202: SENT_FOR_APPROVAL,
     404: { description: 'No resource type has this name' },
   },
 });

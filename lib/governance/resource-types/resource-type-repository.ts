@@ -2,6 +2,7 @@ import { eq, getTableColumns, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import { pageOf } from '#lib/db/page';
+import type { Transaction } from '#lib/db/transaction';
 import type { Pagination } from '#lib/http/pagination';
 
 import { NO_DESCRIPTOR_CONFIGURATION, pageSizeOf, type ResourceTypeDefinition, type ResourceTypeRepresentation } from './resource-type';
@@ -28,6 +29,25 @@ export function represent(row: Row): ResourceTypeRepresentation {
   };
 }
 
+/** A stored type as a definition (what registering it again would give). */
+export function definitionOf(row: Row): ResourceTypeDefinition {
+  return {
+    name: row.name,
+    displayName: row.displayName,
+    descriptor:
+      row.resourceNameField === null
+        ? undefined
+        : {
+            resourceNameField: row.resourceNameField,
+            resourceDisplayNameFields: row.resourceDisplayNameFields,
+            resourceFilterField: row.resourceFilterField,
+            resourceOwnerField: row.resourceOwnerField,
+            batchSize: row.batchSize,
+          },
+    resolver: { url: row.resolverUrl, path: row.resolverPath },
+  };
+}
+
 export type UpsertOutcome = 'created' | 'replaced' | 'unchanged';
 
 export class ResourceTypeRepository {
@@ -41,7 +61,12 @@ export class ResourceTypeRepository {
    * Registers a type, replacing one of the same name in the same statement. A definition equal to
    * the stored one writes nothing, so registering the settings' types at every start is cheap.
    */
-  async upsert(definition: ResourceTypeDefinition, source: 'settings' | 'api', subject: string): Promise<{ row: Row; outcome: UpsertOutcome }> {
+  async upsert(
+    definition: ResourceTypeDefinition,
+    source: 'settings' | 'api',
+    subject: string,
+    tx: Pick<Transaction, 'insert' | 'select'> = this.database.db,
+  ): Promise<{ row: Row; outcome: UpsertOutcome }> {
     const { table } = this;
     const values = {
       displayName: definition.displayName,
@@ -55,7 +80,7 @@ export class ResourceTypeRepository {
       source,
       updatedBy: subject,
     };
-    const [changed] = await this.database.db
+    const [changed] = await tx
       .insert(table)
       .values({ name: definition.name, ...values, createdBy: subject })
       .onConflictDoUpdate({
@@ -73,7 +98,7 @@ export class ResourceTypeRepository {
       return { row, outcome: inserted ? 'created' : 'replaced' };
     }
     // No row came back: the conflict's update found nothing to change, so the row is there as it was.
-    const row = await this.find(definition.name);
+    const [row] = await tx.select().from(table).where(eq(table.name, definition.name));
     if (!row) throw new Error(`The resource type ${definition.name} was neither written nor found`);
     return { row, outcome: 'unchanged' };
   }
@@ -87,8 +112,8 @@ export class ResourceTypeRepository {
     return pageOf(this.database, this.table, this.table.name, pagination);
   }
 
-  async delete(name: string): Promise<boolean> {
-    const deleted = await this.database.db.delete(this.table).where(eq(this.table.name, name)).returning({ name: this.table.name });
+  async delete(name: string, tx: Pick<Transaction, 'delete'> = this.database.db): Promise<boolean> {
+    const deleted = await tx.delete(this.table).where(eq(this.table.name, name)).returning({ name: this.table.name });
     return deleted.length > 0;
   }
 }

@@ -1,3 +1,4 @@
+import type { Transaction } from '#lib/db/transaction';
 import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import type { Pagination } from '#lib/http/pagination';
 import { listBody } from '#lib/http/pagination';
@@ -11,10 +12,16 @@ import { represent, ResourceTypeRepository } from './resource-type-repository';
 
 const notFound = (name: string) => new NotFoundError(`No resource type is named "${name}"`);
 
-export async function registerResourceType(ctx: GovernanceContext, input: ResourceTypeInput, subject: string) {
+/** 400 when the type's resolver may not be called (the address policy). */
+export function checkResourceType(ctx: GovernanceContext, input: ResourceTypeInput): void {
   const problem = callableUrlProblem(ctx.settings, input.resolverConfiguration.url);
   if (problem) throw new InvalidInput([{ path: 'resolverConfiguration.url', message: `url ${problem}` }]);
-  const { row, outcome } = await new ResourceTypeRepository(ctx.database).upsert(fromInput(input), 'api', subject);
+}
+
+/** Registers or replaces a type; in `tx` when given (an approval applying it). */
+export async function registerResourceType(ctx: GovernanceContext, input: ResourceTypeInput, subject: string, tx?: Transaction) {
+  checkResourceType(ctx, input);
+  const { row, outcome } = await new ResourceTypeRepository(ctx.database).upsert(fromInput(input), 'api', subject, tx);
   if (outcome !== 'unchanged') await announceKnowledgeChange(ctx, { type: 'resource_type', id: row.name });
   return { resourceType: represent(row), created: outcome === 'created' };
 }
@@ -30,8 +37,8 @@ export async function getResourceType(ctx: GovernanceContext, name: string) {
   return represent(row);
 }
 
-/** Removes a type no policy or metric is written for (409 naming some of them otherwise). */
-export async function deleteResourceType(ctx: GovernanceContext, name: string): Promise<void> {
+/** Removes a type no policy or metric is written for (409 naming some of them otherwise); in `tx` when given. */
+export async function deleteResourceType(ctx: GovernanceContext, name: string, tx?: Transaction): Promise<void> {
   const users = await new EntityRepository(ctx.database).namesUsingType(name);
   if (users.length > 0) {
     throw new ConflictError(
@@ -39,6 +46,6 @@ export async function deleteResourceType(ctx: GovernanceContext, name: string): 
       { usedBy: users },
     );
   }
-  if (!(await new ResourceTypeRepository(ctx.database).delete(name))) throw notFound(name);
+  if (!(await new ResourceTypeRepository(ctx.database).delete(name, tx))) throw notFound(name);
   await announceKnowledgeChange(ctx, { type: 'resource_type', id: name });
 }
