@@ -286,4 +286,39 @@ describe('the permission matrix', () => {
       expect(response.status, operation.operationId).not.toBe(403);
     }
   });
+  it('a call acts on every version it takes out of force and on the type a policy is enforced on: bound to the asked version alone, or to the other type, is 403', async () => {
+    // Version 1 enforced on the gated type in production; version 2, a draft, on the other type.
+    const crossType = async () => {
+      const id = await entity('Policy', 'enabled');
+      const next = await admin('updatePolicy', {
+        params: { id },
+        body: { name: `matrix ${++created}`, resourceType: ELSEWHERE, environment: 'production', engine: 'remote', remoteEngineUrl: `${engine.url}/engine` },
+      });
+      expect(next.status, JSON.stringify(next.body)).toBe(201);
+      return id;
+    };
+    const gatedScope = { resourceType: GATED, environment: 'production' };
+    for (const [operationId, request] of [
+      ['publishPolicy', async (id: string) => ({ params: { id } })],
+      ['changeStatusOfPolicy', async (id: string) => ({ params: { id }, body: { status: 'grace', version: 2 } })],
+      [
+        'createException',
+        async (id: string) => ({ body: { policyId: id, resourceId: 'urn:x', environment: 'production', reason: 'matrix', expiresAt: inDays(10) } }),
+      ],
+    ] as const) {
+      const operation = operations().find((candidate) => candidate.operationId === operationId) as Operation;
+      const id = await crossType();
+      const refused = await call(operation, await request(id), await tokenOf('type-author'));
+      expect(refused.status, `${operationId}: ${JSON.stringify(refused.body)}`).toBe(403);
+      expect(refused.body.scope, operationId).toEqual(gatedScope);
+      expect((await call(operation, await request(id), await tokenOf('matrix-admin', ['admin']))).status, operationId).toBeLessThan(300);
+    }
+    // Deciding needs the same: an approver of the other type may not approve the publish of version 2.
+    const { requestPublish } = await import('#lib/governance/approvals/approval-service');
+    const asked = await requestPublish(await governance(), 'policy', await crossType(), 'someone-else');
+    const approveOperation = operations().find((candidate) => candidate.operationId === 'approveRequest') as Operation;
+    const refused = await call(approveOperation, { params: { id: asked.id }, body: {} }, await tokenOf('type-approver'));
+    expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    expect(refused.body.scope).toEqual(gatedScope);
+  });
 });
