@@ -96,4 +96,6 @@ export const routes = {
   createRoleBinding: { method: 'POST', path: '/v1/computational-governance/role-bindings' } as Route<typeof authorization.createRoleBindingEndpoint>,
   deleteRoleBinding: { method: 'DELETE', path: '/v1/computational-governance/role-bindings/{id}' } as Route<typeof authorization.deleteRoleBindingEndpoint>,
   listAuditRecords: { method: 'GET', path: '/v1/computational-governance/audit' } as Route<typeof audit.listAuditRecordsEndpoint>,
+  createAuditCheckpoint: { method: 'POST', path: '/v1/computational-governance/audit/checkpoints' } as Route<typeof audit.createCheckpointEndpoint>,
+  listAuditCheckpoints: { method: 'GET', path: '/v1/computational-governance/audit/checkpoints' } as Route<typeof audit.listCheckpointsEndpoint>,
 };

@@ -1,5 +1,7 @@
 import { auditLines } from '#lib/audit/audit-lines';
-import { listAuditRecordsEndpoint } from '#lib/audit/endpoints';
+import { checkpointKey, listCheckpoints, takeCheckpoint } from '#lib/audit/checkpoints';
+import { createCheckpointEndpoint, listAuditRecordsEndpoint, listCheckpointsEndpoint } from '#lib/audit/endpoints';
+import { ConflictError } from '#lib/errors/domain-errors';
 import { serviceFrame } from '#lib/http/composition';
 import { httpHandler } from '#lib/http/handler';
 
@@ -16,4 +18,17 @@ export const listAuditRecords = httpHandler(listAuditRecordsEndpoint, async ({ q
   if (query.from) range.set('from', query.from.toISOString());
   if (query.to) range.set('to', query.to.toISOString());
   return { status: 200, text, headers: { 'content-type': 'application/x-ndjson', ...nextLink(range, after) } };
+});
+
+export const createAuditCheckpoint = httpHandler(createCheckpointEndpoint, async () => {
+  const checkpoint = await takeCheckpoint(await serviceFrame(), true);
+  if (!checkpoint) throw new ConflictError('The audit chain is empty: there is nothing to sign yet');
+  return { status: 201, body: checkpoint };
+});
+
+export const listAuditCheckpoints = httpHandler(listCheckpointsEndpoint, async ({ query }) => {
+  const frame = await serviceFrame();
+  const [{ checkpoints, next }, key] = await Promise.all([listCheckpoints(frame, query.after, query.limit), checkpointKey(frame.settings)]);
+  const checkpointIntervalSeconds = Math.round(frame.settings.auditChain.checkpointInterval / 1000);
+  return { status: 200, body: { ...key, checkpointIntervalSeconds, data: checkpoints, meta: { next } } };
 });

@@ -1,7 +1,9 @@
 import type { Context } from 'aws-lambda';
 
 import { registerChainSender } from '#lib/audit/chain-sender';
+import { checkpointWhenDue } from '#lib/audit/checkpoints';
 import { getDatabase } from '#lib/db/shared-database';
+import { logger } from '#lib/logging/logger';
 import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { registerIndexSender } from '#lib/outbox/knowledge-changes';
 import { dispatchOutbox, platformDelivery } from '#lib/outbox/outbox-dispatcher';
@@ -14,7 +16,7 @@ registerChainSender();
 registerIndexSender();
 
 /**
- * Every minute: delivers every outbox message that is due (audit records, notifications, events,
+ * Every minute: signs the audit chain when a checkpoint is due, then delivers every outbox message that is due (audit records, notifications, events,
  * knowledge-index changes), retrying failed ones. It claims no new batch once fewer than one
  * delivery's worst time is left of the function's.
  */
@@ -22,10 +24,16 @@ export const handler = functionHandler(async (_event?: unknown, context?: Pick<C
   const delivery = platformDelivery(await getSettings());
   const until = context ? Date.now() + context.getRemainingTimeInMillis() - delivery.deliveryTimeoutMs : undefined;
   const database = await getDatabase();
+  const settings = await getSettings();
+  // The audit chain's head signed when due (audit-chain.checkpoint-interval); a failure is logged and waits for the next run.
+  const checkpoint = await checkpointWhenDue({ database, settings }).catch((error: unknown) => {
+    logger.error({ err: error }, 'could not sign the audit chain (a checkpoint); the next run tries again');
+    return undefined;
+  });
   const counts = await dispatchOutbox(database, delivery, until);
   // What still waits once the run is over: the backlog alarms read these (docs/operations.md).
   const { pending, oldestAgeSeconds } = await new OutboxRepository(database).backlog();
   recordMetric('OutboxBacklog', MetricUnit.Count, pending);
   recordMetric('OutboxOldestAge', MetricUnit.Seconds, oldestAgeSeconds);
-  return counts;
+  return { ...counts, checkpoint: checkpoint ? checkpoint.seq : null };
 });

@@ -2,6 +2,14 @@
 import { routedHandler } from '#lib/service/routed-handler';
 
 import { createRoleBinding, deleteRoleBinding, getMe, listRoleBindings } from '../governance/access';
-import { listAuditRecords } from '../governance/audit';
+import { createAuditCheckpoint, listAuditCheckpoints, listAuditRecords } from '../governance/audit';
 
-export const handler = routedHandler(getMe, listRoleBindings, createRoleBinding, deleteRoleBinding, listAuditRecords);
+export const handler = routedHandler(
+  getMe,
+  listRoleBindings,
+  createRoleBinding,
+  deleteRoleBinding,
+  listAuditRecords,
+  createAuditCheckpoint,
+  listAuditCheckpoints,
+);

@@ -7,7 +7,7 @@ import {
   saveEmbedderConfigEndpoint,
   saveLlmConfigEndpoint,
 } from '#lib/assistant/endpoints';
-import { listAuditRecordsEndpoint } from '#lib/audit/endpoints';
+import { createCheckpointEndpoint, listAuditRecordsEndpoint, listCheckpointsEndpoint } from '#lib/audit/endpoints';
 import { createRoleBindingEndpoint, deleteRoleBindingEndpoint, getMeEndpoint, listRoleBindingsEndpoint } from '#lib/authorization/endpoints';
 import { approveRequestEndpoint, getApprovalEndpoint, listApprovalsEndpoint, rejectRequestEndpoint } from '#lib/governance/approvals/endpoints';
 import { getComplianceSummaryEndpoint, getComplianceTrendEndpoint } from '#lib/governance/compliance/endpoints';
@@ -74,4 +74,6 @@ export const catalogue: readonly Endpoint[] = [
   createRoleBindingEndpoint,
   deleteRoleBindingEndpoint,
   listAuditRecordsEndpoint,
+  createCheckpointEndpoint,
+  listCheckpointsEndpoint,
 ];

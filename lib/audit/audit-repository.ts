@@ -32,8 +32,8 @@ export class AuditRepository {
   }
 
   /**
-   * Appends `record` as the next link of the chain. Appends take turns (a transaction-scoped
-   * advisory lock keyed by the schema), so no two chain onto the same record. recordedAt never
+   * Appends `record` as the next link of the chain, seq one more than the last. Appends take turns
+   * (a transaction-scoped advisory lock keyed by the schema), so no two chain onto the same record. recordedAt never
    * goes back from the record before, so a time range is a run of consecutive records.
    */
   append(record: Record<string, unknown>, tx?: Transaction): Promise<void> {
@@ -46,12 +46,11 @@ export class AuditRepository {
     const stored = storableCopy(record);
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`cgp-audit-chain:${this.database.schemaName}`}))`);
     const [last] = await tx.select().from(t).orderBy(desc(t.seq)).limit(1);
-    const [{ seq }] = (await tx.execute<{ seq: string }>(
-      sql`select nextval(pg_get_serial_sequence(${`"${this.database.schemaName}".audit_records`}, 'seq')) as seq`,
-    )) as unknown as Array<{ seq: string }>;
     const now = Date.now();
     const link = {
-      seq: Number(seq),
+      // The one after the last, under the lock: seq has no gaps (a sequence's would, after a rolled-back
+      // append), so a missing seq is a removed record (`cgp audit verify`).
+      seq: (last?.seq ?? 0) + 1,
       recordedAt: new Date(last ? Math.max(now, last.recordedAt.getTime()) : now).toISOString(),
       record: stored,
       previousHash: last?.hash ?? GENESIS_HASH,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
@@ -7,7 +8,7 @@ import { z } from 'zod';
 import { entityFileMetadata } from '#lib/governance/policies/entity';
 
 import { approvalsText, decideApproval, decisionText, listApprovals } from './approvals-command';
-import { auditVerdictText, verifyAudit } from './audit-command';
+import { auditVerdictText, checkpointsFileText, verifyAudit } from './audit-command';
 import { runEvaluate } from './evaluate-command';
 import { exceptionsTable, listExceptions } from './exceptions-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
@@ -215,11 +216,20 @@ function program(): Command {
   accessOptions(
     audit
       .command('verify')
-      .description('read the audit chain and recompute every hash and link; exit 0 all hold, 1 a record does not (printed), 2 usage or platform error')
+      .description(
+        'read the audit chain, recompute every hash and link, and hold it against the signed checkpoints (no gap, no missing tail, no rewritten stretch); ' +
+          'exit 0 all hold, 1 a record or checkpoint does not (printed), 2 usage or platform error',
+      )
       .option('--from <date-time>', "only the records recorded from then on (the first one's link is taken as given)", parseInstant)
-      .option('--to <date-time>', 'only the records recorded before then', parseInstant),
-  ).action(async (options: { server?: string; token?: string; from?: string; to?: string }) => {
-    const verdict = await verifyAudit(options);
+      .option('--to <date-time>', 'only the records recorded before then', parseInstant)
+      .option('--public-key <file>', "the PEM public key the checkpoints must verify with (default: the platform's)")
+      .option('--checkpoints <file>', "the checkpoints as kept outside the platform's database, NDJSON or a JSON array (default: the platform's)"),
+  ).action(async (options: { server?: string; token?: string; from?: string; to?: string; publicKey?: string; checkpoints?: string }) => {
+    const verdict = await verifyAudit({
+      ...options,
+      publicKey: options.publicKey === undefined ? undefined : await readFile(options.publicKey, 'utf8'),
+      checkpoints: options.checkpoints === undefined ? undefined : checkpointsFileText(await readFile(options.checkpoints, 'utf8')),
+    });
     await print(auditVerdictText(verdict));
     process.exitCode = verdict.verified ? EXIT.passed : EXIT.failed;
   });

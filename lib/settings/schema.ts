@@ -354,6 +354,14 @@ export const settingsSchema = z.strictObject({
       .default('UTC'),
   }),
 
+  // The audit chain's signed checkpoints (docs/authorization.md, "The audit trail").
+  'audit-chain': block({
+    // base64 of 32 random bytes: the seed of the Ed25519 key that signs the checkpoints. Required when deployed.
+    'signing-key': encryptionKey().optional(),
+    // How often the chain's head is signed when it grew (by the outbox dispatcher's schedule).
+    'checkpoint-interval': duration().default(300_000),
+  }),
+
   assistant: block({
     // base64 of 32 random bytes (AES-256-GCM key for the stored provider API keys).
     'encryption-key': encryptionKey().optional(),

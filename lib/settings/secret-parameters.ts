@@ -16,6 +16,7 @@ export const SECRET_VARIABLES = [
   'AUTH_BACKEND_SECRETS',
   'ASSISTANT_ENCRYPTION_KEY',
   'ASSISTANT_PREVIOUS_ENCRYPTION_KEYS',
+  'AUDIT_SIGNING_KEY',
 ] as const;
 
 /** The suffix of the variable that names a secret's parameter instead of holding it. */

@@ -34,6 +34,12 @@ beforeAll(async () => {
   expect(deleted.status).toBe(204);
   cwd = folderWith({});
   env = { CGP_TOKEN: await technicalToken({ sub: 'cgp-auditor', roles: ['auditor'] }), CGP_SERVER: inject('baseUrl') };
+  // The chain's head signed now, as the schedule does every few minutes: the records of the e2e run before this file are covered.
+  const signed = await fetch(`${inject('baseUrl')}/v1/computational-governance/audit/checkpoints`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.CGP_TOKEN}` },
+  });
+  expect(signed.status).toBe(201);
 });
 
 afterAll(async () => {
@@ -48,7 +54,9 @@ describe('cgp audit verify', () => {
     const run = await verify();
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`verified ${records.length} records (seq ${records[0].seq}..${records.at(-1)?.seq})\n`);
+    expect(run.stdout).toMatch(
+      new RegExp(`^verified ${records.length} records \\(seq ${records[0].seq}\\.\\.${records.at(-1)?.seq}\\) against \\d+ signed checkpoints?\n$`),
+    );
   });
 
   it('--from and --to verify the records of that time, the first one taken as it links', async () => {
@@ -58,7 +66,9 @@ describe('cgp audit verify', () => {
     const kept = records.filter((record) => new Date(record.recordedAt) >= from && new Date(record.recordedAt) < to);
     const run = await verify('--from', from.toISOString(), '--to', to.toISOString());
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`verified ${kept.length} records (seq ${kept[0].seq}..${kept.at(-1)?.seq})\n`);
+    expect(run.stdout).toMatch(
+      new RegExp(`^verified ${kept.length} records \\(seq ${kept[0].seq}\\.\\.${kept.at(-1)?.seq}\\) against \\d+ signed checkpoints?\n$`),
+    );
   });
 
   it('exits 1 naming the seq of a record changed in the database, and whether its hash or its link is wrong', async () => {
@@ -78,9 +88,56 @@ describe('cgp audit verify', () => {
       const [next] = await sql<Array<{ seq: number }>>`select seq::int as seq from e2e.audit_records where seq > ${target.seq} order by seq limit 1`;
       const forged = await verify();
       expect(forged.code).toBe(1);
-      expect(forged.stdout).toMatch(new RegExp(`^audit chain broken at seq ${next.seq}: its previousHash does not match the hash of the record before it`));
+      // (Or at the record itself, when a checkpoint of the schedule signed the chain while it was its head.)
+      expect(forged.stdout).toMatch(
+        new RegExp(
+          `^audit chain broken at seq (${next.seq}: its previousHash does not match the hash of the record before it|${target.seq}: its hash is not the one the checkpoint signed)`,
+        ),
+      );
     } finally {
       await sql`update e2e.audit_records set record = ${target.record}::jsonb, hash = ${target.hash} where seq = ${target.seq}`;
+    }
+    expect((await verify()).code).toBe(0);
+  });
+
+  it('against a signed checkpoint: a removed tail and a stretch rewritten and re-hashed exit 1 naming the seq', async () => {
+    const auditor = { authorization: `Bearer ${env.CGP_TOKEN}` };
+    const signed = await fetch(`${inject('baseUrl')}/v1/computational-governance/audit/checkpoints`, { method: 'POST', headers: auditor });
+    expect(signed.status).toBe(201);
+    const checkpoint = (await signed.json()) as { seq: number; hash: string };
+    type Row = { seq: number; recordedAt: Date; record: Record<string, unknown>; previousHash: string; hash: string };
+    // The whole chain as it is, to put back: the checkpoint call's own record and any later follow the signed head.
+    const original = await sql<Row[]>`
+      select seq::int as seq, recorded_at as "recordedAt", record, previous_hash as "previousHash", hash from e2e.audit_records order by seq`;
+    const tail = present(original.find((row) => row.seq === checkpoint.seq));
+    expect(tail.hash).toBe(checkpoint.hash);
+    const restore = async () => {
+      for (const row of original)
+        await sql`insert into e2e.audit_records (seq, recorded_at, record, previous_hash, hash) values (${row.seq}, ${row.recordedAt}, ${sql.json(row.record as never)}, ${row.previousHash}, ${row.hash})
+          on conflict (seq) do update set record = excluded.record, previous_hash = excluded.previous_hash, hash = excluded.hash`;
+    };
+    try {
+      await sql`delete from e2e.audit_records where seq >= ${tail.seq}`;
+      const truncated = await verify();
+      expect(truncated.code).toBe(1);
+      expect(truncated.stdout).toMatch(
+        new RegExp(`^audit chain broken at seq ${tail.seq}: the chain ends at seq ${tail.seq - 1}, but a checkpoint signed seq \\d+: its tail was removed`),
+      );
+      await restore();
+
+      // One record changed, and every hash from it to the checkpoint recomputed: the links hold, the checkpoint does not.
+      let previousHash = original[1].previousHash;
+      for (const row of original.slice(1).filter((candidate) => candidate.seq <= checkpoint.seq)) {
+        const record = row.seq === original[1].seq ? { ...row.record, subject: 'mallory' } : row.record;
+        const hash = hashOf({ seq: row.seq, recordedAt: row.recordedAt.toISOString(), record, previousHash });
+        await sql`update e2e.audit_records set record = ${sql.json(record as never)}, previous_hash = ${previousHash}, hash = ${hash} where seq = ${row.seq}`;
+        previousHash = hash;
+      }
+      const rewritten = await verify();
+      expect(rewritten.code).toBe(1);
+      expect(rewritten.stdout).toMatch(/^audit chain broken at seq \d+: its hash is not the one the checkpoint signed at .* the chain was rewritten/);
+    } finally {
+      await restore();
     }
     expect((await verify()).code).toBe(0);
   });
@@ -91,6 +148,6 @@ describe('cgp audit verify', () => {
     expect(bad.stderr).toContain("option '--from <date-time>' argument 'yesterday' is invalid");
     const reader = await cgp(['audit', 'verify'], { cwd, env: { ...env, CGP_TOKEN: await technicalToken({ sub: 'cgp-reader', roles: ['reader'] }) } });
     expect(reader.code).toBe(2);
-    expect(reader.stderr).toMatch(/GET \/audit: 403 .*audit:read/);
+    expect(reader.stderr).toMatch(/GET \/audit\/checkpoints\?\S*: 403 .*audit:read/);
   });
 });

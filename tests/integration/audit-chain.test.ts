@@ -257,8 +257,9 @@ describe('GET /audit', () => {
     const [{ last }] = await database.sql.unsafe(`select max(seq)::int as last from ${SCHEMA}.audit_records`);
     // 2,500 records of ~2 KB (the chain is not the point here): more than one table page, more than one answer.
     await database.sql.unsafe(
-      `insert into ${SCHEMA}.audit_records (recorded_at, record, previous_hash, hash)
-       select now(), jsonb_build_object('pad', repeat('x', 2000), 'n', n), 'p', 'h' from generate_series(1, 2500) n`,
+      `insert into ${SCHEMA}.audit_records (seq, recorded_at, record, previous_hash, hash)
+       select $1::int + n, now(), jsonb_build_object('pad', repeat('x', 2000), 'n', n), 'p', 'h' from generate_series(1, 2500) n`,
+      [last],
     );
     try {
       const first = await listAudit({ from: '2020-01-01T00:00:00Z' });
