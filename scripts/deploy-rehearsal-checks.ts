@@ -19,7 +19,7 @@ import {
   ListLayersCommand,
   paginateListFunctions,
 } from '@aws-sdk/client-lambda';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { HeadBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 
 type GetAtt = { 'Fn::GetAtt': [string, string] };
@@ -43,10 +43,15 @@ interface TemplateProperties {
   'AWS::ApiGatewayV2::Route': { Target: { 'Fn::Join': [string, [string, Ref]] } };
   'AWS::ApiGatewayV2::Integration': { IntegrationUri: GetAtt };
   'Custom::DatabaseSchema': Record<string, unknown>;
+  'AWS::S3::Bucket': {
+    ObjectLockEnabled?: boolean;
+    ObjectLockConfiguration?: { ObjectLockEnabled: string; Rule: { DefaultRetention: { Mode: string; Days: number } } };
+    VersioningConfiguration?: { Status: string };
+  };
 }
 
 export interface Template {
-  Resources: Record<string, { Type: string; Properties: unknown }>;
+  Resources: Record<string, { Type: string; Properties: unknown; DeletionPolicy?: string }>;
 }
 
 export const readTemplate = (packageDir: string): Template =>
@@ -138,6 +143,8 @@ export interface Deployed {
   schedules: { function: string; expression: string }[];
   topics: string[];
   dashboards: { name: string; widgets: number }[];
+  /** The audit checkpoints' bucket: the mode and days of its Object Lock's default retention (from the template). */
+  checkpointBucket?: { mode?: string; days?: number };
   /** What moto does not model, counted in the template. */
   fromTemplateOnly: { routes: number; alarms: number };
 }
@@ -384,6 +391,30 @@ function checkTemplateOnly(checks: Checks, template: Template): Deployed['fromTe
 }
 
 /** Checks what moto made of the template (the stack deployed) and returns it. */
+/**
+ * The bucket of the audit chain's checkpoints: made by moto; its Object Lock in the template only, as
+ * moto's CloudFormation makes the bucket without applying ObjectLockConfiguration.
+ */
+async function checkCheckpointBucket(
+  checks: Checks,
+  clients: MotoClients,
+  template: Template,
+  made: Map<string, string | undefined>,
+): Promise<Deployed['checkpointBucket']> {
+  const [[key, bucket]] = resourcesOf(template, 'AWS::S3::Bucket').filter(([logicalId]) => logicalId === 'AuditCheckpointBucket');
+  await checks.attempt(`the bucket ${key}`, async () => {
+    await clients.s3.send(new HeadBucketCommand({ Bucket: made.get(key) }));
+    checks.expect(`the bucket ${key}`);
+  });
+  const lock = bucket.ObjectLockConfiguration;
+  checks.equal(
+    `the bucket ${key} in the template (moto does not apply Object Lock): Object Lock on, versioned, kept when the stack is removed`,
+    [bucket.ObjectLockEnabled, lock?.ObjectLockEnabled, bucket.VersioningConfiguration?.Status, template.Resources[key].DeletionPolicy],
+    [true, 'Enabled', 'Enabled', 'Retain'],
+  );
+  return { mode: lock?.Rule.DefaultRetention.Mode, days: lock?.Rule.DefaultRetention.Days };
+}
+
 export async function checkDeployed(
   checks: Checks,
   clients: MotoClients,
@@ -396,8 +427,9 @@ export async function checkDeployed(
   const eventSourceMappings = await checkEventSourceMappings(checks, clients, template, functions.arns, queues.arns);
   const schedules = await checkSchedules(checks, clients, template, made, functions.arns);
   const observability = await checkObservability(checks, clients, template);
+  const checkpointBucket = await checkCheckpointBucket(checks, clients, template, made);
   const fromTemplateOnly = checkTemplateOnly(checks, template);
-  return { functions: functions.names, layers, queues: queues.queues, eventSourceMappings, schedules, ...observability, fromTemplateOnly };
+  return { functions: functions.names, layers, queues: queues.queues, eventSourceMappings, schedules, ...observability, checkpointBucket, fromTemplateOnly };
 }
 
 /** The stack's id and status, or undefined once moto has no such stack (or only its deletion). */

@@ -89,7 +89,7 @@ interface Moto {
 }
 
 /** Starts `moto_server` on a free port and waits until it answers. */
-async function startMoto(): Promise<Moto> {
+export async function startMoto(): Promise<Moto> {
   const port = await freePort();
   const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = collectOutput(child);

@@ -11,7 +11,7 @@ export function outboxTables(schema: PgSchema) {
     'outbox',
     {
       id: bigserial('id', { mode: 'number' }).primaryKey(),
-      topic: text('topic', { enum: ['audit', 'chain', 'notification', 'event', 'index'] }).notNull(),
+      topic: text('topic', { enum: ['audit', 'chain', 'notification', 'event', 'index', 'archive'] }).notNull(),
       payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
       /** Sent with every delivery of the message (header and payload): a receiver that got it already can tell. */
       idempotencyKey: uuid('idempotency_key').notNull().defaultRandom(),

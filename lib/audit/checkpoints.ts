@@ -52,8 +52,9 @@ export async function checkpointKey(settings: Settings): Promise<{ publicKey: st
 }
 
 /**
- * Signs the chain's head now: stored in audit_checkpoints and, with `audit.enabled`, sent to the
- * platform's audit receiver through the outbox in the same transaction (a copy outside this database).
+ * Signs the chain's head now: stored in audit_checkpoints and, through the outbox in the same
+ * transaction, copied outside this database: to the platform's audit receiver (`audit.enabled`) and
+ * to the Object Lock bucket (`audit-chain.checkpoint-bucket`), as audit-checkpoints/<seq>-<signedAt>.json.
  * Undefined when the chain is empty. Unless `always`, only when the head moved since the newest checkpoint.
  */
 export async function takeCheckpoint({ database, settings }: ServiceContext, always: boolean): Promise<Checkpoint | undefined> {
@@ -67,7 +68,10 @@ export async function takeCheckpoint({ database, settings }: ServiceContext, alw
   const checkpoint = signCheckpoint(head, new Date(), key);
   await inTransaction(database, 'audit checkpoint', async (tx) => {
     await tx.insert(checkpoints).values({ ...checkpoint, signedAt: new Date(checkpoint.signedAt) });
-    if (settings.platformServices.audit.enabled) await new OutboxRepository(database).enqueue('audit', { type: 'audit-checkpoint', ...checkpoint }, tx);
+    const outbox = new OutboxRepository(database);
+    if (settings.platformServices.audit.enabled) await outbox.enqueue('audit', { type: 'audit-checkpoint', ...checkpoint }, tx);
+    const key = `audit-checkpoints/${String(checkpoint.seq).padStart(12, '0')}-${checkpoint.signedAt}.json`;
+    if (settings.auditChain.checkpointBucket) await outbox.enqueue('archive', { key, body: checkpoint }, tx);
   });
   return checkpoint;
 }

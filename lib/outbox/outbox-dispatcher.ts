@@ -6,6 +6,7 @@ import { backoffDelay } from '#lib/platform/backoff';
 import { callPlatform } from '#lib/platform/platform-client';
 import type { Settings } from '#lib/settings/index';
 
+import { putArchiveObject } from './archive-bucket';
 import { type OutboxMessage, OutboxRepository, type OutboxTopic } from './outbox-repository';
 
 type Payload = Record<string, unknown>;
@@ -72,6 +73,13 @@ export function platformDelivery(settings: Settings): OutboxDelivery {
         remote: async (payload, key) => {
           if (!settings.notification.url) throw new Error('notification.url is not set');
           await post('', { url: settings.notification.url, secret: settings.notification.secret })(payload, key);
+        },
+      },
+      // The audit chain's checkpoints copied to their Object Lock bucket (lib/audit/checkpoints.ts).
+      archive: {
+        remote: async (payload) => {
+          if (!settings.auditChain.checkpointBucket) throw new Error('audit-chain.checkpoint-bucket is not set');
+          await putArchiveObject(settings.auditChain.checkpointBucket, payload);
         },
       },
       event: {

@@ -23,6 +23,8 @@ export interface RuntimeEnvironment {
    * serverless offline, which has no X-Ray daemon.
    */
   readonly traced: boolean;
+  /** Whether AWS is reached at another endpoint (AWS_ENDPOINT_URL or AWS_ENDPOINT_URL_S3: an emulator such as moto), where S3 is addressed by path. */
+  readonly awsEndpointOverridden: boolean;
 }
 
 export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): RuntimeEnvironment {
@@ -33,6 +35,7 @@ export function runtimeEnvironment(env: NodeJS.ProcessEnv = process.env): Runtim
     deployed: Boolean(env.AWS_LAMBDA_FUNCTION_NAME) && !env.IS_OFFLINE,
     offline: Boolean(env.IS_OFFLINE),
     traced: Boolean(env.AWS_EXECUTION_ENV) && !env.IS_OFFLINE && env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() !== 'false',
+    awsEndpointOverridden: Boolean(env.AWS_ENDPOINT_URL || env.AWS_ENDPOINT_URL_S3),
   };
 }
 

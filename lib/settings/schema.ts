@@ -360,6 +360,8 @@ export const settingsSchema = z.strictObject({
     'signing-key': encryptionKey().optional(),
     // How often the chain's head is signed when it grew (by the outbox dispatcher's schedule).
     'checkpoint-interval': duration().default(300_000),
+    // The S3 bucket with Object Lock each checkpoint is also copied to (the template's AuditCheckpointBucket); unset: none.
+    'checkpoint-bucket': text().optional(),
   }),
 
   assistant: block({

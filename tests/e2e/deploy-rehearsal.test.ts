@@ -53,6 +53,7 @@ describe('npm run deploy:rehearse', () => {
       expect(deployed?.topics.map((arn) => arn.split(':').at(-1))).toEqual([name('alarms')]);
       expect(deployed?.dashboards.map((dashboard) => dashboard.name)).toEqual([`computational-governance-platform-${stage}`]);
       // Moto does not model these: counted in the template (every function's errors and throttles at least).
+      expect(deployed?.checkpointBucket).toEqual({ mode: 'COMPLIANCE', days: 400 });
       expect(deployed?.fromTemplateOnly.routes).toBeGreaterThan(0);
       expect(deployed?.fromTemplateOnly.alarms).toBeGreaterThanOrEqual(2 * functions.length);
 
