@@ -117,7 +117,10 @@ describe('audit records', () => {
     // The receiver is back; the scheduled dispatcher runs once the retry is due.
     await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where delivered_at is null`);
     const { handler } = await import('../../functions/schedules/outbox-dispatcher');
-    expect(await handler()).toEqual({ delivered: 1, failed: 0 });
+    // Its run also signs the audit chain (the first checkpoint is due) and sends that checkpoint to the receiver.
+    const [{ head }] = await database.sql.unsafe(`select max(seq)::int as head from ${SCHEMA}.audit_records`);
+    expect(await handler()).toEqual({ delivered: 2, failed: 0, checkpoint: head });
+    expect(auditRecords().filter((request) => request.body.type === 'audit-checkpoint')).toHaveLength(1);
     // Sent twice: refused with 503 while down, accepted once back; both times with the same idempotency key.
     const sent = auditRecords().filter((request) => request.body.requestId === 'req-while-down');
     expect(sent).toHaveLength(2);

@@ -13,6 +13,7 @@ const MIGRATIONS = JOURNAL.entries.length;
 const TABLES = [
   '__drizzle_migrations',
   'approvals',
+  'audit_checkpoints',
   'audit_records',
   'compliance_days',
   'compliance_snapshot_days',
@@ -114,9 +115,9 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0026 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0028 too), with a history in it.
     await database.sql.unsafe(`
-      drop table ${other}.rollouts;
+      drop table ${other}.rollouts, ${other}.audit_checkpoints;
       drop table ${other}.impact_resources, ${other}.impact_reports;
       alter table ${other}.evaluation_results drop column resource_owner;
       alter table ${other}.resource_types drop column resource_owner_field;
