@@ -12,7 +12,6 @@ import { technicalToken } from '../support/tokens';
 
 const SCHEMA = 'it_audit';
 /** What the tests read of an audit record. */
-/** What the receiver gets: a call's record, or (`type: audit-checkpoint`) a signed checkpoint of the chain. */
 type AuditRecord = { subject: string; status: number; requestId: string; idempotencyKey?: string; type?: string };
 
 const receiver = new FakeServer<AuditRecord>(() => ({ status: 202 }));
