@@ -67,13 +67,14 @@ describe('builtins follow Go: case mapping and white space', () => {
   });
 
   it("Fields and TrimSpace use Go's white space (unicode.IsSpace): U+0085 is, U+FEFF is not", () => {
-    expect(holds('strings.Fields("a\\u0085b\\ufeffc\\u3000d")', ['a', 'b\ufeffc', 'd'])).toEqual(PASS);
+    // (Compared in CUE: a descriptor holding U+FEFF is not read at all.)
+    expect(holds('strings.Fields("a\\u0085b\\ufeffc\\u3000d") == ["a", "b\\ufeffc", "d"]', true)).toEqual(PASS);
     expect(holds('strings.Fields(" \\t a  b\\n")', ['a', 'b'])).toEqual(PASS);
     expect(holds('strings.TrimSpace("\\u0085\\u00a0a b\\u2029")', 'a b')).toEqual(PASS);
-    expect(holds('strings.TrimSpace("\\ufeffa\\ufeff")', '\ufeffa\ufeff')).toEqual(PASS);
-    // A name with a byte order mark is not trimmed to one without it.
+    expect(holds('strings.TrimSpace("\\ufeffa\\ufeff") == "\\ufeffa\\ufeff"', true)).toEqual(PASS);
+    // A name with a byte order mark is not even read: CUE refuses the descriptor (cue-native-differential.test.ts).
     const trimmed = 'import "strings"\nname: string\nname: strings.TrimSpace(name)\n';
-    expect(vet(trimmed, { name: '\ufeffdp' })).toEqual(PASS);
+    expect(vet(trimmed, { name: '\ufeffdp' })).toMatchObject({ satisfiesPolicy: false, isError: true });
     expect(vet(trimmed, { name: 'dp\u0085' })).toMatchObject({ satisfiesPolicy: false });
   });
 });

@@ -12,7 +12,7 @@ import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/gover
 import type { EngineResult } from '#lib/governance/engines/engine';
 
 import { CORPUS, type CorpusPolicy } from '../support/cue-policy-corpus';
-import { judgeNative } from '../support/native-cue';
+import { compiled, judgeNative } from '../support/native-cue';
 
 const SEED = 20261123;
 const PER_POLICY = 60;
@@ -127,6 +127,22 @@ function agree(native: EngineResult, cue: EngineResult, comparePaths: boolean): 
 
 describe('the native evaluator agrees with CUE', () => {
   let wasm: CueReferenceEvaluator;
+  /** CUE's verdict on each [policy, descriptor] pair (a policy that is not a metric, requireConcrete), through the platform's path. */
+  const cueVerdicts = async (pairs: [string, unknown][]): Promise<EngineResult[]> => {
+    const results = await wasm.evaluate(
+      pairs.map(([script], index) => ({
+        id: `p${index}`,
+        version: 1,
+        kind: 'policy' as const,
+        engine: 'cue' as const,
+        cueScript: script,
+        requireConcrete: true,
+        remoteEngineUrl: null,
+      })),
+      pairs.map(([, descriptor], index) => ({ id: `r${index}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
+    );
+    return pairs.map((_, index) => results[index][index]);
+  };
   beforeAll(() => {
     wasm = createReferenceEvaluator({ timeout: 60_000, workers: 2, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
   });
@@ -184,25 +200,59 @@ describe('the native evaluator agrees with CUE', () => {
       ['x: int64\n', { x: Number('-9223372036854775808') }, false],
       ['x: int64\n', { x: Number('-9223372036854774784') }, true],
     ];
-    const results = await wasm.evaluate(
-      pairs.map(([script], index) => ({
-        id: `p${index}`,
-        version: 1,
-        kind: 'policy' as const,
-        engine: 'cue' as const,
-        cueScript: script,
-        requireConcrete: true,
-        remoteEngineUrl: null,
-      })),
-      pairs.map(([, descriptor], index) => ({ id: `r${index}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
-    );
+    const results = await cueVerdicts(pairs.map(([script, descriptor]) => [script, descriptor]));
     pairs.forEach(([script, descriptor, complies], index) => {
       const compiled = compileNative(script);
       if (!compiled.ok) throw new Error(`${script}: ${JSON.stringify(compiled)}`);
       const native = judgeNative(compiled.program, descriptor, { requireConcrete: true, metric: false });
-      expect({ script, cue: results[index][index].satisfiesPolicy }).toEqual({ script, cue: complies });
+      expect({ script, cue: results[index].satisfiesPolicy }).toEqual({ script, cue: complies });
       expect({ script, native: native.satisfiesPolicy }).toEqual({ script, native: complies });
     });
+  });
+
+  it('reads a byte order mark and NUL as CUE does through the platform: neither anywhere in a policy (issue 45)', async () => {
+    // [policy, descriptor]: each judged by CUE; native must refuse to compile whatever CUE refuses to read.
+    // A BOM as the very first character is refused too: the platform does not hand CUE the policy as a file of its own.
+    const cases: [string, unknown][] = [
+      ['\ufeffx: string\n', { x: 'a' }],
+      ['x: !="\ufeffa"\n', { x: 'b' }],
+      ['// a note \ufeff\nx: string\n', { x: 'a' }],
+      ['x: \ufeff string\n', { x: 'a' }],
+      ['x: string\n\ufeff', { x: 'a' }],
+      ['x: "a\u0000"\n', { x: 'a\u0000' }],
+      ['// \u0000\nx: string\n', { x: 'a' }],
+    ];
+    const results = await cueVerdicts(cases);
+    const verdicts = cases.map(([script, descriptor], index) => {
+      const read = compileNative(script);
+      const native = read.ok ? judgeNative(read.program, descriptor, { requireConcrete: true, metric: false }).satisfiesPolicy : 'refused';
+      return [JSON.stringify(script), results[index].satisfiesPolicy, native];
+    });
+    expect(verdicts).toEqual(cases.map(([script]) => [JSON.stringify(script), false, 'refused']));
+    // Without them, the same policies read and pass.
+    expect(judgeNative(compiled('x: !="a"\n'), { x: 'b' }, { requireConcrete: true, metric: false }).satisfiesPolicy).toBe(true);
+  });
+
+  it('reads a descriptor as CUE does: a byte order mark anywhere is an error, a lone surrogate an invalid string, NUL a character (issue 45)', async () => {
+    const script = 'x?: string\na?: _\n';
+    const descriptors: unknown[] = [
+      { x: '\ufeffa' },
+      { a: { b: ['c\ufeff'] } },
+      { '\ufeffk': 1 },
+      { x: 'a\ud800' },
+      { a: { b: ['\udc00c'] } },
+      { x: 'a\u0000' },
+      { x: '\ud83d\ude00' },
+      { x: 'a' },
+    ];
+    const [results] = await wasm.evaluate(
+      [{ id: 'p', version: 1, kind: 'policy' as const, engine: 'cue' as const, cueScript: script, requireConcrete: true, remoteEngineUrl: null }],
+      descriptors.map((descriptor, index) => ({ id: `r${index}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
+    );
+    const program = compiled(script);
+    const verdict = ({ satisfiesPolicy, isError }: EngineResult) => ({ satisfiesPolicy, isError });
+    expect(descriptors.map((descriptor) => verdict(judgeNative(program, descriptor, { requireConcrete: true, metric: false })))).toEqual(results.map(verdict));
+    expect(results.map((result) => result.satisfiesPolicy)).toEqual([false, false, false, false, false, true, true, true]);
   });
 
   it('differs from v0.4 only where the docs say, and is right there', async () => {

@@ -111,9 +111,48 @@ function refusal(finding: Finding): NativeCompile {
 const failure = (reason: string): NativeVerdict => ({ kind: 'failed', reason });
 const violated = (violations: readonly string[]): NativeVerdict => ({ kind: 'violated', violations });
 
+const unreadable = new WeakMap<object, NativeVerdict | null>();
+
+/**
+ * What CUE cannot read of a descriptor, which reaches it as JSON text read by its own scanner (proven
+ * in tests/unit/cue-native-differential.test.ts): a byte order mark anywhere fails the evaluation
+ * (`illegal byte order mark`); a string with a lone surrogate is an invalid string at its field. Kept
+ * per descriptor object, as every policy reads the same.
+ */
+function unreadableIn(descriptor: unknown): NativeVerdict | undefined {
+  if (descriptor === null || typeof descriptor !== 'object') return typeof descriptor === 'string' ? unreadableText(descriptor, []) : undefined;
+  const kept = unreadable.get(descriptor);
+  if (kept !== undefined) return kept ?? undefined;
+  let found: NativeVerdict | undefined;
+  const visit = (value: unknown, path: string[]): void => {
+    if (found) return;
+    if (typeof value === 'string') found = unreadableText(value, path);
+    else if (Array.isArray(value)) value.forEach((item, index) => visit(item, [...path, String(index)]));
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        found ??= key.includes('\ufeff') ? failure('illegal byte order mark') : undefined;
+        visit(item, [...path, key]);
+      }
+    }
+  };
+  visit(descriptor, []);
+  unreadable.set(descriptor, found ?? null);
+  return found;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unreadableText(text: string, path: string[]): NativeVerdict | undefined {
+  if (text.includes('\ufeff')) return failure('illegal byte order mark');
+  if (LONE_SURROGATE.test(text)) return violated([`${path.length > 0 ? `${path.join('.')}: ` : ''}invalid string: unmatched surrogate pair`]);
+  return undefined;
+}
+
 /** Never throws: a fault or an exhausted budget is a `failed` verdict. */
 export function evaluateNative(compiled: NativeProgram, descriptor: unknown, options: NativeOptions): NativeVerdict {
   const file = options.metric ? 'metric.cue' : 'policy.cue';
+  const cannotRead = unreadableIn(descriptor);
+  if (cannotRead) return cannotRead;
   try {
     const ctx = new Context(options.maxSteps ?? DEFAULT_MAX_STEPS, 100, false, true);
     const root = rootOf(compiled.program, ctx, descriptor, options.metric);

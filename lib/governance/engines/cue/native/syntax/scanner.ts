@@ -96,6 +96,25 @@ export class Scanner {
     if (start) ({ offset: this.base, line: this.line, column: this.column } = start);
   }
 
+  /**
+   * As CUE reads a policy through the platform (cue/scanner, proven in tests/unit/cue-native-differential.test.ts):
+   * NUL is an illegal character anywhere, and so is a byte order mark, in a string, a comment or
+   * between tokens; also as the policy's first character, which is not its file's first there.
+   */
+  private refuseIllegalCharacters(): void {
+    if (this.base > 0) return;
+    for (let index = this.offset; index < this.end; index++) {
+      const ch = this.source[index];
+      if (ch !== '\0' && ch !== '\ufeff') continue;
+      const before = this.source.slice(0, index).split('\n');
+      this.fail(ch === '\0' ? 'illegal character NUL' : 'illegal byte order mark', {
+        offset: index,
+        line: before.length,
+        column: (before.at(-1)?.length ?? 0) + 1,
+      });
+    }
+  }
+
   private position(): Position {
     return { offset: this.base + this.offset, line: this.line, column: this.column };
   }
@@ -123,6 +142,7 @@ export class Scanner {
 
   /** Every token of the source, with the commas the line ends stand for, and a final `eof`. */
   tokens(): Token[] {
+    this.refuseIllegalCharacters();
     const out: Token[] = [];
     for (;;) {
       const newline = this.skipSpace();
@@ -146,7 +166,7 @@ export class Scanner {
       if (ch === '\n') {
         newline = true;
         this.advance();
-      } else if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\ufeff') this.advance();
+      } else if (ch === ' ' || ch === '\t' || ch === '\r') this.advance();
       else if (ch === '/' && this.peek(1) === '/') {
         while (this.offset < this.end && this.peek() !== '\n') this.advance();
       } else return newline;
