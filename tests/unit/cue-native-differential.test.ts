@@ -127,6 +127,12 @@ function agree(native: EngineResult, cue: EngineResult, comparePaths: boolean): 
 
 describe('the native evaluator agrees with CUE', () => {
   let wasm: CueReferenceEvaluator;
+  /** The native verdict on each [policy, descriptor] pair: false when it refuses the policy. */
+  const nativeVerdicts = (pairs: [string, unknown][]): boolean[] =>
+    pairs.map(([script, descriptor]) => {
+      const read = compileNative(script);
+      return read.ok && judgeNative(read.program, descriptor, { requireConcrete: true, metric: false }).satisfiesPolicy;
+    });
   /** CUE's verdict on each [policy, descriptor] pair (a policy that is not a metric, requireConcrete), through the platform's path. */
   const cueVerdicts = async (pairs: [string, unknown][]): Promise<EngineResult[]> => {
     const results = await wasm.evaluate(
@@ -253,6 +259,27 @@ describe('the native evaluator agrees with CUE', () => {
     const verdict = ({ satisfiesPolicy, isError }: EngineResult) => ({ satisfiesPolicy, isError });
     expect(descriptors.map((descriptor) => verdict(judgeNative(program, descriptor, { requireConcrete: true, metric: false })))).toEqual(results.map(verdict));
     expect(results.map((result) => result.satisfiesPolicy)).toEqual([false, false, false, false, false, true, true, true]);
+  });
+
+  it('strconv.Unquote never takes what CUE refuses: no blank around the quotes (issue 45)', async () => {
+    const inputs = [' "a"', '"a" ', '\t"a"', '"a"\n', '"a"', '"\\/"', '"\\u00e9"', '"\\ud83d\\ude00"', '"\\t"', '""', '"\\uD800"', '`a`', '"\\x41"', '"\\\'"'];
+    const cases = inputs.map((input): [string, unknown] => [`import "strconv"\ny: strconv.Unquote(${JSON.stringify(input)})\n`, {}]);
+    const cue = (await cueVerdicts(cases)).map((result) => result.satisfiesPolicy);
+    const native = nativeVerdicts(cases);
+    // Native may refuse more (CUE's own string syntax: 'a', \a, \U...), never less.
+    expect(inputs.filter((_, index) => native[index] && !cue[index])).toEqual([]);
+    expect(cue).toEqual([false, false, false, false, true, true, true, true, true, true, false, false, false, false]);
+    expect(native).toEqual(cue);
+  });
+
+  it("json.Valid refuses nesting deeper than Go's decoder reads, as CUE does (issue 45)", async () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const inputs = [nested(10_000), nested(10_001), `{"a":${nested(10_000)}}`, `["${'['.repeat(20_000)}"]`];
+    const cases = inputs.map((input): [string, unknown] => [`import "encoding/json"\ny: json.Valid(${JSON.stringify(input)})\ny: true\n`, {}]);
+    const cue = (await cueVerdicts(cases)).map((result) => result.satisfiesPolicy);
+    const native = nativeVerdicts(cases);
+    expect(cue).toEqual([true, false, false, true]);
+    expect(native).toEqual(cue);
   });
 
   it('differs from v0.4 only where the docs say, and is right there', async () => {

@@ -146,7 +146,29 @@ function asValue(source: string, from: Vertex): Value {
   return valueOf(value);
 }
 
+/** Go's encoding/json refuses to nest arrays and objects deeper than this (maxNestingDepth). */
+const MAX_NESTING = 10_000;
+
+/** Whether the arrays and objects of JSON text nest deeper than Go's decoder allows (strings skipped). */
+function nestsTooDeep(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const ch = text[index];
+    if (inString) {
+      if (ch === '\\') index++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '[' || ch === '{') {
+      if (++depth > MAX_NESTING) return true;
+    } else if (ch === ']' || ch === '}') depth--;
+  }
+  return false;
+}
+
+/** Whether the text is JSON as Go's encoding/json reads it (CUE's json.Valid), nesting bound included. */
 export function isJson(text: string): boolean {
+  if (nestsTooDeep(text)) return false;
   try {
     JSON.parse(text);
     return true;

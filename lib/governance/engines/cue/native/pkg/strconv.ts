@@ -53,6 +53,8 @@ export const strconv = pkg('strconv', [
   // A JSON string: CUE's literal.Unquote reads CUE's string syntax, which takes more (`'a'`, `\U0001F600`, `#"a"#`,
   // refused here: stricter), but not a lone surrogate.
   fn('strconv.Unquote', ['string'], ([text]) => {
+    // Quotes at both ends, nothing around them: JSON.parse would take blanks before and after.
+    if (!/^".*"$/s.test(s(text))) throw new CallError('invalid syntax');
     let unquoted: unknown;
     try {
       unquoted = JSON.parse(s(text));
