@@ -261,6 +261,14 @@ describe('the native evaluator agrees with CUE', () => {
     expect(results.map((result) => result.satisfiesPolicy)).toEqual([false, false, false, false, false, true, true, true]);
   });
 
+  it('reads raw strings as CUE v0.4 does: one whose text starts with its own quote is not terminated (issue 45)', async () => {
+    const literals = ['#""a""#', '#""a"#', '##""a""##', "#''a''#", '#"a""#', '#"a"b"#', '#""#', "#'a''#", '#" "a"#', '#"a\\#""#'];
+    const cases = literals.map((literal): [string, unknown] => [`x: ${literal}\n`, {}]);
+    const cue = (await cueVerdicts(cases)).map((result) => result.satisfiesPolicy);
+    expect(cue).toEqual([false, false, false, false, true, true, true, true, true, true]);
+    expect(nativeVerdicts(cases)).toEqual(cue);
+  });
+
   it('strconv.Unquote never takes what CUE refuses: no blank around the quotes (issue 45)', async () => {
     const inputs = [' "a"', '"a" ', '\t"a"', '"a"\n', '"a"', '"\\/"', '"\\u00e9"', '"\\ud83d\\ude00"', '"\\t"', '""', '"\\uD800"', '`a`', '"\\x41"', '"\\\'"'];
     const cases = inputs.map((input): [string, unknown] => [`import "strconv"\ny: strconv.Unquote(${JSON.stringify(input)})\n`, {}]);

@@ -280,6 +280,12 @@ export class Scanner {
     const quote = this.peek();
     const multi = this.source.startsWith(quote.repeat(3), this.offset);
     const delimiter = (multi ? quote.repeat(3) : quote) + '#'.repeat(hashes);
+    // CUE v0.4 reads `#""` as an empty string that its hashes must close at once (`#""#`): a raw string
+    // whose text starts with its own quote (`#""a""#`, `#''a''#`) is not terminated there (proven in
+    // tests/unit/cue-native-differential.test.ts; later CUE reads it).
+    if (hashes > 0 && !multi && this.peek(1) === quote && !this.source.startsWith(quote.repeat(2) + '#'.repeat(hashes), this.offset)) {
+      this.fail('string literal not terminated', at);
+    }
     this.advance(multi ? 3 : 1);
     if (multi) {
       if (this.peek() === '\r') this.advance();
