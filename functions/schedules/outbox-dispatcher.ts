@@ -21,10 +21,10 @@ registerIndexSender();
  * delivery's worst time is left of the function's.
  */
 export const handler = functionHandler(async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
-  const delivery = platformDelivery(await getSettings());
+  const settings = await getSettings();
+  const delivery = platformDelivery(settings);
   const until = context ? Date.now() + context.getRemainingTimeInMillis() - delivery.deliveryTimeoutMs : undefined;
   const database = await getDatabase();
-  const settings = await getSettings();
   // The audit chain's head signed when due (audit-chain.checkpoint-interval); a failure is logged and waits for the next run.
   const checkpoint = await checkpointWhenDue({ database, settings }).catch((error: unknown) => {
     logger.error({ err: error }, 'could not sign the audit chain (a checkpoint); the next run tries again');

@@ -8,8 +8,8 @@ import type { ModelConfigInput, ModelKind } from '#lib/llm/model-config';
 import { LABEL, storedModels } from '#lib/llm/stored-models';
 
 import type { GovernanceContext } from '../context';
-import { fromInput, type ResourceTypeDefinition, type ResourceTypeInput } from '../resource-types/resource-type';
-import { definitionOf, represent as representType, ResourceTypeRepository } from '../resource-types/resource-type-repository';
+import { fromInput, type ResourceTypeInput } from '../resource-types/resource-type';
+import { columnsOf, definitionOf, represent as representType, ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import { checkResourceType, deleteResourceType, registerResourceType } from '../resource-types/resource-type-service';
 import { type ApprovalTarget, decide, record } from './approval-records';
 import type { ApprovalRow } from './approval-repository';
@@ -80,21 +80,6 @@ export async function requestRoleBindingChange(ctx: GovernanceContext, change: R
 
 export type ResourceTypeChange = { action: 'register'; resourceType: ResourceTypeInput } | { action: 'delete'; name: string };
 
-/** What a resource type is, without who changed it when: as stored, or as a registration would store it. */
-function typeFields(type: ResourceTypeDefinition | undefined): Fields | null {
-  if (!type) return null;
-  return {
-    displayName: type.displayName,
-    resourceNameField: type.descriptor?.resourceNameField ?? null,
-    resourceDisplayNameFields: type.descriptor?.resourceDisplayNameFields ?? [],
-    resourceFilterField: type.descriptor?.resourceFilterField ?? null,
-    resourceOwnerField: type.descriptor?.resourceOwnerField ?? null,
-    batchSize: type.descriptor?.batchSize ?? null,
-    resolverUrl: type.resolver.url,
-    resolverPath: type.resolver.path,
-  };
-}
-
 export async function requestResourceTypeChange(ctx: GovernanceContext, change: ResourceTypeChange, requester: string): Promise<Approval> {
   const name = change.action === 'register' ? change.resourceType.name : change.name;
   const row = await new ResourceTypeRepository(ctx.database).find(name);
@@ -102,8 +87,9 @@ export async function requestResourceTypeChange(ctx: GovernanceContext, change: 
   if (change.action === 'register') checkResourceType(ctx, change.resourceType);
   // What the request was asked against: an approval applies only to the type as it was then.
   const pinned = row ? representType(row).updatedAt : null;
-  const before = row ? typeFields(definitionOf(row)) : null;
-  const after = change.action === 'register' ? typeFields(fromInput(change.resourceType)) : null;
+  // What the type is, without who changed it when: as stored, and as the registration would store it.
+  const before = row ? columnsOf(definitionOf(row)) : null;
+  const after = change.action === 'register' ? columnsOf(fromInput(change.resourceType)) : null;
   const request = change.action === 'register' ? { action: 'register', resourceType: change.resourceType, pinned } : { action: 'delete', name, pinned };
   const target: ApprovalTarget = { kind: 'resource-type', id: name, name };
   return record(ctx, { kind: 'resource-type', target, resourceType: name, environment: null, request, diff: diffOf(before, after) }, requester);

@@ -29,6 +29,18 @@ export function represent(row: Row): ResourceTypeRepresentation {
   };
 }
 
+/** What a definition stores: the columns that say what the type is (not who wrote it, nor when). */
+export const columnsOf = (definition: ResourceTypeDefinition) => ({
+  displayName: definition.displayName,
+  resourceNameField: definition.descriptor?.resourceNameField ?? null,
+  resourceDisplayNameFields: definition.descriptor?.resourceDisplayNameFields ?? [],
+  resourceFilterField: definition.descriptor?.resourceFilterField ?? null,
+  resourceOwnerField: definition.descriptor?.resourceOwnerField ?? null,
+  batchSize: definition.descriptor?.batchSize ?? null,
+  resolverUrl: definition.resolver.url,
+  resolverPath: definition.resolver.path,
+});
+
 /** A stored type as a definition (what registering it again would give). */
 export function definitionOf(row: Row): ResourceTypeDefinition {
   return {
@@ -68,18 +80,7 @@ export class ResourceTypeRepository {
     tx: Pick<Transaction, 'insert' | 'select'> = this.database.db,
   ): Promise<{ row: Row; outcome: UpsertOutcome }> {
     const { table } = this;
-    const values = {
-      displayName: definition.displayName,
-      resourceNameField: definition.descriptor?.resourceNameField ?? null,
-      resourceDisplayNameFields: definition.descriptor?.resourceDisplayNameFields ?? [],
-      resourceFilterField: definition.descriptor?.resourceFilterField ?? null,
-      resourceOwnerField: definition.descriptor?.resourceOwnerField ?? null,
-      batchSize: definition.descriptor?.batchSize ?? null,
-      resolverUrl: definition.resolver.url,
-      resolverPath: definition.resolver.path,
-      source,
-      updatedBy: subject,
-    };
+    const values = { ...columnsOf(definition), source, updatedBy: subject };
     const [changed] = await tx
       .insert(table)
       .values({ name: definition.name, ...values, createdBy: subject })
