@@ -143,6 +143,23 @@ describe('the native setting', () => {
   });
 });
 
+describe('what only CUE itself can judge', () => {
+  it('sends the pairs the native evaluator defers to the reference evaluator, and only those (issue 45)', async () => {
+    const wasm = fakeWasm(PASS);
+    const policy = entity('import "net"\nhost: net.FQDN\n');
+    const hosts = [
+      resource('plain', { host: 'example.com' }),
+      resource('unicode', { host: 'xn--bcher-kva.example' }),
+      resource('bad', { host: 'my--service.example' }),
+    ];
+    const [results] = await createCueEngine(NATIVE, wasm.factory).evaluate([policy], hosts);
+    // Judged natively: the plain name passes, `my--service` fails (CUE's IDNA hyphen rule); the Unicode label is CUE's answer.
+    expect(results.map((result) => result.satisfiesPolicy)).toEqual([true, true, false]);
+    expect(wasm.engine.evaluate).toHaveBeenCalledTimes(1);
+    expect(wasm.engine.evaluate.mock.calls[0][1]).toEqual([hosts[1]]);
+  });
+});
+
 describe("the native evaluator's results", () => {
   it('maps the native library verdicts to the platform result: a failure is never a pass', () => {
     expect(engineResultOf({ kind: 'satisfied' })).toEqual(PASS);

@@ -64,7 +64,7 @@ class CueEngine implements PolicyEngine {
     const nativeWork = routes.flatMap((route) => (route.to === 'native' ? [route.work] : []));
     const referenceEntities = this.setting === 'shadow' ? entities : entities.filter((_, index) => routes[index].to === 'reference');
     const [nativeRows, referenceRows] = await Promise.all([
-      this.native.evaluate(nativeWork, resources, signal),
+      this.evaluateNative(nativeWork, resources, signal),
       this.evaluateReference(referenceEntities, resources, signal),
     ]);
     let nativeNext = 0;
@@ -82,6 +82,23 @@ class CueEngine implements PolicyEngine {
       }
       return reference;
     });
+  }
+
+  /** The native path's results, with the pairs only CUE itself can judge answered by the reference evaluator. */
+  private async evaluateNative(work: readonly NativeWork[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+    const { results, deferred } = await this.native.evaluate(work, resources, signal);
+    await Promise.all(
+      deferred.map(async (indices, w) => {
+        if (indices.length === 0) return;
+        const [answers] = await this.evaluateReference(
+          [work[w].entity],
+          indices.map((r) => resources[r]),
+          signal,
+        );
+        indices.forEach((r, at) => (results[w][r] = answers[at]));
+      }),
+    );
+    return results;
   }
 
   /** The reference evaluator's results; asks for it only when there is something to evaluate. */

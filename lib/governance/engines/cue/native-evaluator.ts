@@ -18,6 +18,7 @@ export const NATIVE_CUE_LIBRARY: NativeCueLibrary = { compile: compileNative, ev
 /** The library's verdict as the platform's result: `failed` is an `isError` result, never a pass. */
 export function engineResultOf(verdict: NativeVerdict): EngineResult {
   if (verdict.kind === 'failed') return engineFailure(verdict.reason);
+  if (verdict.kind === 'deferred') return engineFailure(`the native evaluator cannot judge this: ${verdict.reason}`);
   if (verdict.kind === 'violated') return { satisfiesPolicy: false, isError: false, errors: [...verdict.violations] };
   return verdict.value === undefined
     ? { satisfiesPolicy: true, isError: false, errors: [] }
@@ -41,6 +42,12 @@ function notJson(resource: EngineResource): string | undefined {
   } catch (error) {
     return `the descriptor of ${resource.id} cannot be written as JSON: ${(error as Error).message}`;
   }
+}
+
+/** The native path's results, and per entity the resources left to the reference evaluator. */
+export interface NativeRows {
+  readonly results: EngineResult[][];
+  readonly deferred: readonly (readonly number[])[];
 }
 
 /** One entity the native path evaluates, with its program. */
@@ -79,10 +86,15 @@ export class NativeEvaluator {
     }
   }
 
-  /** `results[workIndex][resourceIndex]`; never throws, and never answers a fault or an exhausted budget with a pass. */
-  async evaluate(work: readonly NativeWork[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<EngineResult[][]> {
+  /**
+   * `results[workIndex][resourceIndex]`; never throws, and never answers a fault or an exhausted
+   * budget with a pass. `deferred[workIndex]`: the resources only CUE itself can judge for it
+   * (their results are failures until the reference evaluator answers them).
+   */
+  async evaluate(work: readonly NativeWork[], resources: readonly EngineResource[], signal?: AbortSignal): Promise<NativeRows> {
     const results: EngineResult[][] = work.map(() => []);
-    if (work.length === 0) return results;
+    const deferred: number[][] = work.map(() => []);
+    if (work.length === 0) return { results, deferred };
     let turnStarted = performance.now();
     for (const [r, resource] of resources.entries()) {
       if (performance.now() - turnStarted > TURN_MS) {
@@ -91,23 +103,27 @@ export class NativeEvaluator {
       }
       const unreadable = signal?.aborted ? ABORTED_MESSAGE : notJson(resource);
       work.forEach(({ entity, program }, w) => {
-        results[w][r] = unreadable ? engineFailure(unreadable) : this.evaluateOne(entity, program, resource);
+        if (unreadable) {
+          results[w][r] = engineFailure(unreadable);
+          return;
+        }
+        const verdict = this.evaluateOne(entity, program, resource);
+        if (verdict.kind === 'deferred') deferred[w].push(r);
+        results[w][r] = engineResultOf(verdict);
       });
     }
-    return results;
+    return { results, deferred };
   }
 
-  private evaluateOne(entity: EngineEntity, program: NativeProgram, resource: EngineResource): EngineResult {
+  private evaluateOne(entity: EngineEntity, program: NativeProgram, resource: EngineResource): NativeVerdict {
     try {
-      return engineResultOf(
-        this.library.evaluate(program, resource.descriptor, {
-          requireConcrete: entity.requireConcrete,
-          metric: entity.kind === 'metric',
-          maxSteps: this.maxSteps,
-        }),
-      );
+      return this.library.evaluate(program, resource.descriptor, {
+        requireConcrete: entity.requireConcrete,
+        metric: entity.kind === 'metric',
+        maxSteps: this.maxSteps,
+      });
     } catch (error) {
-      return engineFailure(`the native evaluator failed: ${(error as Error).message}`);
+      return { kind: 'failed', reason: `the native evaluator failed: ${(error as Error).message}` };
     }
   }
 }

@@ -9,7 +9,7 @@ import { defaultOf } from './evaluation/expressions';
 import { formatValue, isBottom, type Value } from './evaluation/values';
 import { Vertex } from './evaluation/vertex';
 import { collectFindings, type Finding, formatFinding, isSettled } from './export/verdict';
-import { UnsupportedRegexp } from './internal/re2';
+import { BeyondNative } from './internal/beyond-native';
 import type { StructLit } from './syntax/ast';
 import { parseExpression } from './syntax/parser';
 
@@ -23,8 +23,11 @@ export interface NativeProgram {
 
 export type NativeCompile =
   | { readonly ok: true; readonly program: NativeProgram }
-  /** The script uses something the native evaluator does not do: the reference evaluator evaluates it. */
-  | { readonly ok: false; readonly unsupported: string }
+  /**
+   * The script uses something the native evaluator does not do: the reference evaluator evaluates it.
+   * `fault`: an internal exception, not a CUE error (counted by the differential tests, which fail on any).
+   */
+  | { readonly ok: false; readonly unsupported: string; readonly fault?: true }
   /** The script is wrong whatever the descriptor (syntax, unknown reference or package, constant conflict, not a struct). */
   | { readonly ok: false; readonly unsupported?: undefined; readonly message: string; readonly line?: number; readonly column?: number };
 
@@ -35,7 +38,9 @@ export type NativeCompile =
 export type NativeVerdict =
   | { readonly kind: 'satisfied'; readonly value?: number }
   | { readonly kind: 'violated'; readonly violations: readonly string[] }
-  | { readonly kind: 'failed'; readonly reason: string };
+  | { readonly kind: 'failed'; readonly reason: string; readonly fault?: true }
+  /** Only CUE itself can judge this pair (BeyondNative): the reference evaluator does. */
+  | { readonly kind: 'deferred'; readonly reason: string };
 
 export interface NativeOptions {
   readonly requireConcrete: boolean;
@@ -46,6 +51,9 @@ export interface NativeOptions {
 }
 
 const DEFAULT_MAX_STEPS = 1_000_000;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 // Positions on line 0 are not the author's: messages leave them out.
 const METRIC_VALUE = parseExpression('{value: number}', { offset: 0, line: 0, column: 0 }) as StructLit;
 
@@ -76,11 +84,12 @@ function notStruct(value: Value): string {
 export function compileNative(script: string, maxSteps = DEFAULT_MAX_STEPS): NativeCompile {
   let program: Program;
   try {
-    program = compileFile(script);
+    // CUE gets the policy as UTF-8, in which a lone surrogate is U+FFFD.
+    program = compileFile(script.replace(LONE_SURROGATES, '\ufffd'));
   } catch (error) {
     if (error instanceof Unsupported) return { ok: false, unsupported: error.message };
     if (error instanceof ScriptError) return { ok: false, message: error.message, ...(error.at ? { line: error.at.line, column: error.at.column } : {}) };
-    return { ok: false, unsupported: `the native evaluator could not compile it: ${(error as Error).message}` };
+    return { ok: false, unsupported: `the native evaluator could not compile it: ${(error as Error).message}`, fault: true };
   }
   try {
     const ctx = new Context(maxSteps, 100, true);
@@ -98,8 +107,8 @@ export function compileNative(script: string, maxSteps = DEFAULT_MAX_STEPS): Nat
     return { ok: true, program: { script, program, settled } };
   } catch (error) {
     if (error instanceof BudgetExceeded) return { ok: false, unsupported: `the native evaluator did not finish checking it: ${error.message}` };
-    if (error instanceof UnsupportedRegexp) return { ok: false, unsupported: error.message };
-    return { ok: false, unsupported: `the native evaluator failed checking it: ${(error as Error).message}` };
+    if (error instanceof BeyondNative) return { ok: false, unsupported: error.message };
+    return { ok: false, unsupported: `the native evaluator failed checking it: ${(error as Error).message}`, fault: true };
   }
 }
 
@@ -130,7 +139,7 @@ function unreadableIn(descriptor: unknown): NativeVerdict | undefined {
     else if (Array.isArray(value)) value.forEach((item, index) => visit(item, [...path, String(index)]));
     else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
-        found ??= key.includes('\ufeff') ? failure('illegal byte order mark') : undefined;
+        found ??= key.includes('\ufeff') ? failure('illegal byte order mark') : unreadableText(key, path);
         visit(item, [...path, key]);
       }
     }
@@ -139,8 +148,6 @@ function unreadableIn(descriptor: unknown): NativeVerdict | undefined {
   unreadable.set(descriptor, found ?? null);
   return found;
 }
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function unreadableText(text: string, path: string[]): NativeVerdict | undefined {
   if (text.includes('\ufeff')) return failure('illegal byte order mark');
@@ -177,7 +184,7 @@ export function evaluateNative(compiled: NativeProgram, descriptor: unknown, opt
     return violated([`value: incomplete value ${metric ? formatValue(metric) : 'number'}`]);
   } catch (error) {
     if (error instanceof BudgetExceeded) return failure(error.message);
-    if (error instanceof UnsupportedRegexp) return failure(`the native evaluator cannot evaluate this: ${error.message}`);
-    return failure(`the native evaluator failed: ${(error as Error).message}`);
+    if (error instanceof BeyondNative) return { kind: 'deferred', reason: error.message };
+    return { kind: 'failed', reason: `the native evaluator failed: ${(error as Error).message}`, fault: true };
   }
 }

@@ -6,7 +6,8 @@ import type { Env } from '../evaluation/conjuncts';
 import { declares } from '../evaluation/references';
 import type { Package } from '../evaluation/values';
 import { formatPath } from '../export/verdict';
-import { regexpOf, UnsupportedRegexp } from '../internal/re2';
+import { BeyondNative } from '../internal/beyond-native';
+import { regexpOf } from '../internal/re2';
 import { CUE_STANDARD_LIBRARY, PACKAGES } from '../pkg/packages';
 import type { Clause, Decl, Expr, File, StructLit } from '../syntax/ast';
 import { parseFile } from '../syntax/parser';
@@ -255,7 +256,7 @@ function checkRegexp(source: string): void {
   try {
     regexpOf(source);
   } catch (error) {
-    if (error instanceof UnsupportedRegexp) throw new Unsupported(error.message);
+    if (error instanceof BeyondNative) throw new Unsupported(error.message);
     throw error;
   }
 }

@@ -14,8 +14,10 @@
  */
 import { RE2JS, RE2JSSyntaxException } from 're2js';
 
-/** A pattern the native evaluator cannot run although CUE can: the policy goes to the reference evaluator. */
-export class UnsupportedRegexp extends Error {}
+import { BeyondNative } from './beyond-native';
+
+/** A pattern the native evaluator cannot run although CUE can: the policy (or the pair) goes to the reference evaluator. */
+class UnsupportedRegexp extends BeyondNative {}
 
 /** A pattern RE2 refuses; the message is Go's error (`error parsing regexp: missing closing ): \`(\``). */
 export class InvalidRegexp extends Error {}
