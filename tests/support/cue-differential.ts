@@ -22,6 +22,7 @@ import {
   renderPolicy,
   topLevelNames,
 } from './cue-policy-generator';
+import { cuePolicy } from './native-cue';
 
 /**
  * - `native-compliant/cue-not`: the native evaluator passes what CUE fails (the dangerous one).
@@ -230,15 +231,7 @@ export class Differential {
       const modes = MODES.filter((requireConcrete) => missing.some((pair) => pair.requireConcrete === requireConcrete));
       const descriptors = [...new Map(missing.map((pair) => [JSON.stringify(pair.descriptor), pair.descriptor])).values()];
       const results = await this.wasm.evaluate(
-        modes.map((requireConcrete) => ({
-          id: `p${requireConcrete}`,
-          version: 1,
-          kind: 'policy',
-          engine: 'cue',
-          cueScript: script,
-          requireConcrete,
-          remoteEngineUrl: null,
-        })),
+        modes.map((requireConcrete) => cuePolicy(`p${requireConcrete}`, script, requireConcrete)),
         descriptors.map((descriptor, at) => ({ id: `r${at}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
       );
       modes.forEach((requireConcrete, entity) =>
@@ -259,7 +252,7 @@ export class Differential {
     if (!known) {
       known = this.wasm
         .evaluate(
-          [{ id: 'p', version: 1, kind: 'policy', engine: 'cue', cueScript: script, requireConcrete: pair.requireConcrete, remoteEngineUrl: null }],
+          [cuePolicy('p', script, pair.requireConcrete)],
           [{ id: 'r', resourceType: 'dataproduct', descriptor: pair.descriptor, content: JSON.stringify(pair.descriptor) }],
         )
         .then(([[result]]) => result);

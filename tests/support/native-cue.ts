@@ -1,5 +1,6 @@
 import { compileNative, evaluateNative, type NativeOptions, type NativeProgram } from '#lib/governance/engines/cue/native/index';
 import { engineResultOf } from '#lib/governance/engines/cue/native-evaluator';
+import type { EngineEntity } from '#lib/governance/engines/engine';
 
 /** A script the native evaluator compiles; throws with the refusal when it does not. */
 export function compiled(script: string): NativeProgram {
@@ -17,3 +18,14 @@ export const vet = (script: string, descriptor: unknown, requireConcrete = true)
   judgeNative(compiled(script), descriptor, { requireConcrete, metric: false });
 
 export const PASS = { satisfiesPolicy: true, isError: false, errors: [] };
+
+/** A CUE policy (not a metric) as the engines take it, for asking CUE v0.4 through the platform's path. */
+export const cuePolicy = (id: string, script: string, requireConcrete = true): EngineEntity => ({
+  id,
+  version: 1,
+  kind: 'policy',
+  engine: 'cue',
+  cueScript: script,
+  requireConcrete,
+  remoteEngineUrl: null,
+});

@@ -12,7 +12,7 @@ import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/gover
 import type { EngineResult } from '#lib/governance/engines/engine';
 
 import { CORPUS, type CorpusPolicy } from '../support/cue-policy-corpus';
-import { compiled, judgeNative } from '../support/native-cue';
+import { compiled, cuePolicy, judgeNative, vet } from '../support/native-cue';
 
 const SEED = 20261123;
 const PER_POLICY = 60;
@@ -128,23 +128,15 @@ function agree(native: EngineResult, cue: EngineResult, comparePaths: boolean): 
 describe('the native evaluator agrees with CUE', () => {
   let wasm: CueReferenceEvaluator;
   /** The native verdict on each [policy, descriptor] pair: false when it refuses the policy. */
-  const nativeVerdicts = (pairs: [string, unknown][]): boolean[] =>
+  const nativeVerdicts = (pairs: [string, unknown][], requireConcrete = true): boolean[] =>
     pairs.map(([script, descriptor]) => {
       const read = compileNative(script);
-      return read.ok && judgeNative(read.program, descriptor, { requireConcrete: true, metric: false }).satisfiesPolicy;
+      return read.ok && judgeNative(read.program, descriptor, { requireConcrete, metric: false }).satisfiesPolicy;
     });
-  /** CUE's verdict on each [policy, descriptor] pair (a policy that is not a metric, requireConcrete), through the platform's path. */
-  const cueVerdicts = async (pairs: [string, unknown][]): Promise<EngineResult[]> => {
+  /** CUE's verdict on each [policy, descriptor] pair (a policy that is not a metric), through the platform's path. */
+  const cueVerdicts = async (pairs: [string, unknown][], requireConcrete = true): Promise<EngineResult[]> => {
     const results = await wasm.evaluate(
-      pairs.map(([script], index) => ({
-        id: `p${index}`,
-        version: 1,
-        kind: 'policy' as const,
-        engine: 'cue' as const,
-        cueScript: script,
-        requireConcrete: true,
-        remoteEngineUrl: null,
-      })),
+      pairs.map(([script], index) => cuePolicy(`p${index}`, script, requireConcrete)),
       pairs.map(([, descriptor], index) => ({ id: `r${index}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
     );
     return pairs.map((_, index) => results[index][index]);
@@ -252,7 +244,7 @@ describe('the native evaluator agrees with CUE', () => {
       { x: 'a' },
     ];
     const [results] = await wasm.evaluate(
-      [{ id: 'p', version: 1, kind: 'policy' as const, engine: 'cue' as const, cueScript: script, requireConcrete: true, remoteEngineUrl: null }],
+      [cuePolicy('p', script)],
       descriptors.map((descriptor, index) => ({ id: `r${index}`, resourceType: 'dataproduct', descriptor, content: JSON.stringify(descriptor) })),
     );
     const program = compiled(script);
@@ -288,6 +280,89 @@ describe('the native evaluator agrees with CUE', () => {
     const native = nativeVerdicts(cases);
     expect(cue).toEqual([true, false, false, true]);
     expect(native).toEqual(cue);
+  });
+
+  it('finds a conflict built into the policy in loose mode too: a bound on a bool, a let read in its own cycle (issue 45)', async () => {
+    const cases: [string, unknown][] = [
+      ['kind: bool\nlevel: >=kind\n', {}],
+      ['kind: bool\nlevel: !=kind\n', {}],
+      ['kind: bool\nlevel: =~kind\n', { level: 'a' }],
+      ['x: !=true\n', { x: false }],
+      ['k: null\nx: >k\n', { x: 1 }],
+      ['kind: null | int\nlevel: >kind\n', {}],
+      ['kind: int\nlevel: >=kind\n', {}],
+      ['import "math"\nemail: string\nlet v = email\nemail: v\nr: math.Round(email)\n', {}],
+      ['import "math"\nemail: string\nlet v = email\nemail: v\nr: math.Round(email)\n', { email: 'a' }],
+      ['import "math"\nlet v = email\nemail: v\nr: math.Round(email)\n', {}],
+    ];
+    const loose = async (requireConcrete: boolean) => ({
+      cue: (await cueVerdicts(cases, requireConcrete)).map((result) => result.satisfiesPolicy),
+      native: nativeVerdicts(cases, requireConcrete),
+    });
+    for (const requireConcrete of [false, true]) {
+      const { cue, native } = await loose(requireConcrete);
+      expect({ requireConcrete, native }).toEqual({ requireConcrete, native: cue });
+    }
+    expect((await loose(false)).cue).toEqual([false, false, false, false, false, true, true, false, false, true]);
+  });
+
+  it('net.FQDN reads labels as CUE v0.4 (x/net/idna) does, and leaves a label decoding to Unicode to CUE (issue 45)', async () => {
+    const names = [
+      'my--service.example.com',
+      'xn--a.com',
+      'abc--d.example',
+      'a_b.com',
+      'a b.com',
+      'example.com.',
+      'example.com..',
+      'a..b',
+      '-a.com',
+      'xn--abc-.com',
+      'xn---a.com',
+      'XN--bcher-kva.example',
+      'xn--BCHER-KVA.example',
+      `${'a'.repeat(64)}.com`,
+      'bücher.example',
+    ];
+    const cases = names.map((name): [string, unknown] => ['import "net"\nx: net.FQDN\n', { x: name }]);
+    const cue = (await cueVerdicts(cases)).map((result) => result.satisfiesPolicy);
+    expect(cue).toEqual([false, false, true, true, true, true, true, false, false, true, false, false, false, false, false]);
+    expect(nativeVerdicts(cases)).toEqual(cue);
+    // A label that decodes to Unicode is judged by CUE's IDNA tables: the pair goes to the reference evaluator.
+    expect(vet('import "net"\nx: net.FQDN\n', { x: 'xn--bcher-kva.example' }).errors).toEqual([
+      expect.stringMatching(/cannot judge this: the IDNA label "xn--bcher-kva"/),
+    ]);
+  });
+
+  it('yaml.Validate reads scalars as CUE v0.4 does: 0777 is 511, 1_000 and 0b101 integers, YAML 1.1 words strings, and the schema must be concrete (issue 45)', async () => {
+    const cases: [string, unknown][] = [
+      ['0777', 511],
+      ['1_000', 1000],
+      ['0b101', 5],
+      ['0x1F', 31],
+      ['0o17', 15],
+      ['08', 8],
+      ['1.0', 1],
+      ['yes', 'yes'],
+      ['~', null],
+      ['0B101', 5],
+    ].map(([scalar, value]) => [`import "encoding/yaml"\nx: yaml.Validate({v: ${JSON.stringify(value)}})\n`, { x: `v: ${scalar}` }]);
+    cases.push(
+      ['import "encoding/yaml"\nx: yaml.Validate(int)\n', { x: '1' }],
+      ['import "encoding/yaml"\nx: yaml.Validate({a: int, b: int})\n', { x: 'a: 1' }],
+    );
+    const cue = (await cueVerdicts(cases)).map((result) => result.satisfiesPolicy);
+    expect(cue).toEqual([true, true, true, true, true, false, false, true, true, false, false, false]);
+    expect(nativeVerdicts(cases)).toEqual(cue);
+  });
+
+  it('compiles what once threw inside the native evaluator: a default disjunct that is a disjunction of structs (issue 45)', async () => {
+    const script = '#Root: {components: {} | {} | {}}\n#Root\nid: _\ncomponents: *id | null\n';
+    const compiled = compileNative(script);
+    expect(compiled).toMatchObject({ ok: true });
+    const descriptors = [{ id: 1, components: {} }, { id: 1 }, { id: 1, components: null }, {}];
+    const cue = (await cueVerdicts(descriptors.map((descriptor) => [script, descriptor]))).map((result) => result.satisfiesPolicy);
+    expect(nativeVerdicts(descriptors.map((descriptor) => [script, descriptor]))).toEqual(cue);
   });
 
   it('differs from v0.4 only where the docs say, and is right there', async () => {

@@ -4,11 +4,12 @@
  */
 import { dataConjunct } from './conjuncts';
 import { matchedCharacters, unifyScalars } from './scalars';
-import { bottom, isBottom, type Value } from './values';
+import { bottom, DataScalar, isBottom, type Value } from './values';
 import { NO_ARCS, type Vertex } from './vertex';
 
 export function addData(vertex: Vertex, value: unknown): void {
   if (value === null) return addScalar(vertex, { t: 'null' });
+  if (value instanceof DataScalar) return addScalar(vertex, value.scalar);
   switch (typeof value) {
     case 'string':
       return addScalar(vertex, { t: 'string', v: value });

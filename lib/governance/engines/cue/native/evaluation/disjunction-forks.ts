@@ -2,6 +2,7 @@
  * Disjunctions (spec.md, "Disjunctions", "Default values"; CUE's disjunct2.go): one of scalars is unified as
  * a value; one of structs or lists forks the vertex, one copy per disjunct, and keeps the copies without errors.
  */
+import { BeyondNative } from '../internal/beyond-native';
 import type { Expr } from '../syntax/ast';
 import { atOf, type Conjunct, derived } from './conjuncts';
 import { combineDefaults, disjunctsOf, outerTermsOf } from './disjuncts';
@@ -21,8 +22,9 @@ const isPlain = (value: Value): boolean => value.t === 'top' || value.t === 'con
 
 export function addDisjunction(vertex: Vertex, conjunct: Conjunct): void {
   const disjuncts = disjunctsOf(conjunct.expr as Expr).map((term) => ({ conjunct: derived(conjunct, term.value), isDefault: term.isDefault }));
-  // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking vertex vertex.
-  if (vertex.choices.length === 0) {
+  // Of scalars only (`"a" | "b"`, `*1 | int`): unified as a value, without forking the vertex. So in a
+  // fork's copy too, whose disjunctions must be those of the vertex it copies, in the same order.
+  {
     if (vertex.scalar.t !== 'top' && addStaged(vertex, conjunct)) return;
     const values = disjuncts.map((disjunct) => evalExpr(disjunct.conjunct.expr as Expr, disjunct.conjunct.env, vertex));
     if (values.every(isPlain))
@@ -84,7 +86,9 @@ function addStaged(vertex: Vertex, conjunct: Conjunct): boolean {
 export function takeChoice(vertex: Vertex): void {
   const index = vertex.work.disjunctions.length - 1;
   if (index >= vertex.choices.length) return;
-  const chosen = vertex.work.disjunctions[index].disjuncts[vertex.choices[index]];
+  const chosen = vertex.work.disjunctions[index].disjuncts.at(vertex.choices[index]);
+  // A copy whose disjunctions are not those of the vertex it copies cannot be judged here.
+  if (!chosen) throw new BeyondNative('a disjunction forked in an order the native evaluator does not follow');
   vertex.work.pending.push(chosen.conjunct);
 }
 

@@ -2,6 +2,7 @@
  * Expressions (spec.md, "Expressions"): references resolved through the scopes they were written
  * in, operators, bounds, interpolation, calls of builtins.
  */
+import { BeyondNative } from '../internal/beyond-native';
 import type { Expr } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
 import { call } from './calls';
@@ -102,7 +103,16 @@ export function evalExpr(expr: Expr, env: Env, from: Vertex): Value {
 
 const MULTIPLIERS: Record<string, number> = { K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50 };
 
-function parseNumber(text: string, kind: 'int' | 'float'): Scalar {
+/** A number literal as a double; one a double cannot hold (`1e309`, `1e-400`) is only CUE's to judge. */
+function parseNumber(text: string, kind: 'int' | 'float'): Extract<Scalar, { t: 'num' }> {
+  const parsed = parseDouble(text, kind);
+  if (!Number.isFinite(parsed.v) || (parsed.v === 0 && /[1-9]/.test(text.split(/[eE]/)[0].replace(/^0[xob]/i, '')))) {
+    throw new BeyondNative(`the number ${text} is past what a double holds`);
+  }
+  return parsed;
+}
+
+function parseDouble(text: string, kind: 'int' | 'float'): Extract<Scalar, { t: 'num' }> {
   const clean = text.replace(/_/g, '');
   const suffix = /(Ki|Mi|Gi|Ti|Pi|K|M|G|T|P)$/.exec(clean);
   if (suffix) return { t: 'num', int: true, v: Math.round(Number(clean.slice(0, -suffix[1].length)) * MULTIPLIERS[suffix[1]]) };
@@ -227,11 +237,16 @@ export function startOf(expr: Expr): Position {
   }
 }
 
-/** Equality of concrete values, structs and lists included; undefined when something is not concrete. */
-export function structurallyEqual(a: Value, b: Value): boolean | undefined {
+/**
+ * Equality of concrete values, structs and lists included; undefined when something is not concrete.
+ * `kinds`: an int and a float are never equal (`1` and `1.0`), as CUE's Value.Equals holds them in
+ * list.Contains and list.UniqueItems.
+ */
+export function structurallyEqual(a: Value, b: Value, kinds = false): boolean | undefined {
   const left = defaultOf(a);
   const right = defaultOf(b);
-  if (isScalar(left) && isScalar(right)) return left.t === right.t && scalarEquals(left, right);
+  if (isScalar(left) && isScalar(right))
+    return left.t === right.t && scalarEquals(left, right) && (!kinds || left.t !== 'num' || right.t !== 'num' || left.int === right.int);
   if (left instanceof Vertex && right instanceof Vertex) {
     if (left.isList !== right.isList) return false;
     const leftArcs = left.isList ? left.elements() : left.regularArcs();
@@ -240,7 +255,7 @@ export function structurallyEqual(a: Value, b: Value): boolean | undefined {
     for (const arc of leftArcs) {
       const other = right.arcAt(arc.key);
       if (!other) return false;
-      const equal = structurallyEqual(valueOf(arc), valueOf(other));
+      const equal = structurallyEqual(valueOf(arc), valueOf(other), kinds);
       if (equal !== true) return equal;
     }
     return true;

@@ -24,6 +24,7 @@ import {
   kindName,
   kindOf,
   LIST,
+  NULL,
   NUMBER,
   type Scalar,
   scalarEquals,
@@ -94,6 +95,11 @@ export function concrete(value: Value, operand: string, at: Position, kinds = TO
   return (kindOf(picked) & kinds) === 0 ? bottom(message, [at]) : incomplete(message, [at]);
 }
 
+/** The kinds a bound's operand may have while not concrete (CUE v0.4's BoundExpr). */
+function boundOperandKinds(op: string): number {
+  return op === '!=' ? NUMBER | STRING | BYTES | NULL : NUMBER | STRING | BYTES;
+}
+
 /** The kinds an operator takes. */
 function operandKinds(op: string): number {
   switch (op) {
@@ -127,11 +133,22 @@ export function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Ve
   if (op === '==') return operand;
   if (op !== '=~' && op !== '!~' && writtenType(expr.operand, operand))
     return bottom(`invalid operand ${formatValue(operand)} ('${op}' requires concrete value)`, [startOf(expr.operand)]);
-  const value = concrete(operand, op, expr.at, op === '-' || op === '+' ? NUMBER : op === '!' ? BOOL : TOP_KINDS);
-  // A bound's operand is named as written (CUE's BoundExpr): `>s` with `s: string`.
-  if (isBottom(value) && value.code === 'incomplete' && op !== '-' && op !== '+' && op !== '!' && !isBottom(defaultOf(operand)))
-    return incomplete(`non-concrete value ${sourceText(expr.operand) ?? formatValue(operand)} for bound ${op}`, [startOf(expr.operand)]);
+  const bound = op !== '-' && op !== '+' && op !== '!';
+  const value = concrete(operand, op, expr.at, bound ? boundOperandKinds(op) : op === '!' ? BOOL : NUMBER);
+  if (bound && isBottom(value) && !isBottom(defaultOf(operand))) {
+    // A bound's operand is named as written (CUE's BoundExpr): `>s` with `s: string`; one that can
+    // never be a bound's (`>=b` with `b: bool`) is an error even while not concrete, as in CUE v0.4.
+    if (value.code === 'incomplete')
+      return incomplete(`non-concrete value ${sourceText(expr.operand) ?? formatValue(operand)} for bound ${op}`, [startOf(expr.operand)]);
+    const picked = unattached(defaultOf(operand));
+    if (!(picked instanceof Vertex))
+      return bottom(`invalid value ${formatValue(picked)} (type ${kindName(kindOf(picked))}) for bound ${op}`, [startOf(expr.operand)]);
+  }
   if (isBottom(value)) return value;
+  if (bound && value.t !== 'num' && value.t !== 'string' && value.t !== 'bytes' && !(op === '!=' && value.t === 'null')) {
+    const message = value.t === 'null' ? `cannot use null for bound ${op}` : `invalid value ${formatValue(value)} (type ${typeName(value)}) for bound ${op}`;
+    return bottom(message, [startOf(expr.operand)]);
+  }
   switch (op) {
     case '-':
     case '+':
@@ -153,8 +170,6 @@ export function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Ve
     }
     default: {
       const bound: Bound = { op: op as Bound['op'], value, at: expr.at };
-      if (op !== '!=' && value.t !== 'num' && value.t !== 'string' && value.t !== 'bytes')
-        return bottom(`invalid operand ${formatValue(value)} to bound ${op}`, [expr.at]);
       return constraint(boundKinds(bound), [bound], [], [expr.at]);
     }
   }

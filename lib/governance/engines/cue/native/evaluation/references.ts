@@ -87,7 +87,9 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
       e.lets.set(name, bottom(`cycle in let ${name}`, [at], 'cycle'));
       value = evalExpr(entry.expr, e, from);
       if (isBottom(value) && !value.origin && e.vertex) value = { ...value, origin: [...e.vertex.path(), name] };
-      e.lets.set(name, value);
+      // Read inside a cycle not resolved yet (`let v = email`, `email: v`): read again next time.
+      if (isBottom(value) && value.code === 'cycle') e.lets.delete(name);
+      else e.lets.set(name, value);
     }
     return value;
   }

@@ -1,12 +1,12 @@
 import { firstError } from './errors';
 import { defaultOf } from './expressions';
 import { unifyScalars } from './scalars';
-import { type Bottom, incomplete, isBottom, isScalar, type Value } from './values';
+import { type Bottom, DataScalar, formatValue, incomplete, isBottom, isScalar, type Value } from './values';
 import { Vertex } from './vertex';
 
 let unifyingUnfinished = false;
 
-/** A finalized value as data (defaults taken), or undefined when something in it is not concrete. */
+/** A finalized value as data (defaults taken; scalars as they are), or undefined when something in it is not concrete. */
 function finalized(value: Value, depth = 0): unknown {
   const picked = defaultOf(value);
   if (picked instanceof Vertex) {
@@ -17,16 +17,17 @@ function finalized(value: Value, depth = 0): unknown {
     return picked.isList ? values : Object.fromEntries(parts.map((part, index) => [part.label, values[index]]));
   }
   if (!isScalar(picked)) return undefined;
-  return picked.t === 'null' ? null : picked.v;
+  return new DataScalar(picked);
 }
 
 /**
  * Why a value and a schema do not unify, or undefined when they do: a conflict first, then a required
  * field missing, and with `final` (matchN and matchIf, as CUE's Validate with finalCfg) an incomplete
- * error too. The value is taken finalized, as data: unifying the vertex itself would run the validator
+ * error too; with `concrete` (yaml.Validate, CUE's `Validate(cue.Concrete(true))`) also a value left
+ * not concrete (`incomplete value number`). The value is taken finalized, as data: unifying the vertex itself would run the validator
  * being checked again.
  */
-export function unificationError(value: Value, schema: Value, from: Vertex, final: boolean): Bottom | undefined {
+export function unificationError(value: Value, schema: Value, from: Vertex, final: boolean, concrete = false): Bottom | undefined {
   const picked = defaultOf(value);
   if (!(picked instanceof Vertex) && !(schema instanceof Vertex)) {
     const unified = unifyScalars(picked, schema);
@@ -40,23 +41,25 @@ export function unificationError(value: Value, schema: Value, from: Vertex, fina
   both.addConjunct({ expr: { type: 'value', value: schema }, env: {}, closed: false });
   unifyingUnfinished = data === undefined;
   try {
-    return firstError(both) ?? unfinished(both, final, 0);
+    return firstError(both) ?? unfinished(both, final, 0, concrete);
   } finally {
     unifyingUnfinished = false;
   }
 }
 
 /** Below a unification without conflicts: a required field missing, or with `final` an incomplete error. */
-function unfinished(vertex: Vertex, final: boolean, depth: number): Bottom | undefined {
+function unfinished(vertex: Vertex, final: boolean, depth: number, concrete: boolean): Bottom | undefined {
   const value = vertex.evaluate();
-  if (isBottom(value)) return final ? value : undefined;
+  if (isBottom(value)) return final || concrete ? value : undefined;
+  if (concrete && value !== vertex) {
+    const picked = defaultOf(value);
+    return isScalar(picked) ? undefined : incomplete(`${vertex.path().join('.')}: incomplete value ${formatValue(picked)}`);
+  }
   if (value !== vertex || depth >= vertex.ctx.maxDepth) return undefined;
   for (const arc of vertex.arcs.values()) {
     if (!arc.regular && arc.required) return incomplete(`${arc.label}: field is required but not present`);
-    const error = arc.regular ? unfinished(arc, final, depth + 1) : undefined;
+    const error = arc.regular ? unfinished(arc, final, depth + 1, concrete) : undefined;
     if (error) return error;
   }
   return undefined;
 }
-
-export const unifiesCleanly = (value: Value, schema: Value, from: Vertex): boolean => unificationError(value, schema, from, false) === undefined;

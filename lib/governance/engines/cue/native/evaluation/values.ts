@@ -6,7 +6,7 @@ import type { InvalidRegexp, Regexp } from '../internal/re2';
 import type { Position } from '../syntax/scanner';
 import type { Vertex } from './vertex';
 
-const NULL = 1;
+export const NULL = 1;
 
 export const BOOL = 2;
 export const INT = 4;
@@ -112,6 +112,11 @@ export interface Package {
 }
 
 export type Value = Top | Bottom | Scalar | Constraint | Disjunction | Builtin | Package | Vertex;
+
+/** A scalar carried as data with its kind and digits (a float `1.0`, bytes), which plain JSON values lose. */
+export class DataScalar {
+  constructor(readonly scalar: Scalar) {}
+}
 
 export const TOP: Top = { t: 'top' };
 

@@ -413,7 +413,8 @@ export class Vertex {
           (this.work.retried ??= []).push(conjunct);
           return;
         }
-        if (expr.type === 'ident' && isBottom(target) && target.code === 'incomplete') return this.addIncompleteLet(expr.name, env, target, conjunct);
+        if (expr.type === 'ident' && isBottom(target) && (target.code === 'incomplete' || target.code === 'cycle'))
+          return this.addIncompleteLet(expr.name, env, target, conjunct);
         return this.addValue(target, conjunct, expr.at);
       }
     }
@@ -422,7 +423,8 @@ export class Vertex {
 
   /**
    * A let read where its value is incomplete adds its expression, as CUE does: `let v = meta.n & int`
-   * and `out: v` conflict with a descriptor's `out: "foo"` though meta.n is not there.
+   * and `out: v` conflict with a descriptor's `out: "foo"` though meta.n is not there; so does one
+   * read inside its own cycle (`let v = email`, `email: v`), which is then `email: email`.
    */
   private addIncompleteLet(name: string, env: Env, value: Bottom, conjunct: Conjunct): void {
     const binding = letBinding(name, env);

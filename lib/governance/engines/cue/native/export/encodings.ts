@@ -9,6 +9,7 @@ import { Document, isMap, isScalar as isYamlScalar, isSeq, type Node as YamlNode
 import { defaultOf, valueOf } from '../evaluation/expressions';
 import { type Bottom, bottom, formatNumber, formatValue, incomplete, isBottom, isScalar, type Scalar as CueScalar, type Value } from '../evaluation/values';
 import { Vertex } from '../evaluation/vertex';
+import { BeyondNative } from '../internal/beyond-native';
 import { parseExpression } from '../syntax/parser';
 
 /** A concrete value: scalars, lists (arrays) and structs (maps, in field order). */
@@ -53,11 +54,14 @@ export function toJson(data: Exported): string {
   }
 }
 
-/** Go's encoder escapes U+2028 and U+2029, which JSON.stringify leaves as they are. */
+/** Go's encoder escapes U+2028 and U+2029, which JSON.stringify leaves as they are, and (HTML-safe) `<`, `>` and `&`. */
 const jsonString = (text: string): string =>
   JSON.stringify(text)
     .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+    .replace(/\u2029/g, '\\u2029')
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026');
 
 /** Strings CUE's YAML encoder double-quotes: YAML 1.1 booleans and what YAML 1.1 reads as times or hex numbers. */
 const LEGACY_STRINGS = new Set([
@@ -100,7 +104,7 @@ function yamlNode(data: Exported): YamlNode {
   }
   if (data instanceof Map) {
     const map = new YAMLMap<Scalar, YamlNode>();
-    for (const [label, value] of data) map.items.push(new Pair(yamlString(label), yamlNode(value)));
+    for (const [label, value] of data) map.items.push(new Pair(yamlKey(label), yamlNode(value)));
     return map;
   }
   switch (data.t) {
@@ -111,32 +115,54 @@ function yamlNode(data: Exported): YamlNode {
     case 'num': {
       const node = new Scalar(data.v);
       const text = formatNumber(data);
+      // CUE writes a number as its literal was written (`1e21`), which a double does not keep.
+      if (/e/i.test(text)) throw new BeyondNative(`the number ${text} is written in YAML by CUE's own encoder`);
       const dot = text.indexOf('.');
       if (!data.int && dot >= 0 && !/e/i.test(text)) node.minFractionDigits = text.length - dot - 1;
       return node;
     }
     case 'string':
       return yamlString(data.v);
-    case 'bytes': {
-      const node = new Scalar(Buffer.from(data.v, 'latin1').toString('base64'));
-      node.tag = '!!binary';
-      return node;
-    }
+    case 'bytes':
+      return yamlString(data.v);
   }
 }
 
+/**
+ * A string value: a literal block when it has lines; double-quoted when, plain, it would read as
+ * something else (`null`, `0777`, `1.5`, YAML 1.1's `yes`, a time); otherwise as the emitter chooses,
+ * single-quoted where quotes are needed (`'- a'`).
+ */
 function yamlString(text: string): Scalar {
   const node = new Scalar(text);
+  // CUE writes an indentation indicator (`|2+`) where a block starts blank.
+  if (text.includes('\n') && /^[\n ]/.test(text)) throw new BeyondNative("a string starting blank is written in YAML by CUE's own encoder");
   if (text.includes('\n')) node.type = Scalar.BLOCK_LITERAL;
-  else if (LEGACY_STRINGS.has(text) || QUOTED.test(text)) node.type = Scalar.QUOTE_DOUBLE;
+  else if (LEGACY_STRINGS.has(text) || QUOTED.test(text) || !readsAsString(text)) node.type = Scalar.QUOTE_DOUBLE;
   return node;
 }
 
-/** YAML as CUE's yaml.Marshal writes it: block style, indented by 2, lines never folded. */
+/** A map's key: double-quoted when YAML 1.1 would read it as a boolean or a time (current CUE; v0.4 writes it plain). */
+function yamlKey(label: string): Scalar {
+  const node = new Scalar(label);
+  if (LEGACY_STRINGS.has(label) || QUOTED.test(label)) node.type = Scalar.QUOTE_DOUBLE;
+  return node;
+}
+
+function readsAsString(text: string): boolean {
+  try {
+    return yamlPlainScalar(text) === JSON.stringify(text);
+  } catch (error) {
+    if (error instanceof BeyondNative) return false;
+    throw error;
+  }
+}
+
+/** YAML as CUE's yaml.Marshal writes it: block style, indented by 2, lines never folded, single quotes where quotes are needed and escapes are not. */
 export function toYaml(data: Exported): string {
   const document = new Document();
   document.contents = yamlNode(data);
-  return document.toString({ indent: 2, indentSeq: true, lineWidth: 0 });
+  return document.toString({ indent: 2, indentSeq: true, lineWidth: 0, singleQuote: true });
 }
 
 /** A JSON or YAML document as the CUE value it means, evaluated where `from` is. */
@@ -184,44 +210,98 @@ export function fromJson(text: string, from: Vertex): Value | undefined {
 
 /** The documents of a YAML stream as CUE source, or the first error in them. */
 export function yamlDocuments(text: string): string[] | Error {
-  const documents = parseAllDocuments(text, { version: '1.2', schema: 'core' });
+  // A directive line must name its directive (Go's YAML: `could not find expected directive name`).
+  if (/^%(?![A-Za-z])/m.test(text)) return new Error('yaml: could not find expected directive name');
+  // Every scalar read as text: yamlScalar resolves plain ones as CUE v0.4's YAML decoder does.
+  const documents = parseAllDocuments(text, { version: '1.2', schema: 'failsafe' });
   if (!Array.isArray(documents)) return [];
   const sources: string[] = [];
   for (const document of documents) {
     if (document.errors.length > 0) return new Error(`yaml: ${document.errors[0].message}`);
     try {
-      sources.push(yamlSource(document.contents));
+      sources.push(yamlSource(document.contents, text));
     } catch (error) {
-      return error as Error;
+      if (error instanceof YamlUnsupported) return error;
+      throw error;
     }
   }
   return sources;
 }
 
+/** A YAML document's CUE source as a value; throws a CueSyntaxError where CUE cannot read a number's text (`08`). */
 export function fromYamlSource(source: string, from: Vertex): Value {
   return asValue(source, from);
 }
 
-const YAML_INT = /^[-+]?([0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$/;
+class YamlUnsupported extends Error {}
 
-/** One YAML node as CUE source: a number keeps the kind its tag gives (`1.0` is a float). */
-function yamlSource(node: unknown): string {
+/** One YAML node as CUE source, as CUE v0.4's YAML decoder (internal/third_party/yaml) makes it. */
+function yamlSource(node: unknown, text: string): string {
   if (node === null || node === undefined) return 'null';
   if (isMap(node)) {
     const field = (pair: (typeof node.items)[number]) =>
-      `${JSON.stringify(String(isYamlScalar(pair.key) ? pair.key.value : pair.key))}: ${yamlSource(pair.value)}`;
+      `${JSON.stringify(String(isYamlScalar(pair.key) ? pair.key.value : pair.key))}: ${yamlSource(pair.value, text)}`;
     return `{${node.items.map(field).join(', ')}}`;
   }
-  if (isSeq(node)) return `[${node.items.map(yamlSource).join(', ')}]`;
-  if (!isYamlScalar(node)) throw new Error('yaml: unsupported node (an alias or a tag the native evaluator does not read)');
-  const value = node.value;
-  if (value === null) return 'null';
-  if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error(`yaml: ${String(node.source)} cannot be represented in CUE`);
-    const int = node.tag ? node.tag === 'tag:yaml.org,2002:int' : YAML_INT.test(String(node.source));
-    return formatNumber({ int, v: value });
+  if (isSeq(node)) return `[${node.items.map((item) => yamlSource(item, text)).join(', ')}]`;
+  if (!isYamlScalar(node)) throw new YamlUnsupported('yaml: unsupported node (an alias or a tag the native evaluator does not read)');
+  const value = String(node.value);
+  if (node.tag) throw new BeyondNative(`the YAML tag ${node.tag} is read by CUE's own decoder`);
+  // A block scalar that ends the text without a line break keeps none in CUE's decoder.
+  if ((node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && (node.range?.[1] ?? 0) >= text.length && !text.endsWith('\n'))
+    throw new BeyondNative("a block scalar ending the text is read by CUE's own decoder");
+  return node.type === 'PLAIN' ? yamlPlainScalar(value) : JSON.stringify(value);
+}
+
+const YAML_NULL = new Set(['', '~', 'null', 'Null', 'NULL']);
+const YAML_TRUE = new Set(['true', 'True', 'TRUE']);
+const YAML_FALSE = new Set(['false', 'False', 'FALSE']);
+const YAML_SPECIAL = new Set(['.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF', '<<']);
+/** Go's strconv.ParseInt(s, 0, 64) and ParseUint syntax, the underscores already taken out. */
+const GO_INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/;
+const YAML_STYLE_FLOAT = /^[-+]?[0-9]*\.?[0-9]+([eE][-+][0-9]+)?$/;
+/** What Go's strconv.ParseFloat reads of a text starting with a dot. */
+const GO_DOT_FLOAT = /^\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?$/;
+
+/**
+ * A plain scalar resolved as go-yaml v2 (CUE's fork) resolves it: YAML 1.1's null and bool words
+ * (only those three spellings each), integers as Go reads them with `_` taken out (`0777` octal,
+ * `0b101`, `1_000`), floats of YAML's own style; anything else a string. A number keeps its text,
+ * a leading `0` octal written `0o`, as CUE's decoder writes it. What CUE then reads in its own way
+ * (infinities, NaN, a leading `+`, merge keys, a number past 64 bits) is BeyondNative.
+ */
+function yamlPlainScalar(text: string): string {
+  if (YAML_NULL.has(text)) return 'null';
+  if (YAML_TRUE.has(text)) return 'true';
+  if (YAML_FALSE.has(text)) return 'false';
+  if (YAML_SPECIAL.has(text)) throw new BeyondNative(`the YAML scalar ${text} is read by CUE's own decoder`);
+  const first = text[0];
+  let kind: 'int' | 'float' | undefined;
+  if (first === '.') kind = GO_DOT_FLOAT.test(text) ? 'float' : undefined;
+  else if (first === '+' || first === '-' || (first >= '0' && first <= '9')) {
+    const plain = text.replaceAll('_', '');
+    kind = GO_INT.test(plain) ? 'int' : YAML_STYLE_FLOAT.test(plain) ? 'float' : undefined;
   }
-  throw new Error(`yaml: unsupported value ${String(node.source)}`);
+  if (!kind) return JSON.stringify(text);
+  // CUE reads a number's text as its own literal: `1_000` as written, others with `_` or `+` its own way.
+  const underscores = text.includes('_') && !(kind === 'int' && DECIMAL_WITH_UNDERSCORES.test(text));
+  if (text.startsWith('+') || underscores || (kind === 'int' && !fitsGoInt(text.replaceAll('_', ''))))
+    throw new BeyondNative(`the YAML number ${text} is read by CUE's own decoder`);
+  if (kind === 'float') return text;
+  const digits = text.replace(/^-/, '');
+  const octal = digits.length > 1 && digits[0] === '0' && digits[1] <= '9' ? `0o${digits.slice(1)}` : digits;
+  return text.startsWith('-') ? `-${octal}` : octal;
+}
+
+const DECIMAL_WITH_UNDERSCORES = /^-?[1-9][0-9]*(?:_[0-9]+)*$/;
+
+/** Within int64, or uint64 for a positive number: what strconv.ParseInt and ParseUint take. */
+function fitsGoInt(text: string): boolean {
+  const negative = text.startsWith('-');
+  const digits = negative ? text.slice(1) : text;
+  const radix = /^0[xX]/.test(digits) ? 16 : /^0[oO]/.test(digits) ? 8 : /^0[bB]/.test(digits) ? 2 : digits.length > 1 && digits[0] === '0' ? 8 : 10;
+  const body = radix === 10 ? digits : digits.replace(/^0[xXoObB]?/, '') || '0';
+  let value = 0n;
+  for (const char of body) value = value * BigInt(radix) + BigInt(parseInt(char, radix));
+  return negative ? value <= 2n ** 63n : value < 2n ** 64n;
 }

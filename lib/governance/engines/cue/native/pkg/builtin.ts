@@ -32,8 +32,12 @@ import { Vertex } from '../evaluation/vertex';
 import { parseExpression } from '../syntax/parser';
 import type { Position } from '../syntax/scanner';
 
-/** `list`: its elements' values; `listValue`: the list itself (whether it is open). */
-export type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'strings' | 'numbers' | 'bigint';
+/**
+ * `list`: its elements' values; `listValue`: the list itself (whether it is open). `concrete`: any
+ * value CUE v0.4's CallCtxt.Value takes: a concrete scalar, a list or a struct (not their elements);
+ * a type, bound or disjunction there is `non-concrete argument n`, incomplete.
+ */
+export type Param = 'string' | 'bytes' | 'int' | 'number' | 'bool' | 'list' | 'listValue' | 'struct' | 'any' | 'concrete' | 'strings' | 'numbers' | 'bigint';
 
 export type Js = string | number | boolean | Value[] | Vertex | Value | string[] | number[] | bigint;
 
@@ -47,6 +51,7 @@ const PARAM_KINDS: Record<Param, number> = {
   listValue: LIST,
   struct: STRUCT,
   any: TOP_KINDS,
+  concrete: TOP_KINDS,
   strings: STRING,
   numbers: NUMBER,
   bigint: INT,
@@ -87,6 +92,11 @@ function argument(value: Value, param: Param, position: number, name: string): J
   const picked = defaultOf(value);
   if (isBottom(picked)) throw new ArgumentError(picked);
   if (param === 'any') return picked;
+  if (param === 'concrete') {
+    // An open list is not concrete there (`[...int]`); a struct is, whatever its fields.
+    if (isScalar(picked) || (picked instanceof Vertex && !(picked.isList && picked.listOpen))) return picked;
+    throw new ArgumentError(incomplete(`non-concrete argument ${position}`));
+  }
   if (picked instanceof Vertex) {
     if ((param === 'list' || param === 'strings' || param === 'numbers') && picked.isList) {
       const elements = picked.elements().map((element) => defaultOf(valueOf(element)));

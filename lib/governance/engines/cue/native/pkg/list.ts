@@ -8,9 +8,12 @@ import { repeatCount } from './strings';
 const numbers = (values: Js) => values as number[];
 
 export const list = pkg('list', [
-  fn('list.Contains', ['list', 'any'], ([items, wanted]) => (items as Value[]).some((item) => structurallyEqual(item, wanted as Value) === true)),
+  fn('list.Contains', ['list', 'concrete'], ([items, wanted]) => (items as Value[]).some((item) => structurallyEqual(item, wanted as Value, true) === true)),
   fn('list.Concat', ['list'], ([lists]) =>
-    (lists as Value[]).flatMap((inner) => (inner instanceof Vertex && inner.isList ? inner.elements().map((element) => valueOf(element)) : [])),
+    (lists as Value[]).flatMap((inner) => {
+      if (inner instanceof Vertex && inner.isList) return inner.elements().map((element) => valueOf(element));
+      throw new CallError(`cannot use value ${formatValue(inner)} (type ${typeName(inner)}) as list`);
+    }),
   ),
   fn('list.Range', ['number', 'number', 'number'], ([start, limit, step], from) => range(n(start), n(limit), n(step), from)),
   fn('list.Sum', ['numbers'], ([values]) => numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0)),
@@ -25,15 +28,12 @@ export const list = pkg('list', [
   }),
   fn('list.Avg', ['numbers'], ([values]) => {
     if (numbers(values).length === 0) throw new CallError('empty list');
-    return {
-      t: 'num',
-      int: false,
-      v: decimalArithmetic(
-        '/',
-        numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0),
-        numbers(values).length,
-      ),
-    };
+    // A decimal result: an int when it is whole, as CUE converts it.
+    return decimalArithmetic(
+      '/',
+      numbers(values).reduce((a, b) => decimalArithmetic('+', a, b), 0),
+      numbers(values).length,
+    );
   }),
   fn('list.MinItems', ['listValue', 'int'], ([items, count]) => minItems(items as Vertex, n(count)), { validator: true }),
   fn(
@@ -84,13 +84,13 @@ function uniqueItems(values: readonly Value[], from: Vertex): boolean {
   const structured: Value[] = [];
   for (const value of values) {
     if (isScalar(value)) {
-      const key = `${value.t === 'num' ? 'num' : value.t}:${value.t === 'null' ? '' : String(value.v)}`;
+      const key = `${value.t === 'num' ? `num:${value.int}` : value.t}:${value.t === 'null' ? '' : String(value.v)}`;
       if (seen.has(key)) return false;
       seen.add(key);
     } else if (value instanceof Vertex) {
       for (const other of structured) {
         from.ctx.step();
-        if (structurallyEqual(value, other) === true) return false;
+        if (structurallyEqual(value, other, true) === true) return false;
       }
       structured.push(value);
     }

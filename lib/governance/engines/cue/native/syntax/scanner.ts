@@ -220,7 +220,8 @@ export class Scanner {
     const digits = (test: (ch: string) => boolean) => {
       while (test(this.peek()) || (this.peek() === '_' && test(this.peek(1)))) this.advance();
     };
-    if (this.peek() === '0' && /[xXoObB]/.test(this.peek(1))) {
+    // `0X` in either case, `0b` and `0o` only in lower case, as CUE's scanner reads them.
+    if (this.peek() === '0' && /[xXob]/.test(this.peek(1))) {
       const base = this.advance(2)[1].toLowerCase();
       const test = base === 'x' ? (c: string) => /[0-9a-fA-F]/.test(c) : base === 'o' ? (c: string) => /[0-7]/.test(c) : (c: string) => c === '0' || c === '1';
       digits(test);
@@ -228,7 +229,11 @@ export class Scanner {
       return { kind: 'int', text: this.source.slice(start, this.offset), at };
     }
     let float = false;
-    digits(isDigit);
+    // After a leading 0 only a fraction or an exponent may follow digits: `0777` and `08` are illegal, as in CUE.
+    const zeroThenDigits = this.peek() === '0' && isDigit(this.peek(1));
+    if (this.peek() === '0' && !zeroThenDigits) this.advance();
+    else digits(isDigit);
+    if (zeroThenDigits && !(this.peek() === '.' && this.peek(1) !== '.') && !/[eE]/.test(this.peek())) this.fail('illegal integer number', at);
     if (this.peek() === '.' && this.peek(1) !== '.') {
       float = true;
       this.advance();
@@ -270,6 +275,8 @@ export class Scanner {
       }
       if (ch === '(') depth++;
       if (ch === ')') depth--;
+      // CUE scans an attribute's body as tokens: a character no token or blank is made of is illegal there too.
+      if (!ATTRIBUTE_CHARACTER.test(ch)) this.fail(`illegal character U+${(ch.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`);
       text += this.advance();
     } while (depth > 0);
     return { kind: 'attribute', text, at };
@@ -298,6 +305,8 @@ export class Scanner {
     for (;;) {
       if (this.offset >= this.end) this.fail('string literal not terminated', at);
       if (!multi && this.peek() === '\n') this.fail('string literal not terminated', at);
+      // A carriage return is no character of a one-line string (CUE: `invalid string: invalid syntax`).
+      if (!multi && this.peek() === '\r') this.fail('invalid string: invalid syntax', at);
       if (this.source.startsWith(delimiter, this.offset)) {
         this.advance(delimiter.length);
         break;
@@ -313,11 +322,19 @@ export class Scanner {
           this.skipInterpolation(at);
           parts.push({ source: this.source.slice(start.offset - this.base, this.offset), at: start });
           this.advance(); // the closing paren
-        } else text += this.escaped(quote, at);
+        } else {
+          const decoded = this.escaped(quote, at);
+          // A byte escape in a string is a character only below 0x80, as CUE v0.4 reads it (`"\xc3\xa9"` is refused).
+          if (typeof decoded === 'number' && decoded >= 0x80 && quote === '"') this.fail('invalid string: invalid syntax', at);
+          text += typeof decoded === 'number' ? String.fromCharCode(decoded) : decoded;
+        }
         continue;
       }
       text += this.advance();
     }
+    // A surrogate escaped alone (`\ud800`) is no character: CUE's literal.Unquote refuses it.
+    if (parts.some((part) => 'text' in part && LONE_SURROGATE.test(part.text)) || LONE_SURROGATE.test(text))
+      this.fail('invalid string: unmatched surrogate pair', at);
     if (text || parts.length === 0) parts.push({ text });
     return { kind: 'string', text: this.source.slice(at.offset - this.base, this.offset), at, parts: multi ? dedent(parts, at) : parts, bytes: quote === "'" };
   }
@@ -344,7 +361,8 @@ export class Scanner {
     }
   }
 
-  private escaped(quote: string, at: Position): string {
+  /** An escape's character, or for `\x` and octal escapes its byte. */
+  private escaped(quote: string, at: Position): string | number {
     const ch = this.advance();
     const simple: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '/': '/', '"': '"', "'": "'" };
     if (ch in simple) {
@@ -356,17 +374,26 @@ export class Scanner {
       if (!/^[0-9a-fA-F]+$/.test(digits) || digits.length !== count) this.fail('invalid escape sequence', at);
       return parseInt(digits, 16);
     };
-    if (ch === 'u') return String.fromCodePoint(hex(4));
-    if (ch === 'U') return String.fromCodePoint(hex(8));
-    if (ch === 'x') return String.fromCharCode(hex(2));
+    if (ch === 'u') return String.fromCharCode(hex(4));
+    if (ch === 'U') {
+      const point = hex(8);
+      if (point > 0x10ffff) this.fail('escape sequence is invalid Unicode code point', at);
+      return point >= 0xd800 && point <= 0xdfff ? String.fromCharCode(point) : String.fromCodePoint(point);
+    }
+    if (ch === 'x') return hex(2);
     if (ch >= '0' && ch <= '7') {
       const digits = ch + this.advance(2);
       if (!/^[0-7]{3}$/.test(digits)) this.fail('invalid octal escape', at);
-      return String.fromCharCode(parseInt(digits, 8));
+      return parseInt(digits, 8);
     }
     return this.fail(`unknown escape sequence \\${ch}`, at);
   }
 }
+
+/** What an attribute's body may hold outside its strings: ASCII that is printable or blank, letters and digits. */
+const ATTRIBUTE_CHARACTER = /^[\t\n\r\x20-\x7e\p{L}\p{Nd}]$/u;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * A multi-line string without its last line's indentation, which every line must start with,
