@@ -54,7 +54,7 @@ async function fuzzPolicies(): Promise<void> {
   try {
     const report = await differential.fuzz();
     console.log(formatReport(report));
-    process.exitCode = report.disagreements.some(isAsserted) ? 1 : 0;
+    process.exitCode = report.disagreements.some(isAsserted) || report.faults.length > 0 ? 1 : 0;
   } finally {
     await differential.close();
   }

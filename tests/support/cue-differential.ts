@@ -180,6 +180,8 @@ export interface FuzzReport {
   readonly verdicts: Record<'compliant' | 'not compliant' | 'error', number>;
   readonly disagreements: readonly Disagreement[];
   readonly minimised: readonly Minimised[];
+  /** Internal exceptions of the native evaluator (not CUE errors), as `policy n: reason`: none may occur. */
+  readonly faults: readonly string[];
   readonly elapsedMs: number;
 }
 
@@ -206,6 +208,8 @@ export class Differential {
   private readonly cueAloneResults = new Map<string, Promise<EngineResult>>();
   /** The native answers by script, and by mode and descriptor: a shrinking step that changes nothing rendered costs nothing (a runaway costs a second). */
   private readonly nativeResults = new Map<string, { compile: SandboxCompile; pairs: Map<string, EngineResult | Runaway> }>();
+  /** Internal exceptions of the native evaluator, by script. */
+  private readonly faults = new Map<string, string[]>();
 
   constructor(private readonly options: FuzzOptions) {
     this.wasm = createReferenceEvaluator({ timeout: 20_000, workers: options.cueWorkers, recycleAfterRuns: 200, maxOutputBytes: 16 * 1024 * 1024 });
@@ -272,6 +276,11 @@ export class Differential {
         ...new Map(modes.flatMap((requireConcrete) => missing(requireConcrete)).map((descriptor) => [JSON.stringify(descriptor), descriptor])).values(),
       ];
       const answer = await this.sandbox.run(script, asked, modes);
+      const faults = [
+        ...('fault' in answer.compile && answer.compile.fault ? [answer.compile.unsupported] : []),
+        ...(answer.pairs ?? []).flat().flatMap((result) => (result && 'fault' in result && 'errors' in result ? result.errors : [])),
+      ];
+      if (faults.length > 0) this.faults.set(script, [...(this.faults.get(script) ?? []), ...faults]);
       known ??= { compile: answer.compile, pairs: new Map() };
       this.nativeResults.set(script, known);
       modes.forEach((requireConcrete, modeIndex) =>
@@ -461,6 +470,7 @@ export class Differential {
       verdicts: { compliant: 0, 'not compliant': 0, error: 0 },
       disagreements: [] as Disagreement[],
       minimised: [] as Minimised[],
+      faults: [] as string[],
       elapsedMs: 0,
     };
     let next = 0;
@@ -469,6 +479,7 @@ export class Differential {
       while (next < cases.length) {
         const index = next++;
         const { disagreements, counts } = await this.evaluateCase(cases[index], index, MODES);
+        report.faults.push(...(this.faults.get(renderPolicy(cases[index].policy)) ?? []).map((reason) => `policy ${index}: ${reason}`));
         report.compile[counts.compile] += 1;
         report.pairs += counts.pairs;
         report.nativeOnlyPairs += counts.nativeOnlyPairs;
@@ -668,6 +679,8 @@ export function formatReport(report: FuzzReport): string {
       .join(', ')}`,
     `disagreements by direction (${report.disagreements.filter(isAsserted).length} asserted):`,
     ...byDirection,
+    `internal exceptions of the native evaluator: ${report.faults.length}`,
+    ...report.faults.slice(0, MAX_LISTED).map((fault) => `  ${fault}`),
   ];
   const allowed = report.disagreements.filter((disagreement) => disagreement.allowed);
   for (const name of new Set(allowed.map((disagreement) => disagreement.allowed))) {

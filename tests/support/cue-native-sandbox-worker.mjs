@@ -16,9 +16,9 @@ parentPort.on('message', (message) => {
     program = compiled.ok ? compiled.program : undefined;
     parentPort.postMessage({ type: 'compiled', result: compiled.ok ? { ok: true } : compiled });
   } else if (message.type === 'evaluate') {
-    const result = engineResultOf(
-      evaluateNative(program, message.descriptor, { requireConcrete: message.requireConcrete, metric: false, maxSteps: message.maxSteps }),
-    );
+    const verdict = evaluateNative(program, message.descriptor, { requireConcrete: message.requireConcrete, metric: false, maxSteps: message.maxSteps });
+    // An internal exception (not a CUE error) is marked, for the differential to count.
+    const result = verdict.kind === 'failed' && verdict.fault ? { ...engineResultOf(verdict), fault: true } : engineResultOf(verdict);
     parentPort.postMessage({ type: 'evaluated', result });
   }
 });
