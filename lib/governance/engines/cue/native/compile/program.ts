@@ -112,11 +112,39 @@ function known(name: string, scopes: readonly Scope[]): boolean {
 /** Every identifier must name something in scope (CUE: `reference "x" not found`); regexps must run here. */
 function checkReferences(lit: StructLit, outer: readonly Scope[]): void {
   const scopes = [{ lit }, ...outer];
+  checkSelfExtension(lit);
   readNames.set(lit, new Set());
   for (const decl of lit.decls) checkDecl(decl, scopes);
   for (const decl of lit.decls) {
     const name = decl.type === 'let' ? decl.name : decl.type === 'field' ? decl.alias : undefined;
     if (name !== undefined && !readNames.get(lit)?.has(name)) throw new ScriptError(`unreferenced alias or let clause ${name}`, decl.at);
+  }
+}
+
+/**
+ * A comprehension whose condition reads a field of its own struct and whose body adds to that field
+ * (`if name == "dev" { name: =~"^d" }`): CUE v0.4 refuses such a script when the field is a
+ * disjunction (`cannot add field name: was already used`), which a descriptor or an embedded
+ * definition may make it. The reference evaluator judges it, rather than the native one guessing.
+ * A presence test (`if owner != _|_ { owner: ... }`) reads no value: both read it alike.
+ */
+function checkSelfExtension(lit: StructLit): void {
+  for (const decl of lit.decls) {
+    if (decl.type !== 'comprehension') continue;
+    const read = JSON.stringify(
+      decl.clauses.filter((clause) => clause.type === 'if'),
+      (_, node: { type?: string; op?: string; left?: Expr; right?: Expr }) =>
+        node?.type === 'binary' &&
+        (node.op === '!=' || node.op === '==') &&
+        [node.left, node.right].some((side) => side?.type === 'literal' && side.kind === 'bottom')
+          ? undefined
+          : node,
+    );
+    for (const added of decl.body.decls) {
+      if (added.type !== 'field' || added.label.kind !== 'name') continue;
+      if (read.includes(JSON.stringify({ type: 'ident', name: added.label.name }).slice(0, -1)))
+        throw new Unsupported(`a comprehension adds to ${added.label.name}, which its condition reads: CUE v0.4 may refuse that (\`was already used\`)`);
+    }
   }
 }
 
