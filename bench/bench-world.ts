@@ -37,6 +37,8 @@ export interface BenchWorld {
   stop(): Promise<void>;
   /** The Authorization header of a CI gate's technical token (no roles claim), for calls timed as the gate makes them. */
   ciAuthorization: string;
+  /** Where serverless offline answers (`/health` is outside the API's path). */
+  baseUrl: string;
 }
 
 /**
@@ -189,7 +191,7 @@ export async function startBenchWorld(settings: string): Promise<BenchWorld> {
     const total = { pssMb: offlineTree.pssMb + postgresTree.pssMb, rssMb: offlineTree.rssMb + postgresTree.rssMb };
     return { offline: offlineTree, esbuild, postgres: postgresTree, total };
   };
-  return { call, fetch: raw, sql, settings: loaded, memory, stop, ciAuthorization };
+  return { call, fetch: raw, sql, settings: loaded, memory, stop, ciAuthorization, baseUrl: offline.baseUrl };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

@@ -7,6 +7,7 @@ import { benchRegex } from './cue-regex';
 import { cueThroughput } from './cue-throughput';
 import { benchEntityList } from './entity-list';
 import { benchEvaluateApi } from './evaluate-api';
+import { benchGateHotPath } from './gate-hot-path';
 import { benchImpact } from './impact';
 import { benchPublishEvaluation } from './publish-evaluation';
 import { benchReportRead } from './report-read';
@@ -22,6 +23,8 @@ console.log('# Regular expressions in CUE policies (RE2): a regex-heavy policy n
 await benchRegex();
 console.log('# Evaluate API over HTTP (serverless offline, embedded PostgreSQL), WebAssembly then native');
 await benchEvaluateApi();
+
+await benchGateHotPath();
 console.log('# What X-Ray tracing costs an Evaluate call (the handler in-process, untraced then as a tracing Lambda), native');
 await benchTracing();
 console.log('# Cold start of the packaged deploy gate (unzipped as Lambda does, a fresh node each time, first Evaluate call, embedded PostgreSQL), native');

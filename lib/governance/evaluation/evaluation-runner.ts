@@ -292,7 +292,12 @@ async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
  * that runs it is about to stop): the report is given back for the sweeper to run again; or when it
  * outlasts evaluation.run-timeout: the report fails, naming the setting.
  */
-export async function runReport(ctx: GovernanceContext, reportId: string, signal?: AbortSignal): Promise<void> {
+export async function runReport(
+  ctx: GovernanceContext,
+  reportId: string,
+  signal?: AbortSignal,
+  announce: (ctx: GovernanceContext, reportId: string) => Promise<void> = (context, id) => announceKnowledgeChange(context, { type: 'results', id }),
+): Promise<void> {
   const { database, settings } = ctx;
   const reports = new ReportRepository(database);
   const report = await reports.claim(reportId, LEASE_MS);
@@ -311,7 +316,7 @@ export async function runReport(ctx: GovernanceContext, reportId: string, signal
     const ended = await reports.finish(reportId, { status: 'completed', outcome, passed }, undefined, attempt);
     if (ended) recordReportEnd(ended);
     // A test's results belong to its report, not to the history the index summarises.
-    if (ended && recordsHistory(report)) await announceKnowledgeChange(ctx, { type: 'results', id: reportId });
+    if (ended && recordsHistory(report)) await announce(ctx, reportId);
   } catch (error) {
     if (signal?.aborted) {
       logger.warn({ reportId }, 'an evaluation was stopped with the function running it; the sweeper runs it again');

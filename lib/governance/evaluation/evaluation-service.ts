@@ -1,7 +1,10 @@
+import type { Database } from '#lib/db/client';
+import { inTransaction } from '#lib/db/transaction';
 import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 import { logger } from '#lib/logging/logger';
-import { announceKnowledgeChange } from '#lib/outbox/knowledge-changes';
+import { dispatchInBackground } from '#lib/outbox/background-dispatch';
+import { announceKnowledgeChange, announceKnowledgeChangeIn } from '#lib/outbox/knowledge-changes';
 
 import type { ReportRequest } from '../../../drizzle/schema/json-columns';
 import type { GovernanceContext } from '../context';
@@ -42,6 +45,40 @@ async function start(ctx: GovernanceContext, report: NewReport, waitMs: number, 
   return finished.status === 'completed' || finished.status === 'failed' ? { finished: true, report: finished } : { finished: false, reportId: created.id };
 }
 
+/**
+ * The deploy gate's path (issue 46): one descriptor whose every policy the native CUE evaluator
+ * judges in process is read, judged and written, report born and finished with its results, in
+ * one transaction (the pairs it defers to the reference evaluator included), then answered. A
+ * transaction-bound context: every repository on the way works in it. Undefined when the work is
+ * not local (another engine, a previous_vs_current policy, another evaluator setting): the report
+ * is then run as any other.
+ */
+async function evaluateInOneTransaction(
+  ctx: GovernanceContext,
+  input: EvaluateInput,
+  options: { subject: string; speaksFor: boolean; signal?: AbortSignal },
+): Promise<Started | undefined> {
+  if (ctx.settings.cueConfig.evaluator !== 'native') return undefined;
+  const answered = await inTransaction(ctx.database, 'an evaluation of one descriptor', async (tx) => {
+    const local: GovernanceContext = { ...ctx, database: { ...ctx.database, db: tx as unknown as Database['db'] } };
+    const { report, entities } = await evaluationOf(local, input, options);
+    if (!entities.every((entity) => entity.engine === 'cue' && entity.evaluator === 'native' && entity.strategy !== 'previous_vs_current')) return undefined;
+    const created = await new ReportRepository(local.database).create(report);
+    let announced = false;
+    await runReport(local, created.id, options.signal, async (within, id) => {
+      await announceKnowledgeChangeIn(within.database, tx, { type: 'results', id });
+      announced = true;
+    });
+    return { report: await getEvaluationReport(local, created.id), announced };
+  });
+  if (!answered) return undefined;
+  // The knowledge index's message is delivered once it is committed.
+  if (answered.announced) dispatchInBackground(ctx);
+  const { report } = answered;
+  // A run stopped with the function (its signal) gave the report back: the sweeper runs it.
+  return report.status === 'completed' || report.status === 'failed' ? { finished: true, report } : { finished: false, reportId: report.id };
+}
+
 async function requireType(ctx: GovernanceContext, name: string) {
   const type = await new ResourceTypeRepository(ctx.database).find(name);
   if (!type) throw new InvalidInput([{ path: 'resourceType', message: `no resource type is named "${name}"` }]);
@@ -58,6 +95,16 @@ export async function evaluate(
   input: EvaluateInput,
   { subject, speaksFor, waitMs, signal }: { subject: string; speaksFor: boolean; waitMs: number; signal?: AbortSignal },
 ): Promise<Started> {
+  if (waitMs > 0) {
+    const direct = await evaluateInOneTransaction(ctx, input, { subject, speaksFor, signal });
+    if (direct) return direct;
+  }
+  const { report } = await evaluationOf(ctx, input, { subject, speaksFor });
+  return start(ctx, report, waitMs, signal);
+}
+
+/** What an Evaluate call asks: its report, with the active deployment-time entities of the descriptor's type and environment. */
+async function evaluationOf(ctx: GovernanceContext, input: EvaluateInput, { subject, speaksFor }: { subject: string; speaksFor: boolean }) {
   const type = await requireType(ctx, input.resourceType);
   await requireKnownEnvironment(ctx, input.environment, 'environment');
   const descriptor = parseDescriptor(input.descriptor);
@@ -70,20 +117,16 @@ export async function evaluate(
     descriptor,
     ...(speaksFor ? {} : { dryRun: true as const }),
   };
-  return start(
-    ctx,
-    {
-      scope: 'resource',
-      cause: 'evaluate',
-      environment: input.environment,
-      resourceType: type.name,
-      labels: input.labels,
-      request,
-      createdBy: subject,
-    },
-    waitMs,
-    signal,
-  );
+  const report: NewReport = {
+    scope: 'resource',
+    cause: 'evaluate',
+    environment: input.environment,
+    resourceType: type.name,
+    labels: input.labels,
+    request,
+    createdBy: subject,
+  };
+  return { report, entities };
 }
 
 /**
