@@ -5,6 +5,8 @@
  * sigma); its `\s` is another set of white space (U+FEFF, not U+0085).
  */
 
+import { BeyondNative } from './beyond-native';
+
 /** unicode.IsSpace: the Latin-1 spaces and U+0085, U+00A0, then the White_Space property. */
 const SPACES = new Set([
   0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028,
@@ -65,10 +67,25 @@ export function toTitleRune(codePoint: number): number {
 /** Only ASCII: no rune whose case maps differ from JavaScript's. */
 const isAscii = (text: string): boolean => !/[\u0080-\uffff]/.test(text);
 
+/**
+ * Letters Unicode paired with a case after 12.0, the tables of CUE v0.4's Go (Latin Extended-D from
+ * U+A7C0, Glagolitic U+2C2F and U+2C5F, Cyrillic U+1C89-U+1C8A, Vithkuqi, Garay, `ƛ`, `ɤ`): Go leaves them as they are.
+ */
+const NEWER_CASE = /[\u019b\u0264\u1c89\u1c8a\u2c2f\u2c5f\ua7c0-\ua7ff\u{10570}-\u{105bf}\u{10d40}-\u{10d8f}]/u;
+
+/** A rune mapped; one whose mapping is newer than CUE's tables is CUE's to judge (BeyondNative). */
+function mapped(character: string, mapping: (codePoint: number) => number): string {
+  const codePoint = character.codePointAt(0) as number;
+  const result = mapping(codePoint);
+  if (result !== codePoint && NEWER_CASE.test(character))
+    throw new BeyondNative(`the case of U+${codePoint.toString(16).toUpperCase()} is newer than CUE's Unicode tables`);
+  return String.fromCodePoint(result);
+}
+
 /** strings.Map of a rune mapping. */
 function mapRunes(text: string, mapping: (codePoint: number) => number): string {
   let out = '';
-  for (const character of text) out += String.fromCodePoint(mapping(character.codePointAt(0) as number));
+  for (const character of text) out += mapped(character, mapping);
   return out;
 }
 
@@ -84,7 +101,7 @@ export function mapWordStarts(text: string, mapping: (codePoint: number) => numb
   let previous = 0x20;
   for (const character of text) {
     const codePoint = character.codePointAt(0) as number;
-    out += isSpace(previous) ? String.fromCodePoint(mapping(codePoint)) : character;
+    out += isSpace(previous) ? mapped(character, mapping) : character;
     previous = codePoint;
   }
   return out;
