@@ -14,7 +14,7 @@ import { type BenchWorld, evaluatorSetting, startBenchWorld } from './bench-worl
 import { benchDescriptor, benchPolicies } from './evaluate-api';
 
 const ALTERNATING = 60;
-const COUNTED = 50;
+const COUNTED = 200;
 const PER_LEVEL = 120;
 const LEVELS = [1, 4, 8];
 
@@ -97,7 +97,7 @@ ${evaluatorSetting('native')}`);
     const before = await transactions(world);
     for (let i = 0; i < COUNTED; i++) await evaluate(5000 + i);
     const after = await transactions(world);
-    // The two counter reads are transactions of their own.
+    // The two counter reads are transactions of their own; a scheduled function (the outbox dispatcher, each minute) may add a few.
     console.log(`    PostgreSQL transactions per Evaluate: ${((after - before - 2) / COUNTED).toFixed(1)} (over ${COUNTED} calls; target <= 3)`);
   } finally {
     await world.stop();

@@ -15,7 +15,7 @@ import { evaluateEntities } from '../engines/engines';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import { EntityRepository, type EntityRow } from '../policies/entity-repository';
 import { pageSizeOf } from '../resource-types/resource-type';
-import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
+import { ResourceTypeRepository, type ResourceTypeRow } from '../resource-types/resource-type-repository';
 import { parseDescriptor, scalarFieldOf } from './descriptor';
 import { DisagreementRepository, type NewDisagreement } from './disagreement-repository';
 import { type ErrorLocation, locateCueErrors } from './error-locations';
@@ -246,6 +246,11 @@ export async function entitiesOf(database: Database, request: ReportRequest): Pr
 export async function perimeterOf(database: Database, settings: Settings, resourceType: string): Promise<ReportPerimeter> {
   const type = await new ResourceTypeRepository(database).find(resourceType);
   if (!type) throw new Error(`The resource type ${resourceType} no longer exists`);
+  return perimeterFrom(type, settings);
+}
+
+/** The same, of a resource type already read. */
+export function perimeterFrom(type: ResourceTypeRow, settings: Settings): ReportPerimeter {
   return {
     resourceType: type.name,
     url: type.resolverUrl,
@@ -292,12 +297,7 @@ async function run(ctx: RunContext, request: ReportRequest): Promise<void> {
  * that runs it is about to stop): the report is given back for the sweeper to run again; or when it
  * outlasts evaluation.run-timeout: the report fails, naming the setting.
  */
-export async function runReport(
-  ctx: GovernanceContext,
-  reportId: string,
-  signal?: AbortSignal,
-  announce: (ctx: GovernanceContext, reportId: string) => Promise<void> = (context, id) => announceKnowledgeChange(context, { type: 'results', id }),
-): Promise<void> {
+export async function runReport(ctx: GovernanceContext, reportId: string, signal?: AbortSignal): Promise<void> {
   const { database, settings } = ctx;
   const reports = new ReportRepository(database);
   const report = await reports.claim(reportId, LEASE_MS);
@@ -316,7 +316,7 @@ export async function runReport(
     const ended = await reports.finish(reportId, { status: 'completed', outcome, passed }, undefined, attempt);
     if (ended) recordReportEnd(ended);
     // A test's results belong to its report, not to the history the index summarises.
-    if (ended && recordsHistory(report)) await announce(ctx, reportId);
+    if (ended && recordsHistory(report)) await announceKnowledgeChange(ctx, { type: 'results', id: reportId });
   } catch (error) {
     if (signal?.aborted) {
       logger.warn({ reportId }, 'an evaluation was stopped with the function running it; the sweeper runs it again');

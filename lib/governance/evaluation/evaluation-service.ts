@@ -5,6 +5,7 @@ import { listBody, type Pagination } from '#lib/http/pagination';
 import { logger } from '#lib/logging/logger';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
 import { announceKnowledgeChange, announceKnowledgeChangeIn } from '#lib/outbox/knowledge-changes';
+import { callerTargetTimeoutsOf } from '#lib/platform/http-client';
 
 import type { ReportRequest } from '../../../drizzle/schema/json-columns';
 import type { GovernanceContext } from '../context';
@@ -17,11 +18,12 @@ import { ResourceTypeRepository } from '../resource-types/resource-type-reposito
 import { parseDescriptor } from './descriptor';
 import type { CueDisagreement, DisagreementFilters } from './disagreement';
 import { DisagreementRepository, type DisagreementRow } from './disagreement-repository';
-import { runReport } from './evaluation-runner';
-import { outcomeOf } from './outcome';
+import { evaluateCandidates, perimeterFrom, type RunContext, runReport } from './evaluation-runner';
+import { outcomeOf, overallOutcome } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
 import { getEvaluationReport, representResult } from './report-reading';
-import { type NewReport, ReportRepository } from './report-repository';
+import { recordReportEnd } from './report-metrics';
+import { type NewReport, recordsHistory, ReportRepository } from './report-repository';
 import { resourceIdentity } from './resource-identity';
 import { ResultRepository } from './result-repository';
 
@@ -47,36 +49,49 @@ async function start(ctx: GovernanceContext, report: NewReport, waitMs: number, 
 
 /**
  * The deploy gate's path (issue 46): one descriptor whose every policy the native CUE evaluator
- * judges in process is read, judged and written, report born and finished with its results, in
- * one transaction (the pairs it defers to the reference evaluator included), then answered. A
- * transaction-bound context: every repository on the way works in it. Undefined when the work is
- * not local (another engine, a previous_vs_current policy, another evaluator setting): the report
- * is then run as any other.
+ * judges in process is read, judged and written in one transaction (the pairs it defers to the
+ * reference evaluator included): the report is written running with its totals, the results
+ * appended, the report finished, and the answer read back; no lease, no progress, nothing for the
+ * sweeper. A transaction-bound context: every repository on the way works in it. Undefined when
+ * the work is not local (another engine, a previous_vs_current policy, another evaluator
+ * setting): the report is then run as any other.
  */
 async function evaluateInOneTransaction(
   ctx: GovernanceContext,
   input: EvaluateInput,
   options: { subject: string; speaksFor: boolean; signal?: AbortSignal },
 ): Promise<Started | undefined> {
-  if (ctx.settings.cueConfig.evaluator !== 'native') return undefined;
+  const { settings } = ctx;
+  if (settings.cueConfig.evaluator !== 'native') return undefined;
   const answered = await inTransaction(ctx.database, 'an evaluation of one descriptor', async (tx) => {
     const local: GovernanceContext = { ...ctx, database: { ...ctx.database, db: tx as unknown as Database['db'] } };
-    const { report, entities } = await evaluationOf(local, input, options);
+    const { report, entities, type } = await evaluationOf(local, input, options);
     if (!entities.every((entity) => entity.engine === 'cue' && entity.evaluator === 'native' && entity.strategy !== 'previous_vs_current')) return undefined;
-    const created = await new ReportRepository(local.database).create(report);
-    let announced = false;
-    await runReport(local, created.id, options.signal, async (within, id) => {
-      await announceKnowledgeChangeIn(within.database, tx, { type: 'results', id });
-      announced = true;
-    });
+    const reports = new ReportRepository(local.database);
+    const created = await reports.create({ ...report, status: 'running', total: entities.length, done: entities.length });
+    const { request } = report;
+    if (request.mode !== 'descriptor') throw new Error('an Evaluate report names its descriptor');
+    const run: RunContext = {
+      database: local.database,
+      settings,
+      report: created,
+      environment: input.environment,
+      perimeter: perimeterFrom(type, settings),
+      timeouts: callerTargetTimeoutsOf(settings),
+      signal: options.signal,
+    };
+    const rows = await evaluateCandidates(run, entities, [{ identity: request.resource, descriptor: request.descriptor, deployed: undefined }]);
+    await new ResultRepository(local.database).append(rows);
+    const ended = await reports.finish(created.id, { status: 'completed', ...overallOutcome(rows.map((row) => row.outcome)) });
+    if (ended) recordReportEnd(ended);
+    const announced = Boolean(ended && recordsHistory(created));
+    if (announced) await announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id });
     return { report: await getEvaluationReport(local, created.id), announced };
   });
   if (!answered) return undefined;
   // The knowledge index's message is delivered once it is committed.
   if (answered.announced) dispatchInBackground(ctx);
-  const { report } = answered;
-  // A run stopped with the function (its signal) gave the report back: the sweeper runs it.
-  return report.status === 'completed' || report.status === 'failed' ? { finished: true, report } : { finished: false, reportId: report.id };
+  return { finished: true, report: answered.report };
 }
 
 async function requireType(ctx: GovernanceContext, name: string) {
@@ -126,7 +141,7 @@ async function evaluationOf(ctx: GovernanceContext, input: EvaluateInput, { subj
     request,
     createdBy: subject,
   };
-  return { report, entities };
+  return { report, entities, type };
 }
 
 /**

@@ -19,7 +19,11 @@ export class ReportRepository {
     return this.database.tables.evaluationReports;
   }
 
-  async create(report: NewReport, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<ReportRow> {
+  /** A new report; one run in the call that creates it may be written `running` with its totals (`evaluateInOneTransaction`). */
+  async create(
+    report: NewReport & Partial<Pick<ReportRow, 'status' | 'total' | 'done'>>,
+    tx: Pick<Transaction, 'insert'> = this.database.db,
+  ): Promise<ReportRow> {
     const [row] = await tx.insert(this.table).values(report).returning();
     return row;
   }

@@ -7,7 +7,8 @@ import type { Pagination } from '#lib/http/pagination';
 
 import { NO_DESCRIPTOR_CONFIGURATION, pageSizeOf, type ResourceTypeDefinition, type ResourceTypeRepresentation } from './resource-type';
 
-type Row = Database['tables']['resourceTypes']['$inferSelect'];
+export type ResourceTypeRow = Database['tables']['resourceTypes']['$inferSelect'];
+type Row = ResourceTypeRow;
 
 export function represent(row: Row): ResourceTypeRepresentation {
   return {
