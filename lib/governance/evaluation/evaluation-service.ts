@@ -21,8 +21,8 @@ import { DisagreementRepository, type DisagreementRow } from './disagreement-rep
 import { evaluateCandidates, perimeterFrom, type RunContext, runReport } from './evaluation-runner';
 import { outcomeOf, overallOutcome } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
-import { getEvaluationReport, representResult } from './report-reading';
 import { recordReportEnd } from './report-metrics';
+import { getEvaluationReport, representResult } from './report-reading';
 import { type NewReport, recordsHistory, ReportRepository } from './report-repository';
 import { resourceIdentity } from './resource-identity';
 import { ResultRepository } from './result-repository';
