@@ -139,7 +139,7 @@ function unreadableIn(descriptor: unknown): NativeVerdict | undefined {
     else if (Array.isArray(value)) value.forEach((item, index) => visit(item, [...path, String(index)]));
     else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
-        found ??= key.includes('\ufeff') ? failure('illegal byte order mark') : unreadableText(key, path);
+        found ??= unreadableText(key, path);
         visit(item, [...path, key]);
       }
     }
