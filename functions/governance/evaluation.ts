@@ -11,11 +11,17 @@ import * as reports from '#lib/governance/evaluation/report-reading';
 import { startedResponse } from '#lib/governance/evaluation/started-response';
 import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const evaluate = governanceHandler(evaluateEndpoint, async ({ body, principal, headers, authorize, signal }, ctx) => {
+export const evaluate = governanceHandler(evaluateEndpoint, async ({ body, principal, headers, authorize, signal, auditIn }, ctx) => {
   const scope = { resourceType: body.resourceType, environment: body.environment };
   authorize(scope);
-  return startedResponse(headers, (waitMs) =>
-    evaluation.evaluate(ctx, body, { subject: principal.subject, speaksFor: speaksFor(principal, scope), waitMs, signal }),
+  return startedResponse(headers, (waitMs, answerOf) =>
+    evaluation.evaluate(ctx, body, {
+      subject: principal.subject,
+      speaksFor: speaksFor(principal, scope),
+      waitMs,
+      signal,
+      auditIn: (tx, reportId) => auditIn(tx, answerOf(reportId)),
+    }),
   );
 });
 

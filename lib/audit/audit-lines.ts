@@ -1,5 +1,6 @@
 import type { Database } from '#lib/db/client';
 
+import { linkBeforeReading } from './audit-chainer';
 import { type AuditRange, AuditRepository } from './audit-repository';
 
 /** Records read from the database at a time, and most bytes (UTF-8) of one answer: Lambda answers at most 6 MB. */
@@ -12,8 +13,12 @@ export interface AuditLines {
   readonly after?: number;
 }
 
-/** The records of the range, page after page of the table, until the range ends or the answer is full (at least one record). */
+/**
+ * The records of the range, page after page of the table, until the range ends or the answer is full
+ * (at least one record). A first page links what waits first; a next page (`after`) reads on.
+ */
 export async function auditLines(database: Database, range: AuditRange): Promise<AuditLines> {
+  if (range.after === undefined) await linkBeforeReading(database);
   const repository = new AuditRepository(database);
   const lines: string[] = [];
   let bytes = 0;

@@ -2,7 +2,7 @@ import { and, asc, desc, gt, gte, lt, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import { storableCopy } from '#lib/db/storable-text';
-import { inTransaction, type Transaction } from '#lib/db/transaction';
+import type { Transaction } from '#lib/db/transaction';
 
 import { type ChainedRecord, GENESIS_HASH, hashOf } from './audit-chain';
 
@@ -23,7 +23,7 @@ export interface AuditRange {
   readonly after?: number;
 }
 
-/** The audit chain in audit_records: appended one at a time, read in order. */
+/** The audit chain in audit_records: appended in turns (lib/audit/audit-chainer.ts), read in order. */
 export class AuditRepository {
   constructor(private readonly database: Database) {}
 
@@ -32,30 +32,41 @@ export class AuditRepository {
   }
 
   /**
-   * Appends `record` as the next link of the chain, seq one more than the last. Appends take turns
-   * (a transaction-scoped advisory lock keyed by the schema), so no two chain onto the same record. recordedAt never
-   * goes back from the record before, so a time range is a run of consecutive records.
+   * Takes the chain's turn for the rest of `tx` (a transaction-scoped advisory lock keyed by the
+   * schema), so that no two chainers link onto the same record: waits for it, or, unless `wait`,
+   * answers false at once when another chainer has it.
    */
-  append(record: Record<string, unknown>, tx?: Transaction): Promise<void> {
-    return tx ? this.appendIn(tx, record) : inTransaction(this.database, 'audit chain append', (own) => this.appendIn(own, record));
+  async takeTurn(tx: Transaction, wait: boolean): Promise<boolean> {
+    const key = sql`hashtext(${`cgp-audit-chain:${this.database.schemaName}`})`;
+    if (wait) {
+      await tx.execute(sql`select pg_advisory_xact_lock(${key})`);
+      return true;
+    }
+    const [row] = await tx.execute<{ taken: boolean }>(sql`select pg_try_advisory_xact_lock(${key}) as taken`);
+    return row.taken;
   }
 
-  private async appendIn(tx: Transaction, record: Record<string, unknown>): Promise<void> {
+  /**
+   * Appends `records`, in order, as the next links of the chain, in one statement: seq one more
+   * than the last, each hashed with the one before. The caller has the turn (takeTurn). recordedAt
+   * never goes back from the record before, so a time range is a run of consecutive records.
+   */
+  async append(records: readonly Record<string, unknown>[], tx: Transaction): Promise<void> {
+    if (records.length === 0) return;
     const t = this.table;
-    // What jsonb will hold (no NUL, no lone surrogate, no undefined): the hash must be of what is read back.
-    const stored = storableCopy(record);
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`cgp-audit-chain:${this.database.schemaName}`}))`);
     const [last] = await tx.select().from(t).orderBy(desc(t.seq)).limit(1);
-    const now = Date.now();
-    const link = {
-      // The one after the last, under the lock: seq has no gaps (a sequence's would, after a rolled-back
-      // append), so a missing seq is a removed record (`cgp audit verify`).
-      seq: (last?.seq ?? 0) + 1,
-      recordedAt: new Date(last ? Math.max(now, last.recordedAt.getTime()) : now).toISOString(),
-      record: stored,
-      previousHash: last?.hash ?? GENESIS_HASH,
-    };
-    await tx.insert(t).values({ ...link, recordedAt: new Date(link.recordedAt), hash: hashOf(link) });
+    const recordedAt = new Date(last ? Math.max(Date.now(), last.recordedAt.getTime()) : Date.now()).toISOString();
+    let previous = last ? { seq: last.seq, hash: last.hash } : { seq: 0, hash: GENESIS_HASH };
+    const links = records.map((record) => {
+      // What jsonb will hold (no NUL, no lone surrogate, no undefined): the hash must be of what is read back.
+      // seq is the one after the last, under the turn: it has no gaps (a sequence's would, after a
+      // rolled-back append), so a missing seq is a removed record (`cgp audit verify`).
+      const link = { seq: previous.seq + 1, recordedAt, record: storableCopy(record), previousHash: previous.hash };
+      const hash = hashOf(link);
+      previous = { seq: link.seq, hash };
+      return { ...link, recordedAt: new Date(recordedAt), hash };
+    });
+    await tx.insert(t).values(links);
   }
 
   /** Up to `limit` records of the range, oldest first. */

@@ -1,8 +1,8 @@
 import { registerLocalSender } from '#lib/outbox/outbox-dispatcher';
 
-import { AuditRepository } from './audit-repository';
+import { linkPendingRecords } from './audit-chainer';
 
-/** The outbox topic `chain` in this process: an audit-chain link written ahead of a call, appended to the chain when delivered. */
+/** The outbox topic `chain` in this process: the records of calls, linked to the audit chain in batches by the chainer, one chainer at a time. */
 export function registerChainSender(): void {
-  registerLocalSender('chain', (record, tx, database) => new AuditRepository(database).append(record, tx));
+  registerLocalSender('chain', { drain: (database) => linkPendingRecords(database, { wait: false }) });
 }

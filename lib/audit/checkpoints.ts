@@ -10,6 +10,7 @@ import { runtimeEnvironment } from '#lib/settings/environment';
 import type { Settings } from '#lib/settings/index';
 import { localSecret } from '#lib/settings/local-secret';
 
+import { linkBeforeReading } from './audit-chainer';
 import { type Checkpoint, keyIdOf, publicKeyPem, signCheckpoint, signingKeyOf } from './checkpoint-signature';
 
 type Row = Database['tables']['auditCheckpoints']['$inferSelect'];
@@ -56,9 +57,11 @@ export async function checkpointKey(settings: Settings): Promise<{ publicKey: st
  * transaction, copied outside this database: to the platform's audit receiver (`audit.enabled`) and
  * to the Object Lock bucket (`audit-chain.checkpoint-bucket`), as audit-checkpoints/<seq>-<signedAt>.json.
  * Undefined when the chain is empty. Unless `always`, only when the head moved since the newest checkpoint.
+ * What waits to be linked is linked first.
  */
 export async function takeCheckpoint({ database, settings }: ServiceContext, always: boolean): Promise<Checkpoint | undefined> {
   const key = await signingKeyFor(settings);
+  await linkBeforeReading(database);
   const records = database.tables.auditRecords;
   const checkpoints = database.tables.auditCheckpoints;
   const [head] = await database.db.select({ seq: records.seq, hash: records.hash }).from(records).orderBy(desc(records.seq)).limit(1);

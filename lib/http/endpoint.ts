@@ -2,6 +2,7 @@ import type { z } from 'zod';
 
 import type { Access, Scope, ScopeRule } from '#lib/authorization/access';
 import type { Permission } from '#lib/authorization/roles';
+import type { Transaction } from '#lib/db/transaction';
 import type { Logger } from '#lib/logging/logger';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -94,6 +95,18 @@ export interface HttpRequest<E extends Endpoint> {
   readonly authorize: (scope: Scope) => void;
   /** Aborted when the function is about to run out of time: pass it to outbound calls. */
   readonly signal: AbortSignal;
+  /**
+   * Writes the call's audit records (written ahead of it) with the answer it is about to give, in
+   * `tx`, the transaction of its change: they commit with it, and nothing more is written for them
+   * once the call answers (lib/http/middleware/audit.ts). Nothing for a read.
+   */
+  readonly auditIn: (tx: Transaction, answer: AuditOutcome) => Promise<void>;
+}
+
+/** What a call answers, as its audit record says it: the status, and what it created or answered when the answer names it. */
+export interface AuditOutcome {
+  readonly status: number | undefined;
+  readonly location?: string;
 }
 
 export interface HttpResult {

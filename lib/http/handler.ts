@@ -13,7 +13,7 @@ import { authenticate } from './authentication';
 import { serviceFrame, serviceSettings } from './composition';
 import { problemOfDomainError } from './domain-problems';
 import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
-import { audit } from './middleware/audit';
+import { audit, auditIn } from './middleware/audit';
 import { jsonBody } from './middleware/json-body';
 import { problemErrors } from './middleware/problem-errors';
 import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal, requestLogOf } from './middleware/request-context';
@@ -153,6 +153,7 @@ export function httpHandler<E extends Endpoint>(
         principal,
         authorize,
         signal,
+        auditIn: auditIn(event),
       });
       // An endpoint whose permission depends on what it acts on must have checked it.
       if (typeof endpoint.access === 'object' && endpoint.access.scope === 'resource' && !authorized)

@@ -55,5 +55,5 @@ export async function markSourcesStale(
 
 /** The topic `index` in this process: a process that announces changes applies them too; the scheduled dispatcher registers it. */
 export function registerIndexSender(): void {
-  registerLocalSender('index', (payload, tx, database) => markSourcesStale(database, (payload.sources ?? []) as ChangedSource[], tx));
+  registerLocalSender('index', { local: (payload, tx, database) => markSourcesStale(database, (payload.sources ?? []) as ChangedSource[], tx) });
 }

@@ -16,10 +16,18 @@ type Payload = Record<string, unknown>;
  * may get a message twice: a dispatcher that dies after sending, before marking it); or into
  * tables of ours, in the transaction that marks the message delivered (exactly once).
  */
-type Sender = { readonly remote: (payload: Payload, idempotencyKey: string) => Promise<void> } | { readonly local: LocalSender };
+type Sender =
+  { readonly remote: (payload: Payload, idempotencyKey: string) => Promise<void> } | { readonly local: LocalSender } | { readonly drain: LocalDrain };
 
 /** How a topic of ours is applied: in the transaction that marks its message delivered. */
 export type LocalSender = (payload: Payload, tx: Transaction, database: Database) => Promise<void>;
+
+/**
+ * A topic of ours applied in batches by a receiver that takes its due messages itself, each batch
+ * in the transaction that marks it delivered (the audit chain: lib/audit/audit-chainer.ts);
+ * answers how many it delivered.
+ */
+export type LocalDrain = (database: Database) => Promise<number>;
 
 /**
  * What delivering the outbox needs: a sender per topic (a topic without one waits for a dispatcher
@@ -41,15 +49,15 @@ const LONGEST_RETRY_MS = 15 * 60_000;
 /** The header every remote delivery carries, with the `idempotencyKey` of the payload. */
 const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
-const localSenders = new Map<OutboxTopic, LocalSender>();
+const localSenders = new Map<OutboxTopic, Sender>();
 
 /**
  * Registers how this process applies a topic of ours (`chain`: lib/audit/chain-sender.ts, by every
- * HTTP function; `index`: knowledge-changes.ts, by a process that announces a change). A process
- * that has not registered a topic leaves its messages to one that has: the scheduled dispatcher
- * registers every one.
+ * HTTP function; `index`: knowledge-changes.ts, by a process that announces a change): one message
+ * at a time (`local`) or in batches (`drain`). A process that has not registered a topic leaves its
+ * messages to one that has: the scheduled dispatcher registers every one.
  */
-export function registerLocalSender(topic: OutboxTopic, sender: LocalSender): void {
+export function registerLocalSender(topic: OutboxTopic, sender: { local: LocalSender } | { drain: LocalDrain }): void {
   localSenders.set(topic, sender);
 }
 
@@ -67,7 +75,7 @@ export function platformDelivery(settings: Settings): OutboxDelivery {
     };
   return {
     senders: {
-      ...Object.fromEntries([...localSenders].map(([topic, local]) => [topic, { local }])),
+      ...Object.fromEntries(localSenders),
       audit: { remote: post(`${settings.platformServices.audit.auditPath.replace(/\/+$/, '')}/audit`) },
       notification: {
         remote: async (payload, key) => {
@@ -94,7 +102,13 @@ export function platformDelivery(settings: Settings): OutboxDelivery {
   };
 }
 
-async function deliver(database: Database, repository: OutboxRepository, delivery: OutboxDelivery, sender: Sender, message: OutboxMessage): Promise<boolean> {
+async function deliver(
+  database: Database,
+  repository: OutboxRepository,
+  delivery: OutboxDelivery,
+  sender: Exclude<Sender, { drain: LocalDrain }>,
+  message: OutboxMessage,
+): Promise<boolean> {
   try {
     if ('remote' in sender) {
       await sender.remote(message.payload, message.idempotencyKey);
@@ -127,7 +141,7 @@ async function dispatchTopic(
   database: Database,
   delivery: OutboxDelivery,
   topic: OutboxTopic,
-  sender: Sender,
+  sender: Exclude<Sender, { drain: LocalDrain }>,
   until: number,
   counts: { delivered: number; failed: number },
 ) {
@@ -170,8 +184,19 @@ export async function dispatchOutbox(
   await Promise.all(
     topics.flatMap((topic) => {
       const sender = delivery.senders[topic];
-      return sender ? [dispatchTopic(database, delivery, topic, sender, until, counts)] : [];
+      if (!sender) return [];
+      return 'drain' in sender ? [drainTopic(database, topic, sender.drain, counts)] : [dispatchTopic(database, delivery, topic, sender, until, counts)];
     }),
   );
   return counts;
+}
+
+/** A topic whose receiver takes its messages itself; its failure is its own (it keeps them due and logs why). */
+async function drainTopic(database: Database, topic: OutboxTopic, drain: LocalDrain, counts: { delivered: number; failed: number }) {
+  const delivered = await drain(database).catch(() => {
+    counts.failed++;
+    return 0;
+  });
+  counts.delivered += delivered;
+  recordMetric('OutboxDelivered', MetricUnit.Count, delivered, { topic });
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
 import { deleteSome } from '#lib/db/purge';
@@ -23,13 +23,17 @@ export class OutboxRepository {
   }
 
   /**
-   * Writes messages that are not due before `holdMs` (records written ahead of what they record),
-   * in one statement; answers their ids in order. `release` makes one due with its final payload;
-   * if nobody does, it is delivered as written once the hold is over.
+   * Writes messages that are not due before `holdMs` (records written ahead of what they record;
+   * 0: due now), in one statement; answers their ids in order. `release` makes them due with their
+   * final payloads; if nobody does, they are delivered as written once the hold is over.
    */
-  async hold(messages: ReadonlyArray<{ topic: OutboxTopic; payload: Record<string, unknown> }>, holdMs: number): Promise<number[]> {
+  async hold(
+    messages: ReadonlyArray<{ topic: OutboxTopic; payload: Record<string, unknown> }>,
+    holdMs: number,
+    tx: Pick<Transaction, 'insert'> = this.database.db,
+  ): Promise<number[]> {
     const due = sql`now() + make_interval(secs => ${holdMs / 1000})`;
-    const rows = await this.database.db
+    const rows = await tx
       .insert(this.table)
       .values(messages.map(({ topic, payload }) => ({ topic, payload: storableCopy(payload), nextAttemptAt: due })))
       .returning({ id: this.table.id });
@@ -37,22 +41,41 @@ export class OutboxRepository {
     return rows.map(({ id }) => id).sort((a, b) => a - b);
   }
 
-  /** Takes a held message to apply it here (a receiver of ours), in `tx`: false when it was delivered already. */
-  async takeHeld(id: number, tx: Pick<Transaction, 'update'>): Promise<boolean> {
-    const taken = await tx
-      .update(this.table)
-      .set({ deliveredAt: new Date() })
-      .where(and(eq(this.table.id, id), isNull(this.table.deliveredAt)))
-      .returning({ id: this.table.id });
-    return taken.length > 0;
+  /** Gives held messages their final payloads and makes them due now (those not delivered meanwhile), in one statement. */
+  async release(released: ReadonlyArray<{ id: number; payload: Record<string, unknown> }>, tx: Pick<Transaction, 'execute'> = this.database.db): Promise<void> {
+    if (released.length === 0) return;
+    const t = this.table;
+    const values = sql.join(
+      released.map(({ id, payload }) => sql`(${id}::bigint, ${JSON.stringify(storableCopy(payload))}::jsonb)`),
+      sql`, `,
+    );
+    await tx.execute(sql`
+      update ${t} set payload = released.payload, next_attempt_at = now()
+      from (values ${values}) as released (id, payload)
+      where ${t.id} = released.id and ${t.deliveredAt} is null`);
   }
 
-  /** Gives a held message its final payload and makes it due now (unless it was delivered meanwhile). */
-  async release(id: number, payload: Record<string, unknown>, tx: Pick<Transaction, 'update'> = this.database.db): Promise<void> {
-    await tx
-      .update(this.table)
-      .set({ payload: storableCopy(payload), nextAttemptAt: sql`now()` })
-      .where(and(eq(this.table.id, id), isNull(this.table.deliveredAt)));
+  /**
+   * In `tx`, takes up to `limit` due messages of `topic`, oldest first, locking them until `tx`
+   * ends (those another transaction holds are skipped): for a receiver of ours that applies a batch
+   * in one transaction and marks it delivered there (`delivered`). With `retrying`, also those that
+   * failed and wait for their retry.
+   */
+  async takeDue(
+    topic: OutboxTopic,
+    limit: number,
+    tx: Pick<Transaction, 'select'>,
+    { retrying }: { retrying: boolean },
+  ): Promise<Array<Pick<OutboxMessage, 'id' | 'payload' | 'attempts'>>> {
+    const t = this.table;
+    const due = lte(t.nextAttemptAt, sql`now()`);
+    return tx
+      .select({ id: t.id, payload: t.payload, attempts: t.attempts })
+      .from(t)
+      .where(and(eq(t.topic, topic), isNull(t.deliveredAt), isNull(t.deadAt), retrying ? or(due, gt(t.attempts, 0)) : due))
+      .orderBy(asc(t.id))
+      .limit(limit)
+      .for('update', { skipLocked: true });
   }
 
   /** The topics with a message due now (one short walk of the index of undelivered messages). */
@@ -93,9 +116,10 @@ export class OutboxRepository {
         .where(inArray(this.table.id, [...ids]));
   }
 
-  /** Marks a message delivered (in the transaction that applied it, for receivers that are ours). */
-  async delivered(id: number, tx: Pick<Transaction, 'update'> = this.database.db): Promise<void> {
-    await tx.update(this.table).set({ deliveredAt: new Date(), lastError: null }).where(eq(this.table.id, id));
+  /** Marks messages delivered (in the transaction that applied them, for receivers that are ours). */
+  async delivered(ids: number | readonly number[], tx: Pick<Transaction, 'update'> = this.database.db): Promise<void> {
+    const all = Array.isArray(ids) ? ids : [ids];
+    await tx.update(this.table).set({ deliveredAt: new Date(), lastError: null }).where(inArray(this.table.id, all));
   }
 
   /** A delivery failed: tried again at `retryAt`, or never again when `retryAt` is undefined (dead). */

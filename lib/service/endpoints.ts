@@ -15,6 +15,12 @@ const healthDetailSchema = z
       pending: z.number().int().describe('Messages neither delivered nor given up'),
       oldestAgeSeconds: ageSeconds.describe('The age of the oldest of them; null: none'),
     }),
+    auditChain: z.object({
+      unlinked: z.number().int().describe('Records of calls that answered, waiting to be linked into the audit chain'),
+      oldestUnlinkedAgeSeconds: ageSeconds.describe('How long the oldest of them has waited; null: none waits'),
+      linkWithinSeconds: z.number().int().describe('audit-chain.link-within: the longest a record may wait'),
+      lagging: z.boolean().describe('Whether a record has waited longer than linkWithinSeconds'),
+    }),
     cron: z.object({
       schedules: z.number().int().describe('Cron policies scheduled'),
       lastRunAt: z.iso.datetime().nullable().describe('The last scheduled run the dispatcher started; null: none yet'),
@@ -35,7 +41,7 @@ export const getHealthEndpoint = endpoint({
   operationId: 'getHealth',
   method: 'GET',
   path: '/health',
-  summary: 'Liveness and database reachability; with detail=true (an admin), the queue, the outbox and the last cron run',
+  summary: "Liveness and database reachability; with detail=true (an admin), the queue, the outbox, the audit chain's linking and the last cron run",
   tags: ['service'],
   public: true,
   query: z.object({ detail: z.enum(['true', 'false']).optional() }),

@@ -360,6 +360,9 @@ export const settingsSchema = z.strictObject({
     'signing-key': encryptionKey().optional(),
     // How often the chain's head is signed when it grew (by the outbox dispatcher's schedule).
     'checkpoint-interval': duration().default(300_000),
+    // The longest a call's record may wait to be linked into the chain (by the chainer after calls,
+    // and the outbox dispatcher's run each minute); /health?detail=true says when one waits longer.
+    'link-within': duration().default(120_000),
     // The S3 bucket with Object Lock each checkpoint is also copied to (the template's AuditCheckpointBucket); unset: none.
     'checkpoint-bucket': text().optional(),
   }),

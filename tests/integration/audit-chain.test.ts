@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type ChainedRecord, GENESIS_HASH, hashOf } from '#lib/audit/audit-chain';
+import { linkPendingRecords } from '#lib/audit/audit-chainer';
 import { AuditRepository } from '#lib/audit/audit-repository';
 import type { Database } from '#lib/db/client';
 import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
@@ -10,6 +11,7 @@ import type * as exceptionsModule from '../../functions/governance/exceptions';
 import type * as policiesModule from '../../functions/governance/policies';
 import { verifyLinks } from '../support/audit-links';
 import { testDatabase } from '../support/database';
+import { failingCompletion } from '../support/failing-completion';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 import { captureLogs } from '../support/log-capture';
@@ -42,8 +44,11 @@ const remotePolicy = (changes: Record<string, unknown> = {}) => ({
 const create = async (subject = 'alice', requestId = 'req-create') =>
   invoke(policies.createPolicy, { method: 'POST', path: BASE, body: remotePolicy(), headers: { ...(await as(subject)), 'x-request-id': requestId } });
 
-/** The whole chain as stored, oldest first. */
-const chain = () => new AuditRepository(database).page({}, 1_000_000);
+/** The whole chain as stored, oldest first, once what waits to be linked is (as the chainer does, and a reader of GET /audit). */
+const chain = async () => {
+  await linkPendingRecords(database, { wait: true });
+  return new AuditRepository(database).page({}, 1_000_000);
+};
 const records = async () => (await chain()).map((link) => link.record);
 /** Every record of `links` holds (from mid-chain: the first one's link taken as given). */
 const expectUnbroken = (links: ChainedRecord[], fromStart = true) =>
@@ -165,13 +170,13 @@ describe('the audit chain records every write', () => {
   });
 
   it('the database failing after the change: the call succeeds, the failure is logged, and the record written ahead is appended later', async () => {
-    await database.sql.unsafe(`alter table ${SCHEMA}.audit_records rename to audit_records_away`);
+    const undo = await failingCompletion(database, SCHEMA, 'req-unrecorded');
     const logs = captureLogs('error');
     try {
       expect((await create('erin', 'req-unrecorded')).status).toBe(201);
     } finally {
       logs.stop();
-      await database.sql.unsafe(`alter table ${SCHEMA}.audit_records_away rename to audit_records`);
+      await undo();
     }
     expect(logs.lines).toContainEqual(
       expect.objectContaining({
@@ -196,6 +201,28 @@ describe('the audit chain records every write', () => {
         operationId: 'createPolicy',
         outcome: 'unknown',
       },
+    ]);
+    expectUnbroken(await chain());
+  });
+
+  it('no call waits for the chain: with its table away the call succeeds, and its record waits, due, to be linked with its outcome once it is back', async () => {
+    await database.sql.unsafe(`alter table ${SCHEMA}.audit_records rename to audit_records_away`);
+    const logs = captureLogs('error');
+    try {
+      expect((await create('gina', 'req-chain-away')).status).toBe(201);
+      await backgroundDispatchSettled();
+    } finally {
+      logs.stop();
+      await database.sql.unsafe(`alter table ${SCHEMA}.audit_records_away rename to audit_records`);
+    }
+    expect(logs.lines).toContainEqual(expect.objectContaining({ msg: 'could not link audit records to the chain; they stay due and are tried again' }));
+    const [waiting] = await database.sql.unsafe(
+      `select attempts, last_error, delivered_at from ${SCHEMA}.outbox where topic = 'chain' and payload->>'requestId' = 'req-chain-away'`,
+    );
+    expect(waiting).toMatchObject({ attempts: 1, last_error: expect.stringContaining('audit_records'), delivered_at: null });
+    // Its retry comes after a backoff; a reader of the chain links it at once.
+    expect((await records()).filter((record) => record.requestId === 'req-chain-away')).toEqual([
+      expect.objectContaining({ subject: 'gina', status: 201, operationId: 'createPolicy' }),
     ]);
     expectUnbroken(await chain());
   });

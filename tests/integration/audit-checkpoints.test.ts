@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { linkPendingRecords } from '#lib/audit/audit-chainer';
 import { checkpointHolds } from '#lib/audit/checkpoint-signature';
 import { checkpointWhenDue } from '#lib/audit/checkpoints';
 import type { Database } from '#lib/db/client';
@@ -35,7 +36,9 @@ const write = async () =>
     body: { name: `audited ${Math.random()}`, resourceType: 'dataproduct', trigger: 'passive' },
     headers: await as(['admin']),
   });
+/** The chain's head once what waits is linked (as a checkpoint links first). */
 const head = async () => {
+  await linkPendingRecords(database, { wait: true });
   const [newest] = await database.sql.unsafe(`select seq::int as seq, hash from ${SCHEMA}.audit_records order by seq desc limit 1`);
   return { seq: Number(newest.seq), hash: String(newest.hash) };
 };

@@ -6,6 +6,7 @@ import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 import type * as resourceTypesModule from '../../functions/governance/resource-types';
 import { FakeServer } from '../fakes/fake-server';
 import { testDatabase } from '../support/database';
+import { failingCompletion } from '../support/failing-completion';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
 import { technicalToken } from '../support/tokens';
@@ -129,8 +130,8 @@ describe('audit records', () => {
   });
 
   it('a write whose database fails after the change, with the receiver down: its record written ahead reaches the receiver once both are back', async () => {
-    // The chain cannot be appended to: completing the records after the call fails, as a database gone away would.
-    await database.sql.unsafe(`alter table ${SCHEMA}.audit_records rename to audit_records_away`);
+    // Completing the records after the call fails, as a database gone away would.
+    const undo = await failingCompletion(database, SCHEMA, 'req-db-gone');
     try {
       const response = await invoke(handlers.registerResourceType, {
         method: 'POST',
@@ -141,7 +142,7 @@ describe('audit records', () => {
       expect(response.status).toBe(201);
       await backgroundDispatchSettled();
     } finally {
-      await database.sql.unsafe(`alter table ${SCHEMA}.audit_records_away rename to audit_records`);
+      await undo();
     }
     // Held, not yet sent: nobody completed it.
     expect(auditRecords().filter((request) => request.body.requestId === 'req-db-gone')).toHaveLength(0);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { linkPendingRecords } from '#lib/audit/audit-chainer';
 import type { Database } from '#lib/db/client';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 
@@ -52,9 +53,24 @@ describe('GET /health?detail=true', () => {
       detail: {
         queue: { queued: 0, running: 0, oldestQueuedAgeSeconds: null },
         outbox: { pending: 1, oldestAgeSeconds: expect.any(Number) },
+        auditChain: { unlinked: 0, oldestUnlinkedAgeSeconds: null, linkWithinSeconds: 120, lagging: false },
         cron: { schedules: 0, lastRunAt: null, lastRunAgeSeconds: null },
       },
     });
     expect(body.detail.outbox.oldestAgeSeconds).toBeGreaterThanOrEqual(120);
+  });
+
+  it('says when a record of a call has waited to be linked into the audit chain longer than audit-chain.link-within', async () => {
+    const outbox = new OutboxRepository(database);
+    // A record held for a call still running is not waiting; one due since three minutes is.
+    await outbox.hold([{ topic: 'chain', payload: { requestId: 'req-running' } }], 60_000);
+    await outbox.hold([{ topic: 'chain', payload: { requestId: 'req-answered' } }], 0);
+    await database.sql.unsafe(`update "${SCHEMA}".outbox set next_attempt_at = now() - interval '3 minutes' where payload->>'requestId' = 'req-answered'`);
+    const lagging = (await health({ detail: 'true' }, ['admin'])).body.detail.auditChain;
+    expect(lagging).toEqual({ unlinked: 1, oldestUnlinkedAgeSeconds: expect.any(Number), linkWithinSeconds: 120, lagging: true });
+    expect(lagging.oldestUnlinkedAgeSeconds).toBeGreaterThanOrEqual(180);
+
+    expect(await linkPendingRecords(database, { wait: true })).toBe(1);
+    expect((await health({ detail: 'true' }, ['admin'])).body.detail.auditChain).toMatchObject({ unlinked: 0, lagging: false });
   });
 });

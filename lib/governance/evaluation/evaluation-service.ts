@@ -1,5 +1,5 @@
 import type { Database } from '#lib/db/client';
-import { inTransaction } from '#lib/db/transaction';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 import { logger } from '#lib/logging/logger';
@@ -13,8 +13,8 @@ import { requireKnownEnvironment } from '../environments/environment-service';
 import { ExceptionRepository, pairKey } from '../exceptions/exception-repository';
 import type { EntityKind } from '../policies/entity';
 import { readEntityRow } from '../policies/entity-reading';
-import { EntityRepository } from '../policies/entity-repository';
-import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
+import { EntityRepository, type EntityRow } from '../policies/entity-repository';
+import { ResourceTypeRepository, type ResourceTypeRow } from '../resource-types/resource-type-repository';
 import { parseDescriptor } from './descriptor';
 import type { CueDisagreement, DisagreementFilters } from './disagreement';
 import { DisagreementRepository, type DisagreementRow } from './disagreement-repository';
@@ -47,35 +47,45 @@ async function start(ctx: GovernanceContext, report: NewReport, waitMs: number, 
   return finished.status === 'completed' || finished.status === 'failed' ? { finished: true, report: finished } : { finished: false, reportId: created.id };
 }
 
+/** Writes the call's audit records in the transaction of its report, with the answer it gives for that report (HttpRequest.auditIn). */
+export type AuditIn = (tx: Transaction, reportId: string) => Promise<void>;
+
+/** What a call asks of one descriptor: its report, the entities to judge, and the descriptor's type. */
+interface OneDescriptor {
+  readonly report: NewReport & { environment: string };
+  readonly entities: EntityRow[];
+  readonly type: ResourceTypeRow;
+}
+
 /**
- * The deploy gate's path (issue 46): one descriptor whose every policy the native CUE evaluator
+ * The deploy gate's path (issue 46): one descriptor whose every entity the native CUE evaluator
  * judges in process is read, judged and written in one transaction (the pairs it defers to the
- * reference evaluator included): the report is written running with its totals, the results
- * appended, the report finished, and the answer read back; no lease, no progress, nothing for the
- * sweeper. A transaction-bound context: every repository on the way works in it. Undefined when
- * the work is not local (another engine, a previous_vs_current policy, another evaluator
- * setting): the report is then run as any other.
+ * reference evaluator included) with the call's audit records (`auditIn`): the report is written
+ * running with its totals, the results appended, the report finished, and the answer read back; no
+ * lease, no progress, nothing for the sweeper. A transaction-bound context: every repository on
+ * the way works in it. Undefined when the work is not local (another engine, a
+ * previous_vs_current policy, another evaluator setting): the report is then run as any other.
  */
 async function evaluateInOneTransaction(
   ctx: GovernanceContext,
-  input: EvaluateInput,
-  options: { subject: string; speaksFor: boolean; signal?: AbortSignal },
+  ask: (local: GovernanceContext) => Promise<OneDescriptor>,
+  options: { signal?: AbortSignal; auditIn?: AuditIn },
 ): Promise<Started | undefined> {
   const { settings } = ctx;
   if (settings.cueConfig.evaluator !== 'native') return undefined;
   const answered = await inTransaction(ctx.database, 'an evaluation of one descriptor', async (tx) => {
     const local: GovernanceContext = { ...ctx, database: { ...ctx.database, db: tx as unknown as Database['db'] } };
-    const { report, entities, type } = await evaluationOf(local, input, options);
+    const { report, entities, type } = await ask(local);
     if (!entities.every((entity) => entity.engine === 'cue' && entity.evaluator === 'native' && entity.strategy !== 'previous_vs_current')) return undefined;
+    const { request } = report;
+    if (request.mode !== 'descriptor') throw new Error('one descriptor is asked for');
     const reports = new ReportRepository(local.database);
     const created = await reports.create({ ...report, status: 'running', total: entities.length, done: entities.length });
-    const { request } = report;
-    if (request.mode !== 'descriptor') throw new Error('an Evaluate report names its descriptor');
     const run: RunContext = {
       database: local.database,
       settings,
       report: created,
-      environment: input.environment,
+      environment: report.environment,
       perimeter: perimeterFrom(type, settings),
       timeouts: callerTargetTimeoutsOf(settings),
       signal: options.signal,
@@ -86,6 +96,7 @@ async function evaluateInOneTransaction(
     if (ended) recordReportEnd(ended);
     const announced = Boolean(ended && recordsHistory(created));
     if (announced) await announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id });
+    await options.auditIn?.(tx, created.id);
     return { report: await getEvaluationReport(local, created.id), announced };
   });
   if (!answered) return undefined;
@@ -108,10 +119,10 @@ async function requireType(ctx: GovernanceContext, name: string) {
 export async function evaluate(
   ctx: GovernanceContext,
   input: EvaluateInput,
-  { subject, speaksFor, waitMs, signal }: { subject: string; speaksFor: boolean; waitMs: number; signal?: AbortSignal },
+  { subject, speaksFor, waitMs, signal, auditIn }: { subject: string; speaksFor: boolean; waitMs: number; signal?: AbortSignal; auditIn?: AuditIn },
 ): Promise<Started> {
   if (waitMs > 0) {
-    const direct = await evaluateInOneTransaction(ctx, input, { subject, speaksFor, signal });
+    const direct = await evaluateInOneTransaction(ctx, (local) => evaluationOf(local, input, { subject, speaksFor }), { signal, auditIn });
     if (direct) return direct;
   }
   const { report } = await evaluationOf(ctx, input, { subject, speaksFor });
@@ -132,7 +143,7 @@ async function evaluationOf(ctx: GovernanceContext, input: EvaluateInput, { subj
     descriptor,
     ...(speaksFor ? {} : { dryRun: true as const }),
   };
-  const report: NewReport = {
+  const report: OneDescriptor['report'] = {
     scope: 'resource',
     cause: 'evaluate',
     environment: input.environment,
@@ -154,8 +165,24 @@ export async function testEntity(
   kind: EntityKind,
   id: string,
   input: PolicyTestInput,
-  { subject, waitMs, version, signal }: { subject: string; waitMs: number; version?: number; signal?: AbortSignal },
+  { subject, waitMs, version, signal, auditIn }: { subject: string; waitMs: number; version?: number; signal?: AbortSignal; auditIn?: AuditIn },
 ): Promise<Started> {
+  const ask = (at: GovernanceContext) => entityTestOf(at, kind, id, input, { subject, version });
+  if (waitMs > 0 && input.descriptor !== undefined) {
+    const direct = await evaluateInOneTransaction(ctx, ask, { signal, auditIn });
+    if (direct) return direct;
+  }
+  return start(ctx, (await ask(ctx)).report, waitMs, signal);
+}
+
+/** What a test of one version asks: its report (against the descriptor given, or the perimeter), with that version. */
+async function entityTestOf(
+  ctx: GovernanceContext,
+  kind: EntityKind,
+  id: string,
+  input: PolicyTestInput,
+  { subject, version }: { subject: string; version?: number },
+): Promise<OneDescriptor> {
   const entity = await readEntityRow(ctx, kind, id, version);
   if (!entity.engine) throw new ConflictError(`This ${kind} has no engine (it is passive): there is nothing to run`);
   const type = await requireType(ctx, entity.resourceType);
@@ -173,20 +200,16 @@ export async function testEntity(
       resource: resourceIdentity(type, descriptor.value, { id: input.id, displayName: input.displayName, version: input.version }),
     };
   }
-  return start(
-    ctx,
-    {
-      scope: 'policy',
-      cause: 'test',
-      environment: input.environment,
-      resourceType: type.name,
-      labels: [],
-      request,
-      createdBy: subject,
-    },
-    waitMs,
-    signal,
-  );
+  const report: OneDescriptor['report'] = {
+    scope: 'policy',
+    cause: 'test',
+    environment: input.environment,
+    resourceType: type.name,
+    labels: [],
+    request,
+    createdBy: subject,
+  };
+  return { report, entities: [entity], type };
 }
 
 export async function listResults(ctx: GovernanceContext, filters: ResultFilters, pagination: Pagination) {

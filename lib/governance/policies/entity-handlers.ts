@@ -57,10 +57,16 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
       if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestStatusMove(ctx, kind, params.id, move, principal.subject));
       return { status: 200, body: await changeStatusOfEntity(ctx, kind, params.id, { ...move, subject: principal.subject }) };
     }),
-    test: governanceHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize, signal }, ctx) => {
+    test: governanceHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize, signal, auditIn }, ctx) => {
       authorize(scopeOf(await readEntityRow(ctx, kind, params.id, query.version)));
-      return startedResponse(headers, (waitMs) =>
-        testEntity(ctx, kind, params.id, body, { subject: principal.subject, waitMs, version: query.version, signal }),
+      return startedResponse(headers, (waitMs, answerOf) =>
+        testEntity(ctx, kind, params.id, body, {
+          subject: principal.subject,
+          waitMs,
+          version: query.version,
+          signal,
+          auditIn: (tx, reportId) => auditIn(tx, answerOf(reportId)),
+        }),
       );
     }),
     scheduleRollout: governanceHandler(endpoints.scheduleRollout, async ({ params, body, principal, authorize }, ctx) => {

@@ -2,9 +2,10 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
 import type { AuditTrail, HeldRecords } from '#lib/audit/audit-trail';
+import type { Transaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
 
-import type { Principal } from '../endpoint';
+import type { AuditOutcome, Principal } from '../endpoint';
 import type { RequestContextInternal } from './request-context';
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>;
@@ -39,14 +40,28 @@ function callOf(request: Request, principal: Principal | undefined) {
  * Its outcome: the status, how long it took, and what it created or answered when the answer names
  * it (Location of 201 Created and 202 Accepted; Content-Location, such as an Evaluate's report).
  */
-function outcomeOf(request: Request) {
-  const location = request.response?.headers?.location ?? request.response?.headers?.['content-location'];
+function outcomeOf(request: Request, answer: AuditOutcome = answerOf(request)) {
   return {
-    status: request.response?.statusCode,
+    status: answer.status,
     durationMs: Date.now() - request.internal.startedAt,
-    ...(typeof location === 'string' ? { location } : {}),
+    ...(typeof answer.location === 'string' ? { location: answer.location } : {}),
   };
 }
+
+function answerOf(request: Request): AuditOutcome {
+  const location = request.response?.headers?.location ?? request.response?.headers?.['content-location'];
+  return { status: request.response?.statusCode, ...(typeof location === 'string' ? { location } : {}) };
+}
+
+/** The write calls in flight whose records are held (the event is the request's identity). */
+const heldCalls = new WeakMap<APIGatewayProxyEventV2, (tx: Transaction, answer: AuditOutcome) => Promise<void>>();
+
+/**
+ * Writes the records of the call of `event` with the answer it is about to give, in `tx`, the
+ * transaction of its change: they commit with it, and the call's answer does not complete them
+ * again. Nothing for a call whose records are not held (a read). See HttpRequest.auditIn.
+ */
+export const auditIn = (event: APIGatewayProxyEventV2) => async (tx: Transaction, answer: AuditOutcome) => heldCalls.get(event)?.(tx, answer);
 
 /**
  * One audit record per user call: who, what, the outcome and the request id. Write calls (not GET,
@@ -56,20 +71,27 @@ function outcomeOf(request: Request) {
  * `outcome` (first in the chain) records the call once it answered. `ahead` (after
  * authentication) writes a write call's records into the outbox before the call runs, held until
  * `outcome` completes them: when the database or the function fails after the change, they are
- * delivered as written. A failure to complete is logged and never fails the call; a failure to
- * write ahead fails it, before it changed anything.
+ * delivered as written. A call may complete them itself, in the transaction of its change
+ * (`auditIn`): they then commit with it. A failure to complete is logged and never fails the call;
+ * a failure to write ahead fails it, before it changed anything.
  */
 export function audit(
   operationId: string,
   principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined,
   trail: AuditTrail,
 ): { outcome: Middleware; ahead: Middleware } {
+  const recordsOf = (request: Request, answer?: AuditOutcome) => {
+    const call = { ...callOf(request, principalOf(request.event)), ...outcomeOf(request, answer) };
+    return { chainRecord: { ...call, operationId }, call };
+  };
   const record = async (request: Request) => {
-    const call = { ...callOf(request, principalOf(request.event)), ...outcomeOf(request) };
-    const chainRecord = { ...call, operationId };
+    const { chainRecord, call } = recordsOf(request);
     const held = heldOf(request);
+    heldCalls.delete(request.event);
     try {
-      await (held ? trail.complete(held, chainRecord, call) : trail.record(isWrite(request) ? chainRecord : undefined, call));
+      // Written with the change it records, which committed since the call answers (a call that fails is recorded with its failure).
+      if (request.internal.auditWrittenIn && !request.error) await trail.deliver();
+      else await (held ? trail.complete(held, chainRecord, call) : trail.record(isWrite(request) ? chainRecord : undefined, call));
     } catch (error) {
       const { requestId } = request.internal;
       if (held)
@@ -84,7 +106,13 @@ export function audit(
         if (!isWrite(request)) return;
         // Before the call can change anything: a change is never without its record.
         const call = { ...callOf(request, principalOf(request.event)), outcome: 'unknown' };
-        request.internal.auditHeld = await trail.hold({ ...call, operationId }, call, HOLD_MS);
+        const held = await trail.hold({ ...call, operationId }, call, HOLD_MS);
+        request.internal.auditHeld = held;
+        heldCalls.set(request.event, async (tx, answer) => {
+          const { chainRecord, call: completed } = recordsOf(request, answer);
+          await trail.complete(held, chainRecord, completed, tx);
+          request.internal.auditWrittenIn = true;
+        });
       },
     },
   };
