@@ -54,33 +54,46 @@ export interface MetricDimensions {
   readonly model?: 'llm' | 'embedder';
 }
 
-/** One Powertools instance per namespace. */
+/**
+ * One Powertools instance per namespace and set of dimensions (a handful: operations, engines,
+ * environments, topics), made once per process: the `service` total, and one per breakdown.
+ */
 const instances = new Map<string, Metrics>();
-/** The instance of the invocation running now; none when metrics are off (or outside a function). */
-let current: Metrics | undefined;
+/** The namespace of the invocation running now; none when metrics are off (or outside a function). */
+let current: string | undefined;
+/** The breakdowns the invocation recorded into, flushed with its total. */
+const breakdowns = new Set<Metrics>();
 
-function instanceFor(namespace: string): Metrics {
-  let metrics = instances.get(namespace);
+function instanceFor(namespace: string, dimensions: ReadonlyArray<[string, string]> = []): Metrics {
+  const key = [namespace, ...dimensions.map(([name, value]) => `${name}=${value}`)].join('\u0000');
+  let metrics = instances.get(key);
   if (!metrics) {
-    metrics = new Metrics({ namespace, serviceName: SERVICE_NAME });
-    instances.set(namespace, metrics);
+    metrics = new Metrics({ namespace, serviceName: SERVICE_NAME, defaultDimensions: Object.fromEntries(dimensions) });
+    instances.set(key, metrics);
   }
   return metrics;
 }
 
 /**
  * Records a value into the invocation's batch (flushed after it) under the `service` dimension
- * alone: the total that alarms and the dashboard read. With dimensions it is also written at once
- * as its own line under them, to break the total down (by engine, environment, topic...).
+ * alone: the total that alarms and the dashboard read. With dimensions it is also recorded under
+ * them, to break the total down (by engine, environment, topic...): one line per set of dimensions,
+ * flushed with the total.
  */
 export function recordMetric(name: MetricName, unit: Unit, value: number, dimensions: MetricDimensions = {}): void {
   if (!current || !Number.isFinite(value)) return;
-  current.addMetric(name, unit, value);
+  instanceFor(current).addMetric(name, unit, value);
   const set = Object.entries(dimensions).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
   if (set.length === 0) return;
-  const single = current.singleMetric();
-  for (const [key, dimension] of set) single.addDimension(key, dimension);
-  single.addMetric(name, unit, value);
+  const breakdown = instanceFor(current, set);
+  breakdown.addMetric(name, unit, value);
+  breakdowns.add(breakdown);
+}
+
+/** Writes the breakdowns the invocation recorded (the total is flushed by Powertools' middleware). */
+function flushBreakdowns(): void {
+  for (const breakdown of breakdowns) breakdown.publishStoredMetrics();
+  breakdowns.clear();
 }
 
 /**
@@ -106,14 +119,19 @@ export function metricsMiddleware(settingsOf: () => Promise<Settings>): Middlewa
         (settings) => settings.observability.metrics,
         () => undefined,
       );
-      current = config?.enabled ? instanceFor(config.namespace) : undefined;
-      if (current) await flusherOf(current).before?.(request as never);
+      current = config?.enabled ? config.namespace : undefined;
+      breakdowns.clear();
+      if (current) await flusherOf(instanceFor(current)).before?.(request as never);
     },
     after: async (request) => {
-      if (current) await flusherOf(current).after?.(request as never);
+      if (!current) return;
+      flushBreakdowns();
+      await flusherOf(instanceFor(current)).after?.(request as never);
     },
     onError: async (request) => {
-      if (current) await flusherOf(current).onError?.(request as never);
+      if (!current) return;
+      flushBreakdowns();
+      await flusherOf(instanceFor(current)).onError?.(request as never);
     },
   };
 }
