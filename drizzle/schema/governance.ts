@@ -56,6 +56,16 @@ export function governanceTables(schema: PgSchema) {
     refreshedAt: timestamp('refreshed_at', { withTimezone: true }).notNull().defaultNow(),
   });
   /**
+   * One row: a number every change of resource_types, environments and governance_entities adds one
+   * to, in the transaction of the change (a trigger before each statement: migration 0029), so that
+   * it is seen exactly when the change is. What a process keeps of those tables is good while the
+   * number has not moved (lib/governance/evaluation/evaluation-set-cache.ts).
+   */
+  const governanceGeneration = schema.table('governance_generation', {
+    id: integer('id').primaryKey().default(1),
+    value: bigint('value', { mode: 'number' }).notNull().default(0),
+  });
+  /**
    * Policies and metrics, one row per version. `id` names the entity across its versions; the
    * content of a version that left `draft` never changes (an edit writes the next version).
    */
@@ -492,6 +502,7 @@ export function governanceTables(schema: PgSchema) {
   return {
     resourceTypes,
     environments,
+    governanceGeneration,
     governanceEntities,
     evaluationReports,
     evaluationResults,

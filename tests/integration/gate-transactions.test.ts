@@ -21,7 +21,7 @@ const counted = vi.hoisted(() => {
   const state = { transactions: 0, statements: [] as string[], backgrounds: [] as Array<{ ctx: unknown }> };
   const debug = (connection: number, query: string) => {
     const text = query.trim().toLowerCase();
-    state.statements.push(text.slice(0, 80));
+    state.statements.push(text);
     if (text.startsWith('begin')) {
       inTransaction.set(connection, true);
       state.transactions += 1;
@@ -95,7 +95,8 @@ computational-governance-platform.cue-config.evaluator = "native"`,
     ).toBe(200);
   }
   // The first call of the process reads its settings and compiles the policies.
-  expect((await evaluate('dp-warm')).status).toBe(200);
+  const warm = await evaluate('dp-warm');
+  expect(warm.status).toBe(200);
   await deliverInBackground();
 });
 
@@ -109,7 +110,10 @@ describe('one Evaluate call', () => {
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ status: 'completed', passed: true });
     expect(result.body.evaluationResults).toHaveLength(3);
-    expect(transactions, statements.join('\n')).toBeLessThanOrEqual(3);
+    expect(transactions, statements.map((statement) => statement.slice(0, 80)).join('\n')).toBeLessThanOrEqual(3);
+    // Nothing changed since the call before: the type, the environments and the policies are the process's, checked by one read.
+    expect(statements.filter((statement) => /from "[^"]+"\."(governance_entities|resource_types|environments)"/.test(statement))).toEqual([]);
+    expect(statements.filter((statement) => statement.includes('"governance_generation"'))).toHaveLength(1);
     await deliverInBackground();
   });
 
@@ -134,5 +138,55 @@ describe('one Evaluate call', () => {
     } finally {
       await database.close();
     }
+  });
+
+  it('answers exactly the report a read of it gives back', async () => {
+    const answered = await evaluate('dp-read-back');
+    const read = await invoke(evaluation.getEvaluationReport, {
+      method: 'GET',
+      path: `${API}/evaluation-reports/${answered.body.id}`,
+      params: { id: answered.body.id },
+      headers: await ci(),
+    });
+    expect(read.status).toBe(200);
+    expect(answered.body).toEqual(read.body);
+    await deliverInBackground();
+  });
+});
+
+describe('the policies a process keeps for the gate', () => {
+  it('are never older than a publish or a status change that answered', async () => {
+    const failing = { id: 'dp-kept', owner: 'alice', tier: 2, region: 'us' };
+    const judge = async () => {
+      const answer = await invoke(evaluation.evaluate, {
+        method: 'POST',
+        path: `${API}/evaluate`,
+        body: { environment: 'development', resourceType: 'dataproduct', descriptor: JSON.stringify(failing) },
+        headers: { ...(await ci()), prefer: 'wait=20' },
+      });
+      expect(answer.status).toBe(200);
+      return answer.body as { passed: boolean; evaluationResults: unknown[] };
+    };
+    expect(await judge()).toMatchObject({ passed: true, evaluationResults: expect.toSatisfy((results: unknown[]) => results.length === 3) });
+
+    const created = await invoke(policies.createPolicy, {
+      method: 'POST',
+      path: `${API}/policies`,
+      body: { name: 'gate region', resourceType: 'dataproduct', engine: 'cue', cueScript: 'region: "eu"' },
+    });
+    const { id } = created.body;
+    expect((await invoke(policies.publishPolicy, { method: 'POST', path: `${API}/policies/${id}/publish`, params: { id } })).status).toBe(200);
+    // The next call judges with it.
+    expect(await judge()).toMatchObject({ passed: false, evaluationResults: expect.toSatisfy((results: unknown[]) => results.length === 4) });
+
+    const disabled = await invoke(policies.changeStatusOfPolicy, {
+      method: 'POST',
+      path: `${API}/policies/${id}/status`,
+      params: { id },
+      body: { status: 'disabled' },
+    });
+    expect(disabled.status).toBe(200);
+    expect(await judge()).toMatchObject({ passed: true, evaluationResults: expect.toSatisfy((results: unknown[]) => results.length === 3) });
+    await deliverInBackground();
   });
 });

@@ -27,6 +27,7 @@ const TABLES = [
   'evaluation_tasks',
   'governance_entities',
   'governance_exceptions',
+  'governance_generation',
   'impact_reports',
   'impact_resources',
   'knowledge_chunks',
@@ -115,8 +116,10 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0028 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0029 too), with a history in it.
     await database.sql.unsafe(`
+      drop function ${other}.next_governance_generation() cascade;
+      drop table ${other}.governance_generation;
       drop table ${other}.rollouts, ${other}.audit_checkpoints;
       drop table ${other}.impact_resources, ${other}.impact_reports;
       alter table ${other}.evaluation_results drop column resource_owner;

@@ -45,11 +45,15 @@ export interface ResultsPage {
  * MAX_PAGE_BYTES of them (at least one), so that any page fits in one answer.
  */
 async function resultsPage(database: Database, reportId: string, query: ReportResultsQuery): Promise<ResultsPage> {
-  const rows = await new ResultRepository(database).pageOfReport(reportId, query.after ?? 0, query.limit + 1);
+  return pageOf(await new ResultRepository(database).pageOfReport(reportId, query.after ?? 0, query.limit + 1), query.limit);
+}
+
+/** The page of `rows` (read one past `limit`, to tell whether more follow). */
+function pageOf(rows: ResultRow[], limit: number): ResultsPage {
   const results: EvaluationResult[] = [];
   const lines: string[] = [];
   let bytes = 0;
-  for (const row of rows.slice(0, query.limit)) {
+  for (const row of rows.slice(0, limit)) {
     const result = representResult(row);
     const line = JSON.stringify(result);
     const size = Buffer.byteLength(line) + 1;
@@ -59,7 +63,7 @@ async function resultsPage(database: Database, reportId: string, query: ReportRe
     lines.push(line);
   }
   const more = rows.length > results.length;
-  return { results, lines, limit: query.limit, next: more ? String(rows[results.length - 1].id) : null };
+  return { results, lines, limit, next: more ? String(rows[results.length - 1].id) : null };
 }
 
 /** The pages of a running report that wait on a retry, and why. */
@@ -114,6 +118,15 @@ export async function getEvaluationReport(
     ended ? [] : new TaskRepository(database).ofReport(id),
   ]);
   return representReport(report, counts, page, tasks);
+}
+
+/**
+ * A report that ended in the call that wrote it, answered as getEvaluationReport would read it
+ * back, from what was written: the ended row and every result (in the order written).
+ */
+export function representWritten(report: ReportRow, results: ResultRow[]): EvaluationReport {
+  const counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, results.filter((row) => row.outcome === outcome).length])) as Record<Outcome, number>;
+  return representReport(report, counts, pageOf(results.slice(0, MAX_RESULTS_PER_PAGE + 1), MAX_RESULTS_PER_PAGE), []);
 }
 
 /** A page of a report's results alone. */
