@@ -1,22 +1,34 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { ServiceContext } from '#lib/db/client';
 import { logger } from '#lib/logging/logger';
 
 import { dispatchOutbox, platformDelivery } from './outbox-dispatcher';
 
-let running: Promise<void> | undefined;
+/**
+ * How long a delivery waits for the calls that follow to join it: under load, the records of many
+ * calls are linked into the audit chain and sent in the same batches (a few transactions for all
+ * of them instead of a few for each).
+ */
+const GATHER_MS = 50;
+
+let pending: Promise<void> | undefined;
 let again = false;
 
 /**
- * Starts delivering the outbox without anyone waiting for it: at most one delivery runs per
- * process; a request made meanwhile makes it go round once more. What this misses (a Lambda frozen
- * after its answer, a receiver down) the scheduled dispatcher delivers later.
+ * Starts delivering the outbox without anyone waiting for it, GATHER_MS from now: at most one
+ * delivery is pending or running per process; a request made meanwhile makes it go round once
+ * more. What this misses (a Lambda frozen after its answer, a receiver down) the scheduled
+ * dispatcher delivers later.
  */
-export function dispatchInBackground({ database, settings }: ServiceContext): void {
-  if (running) {
+export function dispatchInBackground(ctx: ServiceContext): void {
+  if (pending) {
     again = true;
     return;
   }
-  running = (async () => {
+  const { database, settings } = ctx;
+  pending = (async () => {
+    await sleep(GATHER_MS);
     do {
       again = false;
       await dispatchOutbox(database, platformDelivery(settings));
@@ -24,11 +36,13 @@ export function dispatchInBackground({ database, settings }: ServiceContext): vo
   })()
     .catch((error) => logger.warn({ err: error }, 'background outbox delivery failed; the scheduled dispatcher will retry'))
     .finally(() => {
-      running = undefined;
+      pending = undefined;
+      // Asked for while the last round was ending.
+      if (again) dispatchInBackground(ctx);
     });
 }
 
-/** For tests and scripts: waits until the background delivery in progress, if any, is over. */
+/** For tests and scripts: waits until the background delivery pending or in progress, if any, is over. */
 export async function backgroundDispatchSettled(): Promise<void> {
-  while (running) await running;
+  while (pending) await pending;
 }
