@@ -10,7 +10,7 @@ import { dispatchOutbox, platformDelivery } from './outbox-dispatcher';
  * calls are linked into the audit chain and sent in the same batches (a few transactions for all
  * of them instead of a few for each).
  */
-const GATHER_MS = 50;
+const GATHER_MS = 100;
 
 let pending: Promise<void> | undefined;
 let again = false;
