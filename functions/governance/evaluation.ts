@@ -11,19 +11,24 @@ import * as reports from '#lib/governance/evaluation/report-reading';
 import { startedResponse } from '#lib/governance/evaluation/started-response';
 import { governanceHandler } from '#lib/governance/governance-handler';
 
-export const evaluate = governanceHandler(evaluateEndpoint, async ({ body, principal, headers, authorize, signal, auditIn }, ctx) => {
-  const scope = { resourceType: body.resourceType, environment: body.environment };
-  authorize(scope);
-  return startedResponse(headers, (waitMs, answerOf) =>
-    evaluation.evaluate(ctx, body, {
-      subject: principal.subject,
-      speaksFor: speaksFor(principal, scope),
-      waitMs,
-      signal,
-      auditIn: (tx, reportId) => auditIn(tx, answerOf(reportId)),
-    }),
-  );
-});
+/** The deploy gate: its audit records are written in its transaction (or ahead, before a run that is not one), never ahead of it for nothing. */
+export const evaluate = governanceHandler(
+  evaluateEndpoint,
+  async ({ body, principal, headers, authorize, signal, auditIn, recordAhead }, ctx) => {
+    const scope = { resourceType: body.resourceType, environment: body.environment };
+    authorize(scope);
+    return startedResponse(headers, (waitMs, answerOf) =>
+      evaluation.evaluate(ctx, body, {
+        subject: principal.subject,
+        speaksFor: speaksFor(principal, scope),
+        waitMs,
+        signal,
+        audit: { within: (tx, reportId) => auditIn(tx, answerOf(reportId)), ahead: recordAhead },
+      }),
+    );
+  },
+  { ownAuditRecords: true },
+);
 
 /** The page after `next`, as a Link header (RFC 8288). */
 const nextLink = (id: string, limit: number, next: string | null): Record<string, string> =>

@@ -28,8 +28,11 @@ export interface AuditTrail {
    * call's change, which then commits with them; `deliver` once it has) or on their own and delivered.
    */
   complete(held: HeldRecords, chainRecord: AuditRecord, platformRecord: AuditRecord, tx?: Transaction): Promise<void>;
-  /** Records a call that was not held (a read, or a call refused before it could change anything). */
-  record(chainRecord: AuditRecord | undefined, platformRecord: AuditRecord): Promise<void>;
+  /**
+   * Records a call that was not held (a read, a call refused before it could change anything, or
+   * one that writes its records itself): due now, in `tx` when given (then `deliver` once it commits).
+   */
+  record(chainRecord: AuditRecord | undefined, platformRecord: AuditRecord, tx?: Transaction): Promise<void>;
   /** Starts delivering what is due (the chain's links, the platform's records) without waiting for it. */
   deliver(): Promise<void>;
 }
@@ -53,12 +56,12 @@ export function outboxAuditTrail(frame: () => Promise<ServiceContext>): AuditTra
       await new OutboxRepository(database).release(released, tx);
       if (!tx) await deliver();
     },
-    async record(chainRecord, platformRecord) {
+    async record(chainRecord, platformRecord, tx) {
       const { database, settings } = await frame();
       const messages = messagesOf(chainRecord, platformRecord, settings);
       if (messages.length === 0) return;
-      await new OutboxRepository(database).hold(messages, 0);
-      await deliver();
+      await new OutboxRepository(database).hold(messages, 0, tx);
+      if (!tx) await deliver();
     },
     deliver,
   };

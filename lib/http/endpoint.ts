@@ -101,6 +101,12 @@ export interface HttpRequest<E extends Endpoint> {
    * once the call answers (lib/http/middleware/audit.ts). Nothing for a read.
    */
   readonly auditIn: (tx: Transaction, answer: AuditOutcome) => Promise<void>;
+  /**
+   * Writes the call's audit records ahead now, unless they are: what a handler that writes its own
+   * records (HandlerOptions.ownAuditRecords) calls before any change that is not one transaction
+   * with `auditIn`. Nothing for a read.
+   */
+  readonly recordAhead: () => Promise<void>;
 }
 
 /** What a call answers, as its audit record says it: the status, and what it created or answered when the answer names it. */

@@ -13,7 +13,7 @@ import { authenticate } from './authentication';
 import { serviceFrame, serviceSettings } from './composition';
 import { problemOfDomainError } from './domain-problems';
 import type { Endpoint, HttpRequest, HttpResult, Principal } from './endpoint';
-import { audit, auditIn } from './middleware/audit';
+import { audit, auditIn, recordAhead } from './middleware/audit';
 import { jsonBody } from './middleware/json-body';
 import { problemErrors } from './middleware/problem-errors';
 import { REQUEST_ID_HEADER, requestContext, type RequestContextInternal, requestLogOf } from './middleware/request-context';
@@ -74,6 +74,12 @@ export interface HandlerOptions {
    * conflicting...; not 403), with the body as sent; for side effects such as a failure notification.
    */
   readonly onRejected?: (problem: HttpProblem, body: unknown, principal: Principal) => Promise<void>;
+  /**
+   * The handler writes its audit records itself: in the transaction of its change (`auditIn`), or
+   * ahead (`recordAhead`) before any other change. Nothing is written ahead for it: the deploy
+   * gate's call saves a transaction (lib/http/middleware/audit.ts).
+   */
+  readonly ownAuditRecords?: boolean;
 }
 
 /** The audit trail of the endpoints of this process. */
@@ -109,7 +115,9 @@ export function httpHandler<E extends Endpoint>(
     .use(requestMetrics(endpoint.operationId))
     .use(requestContext());
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
-  const audited = endpoint.public ? undefined : audit(endpoint.operationId, (event) => principals.get(event), outboxTrail);
+  const audited = endpoint.public
+    ? undefined
+    : audit(endpoint.operationId, (event) => principals.get(event), outboxTrail, { ownRecords: options.ownAuditRecords });
   if (audited) chain.use(audited.outcome);
   chain.use(problemErrors()).use(httpHeaderNormalizer());
   // Credentials and the permission come before the body: a caller without them learns nothing of
@@ -154,6 +162,7 @@ export function httpHandler<E extends Endpoint>(
         authorize,
         signal,
         auditIn: auditIn(event),
+        recordAhead: recordAhead(event),
       });
       // An endpoint whose permission depends on what it acts on must have checked it.
       if (typeof endpoint.access === 'object' && endpoint.access.scope === 'resource' && !authorized)

@@ -205,6 +205,26 @@ describe('the audit chain records every write', () => {
     expectUnbroken(await chain());
   });
 
+  it('an Evaluate that is not one transaction (queued: it answers before its run ends) writes its records ahead of its run', async () => {
+    const { evaluate } = await import('../../functions/governance/evaluation');
+    const undo = await failingCompletion(database, SCHEMA, 'req-evaluate-ahead');
+    try {
+      const answer = await invoke(evaluate, {
+        method: 'POST',
+        path: '/v1/computational-governance/evaluate',
+        body: { environment: 'development', resourceType: 'dataproduct', descriptor: '{"id": "dp-ahead"}' },
+        headers: { ...(await as('gate')), 'x-request-id': 'req-evaluate-ahead', prefer: 'wait=0' },
+      });
+      expect(answer.status).toBe(202);
+    } finally {
+      await undo();
+    }
+    const [held] = await database.sql.unsafe(
+      `select payload, next_attempt_at > now() as held from ${SCHEMA}.outbox where topic = 'chain' and payload->>'requestId' = 'req-evaluate-ahead'`,
+    );
+    expect(held).toMatchObject({ held: true, payload: expect.objectContaining({ subject: 'gate', operationId: 'evaluate', outcome: 'unknown' }) });
+  });
+
   it('no call waits for the chain: with its table away the call succeeds, and its record waits, due, to be linked with its outcome once it is back', async () => {
     await database.sql.unsafe(`alter table ${SCHEMA}.audit_records rename to audit_records_away`);
     const logs = captureLogs('error');

@@ -48,8 +48,15 @@ async function start(ctx: GovernanceContext, report: NewReport, waitMs: number, 
   return finished.status === 'completed' || finished.status === 'failed' ? { finished: true, report: finished } : { finished: false, reportId: created.id };
 }
 
-/** Writes the call's audit records in the transaction of its report, with the answer it gives for that report (HttpRequest.auditIn). */
-export type AuditIn = (tx: Transaction, reportId: string) => Promise<void>;
+/**
+ * How a call writes its audit records (HttpRequest.auditIn and recordAhead): in the transaction of
+ * its report, with the answer it gives for that report; or ahead, before a run that is not one
+ * transaction changes anything.
+ */
+export interface CallAudit {
+  readonly within: (tx: Transaction, reportId: string) => Promise<void>;
+  readonly ahead: () => Promise<void>;
+}
 
 /** What a call asks of one descriptor: its report, the entities to judge, and the descriptor's type. */
 interface OneDescriptor {
@@ -70,7 +77,7 @@ interface OneDescriptor {
 async function evaluateInOneTransaction(
   ctx: GovernanceContext,
   ask: (local: GovernanceContext) => Promise<OneDescriptor>,
-  options: { signal?: AbortSignal; auditIn?: AuditIn },
+  options: { signal?: AbortSignal; audit?: CallAudit },
 ): Promise<Started | undefined> {
   const { settings } = ctx;
   if (settings.cueConfig.evaluator !== 'native') return undefined;
@@ -97,7 +104,7 @@ async function evaluateInOneTransaction(
     if (ended) recordReportEnd(ended);
     const announced = Boolean(ended && recordsHistory(created));
     if (announced) await announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id });
-    await options.auditIn?.(tx, created.id);
+    await options.audit?.within(tx, created.id);
     // The answer from what was written; read back only if the report was not this call's alone to write (never seen).
     const answer =
       ended && written.length === rows.length
@@ -122,13 +129,14 @@ async function evaluateInOneTransaction(
 export async function evaluate(
   ctx: GovernanceContext,
   input: EvaluateInput,
-  { subject, speaksFor, waitMs, signal, auditIn }: { subject: string; speaksFor: boolean; waitMs: number; signal?: AbortSignal; auditIn?: AuditIn },
+  { subject, speaksFor, waitMs, signal, audit }: { subject: string; speaksFor: boolean; waitMs: number; signal?: AbortSignal; audit?: CallAudit },
 ): Promise<Started> {
   if (waitMs > 0) {
-    const direct = await evaluateInOneTransaction(ctx, (local) => evaluationOf(local, input, { subject, speaksFor }), { signal, auditIn });
+    const direct = await evaluateInOneTransaction(ctx, (local) => evaluationOf(local, input, { subject, speaksFor }), { signal, audit });
     if (direct) return direct;
   }
   const { report } = await evaluationOf(ctx, input, { subject, speaksFor });
+  await audit?.ahead();
   return start(ctx, report, waitMs, signal);
 }
 
@@ -166,14 +174,16 @@ export async function testEntity(
   kind: EntityKind,
   id: string,
   input: PolicyTestInput,
-  { subject, waitMs, version, signal, auditIn }: { subject: string; waitMs: number; version?: number; signal?: AbortSignal; auditIn?: AuditIn },
+  { subject, waitMs, version, signal, audit }: { subject: string; waitMs: number; version?: number; signal?: AbortSignal; audit?: CallAudit },
 ): Promise<Started> {
   const ask = (at: GovernanceContext) => entityTestOf(at, kind, id, input, { subject, version });
   if (waitMs > 0 && input.descriptor !== undefined) {
-    const direct = await evaluateInOneTransaction(ctx, ask, { signal, auditIn });
+    const direct = await evaluateInOneTransaction(ctx, ask, { signal, audit });
     if (direct) return direct;
   }
-  return start(ctx, (await ask(ctx)).report, waitMs, signal);
+  const { report } = await ask(ctx);
+  await audit?.ahead();
+  return start(ctx, report, waitMs, signal);
 }
 
 /** What a test of one version asks: its report (against the descriptor given, or the perimeter), with that version. */

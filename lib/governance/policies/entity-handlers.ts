@@ -57,18 +57,23 @@ export function entityHandlers(kind: EntityKind, endpoints: typeof policyEndpoin
       if (await approvals.fourEyesOn(ctx)) return approvals.requestedAnswer(await approvals.requestStatusMove(ctx, kind, params.id, move, principal.subject));
       return { status: 200, body: await changeStatusOfEntity(ctx, kind, params.id, { ...move, subject: principal.subject }) };
     }),
-    test: governanceHandler(endpoints.test, async ({ params, query, body, principal, headers, authorize, signal, auditIn }, ctx) => {
-      authorize(scopeOf(await readEntityRow(ctx, kind, params.id, query.version)));
-      return startedResponse(headers, (waitMs, answerOf) =>
-        testEntity(ctx, kind, params.id, body, {
-          subject: principal.subject,
-          waitMs,
-          version: query.version,
-          signal,
-          auditIn: (tx, reportId) => auditIn(tx, answerOf(reportId)),
-        }),
-      );
-    }),
+    // Its audit records are written in its transaction, or ahead before a run that is not one.
+    test: governanceHandler(
+      endpoints.test,
+      async ({ params, query, body, principal, headers, authorize, signal, auditIn, recordAhead }, ctx) => {
+        authorize(scopeOf(await readEntityRow(ctx, kind, params.id, query.version)));
+        return startedResponse(headers, (waitMs, answerOf) =>
+          testEntity(ctx, kind, params.id, body, {
+            subject: principal.subject,
+            waitMs,
+            version: query.version,
+            signal,
+            audit: { within: (tx, reportId) => auditIn(tx, answerOf(reportId)), ahead: recordAhead },
+          }),
+        );
+      },
+      { ownAuditRecords: true },
+    ),
     scheduleRollout: governanceHandler(endpoints.scheduleRollout, async ({ params, body, principal, authorize }, ctx) => {
       // A rollout moves the version in grace to enabled at its date.
       const target = await rolloutTarget(ctx, kind, params.id, body);

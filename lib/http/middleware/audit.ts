@@ -53,15 +53,22 @@ function answerOf(request: Request): AuditOutcome {
   return { status: request.response?.statusCode, ...(typeof location === 'string' ? { location } : {}) };
 }
 
-/** The write calls in flight whose records are held (the event is the request's identity). */
-const heldCalls = new WeakMap<APIGatewayProxyEventV2, (tx: Transaction, answer: AuditOutcome) => Promise<void>>();
+/** What the handler of a write call in flight may do with its records (HttpRequest.auditIn, recordAhead); the event is the request's identity. */
+interface CallRecords {
+  readonly writeIn: (tx: Transaction, answer: AuditOutcome) => Promise<void>;
+  readonly writeAhead: () => Promise<void>;
+}
+const callRecords = new WeakMap<APIGatewayProxyEventV2, CallRecords>();
 
 /**
  * Writes the records of the call of `event` with the answer it is about to give, in `tx`, the
- * transaction of its change: they commit with it, and the call's answer does not complete them
- * again. Nothing for a call whose records are not held (a read). See HttpRequest.auditIn.
+ * transaction of its change: they commit with it, and the call's answer does not write them
+ * again. Nothing for a read. See HttpRequest.auditIn.
  */
-export const auditIn = (event: APIGatewayProxyEventV2) => async (tx: Transaction, answer: AuditOutcome) => heldCalls.get(event)?.(tx, answer);
+export const auditIn = (event: APIGatewayProxyEventV2) => async (tx: Transaction, answer: AuditOutcome) => callRecords.get(event)?.writeIn(tx, answer);
+
+/** Writes the records of the call of `event` ahead now, unless they are already. See HttpRequest.recordAhead. */
+export const recordAhead = (event: APIGatewayProxyEventV2) => async () => callRecords.get(event)?.writeAhead();
 
 /**
  * One audit record per user call: who, what, the outcome and the request id. Write calls (not GET,
@@ -72,13 +79,17 @@ export const auditIn = (event: APIGatewayProxyEventV2) => async (tx: Transaction
  * authentication) writes a write call's records into the outbox before the call runs, held until
  * `outcome` completes them: when the database or the function fails after the change, they are
  * delivered as written. A call may complete them itself, in the transaction of its change
- * (`auditIn`): they then commit with it. A failure to complete is logged and never fails the call;
- * a failure to write ahead fails it, before it changed anything.
+ * (`auditIn`): they then commit with it. With `ownRecords` (a handler whose change is one
+ * transaction that writes them, or that calls `recordAhead` before any other change), nothing is
+ * written ahead for it: its records are written in its transaction, or ahead when it asks. A
+ * failure to complete is logged and never fails the call; a failure to write ahead fails it,
+ * before it changed anything.
  */
 export function audit(
   operationId: string,
   principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined,
   trail: AuditTrail,
+  { ownRecords = false }: { ownRecords?: boolean } = {},
 ): { outcome: Middleware; ahead: Middleware } {
   const recordsOf = (request: Request, answer?: AuditOutcome) => {
     const call = { ...callOf(request, principalOf(request.event)), ...outcomeOf(request, answer) };
@@ -87,7 +98,7 @@ export function audit(
   const record = async (request: Request) => {
     const { chainRecord, call } = recordsOf(request);
     const held = heldOf(request);
-    heldCalls.delete(request.event);
+    callRecords.delete(request.event);
     try {
       // Written with the change it records, which committed since the call answers (a call that fails is recorded with its failure).
       if (request.internal.auditWrittenIn && !request.error) await trail.deliver();
@@ -99,19 +110,26 @@ export function audit(
       else logger.error({ err: error, requestId }, 'could not record the audit record of a call');
     }
   };
+  const writeAhead = async (request: Request) => {
+    if (heldOf(request)) return;
+    // Before the call can change anything: a change is never without its record.
+    const call = { ...callOf(request, principalOf(request.event)), outcome: 'unknown' };
+    request.internal.auditHeld = await trail.hold({ ...call, operationId }, call, HOLD_MS);
+  };
   return {
     outcome: { after: record, onError: record },
     ahead: {
       before: async (request) => {
         if (!isWrite(request)) return;
-        // Before the call can change anything: a change is never without its record.
-        const call = { ...callOf(request, principalOf(request.event)), outcome: 'unknown' };
-        const held = await trail.hold({ ...call, operationId }, call, HOLD_MS);
-        request.internal.auditHeld = held;
-        heldCalls.set(request.event, async (tx, answer) => {
-          const { chainRecord, call: completed } = recordsOf(request, answer);
-          await trail.complete(held, chainRecord, completed, tx);
-          request.internal.auditWrittenIn = true;
+        if (!ownRecords) await writeAhead(request);
+        callRecords.set(request.event, {
+          writeIn: async (tx, answer) => {
+            const { chainRecord, call } = recordsOf(request, answer);
+            const held = heldOf(request);
+            await (held ? trail.complete(held, chainRecord, call, tx) : trail.record(chainRecord, call, tx));
+            request.internal.auditWrittenIn = true;
+          },
+          writeAhead: () => writeAhead(request),
         });
       },
     },
