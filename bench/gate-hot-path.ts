@@ -4,7 +4,7 @@
  * embedded PostgreSQL. Prints, in one world:
  * - Evaluate and GET /health called alternately: p50 and p95 of each (the floor of the HTTP stack);
  * - throughput at concurrency 1, 4 and 8 (calls per second, p50);
- * - the PostgreSQL transactions one Evaluate costs (pg_stat_database, over 50 calls).
+ * - the PostgreSQL transactions one Evaluate costs (pg_stat_database, over 200 calls), background work included.
  * Run alone with `node --import tsx bench/gate-hot-path.ts`, or through `npm run bench`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -100,7 +100,10 @@ ${evaluatorSetting('native')}`);
     for (let i = 0; i < COUNTED; i++) await evaluate(5000 + i);
     const after = await transactions(world);
     // The two counter reads are transactions of their own; a scheduled function (the outbox dispatcher, each minute) may add a few.
-    console.log(`    PostgreSQL transactions per Evaluate: ${((after - before - 2) / COUNTED).toFixed(1)} (over ${COUNTED} calls; target <= 3)`);
+    console.log(
+      `    PostgreSQL transactions per Evaluate: ${((after - before - 2) / COUNTED).toFixed(1)} in all (over ${COUNTED} calls; target <= 3): ` +
+        'the call waits for 2 (tests/integration/gate-transactions.test.ts), the rest links audit records and delivers in the background, in batches',
+    );
   } finally {
     await world.stop();
   }
