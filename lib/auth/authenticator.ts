@@ -50,6 +50,8 @@ const EXCHANGE_MARGIN_MS = 30_000;
 const TOKEN_EXCHANGE_PATH = '/api/auth/access-tokens/jwt';
 /** Access tokens whose exchanged JWT a process keeps (and exchanges under way it shares): the least recently used go first. */
 const EXCHANGES_KEPT = 1000;
+/** Bearer tokens a process keeps verified: the least recently used go first. */
+const VERIFIED_KEPT = 1000;
 
 function failureOf(error: unknown): AuthenticationFailure {
   if (error instanceof errors.JWTExpired) return 'expired';
@@ -75,6 +77,13 @@ const subjectOf = (payload: JWTPayload, fallback: string) => namedSubject(payloa
 export class Authenticator {
   private readonly exchanged: LruMap<string, { jwt: string; usableUntil: number }>;
   private readonly exchanging: LruMap<string, Promise<string>>;
+  /**
+   * Bearer tokens verified lately and who they say the caller is, until they expire (a service
+   * account's no longer than its key is kept, auth.cache-duration: a key the platform removes stops
+   * them as it would stop a token verified anew): a deploy gate sends the same token call after
+   * call, and a signature check costs each one.
+   */
+  private readonly verified = new LruMap<string, { who: Authenticated; until: number }>(VERIFIED_KEPT);
 
   constructor(
     private readonly settings: Settings,
@@ -106,6 +115,16 @@ export class Authenticator {
   }
 
   private async bearer(token: string): Promise<Authenticated> {
+    const known = this.verified.get(token);
+    if (known && this.now() < known.until) return known.who;
+    const who = await this.verifiedBearer(token);
+    const expiresAt = (who.claims.exp as number) * 1000;
+    const until = who.method === 'service-account' ? Math.min(expiresAt, this.now() + this.settings.platformServices.auth.cacheDuration) : expiresAt;
+    this.verified.set(token, { who, until });
+    return who;
+  }
+
+  private async verifiedBearer(token: string): Promise<Authenticated> {
     let alg: string | undefined;
     try {
       alg = decodeProtectedHeader(token).alg;

@@ -116,6 +116,27 @@ describe('accepted credentials', () => {
     });
   });
 
+  it('a token verified once is kept verified no longer than it is valid, nor, for a service account, than its key is kept (cache-duration)', async () => {
+    await platform.addKey('k3', 'RS256', false);
+    await platform.publish('k1', 'k2', 'k3');
+    const { authenticator } = authenticatorFor(await settingsFor(), 0);
+    const rotated = `Bearer ${await platform.sign('k3', { sub: 'svc-rotated' }, { expiresIn: Math.floor(clock / 1000) + 3600 })}`;
+    expect(await authenticator.authenticate(rotated)).toMatchObject({ subject: 'svc-rotated' });
+    // The platform stops publishing k3: its tokens stop working once the process forgets the key (10 minutes here).
+    await platform.publish('k1', 'k2');
+    clock += 5 * 60_000;
+    expect(await authenticator.authenticate(rotated)).toMatchObject({ subject: 'svc-rotated' });
+    clock += 6 * 60_000;
+    expect(await rejection(authenticator, rotated)).toBe('invalid');
+
+    // A technical token of ten minutes, verified now and then past its expiry (and the 30 s clock tolerance).
+    clock = Date.now();
+    const technical = `Bearer ${await technicalToken({ sub: 'ci-job' }, FIRST_SECRET)}`;
+    expect(await authenticator.authenticate(technical)).toMatchObject({ subject: 'ci-job' });
+    clock += 10 * 60_000 + 31_000;
+    expect(await rejection(authenticator, technical)).toBe('expired');
+  });
+
   it('a technical JWT under the second of two backend secrets', async () => {
     const { authenticator } = authenticatorFor(await settingsFor());
     const token = await technicalToken({ sub: 'backend-job' }, SECOND_SECRET, 'HS512');
