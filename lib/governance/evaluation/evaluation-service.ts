@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import type { Database } from '#lib/db/client';
 import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
@@ -24,7 +26,7 @@ import { outcomeOf, overallOutcome } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
 import { recordReportEnd } from './report-metrics';
 import { getEvaluationReport, representResult, representWritten } from './report-reading';
-import { type NewReport, recordsHistory, ReportRepository } from './report-repository';
+import { type NewReport, recordsHistory, ReportRepository, type ReportRow } from './report-repository';
 import { resourceIdentity } from './resource-identity';
 import { ResultRepository } from './result-repository';
 
@@ -87,8 +89,21 @@ async function evaluateInOneTransaction(
     if (!entities.every((entity) => entity.engine === 'cue' && entity.evaluator === 'native' && entity.strategy !== 'previous_vs_current')) return undefined;
     const { request } = report;
     if (request.mode !== 'descriptor') throw new Error('one descriptor is asked for');
-    const reports = new ReportRepository(local.database);
-    const created = await reports.create({ ...report, status: 'running', total: entities.length, done: entities.length });
+    // Written once it is judged, finished: until then, the report this call will write.
+    const created: ReportRow = {
+      ...report,
+      id: randomUUID(),
+      status: 'running',
+      outcome: null,
+      passed: null,
+      total: entities.length,
+      done: entities.length,
+      error: null,
+      leaseUntil: null,
+      attempts: 0,
+      createdAt: new Date(),
+      completedAt: null,
+    };
     const run: RunContext = {
       database: local.database,
       settings,
@@ -99,15 +114,16 @@ async function evaluateInOneTransaction(
       signal: options.signal,
     };
     const rows = await evaluateCandidates(run, entities, [{ identity: request.resource, descriptor: request.descriptor, deployed: undefined }]);
+    const finished = { ...created, status: 'completed' as const, ...overallOutcome(rows.map((row) => row.outcome)) };
+    const ended: ReportRow = { ...finished, ...(await new ReportRepository(local.database).createFinished(finished, tx)) };
     const written = await new ResultRepository(local.database).append(rows);
-    const ended = await reports.finish(created.id, { status: 'completed', ...overallOutcome(rows.map((row) => row.outcome)) });
-    if (ended) recordReportEnd(ended);
-    const announced = Boolean(ended && recordsHistory(created));
+    recordReportEnd(ended);
+    const announced = recordsHistory(created);
     if (announced) await announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id });
     await options.audit?.within(tx, created.id);
     // The answer from what was written; read back only if the report was not this call's alone to write (never seen).
     const answer =
-      ended && written.length === rows.length
+      written.length === rows.length
         ? representWritten(
             ended,
             rows.map((row, index) => ({ ...row, resourceOwner: row.resourceOwner ?? null, ...written[index] })),

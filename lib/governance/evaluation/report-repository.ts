@@ -19,12 +19,23 @@ export class ReportRepository {
     return this.database.tables.evaluationReports;
   }
 
-  /** A new report; one run in the call that creates it may be written `running` with its totals (`evaluateInOneTransaction`). */
-  async create(
-    report: NewReport & Partial<Pick<ReportRow, 'status' | 'total' | 'done'>>,
-    tx: Pick<Transaction, 'insert'> = this.database.db,
-  ): Promise<ReportRow> {
+  async create(report: NewReport, tx: Pick<Transaction, 'insert'> = this.database.db): Promise<ReportRow> {
     const [row] = await tx.insert(this.table).values(report).returning();
+    return row;
+  }
+
+  /**
+   * A report born finished, written once with its outcome (the deploy gate's one transaction:
+   * evaluateInOneTransaction); answers when it was created and completed (the transaction's time).
+   */
+  async createFinished(report: ReportRow, tx: Pick<Transaction, 'insert'>): Promise<Pick<ReportRow, 'createdAt' | 'completedAt'>> {
+    const t = this.table;
+    // The database's times, not the process's; no lease, no attempt.
+    const { createdAt: _created, completedAt: _completed, leaseUntil: _lease, attempts: _attempts, ...written } = report;
+    const [row] = await tx
+      .insert(t)
+      .values({ ...written, completedAt: sql`now()` })
+      .returning({ createdAt: t.createdAt, completedAt: t.completedAt });
     return row;
   }
 
