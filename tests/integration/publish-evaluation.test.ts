@@ -560,6 +560,41 @@ describe('nothing lost, nothing doubled', () => {
     ]);
   });
 
+  it('evaluates the next pages while the ones before are written: a write that fails is what is tried again, and the pages written before it are kept', async () => {
+    const type = await freshType(50);
+    // 250 resources in pages of 50: engine calls of 100 at 0, 100 and 200; the write of the second is refused.
+    resources('qa', 250);
+    const id = await draft(type, { environment: 'qa' });
+    const { evaluationReportId: reportId } = (await publish(id)).body;
+    await database.sql.unsafe(
+      `create function "${SCHEMA}".refuse_write() returns trigger language plpgsql as $$ begin raise exception 'the database refused the write'; end $$`,
+    );
+    await database.sql.unsafe(
+      `create trigger refuse_write before insert on "${SCHEMA}".evaluation_results for each row
+       when (new.report_id = '${reportId}' and new.resource_id = 'dp-120') execute function "${SCHEMA}".refuse_write()`,
+    );
+    try {
+      const [{ answer }] = await deliverAll();
+      expect(answer.batchItemFailures).toHaveLength(1);
+    } finally {
+      await database.sql.unsafe(`drop trigger refuse_write on "${SCHEMA}".evaluation_results; drop function "${SCHEMA}".refuse_write()`);
+    }
+    expect(await resultRows(reportId)).toHaveLength(100);
+    const [task] = await taskRows(reportId);
+    expect(task).toMatchObject({ status: 'queued', offset: 100, attempts: 1 });
+    expect(task.last_error).toContain('Environment qa, page at offset 100 (limit 50)');
+    // What the database said, not the query it refused.
+    expect(task.last_error).toBe('Environment qa, page at offset 100 (limit 50): the database refused a query: the database refused the write');
+
+    await database.sql.unsafe(`update "${SCHEMA}".evaluation_tasks set updated_at = now() - interval '1 minute' where report_id = $1`, [reportId]);
+    expect((await sweeper.handler()).tasks.redelivered).toBe(1);
+    await deliverAll();
+    expect(await readReport(reportId)).toMatchObject({ status: 'completed', progress: { total: 250, done: 250 } });
+    const written = await resultRows(reportId);
+    expect(new Set(written.map((row) => row.resource_id)).size).toBe(250);
+    expect(written).toHaveLength(250);
+  });
+
   it('locally, where no queue redelivers, the sweeper redelivers a failed page and dead-letters it after the receive limit', async () => {
     const type = await freshType();
     resources('qa', 3);

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
+import { failureReason } from '#lib/db/query-errors';
 import { inTransaction } from '#lib/db/transaction';
 import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { dispatchInBackground } from '#lib/outbox/background-dispatch';
@@ -26,6 +27,17 @@ class PageFailure extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'PageFailure';
+  }
+}
+
+/** The write of the pages at `offset` failed (noticed after the next pages were evaluated). */
+class PagesNotWritten extends Error {
+  constructor(
+    readonly offset: number,
+    options: ErrorOptions,
+  ) {
+    super('the pages could not be written', options);
+    this.name = 'PagesNotWritten';
   }
 }
 
@@ -100,7 +112,7 @@ async function writePages(
 async function pageFailed(ctx: GovernanceContext, task: TaskRow, failure: { offset: number; pageSize?: number; receivedAt: number; error: unknown }) {
   const { offset, pageSize, receivedAt, error } = failure;
   const page = `Environment ${task.environment}, page at offset ${offset}${pageSize ? ` (limit ${pageSize})` : ''}`;
-  const reason = `${page}: ${(error as Error).message}`;
+  const reason = `${page}: ${failureReason(error)}`;
   // The running report shows no internal address: the resolver's own account of the failure, else none (the logs have it).
   const shown = `${page}: ${error instanceof ResolverError ? error.reason : "the page could not be evaluated (the evaluation worker's log says why)"}`;
   const { settings } = ctx;
@@ -113,7 +125,8 @@ async function pageFailed(ctx: GovernanceContext, task: TaskRow, failure: { offs
  * The worker's part: claims the task and evaluates the perimeter of its environment page by page
  * (`limit` = the type's batch size; a few pages per engine call), the results, progress and next
  * offset of those pages written in one transaction. The next pages are read from the resolver while
- * the current ones are evaluated and written. Stops at the short page that ends the perimeter, or
+ * the current ones are evaluated, and evaluated while the current ones are written (one write at a
+ * time, in order). Stops at the short page that ends the perimeter, or
  * hands the rest on in a new message when `remainingMs()` says its invocation is running out of
  * time. A task that is finished or held by another worker is skipped, so a message delivered twice
  * does the work once. A failed page throws PageFailure after recording the failure.
@@ -138,6 +151,13 @@ export async function runTask(ctx: GovernanceContext, taskId: string, remainingM
     // Once the read has ended, its retries can no longer mark the task as waiting.
     await reading?.catch(() => undefined);
   };
+  // The write of the pages evaluated before the current ones: true once written, false when another worker took the task over.
+  let writing: Promise<boolean> | undefined;
+  const written = async () => {
+    const moved = await writing;
+    writing = undefined;
+    return moved !== false;
+  };
   try {
     const work = await workOf(ctx, task, remainingMs, ended.signal);
     if (!work) return 'done';
@@ -156,8 +176,11 @@ export async function runTask(ctx: GovernanceContext, taskId: string, remainingM
       const fetched = performance.now();
       const rows = await evaluateCandidates(run, entities, resources.map(fromResolver));
       const evaluatedAt = performance.now();
-      const moved = await writePages(ctx, task, work, rows, {
-        offset,
+      // Another worker took the task over (this one was too slow to renew its lease): it goes on from here.
+      if (!(await written())) return 'skipped';
+      const at = offset;
+      writing = writePages(ctx, task, work, rows, {
+        offset: at,
         advance,
         resources: resources.length,
         expectedResources: pages.at(-1)?.total,
@@ -165,20 +188,37 @@ export async function runTask(ctx: GovernanceContext, taskId: string, remainingM
         resolverMs: fetched - started,
         engineMs: evaluatedAt - fetched,
         evaluatedAt,
+      }).catch((error: unknown) => {
+        throw new PagesNotWritten(at, { cause: error });
       });
-      // Another worker took the task over (this one was too slow to renew its lease): it goes on from here.
-      if (!moved) return 'skipped';
-      if (last) return 'done';
+      // Met when awaited, after the next pages are evaluated.
+      writing.catch(() => undefined);
       offset += advance;
-      if (unreadable) throw unreadable.error;
+      if (last) return (await written()) ? 'done' : 'skipped';
+      if (unreadable) {
+        if (!(await written())) return 'skipped';
+        throw unreadable.error;
+      }
     }
+    if (!(await written())) return 'skipped';
     await tasks.release(taskId);
     await sendTasks(ctx, [taskId]);
     return 'continued';
-  } catch (error) {
+  } catch (caught) {
     await stopReading();
-    throw await pageFailed(ctx, task, { offset, pageSize, receivedAt, error });
+    // The pages to try again: those whose write failed, else those that failed. A write still
+    // under way ends first, and its own failure (of earlier pages) is the one recorded.
+    let failure = caught instanceof PagesNotWritten ? { at: caught.offset, error: caught.cause } : { at: offset, error: caught };
+    if (writing) {
+      try {
+        if (!(await written())) return 'skipped';
+      } catch (earlier) {
+        if (earlier instanceof PagesNotWritten) failure = { at: earlier.offset, error: earlier.cause };
+      }
+    }
+    throw await pageFailed(ctx, task, { offset: failure.at, pageSize, receivedAt, error: failure.error });
   } finally {
+    await writing?.catch(() => undefined);
     await stopReading();
   }
 }
