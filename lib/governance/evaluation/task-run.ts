@@ -86,7 +86,7 @@ async function writePages(
   task: TaskRow,
   { run, entities }: TaskWork,
   rows: NewResult[],
-  done: Omit<PagesDone, 'databaseMs'> & { evaluatedAt: number },
+  done: Omit<PagesDone, 'databaseMs'> & { writtenFrom: number },
 ): Promise<boolean> {
   const { database } = ctx;
   const tasks = new TaskRepository(database);
@@ -95,8 +95,8 @@ async function writePages(
   const moved = await inTransaction(database, 'evaluation pages', async (tx) => {
     await reports.lock(run.report.id, tx);
     await new ResultRepository(database).append(rows, tx);
-    const { evaluatedAt, ...pages } = done;
-    if (!(await tasks.pagesDone(task.id, { ...pages, databaseMs: performance.now() - evaluatedAt }, LEASE_MS, tx))) return false;
+    const { writtenFrom, ...pages } = done;
+    if (!(await tasks.pagesDone(task.id, { ...pages, databaseMs: performance.now() - writtenFrom }, LEASE_MS, tx))) return false;
     await reports.progressFromTasks(run.report.id, entities.length, run.perimeter.batchSize, tx);
     if (done.last) announced = await finishIfEnded(ctx, run.report, tx);
     return true;
@@ -187,7 +187,8 @@ export async function runTask(ctx: GovernanceContext, taskId: string, remainingM
         last,
         resolverMs: fetched - started,
         engineMs: evaluatedAt - fetched,
-        evaluatedAt,
+        // From now: the wait for the write before is neither the engine's time nor the database's for these pages.
+        writtenFrom: performance.now(),
       }).catch((error: unknown) => {
         throw new PagesNotWritten(at, { cause: error });
       });
