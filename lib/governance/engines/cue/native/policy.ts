@@ -133,18 +133,29 @@ function unreadableIn(descriptor: unknown): NativeVerdict | undefined {
   const kept = unreadable.get(descriptor);
   if (kept !== undefined) return kept ?? undefined;
   let found: NativeVerdict | undefined;
-  const visit = (value: unknown, path: string[]): void => {
+  // One path for the whole walk, read only for what is found (a descriptor has thousands of nodes).
+  const path: string[] = [];
+  const visit = (value: unknown): void => {
     if (found) return;
     if (typeof value === 'string') found = unreadableText(value, path);
-    else if (Array.isArray(value)) value.forEach((item, index) => visit(item, [...path, String(index)]));
-    else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
+    else if (Array.isArray(value)) {
+      for (let index = 0; index < value.length && !found; index++) {
+        path.push(String(index));
+        visit(value[index]);
+        path.pop();
+      }
+    } else if (value !== null && typeof value === 'object') {
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
         found ??= unreadableText(key, path);
-        visit(item, [...path, key]);
+        path.push(key);
+        visit((value as Record<string, unknown>)[key]);
+        path.pop();
+        if (found) return;
       }
     }
   };
-  visit(descriptor, []);
+  visit(descriptor);
   unreadable.set(descriptor, found ?? null);
   return found;
 }
