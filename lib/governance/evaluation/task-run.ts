@@ -93,11 +93,15 @@ async function writePages(
   const reports = new ReportRepository(database);
   let announced = false;
   const moved = await inTransaction(database, 'evaluation pages', async (tx) => {
-    await reports.lock(run.report.id, tx);
-    await new ResultRepository(database).append(rows, tx);
+    // Statements sent together run in order, one round trip for both (the worker's thread is busy evaluating the next pages).
+    await Promise.all([reports.lock(run.report.id, tx), new ResultRepository(database).append(rows, tx)]);
     const { writtenFrom, ...pages } = done;
-    if (!(await tasks.pagesDone(task.id, { ...pages, databaseMs: performance.now() - writtenFrom }, LEASE_MS, tx))) return false;
-    await reports.progressFromTasks(run.report.id, entities.length, run.perimeter.batchSize, tx);
+    // The report's progress is read from the tasks after this one moved (when it did not, it is read again as it was).
+    const [ours] = await Promise.all([
+      tasks.pagesDone(task.id, { ...pages, databaseMs: performance.now() - writtenFrom }, LEASE_MS, tx),
+      reports.progressFromTasks(run.report.id, entities.length, run.perimeter.batchSize, tx),
+    ]);
+    if (!ours) return false;
     if (done.last) announced = await finishIfEnded(ctx, run.report, tx);
     return true;
   });
