@@ -4,6 +4,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { Database } from '#lib/db/client';
+import { ENGINE_CALL_RESOURCES } from '#lib/governance/evaluation/page-groups';
 import { resetSettings } from '#lib/settings/shared-settings';
 
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
@@ -247,28 +248,31 @@ describe('publishing evaluates against every resource of every environment, thro
   });
 
   it('splits the work: with little time left, a worker hands the rest of the perimeter on in a new message', async () => {
-    const type = await freshType(60);
-    resources('development', 150);
+    // Pages of 0.6 x an engine call's resources: two pages make one call.
+    const page = 0.6 * ENGINE_CALL_RESOURCES;
+    const total = 2.5 * page;
+    const type = await freshType(page);
+    resources('development', total);
     const id = await draft(type, { environment: 'development' });
     const { evaluationReportId: reportId } = (await publish(id)).body;
     expect(invocations()).toHaveLength(1);
 
-    // The first delivery evaluates one engine call's worth of pages (two pages of 60: at least 100
-    // resources per call) and sends the next message; meanwhile the report shows its progress.
+    // The first delivery evaluates one engine call's worth of pages and sends the next message;
+    // meanwhile the report shows its progress.
     const [first] = invocations();
     delivered = 1;
     expect(await worker.handler(first.event, contextWith(1_000))).toEqual({ batchItemFailures: [] });
     expect(invocations()).toHaveLength(2);
     expect(JSON.parse(invocations()[1].event.Records[0].body)).toEqual(JSON.parse(first.event.Records[0].body));
     const running = await readReport(reportId);
-    expect(running).toMatchObject({ status: 'running', environment: 'development', progress: { done: 120, total: 150 } });
-    expect(running.evaluationResults).toHaveLength(120);
+    expect(running).toMatchObject({ status: 'running', environment: 'development', progress: { done: 2 * page, total } });
+    expect(running.evaluationResults).toHaveLength(2 * page);
 
     await deliverAll(1_000);
     expect(invocations()).toHaveLength(2);
-    expect(pagesAsked(type)).toEqual(['development:0:60', 'development:60:60', 'development:120:60']);
-    expect(engine.requests).toHaveLength(150);
-    expect(await readReport(reportId)).toMatchObject({ status: 'completed', outcome: 'ok', passed: true, progress: { total: 150, done: 150 } });
+    expect(pagesAsked(type)).toEqual([`development:0:${page}`, `development:${page}:${page}`, `development:${2 * page}:${page}`]);
+    expect(engine.requests).toHaveLength(total);
+    expect(await readReport(reportId)).toMatchObject({ status: 'completed', outcome: 'ok', passed: true, progress: { total, done: total } });
   });
 
   it('evaluates metrics on publish too, and a passive policy starts nothing', async () => {
@@ -502,18 +506,20 @@ describe('nothing lost, nothing doubled', () => {
   });
 
   it('pages read ahead while the ones before are written: a retry of theirs is still shown once those are written, and a failure keeps those', async () => {
-    const type = await freshType(50);
-    // 140 resources in pages of 50: the pages at 0 and 50 make one engine call; the last page, at 100, is read meanwhile, and fails.
-    resources('qa', 140);
-    brokenPages.add('qa:100');
+    // Pages of half an engine call: the pages at 0 and `page` make one call; the last, short page, at `call`, is read meanwhile, and fails.
+    const call = ENGINE_CALL_RESOURCES;
+    const page = call / 2;
+    const type = await freshType(page);
+    resources('qa', call + 0.8 * page);
+    brokenPages.add(`qa:${call}`);
     const id = await draft(type, { environment: 'qa' });
     const { evaluationReportId: reportId } = (await publish(id)).body;
     let release: () => void = () => undefined;
     const retried = new Promise<void>((resolve) => {
       const poll = setInterval(() => {
-        if (pagesAsked(type).includes('qa:100:50')) {
-          brokenPages.delete('qa:100');
-          heldPages.set('qa:100', new Promise<void>((answer) => (release = answer)));
+        if (pagesAsked(type).includes(`qa:${call}:${page}`)) {
+          brokenPages.delete(`qa:${call}`);
+          heldPages.set(`qa:${call}`, new Promise<void>((answer) => (release = answer)));
           clearInterval(poll);
           resolve();
         }
@@ -522,12 +528,12 @@ describe('nothing lost, nothing doubled', () => {
     const running = deliverAll();
     await retried;
     // The first two pages are written while the retry of the third is held: the report still says what it waits for.
-    await vi.waitFor(async () => expect((await readReport(reportId)).progress.done).toBe(100), { timeout: 10_000, interval: 20 });
-    await vi.waitFor(() => expect(pagesAsked(type).filter((page) => page === 'qa:100:50')).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect((await readReport(reportId)).progress.done).toBe(call), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(pagesAsked(type).filter((asked) => asked === `qa:${call}:${page}`)).toHaveLength(2), { timeout: 10_000, interval: 20 });
     expect((await readReport(reportId)).progress.waiting).toEqual([
       {
         environment: 'qa',
-        offset: 100,
+        offset: call,
         kind: 'call',
         reason: `The perimeter resolver of ${type} answered 500`,
         attempt: 1,
@@ -537,22 +543,23 @@ describe('nothing lost, nothing doubled', () => {
     ]);
     release();
     await running;
-    expect(await readReport(reportId)).toMatchObject({ status: 'completed', progress: { total: 140, done: 140 } });
-    expect(pagesAsked(type)).toEqual(['qa:0:50', 'qa:50:50', 'qa:100:50', 'qa:100:50']);
+    const total = call + 0.8 * page;
+    expect(await readReport(reportId)).toMatchObject({ status: 'completed', progress: { total, done: total } });
+    expect(pagesAsked(type)).toEqual([`qa:0:${page}`, `qa:${page}:${page}`, `qa:${call}:${page}`, `qa:${call}:${page}`]);
 
     // A page read ahead that keeps failing: the pages before it are written, and the failure names it.
-    brokenPages.add('qa:100');
+    brokenPages.add(`qa:${call}`);
     const again = (await publish(id)).body.evaluationReportId;
     const [{ answer }] = await deliverAll();
     expect(answer.batchItemFailures).toHaveLength(1);
-    expect(await resultRows(again)).toHaveLength(100);
-    expect((await taskRows(again))[0]).toMatchObject({ status: 'queued', offset: 100, attempts: 1 });
+    expect(await resultRows(again)).toHaveLength(call);
+    expect((await taskRows(again))[0]).toMatchObject({ status: 'queued', offset: call, attempts: 1 });
     expect((await readReport(again)).progress.waiting).toEqual([
       {
         environment: 'qa',
-        offset: 100,
+        offset: call,
         kind: 'delivery',
-        reason: `Environment qa, page at offset 100 (limit 50): The perimeter resolver of ${type} answered 500`,
+        reason: `Environment qa, page at offset ${call} (limit ${page}): The perimeter resolver of ${type} answered 500`,
         attempt: 1,
         attempts: 3,
         nextTryAt: expect.any(String),
@@ -561,9 +568,10 @@ describe('nothing lost, nothing doubled', () => {
   });
 
   it('evaluates the next pages while the ones before are written: a write that fails is what is tried again, and the pages written before it are kept', async () => {
-    const type = await freshType(50);
-    // 250 resources in pages of 50: engine calls of 100 at 0, 100 and 200; the write of the second is refused.
-    resources('qa', 250);
+    // Pages of half an engine call: engine calls at 0, `call` and 2 x `call` (half of one); the write of the second is refused.
+    const call = ENGINE_CALL_RESOURCES;
+    const type = await freshType(call / 2);
+    resources('qa', 2.5 * call);
     const id = await draft(type, { environment: 'qa' });
     const { evaluationReportId: reportId } = (await publish(id)).body;
     await database.sql.unsafe(
@@ -571,7 +579,7 @@ describe('nothing lost, nothing doubled', () => {
     );
     await database.sql.unsafe(
       `create trigger refuse_write before insert on "${SCHEMA}".evaluation_results for each row
-       when (new.report_id = '${reportId}' and new.resource_id = 'dp-120') execute function "${SCHEMA}".refuse_write()`,
+       when (new.report_id = '${reportId}' and new.resource_id = 'dp-${1.2 * call}') execute function "${SCHEMA}".refuse_write()`,
     );
     try {
       const [{ answer }] = await deliverAll();
@@ -579,20 +587,19 @@ describe('nothing lost, nothing doubled', () => {
     } finally {
       await database.sql.unsafe(`drop trigger refuse_write on "${SCHEMA}".evaluation_results; drop function "${SCHEMA}".refuse_write()`);
     }
-    expect(await resultRows(reportId)).toHaveLength(100);
+    expect(await resultRows(reportId)).toHaveLength(call);
     const [task] = await taskRows(reportId);
-    expect(task).toMatchObject({ status: 'queued', offset: 100, attempts: 1 });
-    expect(task.last_error).toContain('Environment qa, page at offset 100 (limit 50)');
+    expect(task).toMatchObject({ status: 'queued', offset: call, attempts: 1 });
     // What the database said, not the query it refused.
-    expect(task.last_error).toBe('Environment qa, page at offset 100 (limit 50): the database refused a query: the database refused the write');
+    expect(task.last_error).toBe(`Environment qa, page at offset ${call} (limit ${call / 2}): the database refused a query: the database refused the write`);
 
     await database.sql.unsafe(`update "${SCHEMA}".evaluation_tasks set updated_at = now() - interval '1 minute' where report_id = $1`, [reportId]);
     expect((await sweeper.handler()).tasks.redelivered).toBe(1);
     await deliverAll();
-    expect(await readReport(reportId)).toMatchObject({ status: 'completed', progress: { total: 250, done: 250 } });
+    expect(await readReport(reportId)).toMatchObject({ status: 'completed', progress: { total: 2.5 * call, done: 2.5 * call } });
     const written = await resultRows(reportId);
-    expect(new Set(written.map((row) => row.resource_id)).size).toBe(250);
-    expect(written).toHaveLength(250);
+    expect(new Set(written.map((row) => row.resource_id)).size).toBe(2.5 * call);
+    expect(written).toHaveLength(2.5 * call);
   });
 
   it('locally, where no queue redelivers, the sweeper redelivers a failed page and dead-letters it after the receive limit', async () => {
