@@ -4,7 +4,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { Database } from '#lib/db/client';
-import { ENGINE_CALL_RESOURCES } from '#lib/governance/evaluation/page-groups';
+import { RESOURCES_PER_CALL } from '#lib/governance/evaluation/page-groups';
 import { resetSettings } from '#lib/settings/shared-settings';
 
 import type * as llmConfigModule from '../../functions/assistant/llm-config';
@@ -247,31 +247,34 @@ describe('publishing evaluates against every resource of every environment, thro
     expect(latest.body.data).toHaveLength(9);
   });
 
-  it('splits the work: with little time left, a worker hands the rest of the perimeter on in a new message', async () => {
+  it.each([
+    { engines: 'a remote engine (called once per pair)', perCall: RESOURCES_PER_CALL.called, policy: {} },
+    { engines: 'CUE (in process)', perCall: RESOURCES_PER_CALL.inProcess, policy: { engine: 'cue', cueScript: 'owner: "alice"', remoteEngineUrl: undefined } },
+  ])('splits the work: with little time left, a worker hands the rest of the perimeter on in a new message ($engines)', async ({ perCall, policy }) => {
     // Pages of 0.6 x an engine call's resources: two pages make one call.
-    const page = 0.6 * ENGINE_CALL_RESOURCES;
+    const page = 0.6 * perCall;
     const total = 2.5 * page;
     const type = await freshType(page);
     resources('development', total);
-    const id = await draft(type, { environment: 'development' });
+    const id = await draft(type, { environment: 'development', ...policy });
     const { evaluationReportId: reportId } = (await publish(id)).body;
-    expect(invocations()).toHaveLength(1);
+    expect(invocations()).toHaveLength(delivered + 1);
+    const asked = engine.requests.length;
 
     // The first delivery evaluates one engine call's worth of pages and sends the next message;
     // meanwhile the report shows its progress.
-    const [first] = invocations();
-    delivered = 1;
+    const first = invocations()[delivered];
+    delivered += 1;
     expect(await worker.handler(first.event, contextWith(1_000))).toEqual({ batchItemFailures: [] });
-    expect(invocations()).toHaveLength(2);
-    expect(JSON.parse(invocations()[1].event.Records[0].body)).toEqual(JSON.parse(first.event.Records[0].body));
+    expect(invocations()).toHaveLength(delivered + 1);
+    expect(JSON.parse(invocations()[delivered].event.Records[0].body)).toEqual(JSON.parse(first.event.Records[0].body));
     const running = await readReport(reportId);
     expect(running).toMatchObject({ status: 'running', environment: 'development', progress: { done: 2 * page, total } });
     expect(running.evaluationResults).toHaveLength(2 * page);
 
     await deliverAll(1_000);
-    expect(invocations()).toHaveLength(2);
     expect(pagesAsked(type)).toEqual([`development:0:${page}`, `development:${page}:${page}`, `development:${2 * page}:${page}`]);
-    expect(engine.requests).toHaveLength(total);
+    expect(engine.requests.length - asked).toBe('engine' in policy ? 0 : total);
     expect(await readReport(reportId)).toMatchObject({ status: 'completed', outcome: 'ok', passed: true, progress: { total, done: total } });
   });
 
@@ -507,7 +510,7 @@ describe('nothing lost, nothing doubled', () => {
 
   it('pages read ahead while the ones before are written: a retry of theirs is still shown once those are written, and a failure keeps those', async () => {
     // Pages of half an engine call: the pages at 0 and `page` make one call; the last, short page, at `call`, is read meanwhile, and fails.
-    const call = ENGINE_CALL_RESOURCES;
+    const call = RESOURCES_PER_CALL.called;
     const page = call / 2;
     const type = await freshType(page);
     resources('qa', call + 0.8 * page);
@@ -569,7 +572,7 @@ describe('nothing lost, nothing doubled', () => {
 
   it('evaluates the next pages while the ones before are written: a write that fails is what is tried again, and the pages written before it are kept', async () => {
     // Pages of half an engine call: engine calls at 0, `call` and 2 x `call` (half of one); the write of the second is refused.
-    const call = ENGINE_CALL_RESOURCES;
+    const call = RESOURCES_PER_CALL.called;
     const type = await freshType(call / 2);
     resources('qa', 2.5 * call);
     const id = await draft(type, { environment: 'qa' });

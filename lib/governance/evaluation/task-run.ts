@@ -11,7 +11,7 @@ import { maxReceivesOf, visibilityMsOf } from '#lib/queue/queue-from-settings';
 import type { GovernanceContext } from '../context';
 import type { EntityRow } from '../policies/entity-repository';
 import { entitiesOf, evaluateCandidates, fromResolver, perimeterOf, type RunContext } from './evaluation-runner';
-import { type PageGroup, readPages } from './page-groups';
+import { type PageGroup, readPages, resourcesPerCall } from './page-groups';
 import { sendTasks } from './queued-evaluation';
 import { finishIfEnded } from './report-ending';
 import { ReportRepository, type ReportRow } from './report-repository';
@@ -167,14 +167,15 @@ export async function runTask(ctx: GovernanceContext, taskId: string, remainingM
     if (!work) return 'done';
     const { run, entities } = work;
     pageSize = run.perimeter.batchSize;
-    reading = readPages(run, offset);
+    const perCall = resourcesPerCall(entities);
+    reading = readPages(run, offset, perCall);
     while (reading) {
       const started = performance.now();
       const { pages, last, unreadable }: PageGroup = await reading;
       const resources = pages.flatMap((page) => page.resources);
       const advance: number = pages.length * pageSize;
       // Read ahead, unless these pages end the perimeter or this invocation hands the rest on after them.
-      reading = last || unreadable || remainingMs() < MIN_REMAINING_MS ? undefined : readPages(run, offset + advance);
+      reading = last || unreadable || remainingMs() < MIN_REMAINING_MS ? undefined : readPages(run, offset + advance, perCall);
       // A failure of the pages read ahead is met when they are awaited, after these are written.
       reading?.catch(() => undefined);
       const fetched = performance.now();
