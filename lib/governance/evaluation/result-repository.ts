@@ -15,6 +15,29 @@ export type NewResult = Omit<ResultRow, (typeof WRITTEN_BY_DATABASE)[number] | '
 /** What latest_results copies of a written result. */
 const LATEST_SOURCE_COLUMNS = sql.raw('id, recorded, entity_id, resource_id, environment, resource_type, outcome');
 
+type ResultsTable = Database['tables']['evaluationResults'];
+
+/** The columns of a NewResult, under their SQL names and types: the same for every append, made once per table (its schema). */
+const shapes = new WeakMap<ResultsTable, { columns: Array<{ key: keyof NewResult; name: string }>; names: SQL; types: SQL }>();
+
+function shapeOf(table: ResultsTable) {
+  let shape = shapes.get(table);
+  if (!shape) {
+    const columns = Object.entries(getTableColumns(table)).flatMap(([key, column]) =>
+      (WRITTEN_BY_DATABASE as readonly string[]).includes(key) ? [] : [{ key: key as keyof NewResult, name: column.name, type: column.getSQLType() }],
+    );
+    // Our schema's own names (quoted as identifiers), never a caller's.
+    const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+    shape = {
+      columns,
+      names: sql.raw(columns.map(({ name }) => quoted(name)).join(', ')),
+      types: sql.raw(columns.map(({ name, type }) => `${quoted(name)} ${type}`).join(', ')),
+    };
+    shapes.set(table, shape);
+  }
+  return shape;
+}
+
 export class ResultRepository {
   constructor(private readonly database: Database) {}
 
@@ -31,19 +54,8 @@ export class ResultRepository {
    */
   async append(results: readonly NewResult[], tx: Pick<Transaction, 'execute'> = this.database.db): Promise<Array<{ id: number; createdAt: Date }>> {
     if (results.length === 0) return [];
-    // The columns of a NewResult, under their SQL names and types.
-    const columns = Object.entries(getTableColumns(this.table)).flatMap(([key, column]) =>
-      (WRITTEN_BY_DATABASE as readonly string[]).includes(key) ? [] : [{ key: key as keyof NewResult, column }],
-    );
-    const names = sql.join(
-      columns.map(({ column }) => sql.identifier(column.name)),
-      sql`, `,
-    );
-    const types = sql.join(
-      columns.map(({ column }) => sql`${sql.identifier(column.name)} ${sql.raw(column.getSQLType())}`),
-      sql`, `,
-    );
-    const records = JSON.stringify(results.map((result) => Object.fromEntries(columns.map(({ key, column }) => [column.name, result[key]]))));
+    const { columns, names, types } = shapeOf(this.table);
+    const records = JSON.stringify(results.map((result) => Object.fromEntries(columns.map(({ key, name }) => [name, result[key]]))));
     // Ids are taken in the order of the rows inserted: by position.
     // Raw, as drizzle's driver gives them: a bigint and a timestamptz as text (read as drizzle reads them).
     const written = await tx.execute<{ id: string; created_at: string }>(
