@@ -115,12 +115,16 @@ async function evaluateInOneTransaction(
     };
     const rows = await evaluateCandidates(run, entities, [{ identity: request.resource, descriptor: request.descriptor, deployed: undefined }]);
     const finished = { ...created, status: 'completed' as const, ...overallOutcome(rows.map((row) => row.outcome)) };
-    const ended: ReportRow = { ...finished, ...(await new ReportRepository(local.database).createFinished(finished, tx)) };
-    const written = await new ResultRepository(local.database).append(rows);
-    recordReportEnd(ended);
     const announced = recordsHistory(created);
-    if (announced) await announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id });
-    await options.audit?.within(tx, created.id);
+    // Sent together, run in order: one round trip for the report, its results, the index's message and the call's audit records.
+    const [times, written] = await Promise.all([
+      new ReportRepository(local.database).createFinished(finished, tx),
+      new ResultRepository(local.database).append(rows),
+      announced ? announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id }) : undefined,
+      options.audit?.within(tx, created.id),
+    ]);
+    const ended: ReportRow = { ...finished, ...times };
+    recordReportEnd(ended);
     // The answer from what was written; read back only if the report was not this call's alone to write (never seen).
     const answer =
       written.length === rows.length
