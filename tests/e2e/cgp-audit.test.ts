@@ -19,8 +19,20 @@ let cwd: string;
 let env: NodeJS.ProcessEnv;
 
 const verify = (...args: string[]) => cgp(['audit', 'verify', ...args], { cwd, env });
-/** seq and recordedAt of the stored records, oldest first. */
-const stored = () => sql<Array<{ seq: number; recordedAt: Date }>>`select seq::int as seq, recorded_at as "recordedAt" from e2e.audit_records order by seq`;
+/**
+ * Reads the chain through the API once, as `cgp audit verify` does: the records of the calls that
+ * answered and wait to be linked (the chainer links them in the background) are linked first.
+ */
+const linked = async () => {
+  const read = await fetch(`${inject('baseUrl')}/v1/computational-governance/audit`, { headers: { authorization: `Bearer ${env.CGP_TOKEN}` } });
+  expect(read.status).toBe(200);
+  await read.text();
+};
+/** seq and recordedAt of the stored records, oldest first, once what waits is linked. */
+const stored = async () => {
+  await linked();
+  return sql<Array<{ seq: number; recordedAt: Date }>>`select seq::int as seq, recorded_at as "recordedAt" from e2e.audit_records order by seq`;
+};
 
 beforeAll(async () => {
   await governanceApi('POST', '/resource-types', { name: TYPE, resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' } });
@@ -105,6 +117,8 @@ describe('cgp audit verify', () => {
     const signed = await fetch(`${inject('baseUrl')}/v1/computational-governance/audit/checkpoints`, { method: 'POST', headers: auditor });
     expect(signed.status).toBe(201);
     const checkpoint = (await signed.json()) as { seq: number; hash: string };
+    // The checkpoint call's own record, linked after the head it signed.
+    await linked();
     type Row = { seq: number; recordedAt: Date; record: Record<string, unknown>; previousHash: string; hash: string };
     // The whole chain as it is, to put back: the checkpoint call's own record and any later follow the signed head.
     const original = await sql<Row[]>`
