@@ -64,9 +64,16 @@ export class AuditRepository {
       const link = { seq: previous.seq + 1, recordedAt, record: storableCopy(record), previousHash: previous.hash };
       const hash = hashOf(link);
       previous = { seq: link.seq, hash };
-      return { ...link, recordedAt: new Date(recordedAt), hash };
+      return { ...link, hash };
     });
-    await tx.insert(t).values(links);
+    // One parameter whatever their number: the same statement for every batch (prepared once per connection).
+    const rows = JSON.stringify(
+      links.map(({ seq, recordedAt: at, record, previousHash, hash }) => ({ seq, recorded_at: at, record, previous_hash: previousHash, hash })),
+    );
+    await tx.execute(sql`insert into ${t} (seq, recorded_at, record, previous_hash, hash)
+      select seq, recorded_at, record, previous_hash, hash
+      from jsonb_to_recordset(${rows}::jsonb) as given(seq bigint, recorded_at timestamptz, record jsonb, previous_hash text, hash text)
+      order by seq`);
   }
 
   /** Up to `limit` records of the range, oldest first. */

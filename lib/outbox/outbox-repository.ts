@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 
 import type { Database } from '#lib/db/client';
 import { deleteSome } from '#lib/db/purge';
@@ -8,6 +9,12 @@ import type { Transaction } from '#lib/db/transaction';
 type Row = Database['tables']['outbox']['$inferSelect'];
 export type OutboxTopic = Row['topic'];
 export type OutboxMessage = Pick<Row, 'id' | 'topic' | 'payload' | 'attempts' | 'idempotencyKey'>;
+
+/**
+ * `column = any(ids)` with the ids as one array parameter: the same statement text for any number
+ * of ids, so that the database prepares it once per connection (an IN list is a new one per count).
+ */
+const idIn = (column: AnyPgColumn, ids: readonly number[]) => sql`${column} = any(${`{${ids.map((id) => Number(id)).join(',')}}`}::bigint[])`;
 
 export class OutboxRepository {
   constructor(private readonly database: Database) {}
@@ -113,13 +120,13 @@ export class OutboxRepository {
       await this.database.db
         .update(this.table)
         .set({ nextAttemptAt: sql`now()` })
-        .where(inArray(this.table.id, [...ids]));
+        .where(idIn(this.table.id, ids));
   }
 
   /** Marks messages delivered (in the transaction that applied them, for receivers that are ours). */
   async delivered(ids: number | readonly number[], tx: Pick<Transaction, 'update'> = this.database.db): Promise<void> {
-    const all = Array.isArray(ids) ? ids : [ids];
-    await tx.update(this.table).set({ deliveredAt: new Date(), lastError: null }).where(inArray(this.table.id, all));
+    const all: readonly number[] = Array.isArray(ids) ? ids : [ids];
+    await tx.update(this.table).set({ deliveredAt: new Date(), lastError: null }).where(idIn(this.table.id, all));
   }
 
   /** A delivery failed: tried again at `retryAt`, or never again when `retryAt` is undefined (dead). */
