@@ -5,6 +5,7 @@ import type { Settings } from '#lib/settings/index';
 
 import { defineTables, type Tables } from '../../drizzle/schema/index';
 import { connectionUrl, poolOptions } from './connection';
+import { preparedStatements } from './prepared-statements';
 import { tracedQueries } from './traced-queries';
 
 export interface Database {
@@ -27,7 +28,7 @@ export function openDatabase(settings: Settings, overrides: Partial<postgres.Opt
   const sql = postgres(connectionUrl(settings), { ...poolOptions(settings), ...overrides });
   return {
     sql,
-    db: drizzle(tracedQueries(sql)),
+    db: drizzle(tracedQueries(preparedStatements(sql))),
     tables: defineTables(settings.database.schema),
     schemaName: settings.database.schema,
     settings,

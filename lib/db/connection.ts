@@ -41,10 +41,12 @@ const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math
  * worker) serves one request at a time, so the pool stays small and gives idle connections back.
  */
 export function poolOptions(settings: Settings): Options<Record<string, never>> {
-  const { threadPoolSize, connectionTimeout, maxLifetime } = settings.database;
+  const { threadPoolSize, connectionTimeout, maxLifetime, preparedStatements } = settings.database;
   const ssl = sslOf(settings);
   return {
     max: threadPoolSize ?? 2,
+    // Off, no statement is prepared, drizzle's included (lib/db/prepared-statements.ts asks postgres.js, which decides).
+    prepare: preparedStatements,
     idle_timeout: 20,
     connect_timeout: seconds(connectionTimeout) ?? 10,
     max_lifetime: seconds(maxLifetime) ?? 30 * 60,

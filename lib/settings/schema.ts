@@ -312,6 +312,9 @@ export const settingsSchema = z.strictObject({
       'migrate-on-start': bool().default(true),
       'repair-on-start': bool().default(false),
       'thread-pool-size': int({ min: 1 }).optional(),
+      // Statements prepared once per connection (named) and then bound and run in one round trip; false for
+      // a connection pooler that cannot keep a connection's prepared statements (PgBouncer before 1.21 in transaction mode).
+      'prepared-statements': bool().default(true),
       'connection-timeout': duration().optional(),
       'max-lifetime': duration().optional(),
       'leak-detection-threshold': duration().optional(),
