@@ -101,17 +101,21 @@ export class OutboxRepository {
    */
   async claim(topic: OutboxTopic, limit: number, leaseMs: number): Promise<OutboxMessage[]> {
     const t = this.table;
-    return this.database.db.execute<OutboxMessage>(sql`
-      update ${t} set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
-      where ${t.id} in (
-        select ${t.id} from ${t}
+    // An UPDATE returns its rows in no promised order (the plan's): the order they were due in is
+    // carried out of the subquery and restored here, so messages go out in the order they were written.
+    const claimed = (await this.database.db.execute<OutboxMessage & { dueAt: number }>(sql`
+      with due as (
+        select ${t.id} as id, ${t.nextAttemptAt} as due_at from ${t}
         where ${t.topic} = ${topic} and ${t.deliveredAt} is null and ${t.deadAt} is null and ${t.nextAttemptAt} <= now()
         order by ${t.nextAttemptAt}, ${t.id}
         limit ${limit}
         for update skip locked
       )
+      update ${t} set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+      from due where ${t.id} = due.id
       returning ${t.id} as id, ${t.topic} as topic, ${t.payload} as payload, ${t.attempts} as attempts,
-        ${t.idempotencyKey} as "idempotencyKey"`) as unknown as Promise<OutboxMessage[]>;
+        ${t.idempotencyKey} as "idempotencyKey", extract(epoch from due.due_at)::float8 as "dueAt"`)) as unknown as Array<OutboxMessage & { dueAt: number }>;
+    return claimed.sort((a, b) => a.dueAt - b.dueAt || Number(a.id) - Number(b.id)).map(({ dueAt: _due, ...message }) => message);
   }
 
   /** Ends the lease of claimed messages that were not tried: due again now. */

@@ -61,6 +61,17 @@ afterAll(async () => {
 });
 
 describe('outbox delivery', () => {
+  it('claims messages in the order they are due, whatever order the update finds them in', async () => {
+    const outbox = new OutboxRepository(database);
+    for (const n of [1, 2, 3, 4]) await outbox.enqueue('notification', { n });
+    // Due in the reverse of their ids, the second and the third at the same time (then by id).
+    await database.sql.unsafe(
+      `update ${SCHEMA}.outbox set next_attempt_at = now() - make_interval(secs => case payload->>'n' when '4' then 40 when '1' then 10 else 20 end)`,
+    );
+    const claimed = await outbox.claim('notification', 10, 60_000);
+    expect(claimed.map((message) => message.payload.n)).toEqual([4, 2, 3, 1]);
+  });
+
   it('a message delivered twice (its lease ran out under a slow receiver, a second dispatcher took it) carries one idempotency key, header and payload', async () => {
     await new OutboxRepository(database).enqueue('audit', { requestId: 'req-twice' });
     let open = () => undefined as void;

@@ -72,16 +72,20 @@ export class RolloutRepository {
    */
   async takeDueNotices(limit: number, tx: Pick<Transaction, 'update'>): Promise<RolloutRow[]> {
     const t = this.table;
-    return tx
-      .update(t)
-      .set({ noticeSentAt: sql`now()` })
-      .where(
-        sql`${t.id} in (
+    return (
+      tx
+        .update(t)
+        .set({ noticeSentAt: sql`now()` })
+        .where(
+          sql`${t.id} in (
           select id from ${t}
           where status = 'scheduled' and notice_sent_at is null and enable_at - make_interval(days => notify_days_before) <= now()
           order by enable_at limit ${limit} for update skip locked)`,
-      )
-      .returning();
+        )
+        .returning()
+        // An UPDATE returns its rows in the plan's order: by their dates, as they were taken.
+        .then((rows) => rows.sort((a, b) => a.enableAt.getTime() - b.enableAt.getTime()))
+    );
   }
 
   /**
