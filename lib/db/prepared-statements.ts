@@ -8,11 +8,7 @@ import type postgres from 'postgres';
  * statement run before on the connection is bound and executed in one (as postgres.js's own
  * queries, and drizzle's `execute`, already are).
  */
-export function preparedStatements(sql: postgres.Sql): postgres.Sql {
-  return withPreparedUnsafe(sql);
-}
-
-function withPreparedUnsafe<S extends postgres.Sql | postgres.TransactionSql>(sql: S): S {
+export function preparedStatements<S extends postgres.Sql | postgres.TransactionSql>(sql: S): S {
   return new Proxy(sql, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
@@ -22,7 +18,7 @@ function withPreparedUnsafe<S extends postgres.Sql | postgres.TransactionSql>(sq
       if (property === 'begin')
         return (...args: unknown[]) => {
           const work = args.at(-1) as (transaction: postgres.TransactionSql) => unknown;
-          return value.call(target, ...args.slice(0, -1), (transaction: postgres.TransactionSql) => work(withPreparedUnsafe(transaction)));
+          return value.call(target, ...args.slice(0, -1), (transaction: postgres.TransactionSql) => work(preparedStatements(transaction)));
         };
       return value;
     },

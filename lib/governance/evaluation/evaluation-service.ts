@@ -70,9 +70,9 @@ interface OneDescriptor {
 /**
  * The deploy gate's path (issue 46): one descriptor whose every entity the native CUE evaluator
  * judges in process is read, judged and written in one transaction (the pairs it defers to the
- * reference evaluator included) with the call's audit records (`auditIn`): the report is written
- * running with its totals, the results appended, the report finished, and the answer read back; no
- * lease, no progress, nothing for the sweeper. A transaction-bound context: every repository on
+ * reference evaluator included) with the call's audit records (`audit.within`): the report, made
+ * in the process and judged first, is written once, finished, beside its results, and the answer is
+ * built from what was written; no lease, no progress, nothing for the sweeper. A transaction-bound context: every repository on
  * the way works in it. Undefined when the work is not local (another engine, a
  * previous_vs_current policy, another evaluator setting): the report is then run as any other.
  */
