@@ -1,12 +1,15 @@
 // Runs before `npm start` and `npm test`: installs the locked dependencies when node_modules is
-// missing or older than package-lock.json, so a fresh clone needs nothing installed by hand.
+// missing or older than package-lock.json or the patches of patches/ (applied by patch-package
+// after the install), so a fresh clone needs nothing installed by hand.
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const stampFile = 'node_modules/.cgp-install-stamp';
-const lockHash = createHash('sha256').update(readFileSync('package-lock.json')).digest('hex');
+const hash = createHash('sha256').update(readFileSync('package-lock.json'));
+for (const patch of existsSync('patches') ? readdirSync('patches').sort() : []) hash.update(patch).update(readFileSync(`patches/${patch}`));
+const lockHash = hash.digest('hex');
 
 if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== lockHash) {
   process.stdout.write('[install] installing the locked dependencies (npm ci)…\n');

@@ -157,7 +157,10 @@ export function httpHandler<E extends Endpoint>(
         method: event.requestContext?.http?.method ?? '',
         path: event.rawPath ?? '',
         requestId: event.headers[REQUEST_ID_HEADER] ?? '',
-        log: requestLogOf(event),
+        // Made when the handler first logs (most never do).
+        get log() {
+          return requestLogOf(event);
+        },
         principal,
         authorize,
         signal,

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { problemOfDomainError } from '../domain-problems';
 import { problemResponse } from '../problem-response';
 import { HttpProblem } from '../problems';
-import type { RequestContextInternal } from './request-context';
+import { type RequestContextInternal, requestLogOf } from './request-context';
 
 /**
  * The one place errors become answers: an HttpProblem, or a domain error through its problem
@@ -15,7 +15,8 @@ export function problemErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, API
   return {
     onError: (request) => {
       const { error } = request;
-      const { requestId, log } = request.internal;
+      const { requestId } = request.internal;
+      const log = requestLogOf(request.event);
       const problem = error instanceof HttpProblem ? error : problemOfDomainError(error);
       if (problem) {
         if (problem.status >= 500) log.warn({ status: problem.status, detail: problem.message }, 'request failed upstream');

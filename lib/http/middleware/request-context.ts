@@ -10,15 +10,26 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface RequestContextInternal extends Record<string, unknown> {
   requestId: string;
-  log: Logger;
   startedAt: number;
 }
 
-/** The logger of each request in flight (the event is the request's identity). */
+/** The logger of each request in flight (the event is the request's identity), made when first asked for. */
 const requestLogs = new WeakMap<APIGatewayProxyEventV2, Logger>();
 
-/** The request's logger, which carries its id; the process's logger outside a request. */
-export const requestLogOf = (event: APIGatewayProxyEventV2): Logger => requestLogs.get(event) ?? logger;
+/**
+ * The request's logger, which carries its id; the process's logger outside a request. Made on
+ * demand: a child logger costs its bindings' redaction, which most requests never log.
+ */
+export function requestLogOf(event: APIGatewayProxyEventV2): Logger {
+  const requestId = event.headers?.[REQUEST_ID_HEADER];
+  if (!requestId) return logger;
+  let log = requestLogs.get(event);
+  if (!log) {
+    log = logger.child({ requestId });
+    requestLogs.set(event, log);
+  }
+  return log;
+}
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal>;
 
@@ -32,9 +43,10 @@ function requestIdOf(event: APIGatewayProxyEventV2, context: Context): string {
 /** Gives every request an id (echoed in x-request-id) and a logger, and logs one line per request. */
 export function requestContext(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, RequestContextInternal> {
   const finish = (request: Request) => {
-    const { requestId, log, startedAt } = request.internal;
+    const { requestId, startedAt } = request.internal;
     if (request.response) request.response.headers = { ...request.response.headers, [REQUEST_ID_HEADER]: requestId };
-    log.info(
+    if (!logger.isLevelEnabled('info')) return;
+    requestLogOf(request.event).info(
       {
         method: request.event.requestContext?.http?.method,
         path: request.event.rawPath,
@@ -51,8 +63,6 @@ export function requestContext(): middy.MiddlewareObj<APIGatewayProxyEventV2, AP
       // Handlers read the id from the headers, where the caller would have put it.
       request.event.headers = { ...request.event.headers, [REQUEST_ID_HEADER]: requestId };
       request.internal.startedAt = Date.now();
-      request.internal.log = logger.child({ requestId });
-      requestLogs.set(request.event, request.internal.log);
     },
     after: finish,
     onError: finish,
