@@ -20,7 +20,7 @@ export const evaluate = governanceHandler(
     return startedResponse(headers, (waitMs, answerOf) =>
       evaluation.evaluate(ctx, body, {
         subject: principal.subject,
-        speaksFor: speaksFor(principal, scope),
+        speaksFor: body.dryRun !== true && speaksFor(principal, scope),
         waitMs,
         signal,
         audit: { within: (tx, reportId) => auditIn(tx, answerOf(reportId)), ahead: recordAhead },

@@ -142,6 +142,24 @@ describe('who may speak for a resource', () => {
     expect(await state()).toEqual({ latest: ['error'], summary: ['error'] });
   });
 
+  it('a caller who may speak for the resource asks for a dry run (dryRun: true): answered, never its state', async () => {
+    const checked = await as(ORDERS_CI, evaluation.evaluate, {
+      method: 'POST',
+      path: `${API}/evaluate`,
+      body: { resourceType: 'dataproduct', environment: 'production', descriptor: JSON.stringify({ id: RESOURCE, owner: 'orders-team' }), dryRun: true },
+    });
+    expect(checked.status, JSON.stringify(checked.body)).toBe(200);
+    expect(checked.body).toMatchObject({ passed: true, dryRun: true });
+    expect(await state()).toEqual({ latest: ['error'], summary: ['error'] });
+    const wrong = await as(ORDERS_CI, evaluation.evaluate, {
+      method: 'POST',
+      path: `${API}/evaluate`,
+      body: { resourceType: 'dataproduct', environment: 'production', descriptor: '{}', dryRun: 'yes' },
+    });
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(wrong.body)).toMatch(/dryRun/);
+  });
+
   it('passive results: refused (403) to an unscoped evaluator, recorded for an evaluator bound to the environment', async () => {
     const push = (caller: Caller, environment: string) =>
       as(caller, policies.recordPassiveResult, {

@@ -25,6 +25,10 @@ export const evaluateInput = z
       error: 'descriptor is required: YAML or JSON text, or an object',
     }),
     labels: z.array(text('label', 128)).max(50, 'at most 50 labels').default([]),
+    dryRun: z.boolean({ error: 'dryRun must be true or false' }).optional().meta({
+      description:
+        "true: a dry run whoever calls (never the resource's state, as for a caller who may not speak for it); a check before a change, such as a coding agent's (docs/mcp.md)",
+    }),
   })
   .meta({ id: 'EvaluateInput' });
 
