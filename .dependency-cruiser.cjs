@@ -11,7 +11,7 @@ const LAYERS = [
   ['service frame', ['^lib/http/', '^lib/authorization/', '^lib/audit/', '^lib/service/', '^lib/console/']],
   ['governance', ['^lib/governance/']],
   ['assistant', ['^lib/assistant/']],
-  ['surfaces', ['^lib/api/', '^lib/cli/', '^lib/retention/', '^lib/startup/']],
+  ['surfaces', ['^lib/api/', '^lib/cli/', '^lib/mcp/', '^lib/retention/', '^lib/startup/']],
   ['entry points', ['^functions/', '^console/', '^scripts/', '^bench/', '^bin/', '^tests/']],
 ];
 

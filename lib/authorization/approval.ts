@@ -4,7 +4,7 @@ import { paginationQuery } from '#lib/http/pagination';
 
 const APPROVAL_KINDS = ['publish', 'status', 'exception', 'rollout', 'role-binding', 'resource-type', 'model-config'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
-const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** One field that the request would change: its value before (null: none) and after. */

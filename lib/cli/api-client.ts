@@ -1,4 +1,5 @@
-import type { Endpoint, EndpointAnswer as Answer, EndpointInputs } from '#lib/http/endpoint';
+import type { EndpointCaller,EndpointCallOptions as CallOptions } from '#lib/api/endpoint-caller';
+import type { Endpoint, EndpointAnswer as Answer } from '#lib/http/endpoint';
 import { endpointRoute } from '#lib/http/endpoint-route';
 import { type CliEnvironment, cliEnvironment } from '#lib/settings/environment';
 
@@ -25,9 +26,6 @@ const DEFAULT_SERVER = 'http://localhost:3000';
 
 /** A route as cgp's messages name it: under the governance API's root, as its documentation does. */
 const shown = (route: string) => route.replace(/^\/v1\/computational-governance(?=\/)/, '');
-
-/** A call's inputs, typed by its endpoint's contract, and headers. */
-type CallOptions<E extends Endpoint> = EndpointInputs<E> & { readonly headers?: Record<string, string> };
 
 /** The Authorization header: the token given (flag, else CGP_TOKEN) as Bearer, else Basic from CGP_USER and CGP_ACCESS_TOKEN. */
 function authorization(access: ApiAccess, env: CliEnvironment): string | undefined {
@@ -59,7 +57,7 @@ function nextQuery(link: string | null, route: string): Record<string, string> |
 }
 
 /** The governance API of a running platform, each answer checked against its contract. */
-export class ApiClient {
+export class ApiClient implements EndpointCaller {
   readonly server: string;
   private readonly authorization: string | undefined;
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import type { EndpointCaller } from '#lib/api/endpoint-caller';
 import { evaluateEndpoint, getEvaluationReportEndpoint, getEvaluationReportResultsEndpoint } from '#lib/governance/evaluation/endpoints';
 import type { EvaluationReport, EvaluationResult } from '#lib/governance/evaluation/report';
 import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
@@ -26,7 +27,7 @@ const POLL_MS = 1000;
 const ended = (report: EvaluationReport) => report.status === 'completed' || report.status === 'failed';
 
 /** Every result of the report: its first page, then the pages its `next` cursor names. */
-async function allResults(client: ApiClient, report: EvaluationReport): Promise<EvaluationResult[]> {
+async function allResults(client: EndpointCaller, report: EvaluationReport): Promise<EvaluationResult[]> {
   const results = [...report.evaluationResults];
   for (let next = report.resultsPage.next; next !== null;) {
     const page = await client.call(getEvaluationReportResultsEndpoint, { params: { id: report.id }, query: { limit: 1000, after: next } });
@@ -37,7 +38,7 @@ async function allResults(client: ApiClient, report: EvaluationReport): Promise<
 }
 
 /** The names of the policies and metrics of the results, read once each (their id when it cannot be read). */
-async function entityNames(client: ApiClient, results: readonly EvaluationResult[]): Promise<Map<string, string>> {
+async function entityNames(client: EndpointCaller, results: readonly EvaluationResult[]): Promise<Map<string, string>> {
   const entities = new Map(results.map((result) => [result.governanceEntityId, result.governanceEntityType]));
   const names = new Map<string, string>();
   await Promise.all(
@@ -52,35 +53,47 @@ async function entityNames(client: ApiClient, results: readonly EvaluationResult
   return names;
 }
 
+/** A descriptor to check against what is in force for its type and environment. */
+export interface DescriptorCheck {
+  readonly type: string;
+  readonly env: string;
+  /** Its text (YAML or JSON), and where it came from, as the results name it. */
+  readonly text: string;
+  readonly file: string;
+  readonly id?: string;
+  readonly labels?: readonly string[];
+  /** How long to wait for the report to end, in seconds. */
+  readonly timeout: number;
+  /** How long Evaluate itself may hold the call (`Prefer: wait`, at most 25 s) before the report is polled. */
+  readonly wait: number;
+  /** A dry run whoever calls (the MCP server's check: never the resource's state). */
+  readonly dryRun?: boolean;
+}
+
 /**
- * `cgp evaluate`: the deploy gate. Sends the descriptor to Evaluate on a running platform, waits for
- * the report to end (Prefer: wait, then polling), reads every result, and gives the report as a run:
- * `passed` is the report's.
+ * Sends the descriptor to Evaluate, waits for the report to end (Prefer: wait, then polling), reads
+ * every result, and gives the report as a run: `passed` is the report's. `cgp evaluate` (the
+ * deploy gate) and the MCP server's `check_policies` run it.
  */
-export async function runEvaluate(descriptorFile: string, options: EvaluateOptions): Promise<CheckRun> {
-  let text: string;
-  try {
-    text = await readFile(descriptorFile, 'utf8');
-  } catch (error) {
-    throw new UsageError(`${descriptorFile}: could not be read: ${(error as Error).message}`);
-  }
-  const client = new ApiClient(options);
+export async function checkDescriptor(client: EndpointCaller, check: DescriptorCheck): Promise<CheckRun> {
+  const { text, file } = check;
   const body = {
-    environment: options.env,
-    resourceType: options.type,
+    environment: check.env,
+    resourceType: check.type,
     descriptor: text,
-    ...(options.id ? { id: options.id } : {}),
-    labels: options.labels ?? [],
+    ...(check.id ? { id: check.id } : {}),
+    labels: [...(check.labels ?? [])],
+    ...(check.dryRun ? { dryRun: true } : {}),
   };
   const answer = await client.call(evaluateEndpoint, {
     body,
-    headers: { prefer: `wait=${options.wait}` },
+    headers: { prefer: `wait=${check.wait}` },
   });
   let report = 'status' in answer.body ? answer.body : undefined;
   const reportId = 'reportId' in answer.body ? answer.body.reportId : answer.body.id;
-  const deadline = Date.now() + options.timeout * 1000;
+  const deadline = Date.now() + check.timeout * 1000;
   while (!report || !ended(report)) {
-    if (Date.now() > deadline) throw new ApiError(0, `report ${reportId} had not ended after ${options.timeout} s (--timeout)`);
+    if (Date.now() > deadline) throw new ApiError(0, `report ${reportId} had not ended after ${check.timeout} s (--timeout)`);
     if (report) await sleep(POLL_MS);
     report = (await client.call(getEvaluationReportEndpoint, { params: { id: reportId } })).body;
   }
@@ -93,7 +106,7 @@ export async function runEvaluate(descriptorFile: string, options: EvaluateOptio
       kind: result.governanceEntityType,
       severity: result.severity,
     },
-    descriptor: { file: descriptorFile, text },
+    descriptor: { file, text },
     outcome: result.outcome,
     errors: result.result.errors,
     ...(result.result.value === undefined ? {} : { value: result.result.value }),
@@ -103,10 +116,21 @@ export async function runEvaluate(descriptorFile: string, options: EvaluateOptio
     // The run itself failed (resolver down, type deleted): one failed result says why.
     checks.push({
       policy: { ref: 'evaluation', name: 'evaluation', kind: 'policy', severity: 'error' },
-      descriptor: { file: descriptorFile, text },
+      descriptor: { file, text },
       outcome: 'failed',
       errors: [report.error ?? 'the evaluation failed'],
     });
   }
   return { results: checks, outcome: report.outcome ?? 'failed', passed: report.passed === true, reportId: report.id };
+}
+
+/** `cgp evaluate`: the deploy gate, on the descriptor file given. */
+export async function runEvaluate(descriptorFile: string, options: EvaluateOptions): Promise<CheckRun> {
+  let text: string;
+  try {
+    text = await readFile(descriptorFile, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${descriptorFile}: could not be read: ${(error as Error).message}`);
+  }
+  return checkDescriptor(new ApiClient(options), { ...options, text, file: descriptorFile });
 }

@@ -13,6 +13,7 @@ import { runEvaluate } from './evaluate-command';
 import { exceptionsTable, listExceptions } from './exceptions-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
 import { impactText, runImpact } from './impact-command';
+import { serveMcp } from './mcp-command';
 import { pullPolicies, pushPolicies } from './policies-command';
 import { runTest } from './test-command';
 import { UsageError } from './usage-error';
@@ -115,6 +116,12 @@ function program(): Command {
         process.exitCode = run.passed ? EXIT.passed : EXIT.failed;
       },
     );
+
+  accessOptions(cgp.command('mcp'))
+    .description('serve the platform to a coding agent as an MCP server over stdio: check descriptors, read policies, ask for exceptions (docs/mcp.md)')
+    .action(async (options: { server?: string; token?: string }) => {
+      await serveMcp(options, packageVersion);
+    });
 
   const policies = cgp
     .command('policies')
