@@ -30,6 +30,7 @@ import {
   registerResourceTypeEndpoint,
 } from '#lib/governance/resource-types/endpoints';
 import type { Endpoint } from '#lib/http/endpoint';
+import { deleteMcpEndpoint, getMcpEndpoint, postMcpEndpoint } from '#lib/mcp/endpoints';
 import { getHealthEndpoint, getOpenApiDocumentEndpoint } from '#lib/service/endpoints';
 
 /** Every published endpoint of both services; the OpenAPI document is generated from this list. */
@@ -76,4 +77,7 @@ export const catalogue: readonly Endpoint[] = [
   listAuditRecordsEndpoint,
   createCheckpointEndpoint,
   listCheckpointsEndpoint,
+  postMcpEndpoint,
+  getMcpEndpoint,
+  deleteMcpEndpoint,
 ];

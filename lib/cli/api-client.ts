@@ -1,4 +1,4 @@
-import type { EndpointCaller,EndpointCallOptions as CallOptions } from '#lib/api/endpoint-caller';
+import type { EndpointCaller, EndpointCallOptions as CallOptions } from '#lib/api/endpoint-caller';
 import type { Endpoint, EndpointAnswer as Answer } from '#lib/http/endpoint';
 import { endpointRoute } from '#lib/http/endpoint-route';
 import { type CliEnvironment, cliEnvironment } from '#lib/settings/environment';
@@ -37,7 +37,7 @@ function authorization(access: ApiAccess, env: CliEnvironment): string | undefin
 }
 
 /** A problem+json body in one line: its detail, and the fields it names. */
-function problemText(status: number, body: unknown): string {
+export function problemText(status: number, body: unknown): string {
   const problem = (body ?? {}) as { title?: string; detail?: string; errors?: Array<{ path: string; message: string }> };
   const fields = (problem.errors ?? []).map((error) => `${error.path}: ${error.message}`).join('; ');
   return `${status} ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}${fields ? ` (${fields})` : ''}`.trim();

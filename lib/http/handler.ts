@@ -80,6 +80,11 @@ export interface HandlerOptions {
    * gate's call saves a transaction (lib/http/middleware/audit.ts).
    */
   readonly ownAuditRecords?: boolean;
+  /**
+   * The call changes nothing itself, whatever its method (the MCP endpoint: each operation its tools
+   * perform is a call of its own, audited as such): recorded as a read, never chained.
+   */
+  readonly changesNothing?: boolean;
 }
 
 /** The audit trail of the endpoints of this process. */
@@ -117,7 +122,10 @@ export function httpHandler<E extends Endpoint>(
   // Public endpoints (health, OpenAPI, unknown routes) are not user calls.
   const audited = endpoint.public
     ? undefined
-    : audit(endpoint.operationId, (event) => principals.get(event), outboxTrail, { ownRecords: options.ownAuditRecords });
+    : audit(endpoint.operationId, (event) => principals.get(event), outboxTrail, {
+        ownRecords: options.ownAuditRecords,
+        changesNothing: options.changesNothing,
+      });
   if (audited) chain.use(audited.outcome);
   chain.use(problemErrors()).use(httpHeaderNormalizer());
   // Credentials and the permission come before the body: a caller without them learns nothing of

@@ -238,11 +238,14 @@ describe('the permission matrix', () => {
     }
   });
 
-  it('a token without any role is refused everything but /me', async () => {
+  it('a token without any role is refused everything but /me and the MCP endpoint (whose tools are refused one by one: tests/e2e/mcp-http.test.ts)', async () => {
     const token = await tokenOf('nobody', []);
     for (const operation of operations()) {
       const response = await call(operation, {}, token);
-      expect(response.status, operation.operationId).toBe(operation.permission === 'authenticated' ? 200 : 403);
+      if (operation.permission !== 'authenticated') expect(response.status, operation.operationId).toBe(403);
+      else if (operation.operationId === 'getMe') expect(response.status).toBe(200);
+      // Past authentication and authorization: the MCP transport's own answer to an empty message (406: not what it accepts; 405: not served).
+      else expect([405, 406], operation.operationId).toContain(response.status);
     }
   });
 

@@ -22,7 +22,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const HOLD_MS = 16 * 60_000;
 
 const heldOf = (request: Request) => request.internal.auditHeld as HeldRecords | undefined;
-const isWrite = (request: Request) => !READS.has(request.event.requestContext?.http?.method?.toUpperCase() ?? '');
+const isWriteMethod = (request: Request) => !READS.has(request.event.requestContext?.http?.method?.toUpperCase() ?? '');
 
 /** What every record of a call says, whatever its outcome. */
 function callOf(request: Request, principal: Principal | undefined) {
@@ -89,8 +89,10 @@ export function audit(
   operationId: string,
   principalOf: (event: APIGatewayProxyEventV2) => Principal | undefined,
   trail: AuditTrail,
-  { ownRecords = false }: { ownRecords?: boolean } = {},
+  { ownRecords = false, changesNothing = false }: { ownRecords?: boolean; changesNothing?: boolean } = {},
 ): { outcome: Middleware; ahead: Middleware } {
+  // A call that changes nothing itself (a POST that reads) is recorded as a read is: never chained.
+  const isWrite = (request: Request) => !changesNothing && isWriteMethod(request);
   const recordsOf = (request: Request, answer?: AuditOutcome) => {
     const call = { ...callOf(request, principalOf(request.event)), ...outcomeOf(request, answer) };
     return { chainRecord: { ...call, operationId }, call };
