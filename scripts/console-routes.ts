@@ -30,6 +30,7 @@ const CONTRACTS = [
   'governance/impact/endpoints',
   'governance/policies/endpoints',
   'governance/resource-types/endpoints',
+  'mcp/endpoints',
   'service/endpoints',
 ];
 

@@ -10,6 +10,7 @@ import type * as exceptions from '#lib/governance/exceptions/endpoints';
 import type * as impact from '#lib/governance/impact/endpoints';
 import type * as policies from '#lib/governance/policies/endpoints';
 import type * as resourceTypes from '#lib/governance/resource-types/endpoints';
+import type * as mcp from '#lib/mcp/endpoints';
 import type * as service from '#lib/service/endpoints';
 
 import type { Route } from './route';
@@ -23,6 +24,7 @@ export const routes = {
   getEmbedderConfig: { method: 'GET', path: '/assistant/v1/embedder/config' } as Route<typeof assistant.getEmbedderConfigEndpoint>,
   saveEmbedderConfig: { method: 'POST', path: '/assistant/v1/embedder/config' } as Route<typeof assistant.saveEmbedderConfigEndpoint>,
   chat: { method: 'POST', path: '/assistant/v1/llm/chat' } as Route<typeof assistant.chatEndpoint>,
+  proposeDescriptorFix: { method: 'POST', path: '/assistant/v1/descriptor-fixes' } as Route<typeof assistant.proposeDescriptorFixEndpoint>,
   refreshKnowledgeIndex: { method: 'POST', path: '/assistant/v1/index/refresh' } as Route<typeof assistant.refreshKnowledgeIndexEndpoint>,
   readKnowledgeIndex: { method: 'GET', path: '/assistant/v1/index' } as Route<typeof assistant.readKnowledgeIndexEndpoint>,
   registerResourceType: { method: 'POST', path: '/v1/computational-governance/resource-types' } as Route<typeof resourceTypes.registerResourceTypeEndpoint>,
@@ -98,4 +100,7 @@ export const routes = {
   listAuditRecords: { method: 'GET', path: '/v1/computational-governance/audit' } as Route<typeof audit.listAuditRecordsEndpoint>,
   createAuditCheckpoint: { method: 'POST', path: '/v1/computational-governance/audit/checkpoints' } as Route<typeof audit.createCheckpointEndpoint>,
   listAuditCheckpoints: { method: 'GET', path: '/v1/computational-governance/audit/checkpoints' } as Route<typeof audit.listCheckpointsEndpoint>,
+  postMcp: { method: 'POST', path: '/mcp' } as Route<typeof mcp.postMcpEndpoint>,
+  getMcp: { method: 'GET', path: '/mcp' } as Route<typeof mcp.getMcpEndpoint>,
+  deleteMcp: { method: 'DELETE', path: '/mcp' } as Route<typeof mcp.deleteMcpEndpoint>,
 };

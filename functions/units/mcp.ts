@@ -7,6 +7,7 @@ import { answerMcp } from '#lib/mcp/http-transport';
 import { inProcessCaller } from '#lib/mcp/in-process-caller';
 import { routedHandler } from '#lib/service/routed-handler';
 
+import { proposeDescriptorFix } from '../assistant/descriptor-fixes';
 import { getApproval } from '../governance/approvals';
 import { evaluate, getEvaluationReport, getEvaluationReportResults, listResults } from '../governance/evaluation';
 import { createException } from '../governance/exceptions';
@@ -26,6 +27,7 @@ const OPERATIONS = [
   listResults,
   createException,
   getApproval,
+  proposeDescriptorFix,
 ];
 
 const notServed = () => {

@@ -52,3 +52,38 @@ export const chatAnswer = z
   })
   .meta({ id: 'ChatAnswer' });
 export type GroundedAnswer = z.output<typeof chatAnswer>;
+
+/** Body of POST /assistant/v1/descriptor-fixes. */
+export const descriptorFixRequest = z
+  .strictObject({
+    resourceType: z.string({ error: 'resourceType is required' }).min(1, 'resourceType must not be empty').max(128),
+    environment: z.string({ error: 'environment is required' }).min(1, 'environment must not be empty').max(128),
+    descriptor: z.union(
+      [z.string().min(1, 'descriptor must not be empty').max(1_048_576, 'descriptor is longer than 1 MiB'), z.record(z.string(), z.unknown())],
+      {
+        error: 'descriptor is required: YAML or JSON text, or an object',
+      },
+    ),
+    id: z.string().min(1).max(512).optional().meta({ description: 'The resource id, for a type whose descriptors do not carry it' }),
+  })
+  .meta({ id: 'DescriptorFixRequest' });
+export type DescriptorFixRequest = z.output<typeof descriptorFixRequest>;
+
+const jsonPatchOperation = z
+  .object({ op: z.string(), path: z.string(), value: z.unknown().optional(), from: z.string().optional() })
+  .meta({ id: 'JsonPatchOperation', description: 'An RFC 6902 operation' });
+
+export const descriptorFix = z
+  .object({
+    passedAlready: z.boolean().meta({ description: 'The descriptor passed as it was: nothing to fix (rounds 0, an empty patch)' }),
+    rounds: z.number().int().meta({ description: 'How many proposals the LLM made; the last one passed' }),
+    descriptor: z.string().meta({ description: 'The fixed descriptor, as text of the form it came in (YAML keeps its comments where nothing changed)' }),
+    patch: z.array(jsonPatchOperation).meta({ description: 'From the descriptor given to the fixed one (RFC 6902)' }),
+    diff: z.string().meta({ description: 'A unified diff of the text' }),
+    reportId: z.string().meta({ description: 'The dry-run report of the check the fixed descriptor passed' }),
+    checks: z
+      .array(z.object({ reportId: z.string(), passed: z.boolean() }))
+      .meta({ description: 'Every check made: the descriptor given, then each proposal, each a dry-run report' }),
+  })
+  .meta({ id: 'DescriptorFix' });
+export type DescriptorFix = z.output<typeof descriptorFix>;

@@ -2,7 +2,7 @@ import { SENT_FOR_APPROVAL } from '#lib/authorization/approval';
 import { endpoint } from '#lib/http/endpoint';
 import { modelConfigInput, modelConfigRepresentation, type ModelKind } from '#lib/llm/model-config';
 
-import { chatAnswer, chatRequest, verifyQuery } from './assistant-contracts';
+import { chatAnswer, chatRequest, descriptorFix, descriptorFixRequest, verifyQuery } from './assistant-contracts';
 import { indexRefreshAnswer, knowledgeIndexState } from './knowledge/knowledge-api';
 
 const label: Record<ModelKind, string> = { llm: 'LLM', embedder: 'embedder' };
@@ -95,5 +95,23 @@ export const readKnowledgeIndexEndpoint = endpoint({
   responses: {
     200: { description: 'The index', schema: knowledgeIndexState },
     ...MISSING_CONFIGURATION,
+  },
+});
+
+export const proposeDescriptorFixEndpoint = endpoint({
+  operationId: 'proposeDescriptorFix',
+  access: { permission: 'evaluations:run', scope: 'resource' },
+  method: 'POST',
+  path: '/assistant/v1/descriptor-fixes',
+  summary:
+    'Propose a fix of a descriptor that fails what is in force for its type and environment: the LLM proposes, the platform re-checks each proposal ' +
+    "(a dry run) and answers only one that passes, as a JSON Patch and a diff (docs/mcp.md, propose_fix). Saves nothing but the checks' dry-run reports",
+  tags: ['assistant'],
+  body: descriptorFixRequest,
+  responses: {
+    200: { description: 'A fix that passes every policy in force (or the descriptor as it was, when it passed already)', schema: descriptorFix },
+    409: { description: 'No LLM configuration is stored' },
+    422: { description: 'No proposal passed within assistant.tools.fix-rounds: `checks` and `lastFailures` say what failed' },
+    ...providerFailures('LLM'),
   },
 });

@@ -4,6 +4,7 @@ import { type GovernanceTool, type ToolContext, ToolError } from './tool';
 import { checkPolicies } from './tools/check-policies';
 import { listFailingResources } from './tools/failing-resources';
 import { getPolicy, listPolicies } from './tools/policy-tools';
+import { proposeFix } from './tools/propose-fix';
 import { getApprovalStatus, requestException } from './tools/review-tools';
 
 /** Every tool, in the order agents are told of them (docs/mcp.md). */
@@ -11,6 +12,7 @@ const GOVERNANCE_TOOLS: readonly GovernanceTool[] = [
   listPolicies,
   getPolicy,
   checkPolicies,
+  proposeFix,
   listFailingResources,
   requestException,
   getApprovalStatus,

@@ -416,6 +416,10 @@ export const settingsSchema = z.strictObject({
       'draft-repairs': int({ min: 0 })
         .refine((n) => n <= 5, 'expected at most 5')
         .default(2),
+      // Proposals a descriptor fix may take; each is re-checked against every policy in force.
+      'fix-rounds': int({ min: 1 })
+        .refine((n) => n <= 10, 'expected at most 10')
+        .default(3),
     }),
   }),
 

@@ -69,6 +69,7 @@ describe('cgp mcp (stdio)', () => {
       'list_policies',
       'get_policy',
       'check_policies',
+      'propose_fix',
       'list_failing_resources',
       'request_exception',
       'get_approval_status',

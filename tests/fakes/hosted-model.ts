@@ -125,18 +125,20 @@ function quotingToolResults(request: RecordedRequest<Record<string, unknown>>): 
 /**
  * A hosted-model service (Azure-OpenAI style): embeddings, and chat completions. Structured-output
  * requests get scripted verdicts (SCRIPTED_VERDICTS), or for a CUE draft (schema cue_policy_draft)
- * the next script of `scriptDrafts`. A chat turn gets the next answer of `scriptChat` (e.g.
+ * the next script of `scriptDrafts`, for a descriptor fix (schema descriptor_fix) the next descriptor of `scriptFixes`. A chat turn gets the next answer of `scriptChat` (e.g.
  * `toolCalls(...)`) unless it asks for a text (tool_choice none); otherwise a text quoting the tool results the conversation ends with, or
  * a plain text.
  */
 export class FakeHostedModel extends FakeServer<Record<string, unknown>> {
   private readonly chatScript: FakeAnswer[] = [];
   private readonly draftScript: string[] = [];
+  private readonly fixScript: unknown[] = [];
 
   constructor() {
     super((request) => {
       if (request.path.endsWith('/embeddings')) return embeddings(request);
       if (schemaNameOf(request) === 'cue_policy_draft') return completion(JSON.stringify({ cueScript: this.draftScript.shift() ?? 'name!: string' }));
+      if (schemaNameOf(request) === 'descriptor_fix') return completion(JSON.stringify({ descriptorJson: JSON.stringify(this.fixScript.shift() ?? {}) }));
       const structured = structuredAnswer(request);
       if (structured) return structured;
       // Asked for a text (tool_choice none), it answers one, as a provider does.
@@ -162,10 +164,17 @@ export class FakeHostedModel extends FakeServer<Record<string, unknown>> {
     return this;
   }
 
+  /** The descriptors the next fix requests (schema descriptor_fix) get, in order. */
+  scriptFixes(...descriptors: unknown[]): this {
+    this.fixScript.push(...descriptors);
+    return this;
+  }
+
   override reset(): void {
     super.reset();
     this.chatScript.length = 0;
     this.draftScript.length = 0;
+    this.fixScript.length = 0;
   }
 
   /** The inputs of each embeddings call received, in order. */

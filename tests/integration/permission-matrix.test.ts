@@ -152,6 +152,7 @@ const RESOURCE_CALLS: Record<string, () => Promise<Call>> = {
   ...entityCalls('Policy'),
   ...entityCalls('Metric'),
   evaluate: async () => ({ body: { environment: 'production', resourceType: GATED, descriptor: 'id: urn:x' } }),
+  proposeDescriptorFix: async () => ({ body: { environment: 'production', resourceType: GATED, descriptor: 'id: urn:x' } }),
   recordPassiveResult: async () => ({
     params: { id: await entity('Policy', 'enabled', { trigger: 'passive', engine: null, remoteEngineUrl: null }) },
     body: { environment: 'production', resource: { id: 'urn:x' }, satisfiesPolicy: true },
