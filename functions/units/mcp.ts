@@ -10,9 +10,10 @@ import { routedHandler } from '#lib/service/routed-handler';
 import { proposeDescriptorFix } from '../assistant/descriptor-fixes';
 import { getApproval } from '../governance/approvals';
 import { evaluate, getEvaluationReport, getEvaluationReportResults, listResults } from '../governance/evaluation';
-import { createException } from '../governance/exceptions';
-import { getMetric, listMetric, listVersionsOfMetric } from '../governance/metrics';
-import { getPolicy, listPolicy, listVersionsOfPolicy } from '../governance/policies';
+import { createException, listExceptions } from '../governance/exceptions';
+import { getImpactReport } from '../governance/impact-reports';
+import { getMetric, impactOfMetric, listMetric, listVersionsOfMetric } from '../governance/metrics';
+import { getPolicy, impactOfPolicy, listPolicy, listVersionsOfPolicy } from '../governance/policies';
 
 const OPERATIONS = [
   listPolicy,
@@ -26,6 +27,10 @@ const OPERATIONS = [
   getEvaluationReportResults,
   listResults,
   createException,
+  listExceptions,
+  impactOfPolicy,
+  impactOfMetric,
+  getImpactReport,
   getApproval,
   proposeDescriptorFix,
 ];

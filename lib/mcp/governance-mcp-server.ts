@@ -1,7 +1,11 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 
 import { type GovernanceTool, type ToolContext, ToolError } from './tool';
+import { checkImpact } from './tools/check-impact';
 import { checkPolicies } from './tools/check-policies';
+import { getDescriptorSpecification } from './tools/descriptor-specification';
+import { explainResult } from './tools/explain-result';
 import { listFailingResources } from './tools/failing-resources';
 import { getPolicy, listPolicies } from './tools/policy-tools';
 import { proposeFix } from './tools/propose-fix';
@@ -11,8 +15,11 @@ import { getApprovalStatus, requestException } from './tools/review-tools';
 const GOVERNANCE_TOOLS: readonly GovernanceTool[] = [
   listPolicies,
   getPolicy,
+  getDescriptorSpecification,
   checkPolicies,
+  explainResult,
   proposeFix,
+  checkImpact,
   listFailingResources,
   requestException,
   getApprovalStatus,
@@ -66,5 +73,34 @@ export function governanceMcpServer(context: ToolContext, version: string): McpS
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(policy, null, 2) }] };
     },
   );
+  server.registerPrompt(
+    'make_compliant',
+    {
+      title: 'Make this descriptor compliant',
+      description: 'Checks a descriptor against what is in force, explains each failure, and proposes a fix the engine passed',
+      argsSchema: {
+        resourceType: z.string().describe('The resource type'),
+        environment: z.string().describe('The environment it is deployed to'),
+        descriptor: z.string().describe('The descriptor (YAML or JSON text), or a path to it under cgp mcp'),
+      },
+    },
+    ({ resourceType, environment, descriptor }) => ({
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: compliantPrompt(resourceType, environment, descriptor) } }],
+    }),
+  );
   return server;
+}
+
+/** The steps the prompt asks of the agent, with the governance's tools. */
+function compliantPrompt(resourceType: string, environment: string, descriptor: string): string {
+  return [
+    `Make this descriptor of a ${resourceType} compliant with what the governance platform enforces in ${environment}.`,
+    `1. Run check_policies on it (resourceType ${JSON.stringify(resourceType)}, environment ${JSON.stringify(environment)}). If it passes, say so and stop.`,
+    '2. For each failing policy, read it with get_policy and explain in one or two sentences what it requires and which field breaks it.',
+    '3. Run propose_fix on the same descriptor. Show its diff and say what each change does. The platform has already checked that the fixed descriptor passes.',
+    '4. If no fix passes, list what is left to decide by a person; if a waiver is justified, say that request_exception asks for one (a second person approves it).',
+    '',
+    'The descriptor:',
+    descriptor,
+  ].join('\n');
 }

@@ -68,8 +68,11 @@ describe('cgp mcp (stdio)', () => {
     expect(tools.map((tool) => tool.name)).toEqual([
       'list_policies',
       'get_policy',
+      'get_descriptor_specification',
       'check_policies',
+      'explain_result',
       'propose_fix',
+      'check_impact',
       'list_failing_resources',
       'request_exception',
       'get_approval_status',

@@ -174,6 +174,12 @@ const resultFilters = z.object({
   env: z.string().optional().meta({ description: "Another name for environment (the peer platform's)" }),
   resourceType: z.string().optional(),
   outcome: z.enum(OUTCOMES, { error: `outcome must be one of ${OUTCOMES.join(', ')}` }).optional(),
+  owner: z
+    .string()
+    .min(1, 'owner must not be empty')
+    .max(512, 'owner is longer than 512 characters')
+    .optional()
+    .meta({ description: "Only the results of resources whose descriptor named this owner (the resource type's owner field) when judged" }),
   latest: booleanQuery('latest'),
 });
 

@@ -142,6 +142,15 @@ export class ResultRepository {
     if (environment) conditions.push(eq(t.environment, environment));
     if (filters.resourceType) conditions.push(eq(t.resourceType, filters.resourceType));
     if (filters.outcome) conditions.push(eq(t.outcome, filters.outcome));
+    if (filters.owner !== undefined) {
+      const results = this.table;
+      // latest_results keeps no owner: the newest result it points at (by its key) names it.
+      conditions.push(
+        filters.latest
+          ? sql`exists (select 1 from ${results} where ${results.id} = ${this.database.tables.latestResults.resultId} and ${results.resourceOwner} = ${filters.owner})`
+          : eq(results.resourceOwner, filters.owner),
+      );
+    }
     const where = and(...conditions);
     const db = this.database.db;
     if (!filters.latest) {

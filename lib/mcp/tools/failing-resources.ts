@@ -11,11 +11,12 @@ export const listFailingResources = governanceTool({
   name: 'list_failing_resources',
   title: 'List failing resources',
   description:
-    'The resources whose newest verdict of a policy fails (error, or an evaluation that failed), newest first, by resource type or environment: what blocks deploys now.',
+    'The resources whose newest verdict of a policy fails (error, or an evaluation that failed), newest first, by owner, resource type or environment: what blocks deploys now.',
   inputSchema: {
     resourceType: z.string().optional(),
     environment: z.string().optional(),
     policyId: z.uuid().optional().describe('Only the verdicts of this policy or metric'),
+    owner: z.string().min(1).max(512).optional().describe("Only the resources whose descriptor names this owner (the resource type's owner field)"),
     limit: z.number().int().min(1).max(100).default(50),
   },
   outputSchema: {
@@ -36,10 +37,11 @@ export const listFailingResources = governanceTool({
     total: z.number().int().describe('How many failing verdicts match in all'),
   },
   readOnly: true,
-  async run({ resourceType, environment, policyId, limit }, { api }) {
+  async run({ resourceType, environment, policyId, owner, limit }, { api }) {
     const pages = await Promise.all(
       FAILING.map(
-        async (outcome) => (await api.call(listResultsEndpoint, { query: { latest: 'true', outcome, resourceType, environment, policyId, limit } })).body,
+        async (outcome) =>
+          (await api.call(listResultsEndpoint, { query: { latest: 'true', outcome, resourceType, environment, policyId, owner, limit } })).body,
       ),
     );
     const items = pages

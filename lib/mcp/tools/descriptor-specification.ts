@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+import { declaredFields } from '#lib/governance/engines/cue/native/syntax/declared-fields';
+import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
+import { SEVERITIES } from '#lib/governance/policies/entity';
+
+import { governanceTool } from '../tool';
+
+const PAGE = 100;
+
+export const getDescriptorSpecification = governanceTool({
+  name: 'get_descriptor_specification',
+  title: 'What a descriptor must satisfy',
+  description:
+    'For a resource type and an environment: the policies and metrics the deploy gate checks descriptors against (enabled or in grace, active, at deployment), ' +
+    'each with its CUE script (or the rule an LLM judges) and the descriptor fields it declares, and every field any of them declares. Read it before writing a descriptor.',
+  inputSchema: { resourceType: z.string().min(1), environment: z.string().min(1) },
+  outputSchema: {
+    policies: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.enum(['policy', 'metric']),
+        name: z.string(),
+        version: z.number().int(),
+        status: z.string(),
+        severity: z.enum(SEVERITIES),
+        engine: z.string().nullable(),
+        cueScript: z.string().nullable(),
+        llmRule: z.string().nullable(),
+        fields: z.array(z.object({ path: z.string(), constraint: z.enum(['required', 'optional', 'regular']) })),
+      }),
+    ),
+    fields: z
+      .array(z.object({ path: z.string(), constraint: z.enum(['required', 'optional', 'regular']), policies: z.array(z.string()) }))
+      .describe('Every field declared, with the ids of the policies that declare it (CUE only: read from the scripts, not evaluated)'),
+  },
+  readOnly: true,
+  async run({ resourceType, environment }, { api }) {
+    const inForce = await Promise.all(
+      (['policy', 'metric'] as const).map(async (kind) => {
+        const endpoints = kind === 'metric' ? metricEndpoints : policyEndpoints;
+        const all = [];
+        for (let offset = 0; ; offset += PAGE) {
+          const { body } = await api.call(endpoints.list, { query: { resourceType, status: 'enabled,grace', trigger: 'active', limit: PAGE, offset } });
+          all.push(...body.data);
+          if (body.data.length < PAGE) break;
+        }
+        return all
+          .filter((entity) => entity.timing === 'deployment' && (entity.environment === null || entity.environment === environment))
+          .map((entity) => ({
+            id: entity.id,
+            kind,
+            name: entity.name,
+            version: entity.version,
+            status: entity.status,
+            severity: entity.severity,
+            engine: entity.engine,
+            cueScript: entity.cueScript,
+            llmRule: entity.llmRule,
+            fields: entity.engine === 'cue' && entity.cueScript ? declaredFields(entity.cueScript) : [],
+          }));
+      }),
+    );
+    const policies = inForce.flat();
+    const fields = new Map<string, { path: string; constraint: 'required' | 'optional' | 'regular'; policies: string[] }>();
+    const STRENGTH = { optional: 0, regular: 1, required: 2 };
+    for (const policy of policies)
+      for (const field of policy.fields) {
+        const known = fields.get(field.path);
+        if (!known) fields.set(field.path, { ...field, policies: [policy.id] });
+        else {
+          known.policies.push(policy.id);
+          if (STRENGTH[field.constraint] > STRENGTH[known.constraint]) known.constraint = field.constraint;
+        }
+      }
+    return { policies, fields: [...fields.values()] };
+  },
+});
