@@ -2,10 +2,10 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { createPatch } from 'diff';
 import { compare, type Operation } from 'fast-json-patch';
-import { parse as parseYaml, parseDocument } from 'yaml';
+import { parseDocument, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 
-import { ConflictError, Unavailable, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
+import { ConflictError, InvalidInput, Unavailable, UnprocessableInput, UpstreamError } from '#lib/errors/domain-errors';
 import type { GovernanceContext } from '#lib/governance/context';
 import { sha256 } from '#lib/governance/engines/llm/llm-prompt';
 import { parseDescriptor } from '#lib/governance/evaluation/descriptor';
@@ -17,8 +17,10 @@ import { connectionOf, LABEL, storedModels } from '#lib/llm/stored-models';
 
 import type { DescriptorFix, DescriptorFixRequest } from './assistant-contracts';
 
-/** How long one check of a proposal may hold the call (the function answers within 29 s). */
+/** How long one check of a proposal may hold the call, at most. */
 const CHECK_WAIT_MS = 15_000;
+/** The time a fix may take in all: the function answers within 29 s (serverless.yml). */
+const BUDGET_MS = 25_000;
 
 const SYSTEM = [
   'You fix resource descriptors (YAML or JSON documents describing data products, pipelines and other resources) so that they satisfy the',
@@ -60,10 +62,10 @@ function fixQuestion(descriptor: unknown, finding: Finding, previous?: string): 
   return { system: SYSTEM.replaceAll('{tag}', tag), user, schemaName: 'descriptor_fix', schema: FIX_SCHEMA };
 }
 
-/** The proposal as a descriptor (an object), or why it is not one. */
+/** The proposal as a descriptor (an object), or why it is not one (the model is told, and tries again). */
 function proposalOf(answer: unknown): { value: Record<string, unknown>; text: string } | { unreadable: string; text: string } {
   const parsed = fixAnswer.safeParse(answer);
-  if (!parsed.success) throw new ProviderError('The model answered a fix without descriptorJson', 'malformed');
+  if (!parsed.success) return { unreadable: 'the answer holds no descriptorJson text', text: JSON.stringify(answer) ?? '' };
   const text = parsed.data.descriptorJson;
   try {
     const value: unknown = JSON.parse(text);
@@ -89,19 +91,25 @@ function keysOf(pointer: string, root: unknown): Array<string | number> {
 
 /**
  * The fixed descriptor as text in the original's form: JSON as JSON; YAML with the patch applied to
- * the original document, so its comments and layout stay where nothing changed (written anew when
- * that does not give the fixed value back).
+ * the original document, so its comments and layout stay where nothing changed, or written anew
+ * when that does not read back as the fixed descriptor (an alias on the path, a repeated key, a key
+ * that is no string).
  */
 function fixedText(original: { value: Record<string, unknown>; text: string; fromObject?: true }, fixed: Record<string, unknown>, patch: Operation[]): string {
   if (original.fromObject || /^\s*[[{]/.test(original.text)) return `${JSON.stringify(fixed, null, 2)}\n`;
-  const document = parseDocument(original.text);
-  for (const operation of patch) {
-    const keys = keysOf(operation.path, original.value);
-    if (operation.op === 'remove') document.deleteIn(keys);
-    else if (operation.op === 'add' || operation.op === 'replace') document.setIn(keys, operation.value);
+  try {
+    const document = parseDocument(original.text, { uniqueKeys: false });
+    for (const operation of patch) {
+      const keys = keysOf(operation.path, original.value);
+      if (operation.op === 'remove') document.deleteIn(keys);
+      else if (operation.op === 'add' || operation.op === 'replace') document.setIn(keys, operation.value);
+    }
+    const text = String(document);
+    if (isDeepStrictEqual(parseDescriptor(text).value, fixed)) return text;
+  } catch {
+    // written anew below
   }
-  const text = String(document);
-  return isDeepStrictEqual(parseYaml(text), fixed) ? text : parseDocument(JSON.stringify(fixed)).toString({ flowCollectionPadding: false });
+  return stringifyYaml(fixed);
 }
 
 /**
@@ -126,7 +134,10 @@ export async function proposeDescriptorFix(
     entities.map((entity) => [entity.id, { name: entity.name, script: entity.cueScript ?? entity.llmRule ?? `(judged by ${entity.engine})` }]),
   );
   const checks: Array<{ reportId: string; passed: boolean }> = [];
+  const deadline = Date.now() + BUDGET_MS;
   const check = async (text: string): Promise<EvaluationReport> => {
+    const waitMs = Math.min(CHECK_WAIT_MS, deadline - Date.now());
+    if (waitMs <= 0) throw new Unavailable(`No proposal passed within the ${BUDGET_MS / 1000} s a fix may take`, { checks });
     const input = {
       resourceType: request.resourceType,
       environment: request.environment,
@@ -134,8 +145,9 @@ export async function proposeDescriptorFix(
       labels: ['descriptor-fix'],
       ...(request.id ? { id: request.id } : {}),
     };
-    const started = await evaluate(ctx, input, { subject, speaksFor: false, waitMs: CHECK_WAIT_MS, signal });
-    if (!started.finished) throw new Unavailable(`The check of a proposal did not end within ${CHECK_WAIT_MS / 1000} s: report ${started.reportId}`);
+    const started = await evaluate(ctx, input, { subject, speaksFor: false, waitMs, signal });
+    if (!started.finished)
+      throw new Unavailable(`The check of a proposal did not end within ${Math.round(waitMs / 1000)} s: report ${started.reportId}`, { checks });
     checks.push({ reportId: started.report.id, passed: started.report.passed === true });
     return started.report;
   };
@@ -150,10 +162,13 @@ export async function proposeDescriptorFix(
 
   const first = await check(original.text);
   if (first.passed === true) return { passedAlready: true, rounds: 0, descriptor: original.text, patch: [], diff: '', reportId: first.id, checks };
+  // A fix may not pass by becoming another resource (one an exception waives, say).
+  const resourceId = first.evaluationResults[0]?.resource.id;
   let finding: Finding = { failures: failuresOf(first) };
   let previous: string | undefined;
   const rounds = ctx.settings.assistant.tools.fixRounds;
   for (let round = 1; round <= rounds; round++) {
+    if (Date.now() > deadline) throw new Unavailable(`No proposal passed within the ${BUDGET_MS / 1000} s a fix may take`, { checks });
     let answer: unknown;
     try {
       answer = await structuredChat(llm, fixQuestion(original.value, finding, previous), { ...gateway, signal });
@@ -169,7 +184,20 @@ export async function proposeDescriptorFix(
     }
     const patch = compare(original.value, proposal.value);
     const text = fixedText(original, proposal.value, patch);
-    const report = await check(text);
+    let report: EvaluationReport;
+    try {
+      report = await check(text);
+    } catch (error) {
+      // The platform refused to read the proposal as a descriptor (no id, a text it cannot store...): the model is told.
+      if (!(error instanceof InvalidInput)) throw error;
+      finding = { unreadable: `the platform refused the proposal: ${error.errors.map((field) => field.message).join('; ')}` };
+      continue;
+    }
+    const proposedId = report.evaluationResults[0]?.resource.id;
+    if (resourceId !== undefined && proposedId !== resourceId) {
+      finding = { unreadable: `the proposal is another resource (${proposedId ?? 'none'}): keep the resource's id ${resourceId}` };
+      continue;
+    }
     if (report.passed === true)
       return {
         passedAlready: false,

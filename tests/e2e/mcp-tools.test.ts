@@ -162,6 +162,9 @@ describe('the MCP reading tools', () => {
       counts: { newlyFailing: 1, stillFailing: 2, stillPassing: 1, newlyPassing: 0 },
       byOwner: expect.arrayContaining([expect.objectContaining({ owner: 'team-b', newlyFailing: 1 })]),
     });
+    // The draft is not in force: the specification still gives version 1.
+    const specification = await callTool('get_descriptor_specification', { resourceType: TYPE, environment: 'development' });
+    expect(specification.structuredContent).toMatchObject({ policies: [{ id: policy.id, version: 1, status: 'enabled', cueScript: policy.cueScript }] });
   });
 
   it('offers the prompt "make this descriptor compliant", naming the tools to use', async () => {

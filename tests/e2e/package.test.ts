@@ -174,7 +174,14 @@ describe('npx serverless package', () => {
     const functions = resourcesOf('AWS::Lambda::Function');
     const cueFunctions = functions.filter(([, fn]) => fn.Layers !== undefined).map(([key]) => key);
     expect(cueFunctions.sort()).toEqual(
-      ['AssistantLambdaFunction', 'AuthoringLambdaFunction', 'EvaluationSweeperLambdaFunction', 'EvaluationWorkerLambdaFunction', 'GateLambdaFunction'].sort(),
+      [
+        'AssistantLambdaFunction',
+        'AuthoringLambdaFunction',
+        'EvaluationSweeperLambdaFunction',
+        'EvaluationWorkerLambdaFunction',
+        'GateLambdaFunction',
+        'McpLambdaFunction',
+      ].sort(),
     );
     for (const [key, fn] of functions) {
       const files = entries(key.replace(/LambdaFunction$/, '').replace(/^./, (letter) => letter.toLowerCase()));

@@ -137,6 +137,25 @@ describe('propose_fix', () => {
     expect(checked.body).toMatchObject({ status: 'completed', passed: true, dryRun: true, labels: ['descriptor-fix'] });
   });
 
+  it('tells the model what was wrong with a proposal that is no descriptor, or another resource, and goes on', async () => {
+    fake.scriptFixes([1], { ...FIXED, id: 'urn:dp:another' }, FIXED);
+    const answer = await proposeFix(await session(['evaluator']), FAILING);
+    expect(answer.isError, textOf(answer)).toBeFalsy();
+    expect(answer.structuredContent).toMatchObject({ rounds: 3 });
+    const [, second, third] = fixRequests();
+    expect(second).toMatch(/descriptorJson is not a JSON object/);
+    expect(third).toMatch(/the proposal is another resource \(urn:dp:another\): keep the resource's id urn:dp:sales/);
+  });
+
+  it('writes YAML anew when the patch cannot be applied to the document (an alias on its path)', async () => {
+    fake.scriptFixes(FIXED);
+    const aliased = 'defaults: &owner\n  email: nobody\nid: urn:dp:sales\nowner: *owner\nretentionDays: 900\n';
+    const answer = await proposeFix(await session(['evaluator']), aliased);
+    expect(answer.isError, textOf(answer)).toBeFalsy();
+    const { parse } = await import('yaml');
+    expect(parse(answer.structuredContent?.descriptor as string)).toEqual(FIXED);
+  });
+
   it('answers a tool error, and no fix, when no proposal passes within assistant.tools.fix-rounds (3)', async () => {
     fake.scriptFixes({ ...FIXED, retentionDays: 900 }, { ...FIXED, retentionDays: 800 }, { ...FIXED, retentionDays: 700 });
     const answer = await proposeFix(await session(['evaluator']), FAILING);

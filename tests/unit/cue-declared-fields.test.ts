@@ -38,4 +38,11 @@ describe('declaredFields', () => {
       { path: 'a.c', constraint: 'optional' },
     ]);
   });
+
+  it('stops a walk that definitions naming each other would fan out', () => {
+    const chain = Array.from({ length: 40 }, (_, i) => `#D${i}: {a: #D${i + 1}, b: #D${i + 1}}`).join('\n');
+    const fields = declaredFields(`${chain}\nroot: #D0\n`);
+    expect(fields[0]).toEqual({ path: 'root', constraint: 'regular' });
+    expect(fields.length).toBeLessThan(20_000);
+  });
 });

@@ -8,8 +8,10 @@ import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpo
 import { governanceTool } from '../tool';
 
 const POLL_MS = 500;
-/** How long the tool waits for the report: under the /mcp function's time (its message budget). */
-const WAIT_MS = 20_000;
+/** How long the tool waits for the report in all, its start included: well under the /mcp function's time (its message budget). */
+const WAIT_MS = 18_000;
+/** How long the start may hold the call for the report to end (Prefer: wait). */
+const START_WAIT_SECONDS = 10;
 
 const counts = z.object({
   newlyFailing: z.number().int(),
@@ -25,7 +27,7 @@ export const checkImpact = governanceTool({
   description:
     'Runs an impact report of a policy (or metric) version, a draft included, against every resource of its perimeter and compares each verdict with the live version’s: ' +
     'how many resources it would newly fail or newly pass, in all, by environment and by owner. The run goes through the queue; the tool waits for it up to 20 s, ' +
-    'else answers its id and status to read later (get it again with the same arguments).',
+    'else answers its id and status: call it again with impactReportId to read it.',
   inputSchema: {
     policyId: z.uuid(),
     kind: z.enum(['policy', 'metric']).default('policy'),
@@ -45,16 +47,16 @@ export const checkImpact = governanceTool({
   },
   readOnly: false,
   async run({ policyId, kind, version, environments, impactReportId }, { api }) {
+    const deadline = Date.now() + WAIT_MS;
     let id = impactReportId;
     if (id === undefined) {
       const { body } = await api.call((kind === 'metric' ? metricEndpoints : policyEndpoints).impact, {
         params: { id: policyId },
         body: { version, environments },
-        headers: { prefer: 'wait=15' },
+        headers: { prefer: `wait=${START_WAIT_SECONDS}` },
       });
       id = 'impactReportId' in body ? body.impactReportId : body.id;
     }
-    const deadline = Date.now() + WAIT_MS;
     for (;;) {
       const { body: report } = await api.call(getImpactReportEndpoint, { params: { id } });
       if (report.status === 'completed' || report.status === 'failed' || Date.now() > deadline)

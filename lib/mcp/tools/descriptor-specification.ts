@@ -7,6 +7,7 @@ import { SEVERITIES } from '#lib/governance/policies/entity';
 import { governanceTool } from '../tool';
 
 const PAGE = 100;
+const IN_FORCE = new Set(['enabled', 'grace']);
 
 export const getDescriptorSpecification = governanceTool({
   name: 'get_descriptor_specification',
@@ -39,13 +40,22 @@ export const getDescriptorSpecification = governanceTool({
     const inForce = await Promise.all(
       (['policy', 'metric'] as const).map(async (kind) => {
         const endpoints = kind === 'metric' ? metricEndpoints : policyEndpoints;
-        const all = [];
+        const newest = [];
         for (let offset = 0; ; offset += PAGE) {
-          const { body } = await api.call(endpoints.list, { query: { resourceType, status: 'enabled,grace', trigger: 'active', limit: PAGE, offset } });
-          all.push(...body.data);
+          const { body } = await api.call(endpoints.list, { query: { resourceType, trigger: 'active', limit: PAGE, offset } });
+          newest.push(...body.data);
           if (body.data.length < PAGE) break;
         }
-        return all
+        // The list gives each policy's newest version: one in force may be older (v1 enabled, v2 a draft).
+        const versions = await Promise.all(
+          newest.map(async (entity) => {
+            if (IN_FORCE.has(entity.status)) return entity;
+            const { body } = await api.call(endpoints.listVersionsOf, { params: { id: entity.id } });
+            return body.data.filter((version) => IN_FORCE.has(version.status)).at(-1);
+          }),
+        );
+        return versions
+          .filter((entity) => entity !== undefined)
           .filter((entity) => entity.timing === 'deployment' && (entity.environment === null || entity.environment === environment))
           .map((entity) => ({
             id: entity.id,

@@ -9,6 +9,8 @@ export interface DeclaredField {
 }
 
 const CONSTRAINTS = { '!': 'required', '?': 'optional' } as const;
+/** At most this many steps of the walk: definitions that name each other fan out (`#A: {x: #B, y: #B}`, `#B: ...`). */
+const MAX_STEPS = 10_000;
 
 /** A label as a path segment: its name (quoted when it is no identifier), `*` for a pattern; none for a computed one, a definition or a hidden field. */
 function segmentOf(label: Label): string | undefined {
@@ -21,8 +23,9 @@ function segmentOf(label: Label): string | undefined {
  * The descriptor fields a CUE policy declares, read from its syntax (no evaluation): the fields of
  * its top-level struct, of the structs they hold (through `&`, `|`, defaults, parentheses and
  * lists, whose elements are `[]`, and the top-level definitions they name, `#Port`), and of its
- * comprehensions' bodies; definitions themselves, hidden fields and computed labels are left out. Each path once, in the order first declared. A script that does not
- * parse declares none.
+ * comprehensions' bodies; definitions themselves, hidden fields and computed labels are left out.
+ * Each path once, in the order first declared; the walk stops after MAX_STEPS. A script that does
+ * not parse declares none.
  */
 export function declaredFields(source: string): DeclaredField[] {
   let decls: readonly Decl[];
@@ -38,6 +41,7 @@ export function declaredFields(source: string): DeclaredField[] {
     ),
   );
   const expanding = new Set<string>();
+  let steps = 0;
   const visitDecls = (list: readonly Decl[], prefix: string) => {
     for (const decl of list) {
       if (decl.type === 'field') {
@@ -51,6 +55,7 @@ export function declaredFields(source: string): DeclaredField[] {
     }
   };
   const visitExpr = (expr: Expr, prefix: string): void => {
+    if (++steps > MAX_STEPS) return;
     if (expr.type === 'struct') visitDecls(expr.decls, prefix);
     else if (expr.type === 'binary' && (expr.op === '&' || expr.op === '|')) {
       visitExpr(expr.left, prefix);
