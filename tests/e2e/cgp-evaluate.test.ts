@@ -6,7 +6,7 @@ import type { EntityRepresentation } from '#lib/governance/policies/entity';
 
 import { freePort } from '../../scripts/free-port';
 import { cgp, folderWith } from '../support/cgp';
-import { governanceApi } from '../support/governance-api';
+import { governanceApi, publishedCuePolicy } from '../support/governance-api';
 import { technicalToken } from '../support/tokens';
 
 // `cgp evaluate` as a CI job runs it, against serverless offline: the gate's exit code and output.
@@ -21,19 +21,7 @@ let policy: EntityRepresentation;
 let token: string;
 
 beforeAll(async () => {
-  await governanceApi('POST', '/resource-types', {
-    name: TYPE,
-    configuration: { resourceName: 'id', resourceDisplayName: ['name'] },
-    resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' },
-  });
-  policy = await governanceApi<EntityRepresentation>('POST', '/policies', {
-    name: 'Owners have an e-mail',
-    resourceType: TYPE,
-    environment: 'development',
-    engine: 'cue',
-    cueScript: 'owner: email: =~"@"\n',
-  });
-  await governanceApi('POST', `/policies/${policy.id}/publish`);
+  policy = await publishedCuePolicy(TYPE, 'Owners have an e-mail', 'owner: email: =~"@"\n');
   cwd = folderWith({ 'good.yaml': GOOD, 'bad.yaml': BAD, 'dp/bad.json': '{\n  "id": "urn:dp:cgp-bad-json",\n  "owner": {"email": "x"}\n}\n' });
   token = await technicalToken({ sub: 'cgp-ci' });
 });

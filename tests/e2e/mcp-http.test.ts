@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Role } from '#lib/authorization/roles';
 import type { EntityRepresentation } from '#lib/governance/policies/entity';
 
-import { governanceApi } from '../support/governance-api';
+import { governanceApi, publishedCuePolicy, registerResourceType } from '../support/governance-api';
+import { callTool, textOf } from '../support/mcp-tools';
 import { technicalToken } from '../support/tokens';
 
 // The MCP server at /mcp on the API (issue 47): the MCP SDK's own client over Streamable HTTP,
@@ -34,25 +35,9 @@ async function session(token: string | undefined): Promise<Client> {
   return client;
 }
 
-type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
-const callTool = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
-const textOf = (answer: ToolAnswer) => answer.content.map((part) => part.text ?? '').join('\n');
-
 beforeAll(async () => {
-  for (const name of [TYPE, OTHER_TYPE])
-    await governanceApi('POST', '/resource-types', {
-      name,
-      configuration: { resourceName: 'id' },
-      resolverConfiguration: { url: 'http://resolver.test', path: '/r' },
-    });
-  policy = await governanceApi<EntityRepresentation>('POST', '/policies', {
-    name: 'MCP over HTTP: owners have an e-mail',
-    resourceType: TYPE,
-    environment: 'development',
-    engine: 'cue',
-    cueScript: 'owner: email: =~"@"\n',
-  });
-  await governanceApi('POST', `/policies/${policy.id}/publish`);
+  policy = await publishedCuePolicy(TYPE, 'MCP over HTTP: owners have an e-mail', 'owner: email: =~"@"\n');
+  await registerResourceType(OTHER_TYPE);
   // An evaluator of one resource type only.
   await governanceApi('POST', '/role-bindings', { subjects: ['mcp-http-scoped'], roles: ['evaluator'], resourceTypes: [TYPE] });
 });

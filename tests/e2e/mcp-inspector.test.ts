@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EntityRepresentation } from '#lib/governance/policies/entity';
 
 import { folderWith } from '../support/cgp';
-import { governanceApi } from '../support/governance-api';
+import { publishedCuePolicy } from '../support/governance-api';
 import { technicalToken } from '../support/tokens';
 
 // A real MCP client against `cgp mcp` (issue 47): the MCP Inspector's command-line mode, as
@@ -39,19 +39,7 @@ function inspect(args: readonly string[]): Promise<{ code: number | null; answer
 }
 
 beforeAll(async () => {
-  await governanceApi('POST', '/resource-types', {
-    name: TYPE,
-    configuration: { resourceName: 'id' },
-    resolverConfiguration: { url: 'http://resolver.test', path: '/r' },
-  });
-  policy = await governanceApi<EntityRepresentation>('POST', '/policies', {
-    name: 'Inspector: owners have an e-mail',
-    resourceType: TYPE,
-    environment: 'development',
-    engine: 'cue',
-    cueScript: 'owner: email: =~"@"\n',
-  });
-  await governanceApi('POST', `/policies/${policy.id}/publish`);
+  policy = await publishedCuePolicy(TYPE, 'Inspector: owners have an e-mail', 'owner: email: =~"@"\n');
   folder = folderWith({ 'bad.yaml': 'id: urn:dp:inspected\nowner:\n  email: nobody\n' });
   const { LOG_LEVEL: _quiet, ...rest } = process.env;
   env = { ...rest, CGP_SERVER: baseUrl, CGP_TOKEN: await technicalToken({ sub: 'mcp-inspector', roles: ['evaluator'] }) };

@@ -9,7 +9,8 @@ import type { Role } from '#lib/authorization/roles';
 import type { EntityRepresentation } from '#lib/governance/policies/entity';
 
 import { folderWith } from '../support/cgp';
-import { governanceApi } from '../support/governance-api';
+import { governanceApi, publishedCuePolicy } from '../support/governance-api';
+import { callTool, textOf } from '../support/mcp-tools';
 import { technicalToken } from '../support/tokens';
 
 // `cgp mcp` as a coding agent runs it (issue 47): the MCP SDK's own client over stdio, against
@@ -35,24 +36,8 @@ async function session(roles: Role[] | null): Promise<Client> {
   return client;
 }
 
-type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
-const callTool = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
-const textOf = (answer: ToolAnswer) => answer.content.map((part) => part.text ?? '').join('\n');
-
 beforeAll(async () => {
-  await governanceApi('POST', '/resource-types', {
-    name: TYPE,
-    configuration: { resourceName: 'id', resourceDisplayName: ['name'] },
-    resolverConfiguration: { url: 'http://resolver.test', path: '/v1/resources' },
-  });
-  policy = await governanceApi<EntityRepresentation>('POST', '/policies', {
-    name: 'MCP owners have an e-mail',
-    resourceType: TYPE,
-    environment: 'development',
-    engine: 'cue',
-    cueScript: 'owner: email: =~"@"\n',
-  });
-  await governanceApi('POST', `/policies/${policy.id}/publish`);
+  policy = await publishedCuePolicy(TYPE, 'MCP owners have an e-mail', 'owner: email: =~"@"\n');
   cwd = folderWith({ 'good.yaml': GOOD });
 });
 

@@ -6,6 +6,7 @@ import type { EntityRepresentation } from '#lib/governance/policies/entity';
 
 import { FakeServer } from '../fakes/fake-server';
 import { governanceApi } from '../support/governance-api';
+import { callTool as callSessionTool, textOf } from '../support/mcp-tools';
 import { authorized, technicalToken } from '../support/tokens';
 
 // The MCP server's reading tools at /mcp (issue 47), against serverless offline: stored verdicts
@@ -31,9 +32,7 @@ const resolver = new FakeServer((request) => {
 let policy: EntityRepresentation;
 let client: Client;
 
-type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
-const callTool = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
-const textOf = (answer: ToolAnswer) => answer.content.map((part) => part.text ?? '').join('\n');
+const callTool = (name: string, args: Record<string, unknown>) => callSessionTool(client, name, args);
 
 /** Waits for the newest verdicts of the publish (run by the worker in the background). */
 async function verdictsStored(count: number) {

@@ -13,6 +13,7 @@ import type * as evaluationModule from '../../functions/governance/evaluation';
 import { FakeHostedModel } from '../fakes/hosted-model';
 import { releaseHandlers, useHandlersOn } from '../support/handlers';
 import { invoke } from '../support/invoke';
+import { textOf, type ToolAnswer } from '../support/mcp-tools';
 import { technicalToken } from '../support/tokens';
 
 // The MCP server's propose_fix (issue 47) against the fake LLM: the SDK's own client, in memory, on
@@ -46,10 +47,8 @@ async function session(roles: Role[]): Promise<Client> {
   return client;
 }
 
-type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
 const proposeFix = async (client: Client, descriptor: unknown) =>
   (await client.callTool({ name: 'propose_fix', arguments: { resourceType: 'dataproduct', environment: 'development', descriptor } })) as ToolAnswer;
-const textOf = (answer: ToolAnswer) => answer.content.map((part) => part.text ?? '').join('\n');
 /** The user messages of the fix requests the fake received, in order. */
 const fixRequests = () =>
   fake.requests

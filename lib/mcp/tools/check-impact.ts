@@ -3,9 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 
 import { getImpactReportEndpoint } from '#lib/governance/impact/endpoints';
-import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
 
 import { governanceTool } from '../tool';
+import { endpointsOf } from './policy-tools';
 
 const POLL_MS = 500;
 /** How long the tool waits for the report in all, its start included: well under the /mcp function's time (its message budget). */
@@ -50,7 +50,7 @@ export const checkImpact = governanceTool({
     const deadline = Date.now() + WAIT_MS;
     let id = impactReportId;
     if (id === undefined) {
-      const { body } = await api.call((kind === 'metric' ? metricEndpoints : policyEndpoints).impact, {
+      const { body } = await api.call(endpointsOf(kind).impact, {
         params: { id: policyId },
         body: { version, environments },
         headers: { prefer: `wait=${START_WAIT_SECONDS}` },

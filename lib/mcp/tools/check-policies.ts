@@ -6,7 +6,8 @@ import { SEVERITIES } from '#lib/governance/policies/entity';
 
 import { checkDescriptor } from '../../cli/evaluate-command';
 import { locatedErrors } from '../../cli/formats/located-errors';
-import { governanceTool, ToolError } from '../tool';
+import { governanceTool } from '../tool';
+import { descriptorInput, descriptorOf } from './descriptor-input';
 
 /** How long a check may take before it is answered as not ended, in seconds (Evaluate holds the call up to 25 s). */
 const CHECK_TIMEOUT_SECONDS = 60;
@@ -17,16 +18,7 @@ export const checkPolicies = governanceTool({
   description:
     'Evaluates a descriptor (YAML or JSON) against every policy and metric in force for its resource type and environment, as the deploy gate does, ' +
     'and answers whether it passes and, per policy, its outcome and its errors located at the descriptor’s paths. A dry run: never stored as the resource’s state.',
-  inputSchema: {
-    resourceType: z.string().min(1),
-    environment: z.string().min(1),
-    descriptor: z
-      .union([z.string().min(1), z.record(z.string(), z.unknown())])
-      .optional()
-      .describe('The descriptor: YAML or JSON text, or an object (give descriptor or path)'),
-    path: z.string().min(1).optional().describe('A descriptor file on this machine (cgp mcp only; give descriptor or path)'),
-    id: z.string().optional().describe('The resource id, for a type whose descriptors do not carry it'),
-  },
+  inputSchema: descriptorInput,
   outputSchema: {
     passed: z.boolean().describe('No result is an error or failed (waived and warnings pass)'),
     outcome: z.enum(OUTCOMES).describe('The worst outcome'),
@@ -50,14 +42,10 @@ export const checkPolicies = governanceTool({
     ),
   },
   readOnly: true,
-  async run({ resourceType, environment, descriptor, path, id }, { api, readFile }) {
-    if ((descriptor === undefined) === (path === undefined)) throw new ToolError('give either descriptor or path');
-    let text: string;
-    if (path !== undefined) {
-      if (!readFile) throw new ToolError('path: this server does not read files (only `cgp mcp`, on your machine, does); give the descriptor itself');
-      text = await readFile(path);
-    } else text = typeof descriptor === 'string' ? descriptor : JSON.stringify(descriptor, null, 2);
-    const run = await checkDescriptor(api, {
+  async run({ resourceType, environment, descriptor, path, id }, context) {
+    const given = await descriptorOf({ descriptor, path }, context);
+    const text = typeof given === 'string' ? given : JSON.stringify(given, null, 2);
+    const run = await checkDescriptor(context.api, {
       type: resourceType,
       env: environment,
       text,

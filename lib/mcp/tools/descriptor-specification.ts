@@ -1,10 +1,9 @@
 import { z } from 'zod';
 
 import { declaredFields } from '#lib/governance/engines/cue/native/syntax/declared-fields';
-import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
-import { SEVERITIES } from '#lib/governance/policies/entity';
 
 import { governanceTool } from '../tool';
+import { endpointsOf, entitySummary, summaryOf } from './policy-tools';
 
 const PAGE = 100;
 const IN_FORCE = new Set(['enabled', 'grace']);
@@ -18,14 +17,7 @@ export const getDescriptorSpecification = governanceTool({
   inputSchema: { resourceType: z.string().min(1), environment: z.string().min(1) },
   outputSchema: {
     policies: z.array(
-      z.object({
-        id: z.string(),
-        kind: z.enum(['policy', 'metric']),
-        name: z.string(),
-        version: z.number().int(),
-        status: z.string(),
-        severity: z.enum(SEVERITIES),
-        engine: z.string().nullable(),
+      entitySummary.extend({
         cueScript: z.string().nullable(),
         llmRule: z.string().nullable(),
         fields: z.array(z.object({ path: z.string(), constraint: z.enum(['required', 'optional', 'regular']) })),
@@ -39,7 +31,7 @@ export const getDescriptorSpecification = governanceTool({
   async run({ resourceType, environment }, { api }) {
     const inForce = await Promise.all(
       (['policy', 'metric'] as const).map(async (kind) => {
-        const endpoints = kind === 'metric' ? metricEndpoints : policyEndpoints;
+        const endpoints = endpointsOf(kind);
         const newest = [];
         for (let offset = 0; ; offset += PAGE) {
           const { body } = await api.call(endpoints.list, { query: { resourceType, trigger: 'active', limit: PAGE, offset } });
@@ -58,13 +50,7 @@ export const getDescriptorSpecification = governanceTool({
           .filter((entity) => entity !== undefined)
           .filter((entity) => entity.timing === 'deployment' && (entity.environment === null || entity.environment === environment))
           .map((entity) => ({
-            id: entity.id,
-            kind,
-            name: entity.name,
-            version: entity.version,
-            status: entity.status,
-            severity: entity.severity,
-            engine: entity.engine,
+            ...summaryOf(kind, entity),
             cueScript: entity.cueScript,
             llmRule: entity.llmRule,
             fields: entity.engine === 'cue' && entity.cueScript ? declaredFields(entity.cueScript) : [],

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { listResultsEndpoint } from '#lib/governance/evaluation/endpoints';
 import { OUTCOMES } from '#lib/governance/evaluation/outcome';
 import { listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
-import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
 
 import { governanceTool, ToolError } from '../tool';
+import { endpointsOf } from './policy-tools';
 
 /** Where a CUE error points into the policy's script (`policy.cue:3:12`), by line. */
 const POLICY_POSITION = /policy\.cue:(\d+):\d+/g;
@@ -56,7 +56,7 @@ export const explainResult = governanceTool({
     const { body: page } = await api.call(listResultsEndpoint, { query: { policyId, resourceId, environment, latest: 'true', limit: 10 } });
     if (page.data.length === 0) throw new ToolError(`no result of ${policyId} for ${resourceId}${environment ? ` in ${environment}` : ''} is stored`);
     const kind = page.data[0].governanceEntityType;
-    const endpoints = kind === 'metric' ? metricEndpoints : policyEndpoints;
+    const endpoints = endpointsOf(kind);
     const versions = [...new Set(page.data.map((result) => result.governanceEntityVersion))];
     const scripts = new Map(
       await Promise.all(

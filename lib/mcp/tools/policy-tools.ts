@@ -7,10 +7,10 @@ import { STATUSES } from '#lib/governance/policies/lifecycle';
 import { governanceTool } from '../tool';
 
 const KINDS = ['policy', 'metric'] as const;
-const endpointsOf = (kind: (typeof KINDS)[number]) => (kind === 'metric' ? metricEndpoints : policyEndpoints);
+export const endpointsOf = (kind: (typeof KINDS)[number]) => (kind === 'metric' ? metricEndpoints : policyEndpoints);
 
 /** A policy or metric as the tools answer it (one version). */
-const entitySummary = z.object({
+export const entitySummary = z.object({
   id: z.string(),
   kind: z.enum(KINDS),
   name: z.string(),
@@ -25,7 +25,7 @@ const entitySummary = z.object({
 
 type Representation = Omit<z.output<typeof entitySummary>, 'kind'> & Record<string, unknown>;
 
-const summaryOf = (kind: (typeof KINDS)[number], entity: Representation): z.output<typeof entitySummary> => ({
+export const summaryOf = (kind: (typeof KINDS)[number], entity: Representation): z.output<typeof entitySummary> => ({
   id: entity.id,
   kind,
   name: entity.name,

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 import { proposeDescriptorFixEndpoint } from '#lib/assistant/endpoints';
 
-import { governanceTool, ToolError } from '../tool';
+import { governanceTool } from '../tool';
+import { descriptorInput, descriptorOf } from './descriptor-input';
 
 export const proposeFix = governanceTool({
   name: 'propose_fix',
@@ -11,16 +12,7 @@ export const proposeFix = governanceTool({
     'For a descriptor that fails what is in force for its resource type and environment: the platform’s configured LLM proposes a corrected descriptor, ' +
     'the policy engine re-checks it against every policy in force, and a proposal that still fails goes back with its errors (at most assistant.tools.fix-rounds rounds). ' +
     'Only a fix that passes is returned: a JSON Patch, a diff and the fixed text. Saves nothing: apply the fix yourself.',
-  inputSchema: {
-    resourceType: z.string().min(1),
-    environment: z.string().min(1),
-    descriptor: z
-      .union([z.string().min(1), z.record(z.string(), z.unknown())])
-      .optional()
-      .describe('The descriptor: YAML or JSON text, or an object (give descriptor or path)'),
-    path: z.string().min(1).optional().describe('A descriptor file on this machine (cgp mcp only; give descriptor or path)'),
-    id: z.string().optional().describe('The resource id, for a type whose descriptors do not carry it'),
-  },
+  inputSchema: descriptorInput,
   outputSchema: {
     passedAlready: z.boolean().describe('The descriptor passed as it was: nothing to fix'),
     rounds: z.number().int().describe('How many proposals it took; the last one passed'),
@@ -32,14 +24,9 @@ export const proposeFix = governanceTool({
     reportId: z.string().describe('The dry-run report of the check the fix passed'),
   },
   readOnly: true,
-  async run({ resourceType, environment, descriptor, path, id }, { api, readFile }) {
-    if ((descriptor === undefined) === (path === undefined)) throw new ToolError('give either descriptor or path');
-    if (path !== undefined && !readFile)
-      throw new ToolError('path: this server does not read files (only `cgp mcp`, on your machine, does); give the descriptor itself');
-    const text = path !== undefined && readFile ? await readFile(path) : descriptor;
-    const { body } = await api.call(proposeDescriptorFixEndpoint, {
-      body: { resourceType, environment, descriptor: text as string | Record<string, unknown>, id },
-    });
+  async run({ resourceType, environment, descriptor, path, id }, context) {
+    const given = await descriptorOf({ descriptor, path }, context);
+    const { body } = await context.api.call(proposeDescriptorFixEndpoint, { body: { resourceType, environment, descriptor: given, id } });
     const { passedAlready, rounds, patch, diff, reportId } = body;
     return { passedAlready, rounds, patch, diff, descriptor: body.descriptor, reportId };
   },
