@@ -1,3 +1,4 @@
+import { ApiError, problemText } from '#lib/api/api-error';
 import type { EndpointCaller, EndpointCallOptions as CallOptions } from '#lib/api/endpoint-caller';
 import type { Endpoint, EndpointAnswer as Answer } from '#lib/http/endpoint';
 import { endpointRoute } from '#lib/http/endpoint-route';
@@ -9,17 +10,6 @@ import { UsageError } from './usage-error';
 export interface ApiAccess {
   readonly server?: string;
   readonly token?: string;
-}
-
-/** The platform answered with a problem (4xx, 5xx): its status, and the problem's words. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const DEFAULT_SERVER = 'http://localhost:3000';
@@ -34,13 +24,6 @@ function authorization(access: ApiAccess, env: CliEnvironment): string | undefin
   if (env.user && env.accessToken) return `Basic ${Buffer.from(`${env.user}:${env.accessToken}`).toString('base64')}`;
   if (env.user || env.accessToken) throw new UsageError('Basic authentication needs both CGP_USER and CGP_ACCESS_TOKEN');
   return undefined;
-}
-
-/** A problem+json body in one line: its detail, and the fields it names. */
-export function problemText(status: number, body: unknown): string {
-  const problem = (body ?? {}) as { title?: string; detail?: string; errors?: Array<{ path: string; message: string }> };
-  const fields = (problem.errors ?? []).map((error) => `${error.path}: ${error.message}`).join('; ');
-  return `${status} ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}${fields ? ` (${fields})` : ''}`.trim();
 }
 
 /**

@@ -3,11 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { z } from 'zod';
 
+import { ApiError } from '#lib/api/api-error';
 import { getImpactReportEndpoint, listImpactResourcesEndpoint } from '#lib/governance/impact/endpoints';
 import type { ImpactReport, impactResourcesPage } from '#lib/governance/impact/impact';
 import { metricEndpoints, policyEndpoints } from '#lib/governance/policies/endpoints';
 
-import { type ApiAccess, ApiClient, ApiError } from './api-client';
+import { type ApiAccess, ApiClient } from './api-client';
 import { readPolicyFile } from './policy-file';
 import { UsageError } from './usage-error';
 

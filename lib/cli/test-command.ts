@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 
+import type { CheckResult, CheckRun } from '#lib/api/check-results';
 import { InvalidInput } from '#lib/errors/domain-errors';
 import type { EngineEntity, EngineResource, EngineResult } from '#lib/governance/engines/engine';
 import { checkCueScript, evaluateEntities } from '#lib/governance/engines/engines';
@@ -11,7 +12,6 @@ import type { Descriptor } from '../../drizzle/schema/json-columns';
 import { descriptorFilesOf, policyFilesOf } from './file-arguments';
 import { type PolicyFile, type PolicyMetadata, readPolicyFile } from './policy-file';
 import { progressBar } from './progress';
-import type { CheckResult, CheckRun } from './results';
 import { UsageError } from './usage-error';
 
 /** Metadata given as flags: each one wins over the policy files'. */

@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 
+import { ApiError, problemText } from '#lib/api/api-error';
 import type { EndpointCaller } from '#lib/api/endpoint-caller';
 import type { Endpoint, EndpointAnswer } from '#lib/http/endpoint';
 import { endpointRoute } from '#lib/http/endpoint-route';
 import type { HttpHandler } from '#lib/http/handler';
-
-import { ApiError, problemText } from '../cli/api-client';
 
 /** The request's own headers a call in process carries: who calls, and which request it is part of. */
 const CARRIED = ['authorization', 'x-request-id', 'user-agent'] as const;

@@ -1,5 +1,5 @@
-import { type CheckRun, countsOf } from '../results';
-import { locatedErrors } from './located-errors';
+import { type CheckRun, countsOf } from '#lib/api/check-results';
+import { locatedErrors } from '#lib/api/located-errors';
 
 // Workflow commands: data escapes %, CR and LF; properties also : and ,.
 const escapeData = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');

@@ -1,4 +1,5 @@
-import type { CheckRun } from '../results';
+import type { CheckRun } from '#lib/api/check-results';
+
 import { formatGithub } from './github';
 import { formatJson } from './json';
 import { formatJunit } from './junit';

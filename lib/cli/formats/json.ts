@@ -1,4 +1,4 @@
-import { type CheckRun, countsOf } from '../results';
+import { type CheckRun, countsOf } from '#lib/api/check-results';
 
 /** For scripts: the run as one JSON document (descriptor texts left out). */
 export function formatJson(run: CheckRun): string {

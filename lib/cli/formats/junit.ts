@@ -1,4 +1,4 @@
-import { type CheckResult, type CheckRun, isFailing } from '../results';
+import { type CheckResult, type CheckRun, isFailing } from '#lib/api/check-results';
 
 // XML 1.0 forbids these characters, even escaped.
 // eslint-disable-next-line no-control-regex -- they are what it removes

@@ -1,5 +1,5 @@
-import type { CheckRun } from '../results';
-import { locatedErrors } from './located-errors';
+import type { CheckRun } from '#lib/api/check-results';
+import { locatedErrors } from '#lib/api/located-errors';
 
 // A waived result (an active exception, `cgp evaluate`) is a note: it keeps its errors but passes.
 const LEVEL = { ok: 'none', waived: 'note', info: 'note', warning: 'warning', error: 'error', failed: 'error' } as const;

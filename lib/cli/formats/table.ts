@@ -1,4 +1,4 @@
-import { type CheckRun, countsOf } from '../results';
+import { type CheckRun, countsOf } from '#lib/api/check-results';
 
 const cell = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width));
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
+import { checkDescriptor } from '#lib/api/descriptor-check';
+import { locatedErrors } from '#lib/api/located-errors';
 import { cueErrorPath } from '#lib/governance/evaluation/descriptor-locator';
 import { OUTCOMES } from '#lib/governance/evaluation/outcome';
 import { SEVERITIES } from '#lib/governance/policies/entity';
 
-import { checkDescriptor } from '../../cli/evaluate-command';
-import { locatedErrors } from '../../cli/formats/located-errors';
 import { governanceTool } from '../tool';
 import { descriptorInput, descriptorOf } from './descriptor-input';
 

@@ -1,6 +1,6 @@
 import { cueErrorPath, type DescriptorPosition, locateCuePath } from '#lib/governance/evaluation/descriptor-locator';
 
-import type { CheckResult } from '../results';
+import type { CheckResult } from './check-results';
 
 /** One error of a result with the place in the descriptor its CUE path names (line 1 when none). */
 export interface LocatedError {
