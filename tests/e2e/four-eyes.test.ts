@@ -1,5 +1,7 @@
 import { rm } from 'node:fs/promises';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import type { Role } from '#lib/authorization/roles';
@@ -10,6 +12,7 @@ import { type RunningOffline, startServerlessOffline } from '../../scripts/serve
 import { FakeServer, type RecordedRequest } from '../fakes/fake-server';
 import { cgp, folderWith } from '../support/cgp';
 import { testDatabase } from '../support/database';
+import { callTool, textOf } from '../support/mcp-tools';
 import { testSettingsFile } from '../support/settings-files';
 import { technicalToken } from '../support/tokens';
 
@@ -166,5 +169,41 @@ describe('four-eyes under serverless offline', () => {
     const report = await evaluate('four-eyes-waived', 'nobody');
     expect(report.passed).toBe(true);
     expect(report.evaluationResults.map((result) => result.outcome)).toContain('waived');
+  });
+
+  it('an agent asks for an exception through the MCP endpoint: a request, pending until someone else approves it, whose status it reads', async () => {
+    const id = await policy('four-eyes by an agent', 'four-eyes-agent');
+    const agent = new Client({ name: 'four-eyes-agent', version: '1.0.0' });
+    await agent.connect(
+      new StreamableHTTPClientTransport(new URL(`${offline.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${await technicalToken({ sub: AUTHOR.sub, roles: AUTHOR.roles })}` } },
+      }),
+    );
+    try {
+      const asked = await callTool(agent, 'request_exception', {
+        policyId: id,
+        resourceId: 'urn:dp:sales',
+        environment: 'production',
+        reason: 'the agent’s migration',
+        expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+      });
+      expect(asked.isError, textOf(asked)).toBeFalsy();
+      expect(asked.structuredContent).toMatchObject({ state: 'requested', approvalId: expect.any(String) });
+      const approvalId = asked.structuredContent?.approvalId as string;
+      expect((await callTool(agent, 'get_approval_status', { id: approvalId })).structuredContent).toMatchObject({
+        kind: 'exception',
+        status: 'pending',
+        requestedBy: AUTHOR.sub,
+        decidedBy: null,
+      });
+      expect((await call(APPROVER, 'POST', `/approvals/${approvalId}/approve`, { comment: 'fine for a week' })).status).toBe(200);
+      expect((await callTool(agent, 'get_approval_status', { id: approvalId })).structuredContent).toMatchObject({
+        status: 'approved',
+        decidedBy: APPROVER.sub,
+        comment: 'fine for a week',
+      });
+    } finally {
+      await agent.close();
+    }
   });
 });
