@@ -10,14 +10,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 
+import { request } from 'undici';
+
 import { type BenchWorld, evaluatorSetting, startBenchWorld } from './bench-world';
 import { benchDescriptor, benchPolicies } from './evaluate-api';
 
 const ALTERNATING = 60;
 const COUNTED = 200;
-const PER_LEVEL = 120;
+const PER_LEVEL = 480;
 const LEVELS = [1, 4, 8];
-const WARMING = 25;
+const WARMING = 100;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const summary = (durations: number[]) => {
@@ -64,9 +66,9 @@ ${evaluatorSetting('native')}`);
     }
     const evaluate = evaluator(world);
     const health = async () => {
-      const response = await fetch(`${world.baseUrl}/health`);
-      await response.text();
-      if (response.status !== 200) throw new Error(`GET /health answered ${response.status}`);
+      const response = await request(`${world.baseUrl}/health`);
+      await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`GET /health answered ${response.statusCode}`);
     };
     // serverless offline starts a worker per call in flight, each a V8 isolate of its own that compiles
     // the hot code only after some calls: every worker the levels below use is started and warmed by
