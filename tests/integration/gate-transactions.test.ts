@@ -176,8 +176,23 @@ describe('the policies a process keeps for the gate', () => {
     });
     const { id } = created.body;
     expect((await invoke(policies.publishPolicy, { method: 'POST', path: `${API}/policies/${id}/publish`, params: { id } })).status).toBe(200);
-    // The next call judges with it.
-    expect(await judge()).toMatchObject({ passed: false, evaluationResults: expect.toSatisfy((results: unknown[]) => results.length === 4) });
+    // The next call judges with it: the process's kept policies are stale, its first write sees a newer
+    // generation and is rolled back, and it judges again with what it reads. One report, one audit record.
+    const database = await testDatabase(SCHEMA);
+    const written = async () => {
+      const [row] = await database.sql.unsafe(
+        `select (select count(*) from ${SCHEMA}.evaluation_reports)::int as reports,
+                (select count(*) from ${SCHEMA}.outbox where topic = 'chain' and payload->>'operationId' = 'evaluate')::int as records`,
+      );
+      return row;
+    };
+    try {
+      const before = await written();
+      expect(await judge()).toMatchObject({ passed: false, evaluationResults: expect.toSatisfy((results: unknown[]) => results.length === 4) });
+      expect(await written()).toEqual({ reports: before.reports + 1, records: before.records + 1 });
+    } finally {
+      await database.close();
+    }
 
     const disabled = await invoke(policies.changeStatusOfPolicy, {
       method: 'POST',

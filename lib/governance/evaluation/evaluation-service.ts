@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Database } from '#lib/db/client';
-import { inTransaction, type Transaction } from '#lib/db/transaction';
+import { inPipelinedTransaction, type PipelinedWork, type Transaction } from '#lib/db/transaction';
 import { ConflictError, InvalidInput, NotFoundError } from '#lib/errors/domain-errors';
 import { listBody, type Pagination } from '#lib/http/pagination';
 import { logger } from '#lib/logging/logger';
@@ -21,7 +21,7 @@ import { parseDescriptor } from './descriptor';
 import type { CueDisagreement, DisagreementFilters } from './disagreement';
 import { DisagreementRepository, type DisagreementRow } from './disagreement-repository';
 import { evaluateCandidates, perimeterFrom, type RunContext, runReport } from './evaluation-runner';
-import { evaluationSetOf, requireType } from './evaluation-set-cache';
+import { evaluationSetOf, generationOf, keptEvaluationSet, requireType } from './evaluation-set-cache';
 import { outcomeOf, overallOutcome } from './outcome';
 import type { EvaluateInput, EvaluationReport, EvaluationResult, PassiveResultInput, PolicyTestInput, ResultFilters } from './report';
 import { recordReportEnd } from './report-metrics';
@@ -65,80 +65,104 @@ interface OneDescriptor {
   readonly report: NewReport & { environment: string };
   readonly entities: EntityRow[];
   readonly type: ResourceTypeRow;
+  /** The generation the entities were kept at, when they were taken without reading it (keptEvaluationSet): the write checks it. */
+  readonly keptAt?: number;
 }
+
+/** What a call asks, with the entities this process keeps (`fresh` false: checked when written), or read now. */
+type Ask = (ctx: GovernanceContext, fresh: boolean) => Promise<OneDescriptor>;
 
 /**
  * The deploy gate's path (issue 46): one descriptor whose every entity the native CUE evaluator
- * judges in process is read, judged and written in one transaction (the pairs it defers to the
- * reference evaluator included) with the call's audit records (`audit.within`): the report, made
- * in the process and judged first, is written once, finished, beside its results, and the answer is
- * built from what was written; no lease, no progress, nothing for the sweeper. A transaction-bound context: every repository on
- * the way works in it. Undefined when the work is not local (another engine, a
- * previous_vs_current policy, another evaluator setting): the report is then run as any other.
+ * judges in process. The entities are those this process keeps, taken without a read; the
+ * descriptor is judged (the pairs the native evaluator defers to the reference one included); then
+ * one pipelined transaction (inPipelinedTransaction) reads the generation of the governance tables and writes the
+ * report, finished, beside its results and the call's audit records (`audit.within`), with no lease,
+ * no progress, nothing for the sweeper. It commits if the generation is the one the entities were
+ * kept at (nothing changed since: they were in force when the call began); else nothing is kept,
+ * and the descriptor is judged again with the entities read now. The answer is built from what was
+ * written. Undefined when the work is not local (another engine, a previous_vs_current policy,
+ * another evaluator setting): the report is then run as any other.
  */
-async function evaluateInOneTransaction(
+async function evaluateInOneTransaction(ctx: GovernanceContext, ask: Ask, options: { signal?: AbortSignal; audit?: CallAudit }): Promise<Started | undefined> {
+  if (ctx.settings.cueConfig.evaluator !== 'native') return undefined;
+  for (const fresh of [false, true]) {
+    const asked = await ask(ctx, fresh);
+    if (!asked.entities.every((entity) => entity.engine === 'cue' && entity.evaluator === 'native' && entity.strategy !== 'previous_vs_current'))
+      return undefined;
+    const judged = await judge(ctx, asked, options.signal);
+    const { commit, value } = await inPipelinedTransaction(ctx.database, 'an evaluation of one descriptor', (tx) =>
+      write(ctx, tx, asked, judged, options.audit),
+    );
+    if (!commit || !value) continue;
+    recordReportEnd(value.ended);
+    // The knowledge index's message is delivered once it is committed.
+    if (value.announced) dispatchInBackground(ctx);
+    return { finished: true, report: value.report };
+  }
+  throw new Error('an evaluation judged with entities read in its own call was not kept');
+}
+
+/** The report of one descriptor, made in the process (written once judged, finished), and its results. */
+async function judge(ctx: GovernanceContext, { report, entities, type }: OneDescriptor, signal?: AbortSignal) {
+  const { request } = report;
+  if (request.mode !== 'descriptor') throw new Error('one descriptor is asked for');
+  const created: ReportRow = {
+    ...report,
+    id: randomUUID(),
+    status: 'running',
+    outcome: null,
+    passed: null,
+    total: entities.length,
+    done: entities.length,
+    error: null,
+    leaseUntil: null,
+    attempts: 0,
+    createdAt: new Date(),
+    completedAt: null,
+  };
+  const run: RunContext = {
+    database: ctx.database,
+    settings: ctx.settings,
+    report: created,
+    environment: report.environment,
+    perimeter: perimeterFrom(type, ctx.settings),
+    timeouts: callerTargetTimeoutsOf(ctx.settings),
+    signal,
+  };
+  const rows = await evaluateCandidates(run, entities, [{ identity: request.resource, descriptor: request.descriptor, deployed: undefined }]);
+  return { created, rows, finished: { ...created, status: 'completed' as const, ...overallOutcome(rows.map((row) => row.outcome)) } };
+}
+
+/** Writes a judged report in `tx`; kept only if the entities it was judged with are still those in force (`commit`). */
+async function write(
   ctx: GovernanceContext,
-  ask: (local: GovernanceContext) => Promise<OneDescriptor>,
-  options: { signal?: AbortSignal; audit?: CallAudit },
-): Promise<Started | undefined> {
-  const { settings } = ctx;
-  if (settings.cueConfig.evaluator !== 'native') return undefined;
-  const answered = await inTransaction(ctx.database, 'an evaluation of one descriptor', async (tx) => {
-    const local: GovernanceContext = { ...ctx, database: { ...ctx.database, db: tx as unknown as Database['db'] } };
-    const { report, entities, type } = await ask(local);
-    if (!entities.every((entity) => entity.engine === 'cue' && entity.evaluator === 'native' && entity.strategy !== 'previous_vs_current')) return undefined;
-    const { request } = report;
-    if (request.mode !== 'descriptor') throw new Error('one descriptor is asked for');
-    // Written once it is judged, finished: until then, the report this call will write.
-    const created: ReportRow = {
-      ...report,
-      id: randomUUID(),
-      status: 'running',
-      outcome: null,
-      passed: null,
-      total: entities.length,
-      done: entities.length,
-      error: null,
-      leaseUntil: null,
-      attempts: 0,
-      createdAt: new Date(),
-      completedAt: null,
-    };
-    const run: RunContext = {
-      database: local.database,
-      settings,
-      report: created,
-      environment: report.environment,
-      perimeter: perimeterFrom(type, settings),
-      timeouts: callerTargetTimeoutsOf(settings),
-      signal: options.signal,
-    };
-    const rows = await evaluateCandidates(run, entities, [{ identity: request.resource, descriptor: request.descriptor, deployed: undefined }]);
-    const finished = { ...created, status: 'completed' as const, ...overallOutcome(rows.map((row) => row.outcome)) };
-    const announced = recordsHistory(created);
-    // Sent together, run in order: one round trip for the report, its results, the index's message and the call's audit records.
-    const [times, written] = await Promise.all([
-      new ReportRepository(local.database).createFinished(finished, tx),
-      new ResultRepository(local.database).append(rows),
-      announced ? announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id }) : undefined,
-      options.audit?.within(tx, created.id),
-    ]);
-    const ended: ReportRow = { ...finished, ...times };
-    recordReportEnd(ended);
-    // The answer from what was written; read back only if the report was not this call's alone to write (never seen).
-    const answer =
-      written.length === rows.length
-        ? representWritten(
-            ended,
-            rows.map((row, index) => ({ ...row, resourceOwner: row.resourceOwner ?? null, ...written[index] })),
-          )
-        : await getEvaluationReport(local, created.id);
-    return { report: answer, announced };
-  });
-  if (!answered) return undefined;
-  // The knowledge index's message is delivered once it is committed.
-  if (answered.announced) dispatchInBackground(ctx);
-  return { finished: true, report: answered.report };
+  tx: Transaction,
+  asked: OneDescriptor,
+  { created, rows, finished }: Awaited<ReturnType<typeof judge>>,
+  audit?: CallAudit,
+): Promise<PipelinedWork<{ report: EvaluationReport; ended: ReportRow; announced: boolean } | undefined>> {
+  const local: GovernanceContext = { ...ctx, database: { ...ctx.database, db: tx as unknown as Database['db'] } };
+  const announced = recordsHistory(created);
+  // Sent together, run in order after the transaction's begin: one round trip for the check, the report, its results, the index's message and the call's audit records.
+  const [generation, times, written] = await Promise.all([
+    asked.keptAt === undefined ? undefined : generationOf(local.database),
+    new ReportRepository(local.database).createFinished(finished, tx),
+    new ResultRepository(local.database).append(rows),
+    announced ? announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id }) : undefined,
+    audit?.within(tx, created.id),
+  ]);
+  if (generation !== asked.keptAt) return { commit: false, value: undefined };
+  const ended: ReportRow = { ...finished, ...times };
+  // The answer from what was written; read back only if the report was not this call's alone to write (never seen).
+  const report =
+    written.length === rows.length
+      ? representWritten(
+          ended,
+          rows.map((row, index) => ({ ...row, resourceOwner: row.resourceOwner ?? null, ...written[index] })),
+        )
+      : await getEvaluationReport(local, created.id);
+  return { commit: true, value: { report, ended, announced } };
 }
 
 /**
@@ -152,17 +176,23 @@ export async function evaluate(
   { subject, speaksFor, waitMs, signal, audit }: { subject: string; speaksFor: boolean; waitMs: number; signal?: AbortSignal; audit?: CallAudit },
 ): Promise<Started> {
   if (waitMs > 0) {
-    const direct = await evaluateInOneTransaction(ctx, (local) => evaluationOf(local, input, { subject, speaksFor }), { signal, audit });
+    const direct = await evaluateInOneTransaction(ctx, (at, fresh) => evaluationOf(at, input, { subject, speaksFor }, fresh), { signal, audit });
     if (direct) return direct;
   }
-  const { report } = await evaluationOf(ctx, input, { subject, speaksFor });
+  const { report } = await evaluationOf(ctx, input, { subject, speaksFor }, true);
   await audit?.ahead();
   return start(ctx, report, waitMs, signal);
 }
 
 /** What an Evaluate call asks: its report, with the active deployment-time entities of the descriptor's type and environment. */
-async function evaluationOf(ctx: GovernanceContext, input: EvaluateInput, { subject, speaksFor }: { subject: string; speaksFor: boolean }) {
-  const { type, entities } = await evaluationSetOf(ctx, input.resourceType, input.environment);
+async function evaluationOf(
+  ctx: GovernanceContext,
+  input: EvaluateInput,
+  { subject, speaksFor }: { subject: string; speaksFor: boolean },
+  fresh: boolean,
+): Promise<OneDescriptor> {
+  const kept = fresh ? undefined : await keptEvaluationSet(ctx, input.resourceType, input.environment);
+  const { type, entities } = kept?.set ?? (await evaluationSetOf(ctx, input.resourceType, input.environment));
   const descriptor = parseDescriptor(input.descriptor);
   const resource = resourceIdentity(type, descriptor.value, { id: input.id, displayName: input.displayName, version: input.version });
   const request: ReportRequest = {
@@ -181,7 +211,7 @@ async function evaluationOf(ctx: GovernanceContext, input: EvaluateInput, { subj
     request,
     createdBy: subject,
   };
-  return { report, entities, type };
+  return { report, entities, type, keptAt: kept?.generation };
 }
 
 /**

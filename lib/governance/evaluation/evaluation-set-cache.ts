@@ -23,7 +23,7 @@ interface Kept {
 const kept = new Map<string, Kept>();
 
 /** The generation of the governance tables: one more with every change of them, seen when the change is (migration 0029). */
-async function generationOf(database: Database): Promise<number> {
+export async function generationOf(database: Database): Promise<number> {
   const t = database.tables.governanceGeneration;
   const [row] = await database.db.select({ value: t.value }).from(t).where(eq(t.id, 1));
   // Without the row nothing is kept: NaN equals no generation.
@@ -44,20 +44,39 @@ export async function requireType(ctx: GovernanceContext, name: string): Promise
  * unknown type or environment is refused (400) and nothing is kept.
  */
 export async function evaluationSetOf(ctx: GovernanceContext, typeName: string, environment: string): Promise<EvaluationSet> {
+  return (await readEvaluationSet(ctx, typeName, environment, await generationOf(ctx.database))).set;
+}
+
+/**
+ * The set this process keeps for a type and environment, read at the generation it answers, without
+ * reading the generation: a caller that judges with it must read the generation before its work
+ * commits, and use its work only if the generation is still the one answered (the deploy gate,
+ * evaluation-service.ts). The generation only grows, so the same value then means the same
+ * policies were in force when the call began. Read now, as evaluationSetOf reads it, when nothing is kept.
+ */
+export async function keptEvaluationSet(ctx: GovernanceContext, typeName: string, environment: string): Promise<{ set: EvaluationSet; generation: number }> {
+  const schema = kept.get(ctx.database.schemaName);
+  const known = schema?.sets.get(keyOf(typeName, environment));
+  if (schema && known) return { set: known, generation: schema.generation };
+  return readEvaluationSet(ctx, typeName, environment, await generationOf(ctx.database));
+}
+
+const keyOf = (typeName: string, environment: string) => JSON.stringify([typeName, environment]);
+
+async function readEvaluationSet(ctx: GovernanceContext, typeName: string, environment: string, generation: number) {
   const { database } = ctx;
-  const generation = await generationOf(database);
   let schema = kept.get(database.schemaName);
   if (schema?.generation !== generation) {
     schema = { generation, sets: new Map() };
     kept.set(database.schemaName, schema);
   }
-  const key = JSON.stringify([typeName, environment]);
+  const key = keyOf(typeName, environment);
   const known = schema.sets.get(key);
-  if (known) return known;
+  if (known) return { set: known, generation };
   // Read after the generation: at least as new as it.
   const type = await requireType(ctx, typeName);
   await requireKnownEnvironment(ctx, environment, 'environment');
   const set = { type, entities: await new EntityRepository(database).active(type.name, environment, 'active', 'deployment') };
   schema.sets.set(key, set);
-  return set;
+  return { set, generation };
 }
