@@ -145,14 +145,17 @@ async function write(
   const local: GovernanceContext = { ...ctx, database: { ...ctx.database, db: tx as unknown as Database['db'] } };
   const announced = recordsHistory(created);
   // Sent together, run in order after the transaction's begin: one round trip for the check, the report, its results, the index's message and the call's audit records.
-  const [generation, times, written] = await Promise.all([
+  const settled = await Promise.allSettled([
     asked.keptAt === undefined ? undefined : generationOf(local.database),
     new ReportRepository(local.database).createFinished(finished, tx),
     new ResultRepository(local.database).append(rows),
     announced ? announceKnowledgeChangeIn(local.database, tx, { type: 'results', id: created.id }) : undefined,
     audit?.within(tx, created.id),
   ]);
-  if (generation !== asked.keptAt) return { commit: false, value: undefined };
+  // Judged with entities no longer in force: nothing is kept, whatever the writes made of them.
+  const [generation] = settled;
+  if (generation.status === 'fulfilled' && generation.value !== asked.keptAt) return { commit: false, value: undefined };
+  const [, times, written] = valuesOf(settled);
   const ended: ReportRow = { ...finished, ...times };
   // The answer from what was written; read back only if the report was not this call's alone to write (never seen).
   const report =
@@ -163,6 +166,12 @@ async function write(
         )
       : await getEvaluationReport(local, created.id);
   return { commit: true, value: { report, ended, announced } };
+}
+
+/** The values of settled promises, in order; the first reason of one that was rejected is thrown. */
+function valuesOf<T extends readonly PromiseSettledResult<unknown>[]>(settled: T): { [K in keyof T]: T[K] extends PromiseSettledResult<infer V> ? V : never } {
+  for (const one of settled) if (one.status === 'rejected') throw one.reason;
+  return settled.map((one) => (one as PromiseFulfilledResult<unknown>).value) as { [K in keyof T]: T[K] extends PromiseSettledResult<infer V> ? V : never };
 }
 
 /**
