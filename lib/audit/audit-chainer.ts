@@ -1,8 +1,5 @@
 import type { Database } from '#lib/db/client';
-import { inTransaction } from '#lib/db/transaction';
-import { logger } from '#lib/logging/logger';
-import { OutboxRepository } from '#lib/outbox/outbox-repository';
-import { backoffDelay } from '#lib/platform/backoff';
+import { drainInBatches } from '#lib/outbox/batched-drain';
 
 import { AuditRepository } from './audit-repository';
 
@@ -24,37 +21,18 @@ const LONGEST_RETRY_MS = 60_000;
  * never given up.
  * Answers how many records it linked.
  */
-export async function linkPendingRecords(database: Database, { wait }: { wait: boolean }): Promise<number> {
-  const outbox = new OutboxRepository(database);
+export function linkPendingRecords(database: Database, { wait }: { wait: boolean }): Promise<number> {
   const chain = new AuditRepository(database);
-  let linked = 0;
-  for (;;) {
-    let batch: Awaited<ReturnType<OutboxRepository['takeDue']>> = [];
-    try {
-      const count = await inTransaction(database, 'audit chain links', async (tx) => {
-        if (!(await chain.takeTurn(tx, wait))) return 0;
-        batch = await outbox.takeDue('chain', LINK_BATCH, tx, { retrying: wait });
-        await chain.append(
-          batch.map(({ payload }) => payload),
-          tx,
-        );
-        if (batch.length > 0)
-          await outbox.delivered(
-            batch.map(({ id }) => id),
-            tx,
-          );
-        return batch.length;
-      });
-      linked += count;
-      if (count < LINK_BATCH) return linked;
-    } catch (error) {
-      const reason = (error as Error).message;
-      for (const { id, attempts } of batch)
-        await outbox.failed(id, attempts + 1, reason, new Date(Date.now() + backoffDelay(attempts + 1, FIRST_RETRY_MS, LONGEST_RETRY_MS)));
-      logger.error({ err: error, records: batch.length }, 'could not link audit records to the chain; they stay due and are tried again');
-      throw error;
-    }
-  }
+  return drainInBatches(database, 'chain', {
+    holder: 'audit chain links',
+    batch: LINK_BATCH,
+    retrying: wait,
+    firstRetryMs: FIRST_RETRY_MS,
+    longestRetryMs: LONGEST_RETRY_MS,
+    failure: 'could not link audit records to the chain; they stay due and are tried again',
+    turn: (tx) => chain.takeTurn(tx, wait),
+    apply: (records, tx) => chain.append(records, tx),
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Transaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
 
 import { dispatchInBackground } from './background-dispatch';
+import { drainInBatches } from './batched-drain';
 import { registerLocalSender } from './outbox-dispatcher';
 import { OutboxRepository } from './outbox-repository';
 
@@ -45,15 +46,40 @@ export async function markSourcesStale(
   sources: readonly { type: string; id: string }[],
   tx: Pick<Transaction, 'insert'> = database.db,
 ): Promise<void> {
-  if (sources.length === 0) return;
+  // Once each: one statement may not update a row twice (the messages of many calls name the same source).
+  const distinct = [...new Map(sources.map((source) => [JSON.stringify([source.type, source.id]), source])).values()];
+  if (distinct.length === 0) return;
   const t = database.tables.knowledgeStaleSources;
   await tx
     .insert(t)
-    .values(sources.map((source) => ({ sourceType: source.type, sourceId: source.id })))
+    .values(distinct.map((source) => ({ sourceType: source.type, sourceId: source.id })))
     .onConflictDoUpdate({ target: [t.sourceType, t.sourceId], set: { markedAt: sql`now()` } });
 }
 
-/** The topic `index` in this process: a process that announces changes applies them too; the scheduled dispatcher registers it. */
+/** Messages of the topic `index` applied in one transaction at most. */
+const INDEX_BATCH = 200;
+
+/**
+ * The topic `index` in this process: a process that announces changes applies them too; the
+ * scheduled dispatcher registers it. The sources of the due messages are marked in batches, one
+ * transaction for the messages of many calls (each deploy gate call announces its report's results).
+ */
 export function registerIndexSender(): void {
-  registerLocalSender('index', { local: (payload, tx, database) => markSourcesStale(database, (payload.sources ?? []) as ChangedSource[], tx) });
+  registerLocalSender('index', {
+    drain: (database) =>
+      drainInBatches(database, 'index', {
+        holder: 'knowledge index changes',
+        batch: INDEX_BATCH,
+        retrying: false,
+        firstRetryMs: 5_000,
+        longestRetryMs: 15 * 60_000,
+        failure: 'could not mark the knowledge index stale; the changes stay due and are tried again',
+        apply: (payloads, tx) =>
+          markSourcesStale(
+            database,
+            payloads.flatMap((payload) => (payload.sources ?? []) as ChangedSource[]),
+            tx,
+          ),
+      }),
+  });
 }

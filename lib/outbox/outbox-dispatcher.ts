@@ -1,5 +1,4 @@
 import type { Database } from '#lib/db/client';
-import { inTransaction, type Transaction } from '#lib/db/transaction';
 import { logger } from '#lib/logging/logger';
 import { MetricUnit, recordMetric } from '#lib/observability/metrics';
 import { backoffDelay } from '#lib/platform/backoff';
@@ -14,18 +13,14 @@ type Payload = Record<string, unknown>;
 /**
  * How a topic reaches its receiver: over HTTP, with the message's idempotency key (a receiver
  * may get a message twice: a dispatcher that dies after sending, before marking it); or into
- * tables of ours, in the transaction that marks the message delivered (exactly once).
+ * tables of ours by a receiver that takes its due messages itself, in batches (exactly once).
  */
-type Sender =
-  { readonly remote: (payload: Payload, idempotencyKey: string) => Promise<void> } | { readonly local: LocalSender } | { readonly drain: LocalDrain };
-
-/** How a topic of ours is applied: in the transaction that marks its message delivered. */
-export type LocalSender = (payload: Payload, tx: Transaction, database: Database) => Promise<void>;
+type Sender = { readonly remote: (payload: Payload, idempotencyKey: string) => Promise<void> } | { readonly drain: LocalDrain };
 
 /**
  * A topic of ours applied in batches by a receiver that takes its due messages itself, each batch
- * in the transaction that marks it delivered (the audit chain: lib/audit/audit-chainer.ts);
- * answers how many it delivered.
+ * in the transaction that marks it delivered (lib/outbox/batched-drain.ts: the audit chain, the
+ * knowledge index's changes); answers how many it delivered.
  */
 export type LocalDrain = (database: Database) => Promise<number>;
 
@@ -53,11 +48,11 @@ const localSenders = new Map<OutboxTopic, Sender>();
 
 /**
  * Registers how this process applies a topic of ours (`chain`: lib/audit/chain-sender.ts, by every
- * HTTP function; `index`: knowledge-changes.ts, by a process that announces a change): one message
- * at a time (`local`) or in batches (`drain`). A process that has not registered a topic leaves its
- * messages to one that has: the scheduled dispatcher registers every one.
+ * HTTP function; `index`: knowledge-changes.ts, by a process that announces a change). A process
+ * that has not registered a topic leaves its messages to one that has: the scheduled dispatcher
+ * registers every one.
  */
-export function registerLocalSender(topic: OutboxTopic, sender: { local: LocalSender } | { drain: LocalDrain }): void {
+export function registerLocalSender(topic: OutboxTopic, sender: { drain: LocalDrain }): void {
   localSenders.set(topic, sender);
 }
 
@@ -103,22 +98,14 @@ export function platformDelivery(settings: Settings): OutboxDelivery {
 }
 
 async function deliver(
-  database: Database,
   repository: OutboxRepository,
   delivery: OutboxDelivery,
   sender: Exclude<Sender, { drain: LocalDrain }>,
   message: OutboxMessage,
 ): Promise<boolean> {
   try {
-    if ('remote' in sender) {
-      await sender.remote(message.payload, message.idempotencyKey);
-      await repository.delivered(message.id);
-    } else {
-      await inTransaction(database, `outbox ${message.topic}`, async (tx) => {
-        await sender.local(message.payload, tx, database);
-        await repository.delivered(message.id, tx);
-      });
-    }
+    await sender.remote(message.payload, message.idempotencyKey);
+    await repository.delivered(message.id);
     return true;
   } catch (error) {
     const attempts = message.attempts + 1;
@@ -155,7 +142,7 @@ async function dispatchTopic(
       const batch = await repository.claim(topic, BATCH, leaseMs);
       if (batch.length === 0) return;
       for (const message of batch) {
-        const delivered = await deliver(database, repository, delivery, sender, message);
+        const delivered = await deliver(repository, delivery, sender, message);
         counts[delivered ? 'delivered' : 'failed']++;
         ofTopic[delivered ? 'delivered' : 'failed']++;
         failuresInARow = delivered ? 0 : failuresInARow + 1;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Database } from '#lib/db/client';
+import { registerIndexSender } from '#lib/outbox/knowledge-changes';
 import { dispatchOutbox, type OutboxDelivery, platformDelivery } from '#lib/outbox/outbox-dispatcher';
 import { OutboxRepository } from '#lib/outbox/outbox-repository';
 import { runStartupTasks } from '#lib/startup/startup-tasks';
@@ -45,6 +46,7 @@ beforeAll(async () => {
   database = await testDatabase(SCHEMA, overrides);
   await database.sql.unsafe(`drop schema if exists "${SCHEMA}" cascade`);
   await runStartupTasks(settings);
+  registerIndexSender();
   delivery = platformDelivery(settings);
 });
 
@@ -52,7 +54,7 @@ beforeEach(async () => {
   receiver.reset();
   audit = 'up';
   gate = undefined;
-  await database.sql.unsafe(`delete from ${SCHEMA}.outbox`);
+  await database.sql.unsafe(`delete from ${SCHEMA}.outbox; delete from ${SCHEMA}.knowledge_stale_sources`);
 });
 
 afterAll(async () => {
@@ -139,5 +141,54 @@ describe('outbox delivery', () => {
     expect(await dispatchOutbox(database, delivery)).toEqual({ delivered: 0, failed: 0 });
     expect(sentTo(AUDIT_PATH)).toHaveLength(3);
     expect(await new OutboxRepository(database).pendingCount()).toBe(0);
+  });
+});
+
+describe('our own topics, in batches', () => {
+  const staleSources = () =>
+    database.sql.unsafe<{ source_type: string; source_id: string }[]>(
+      `select source_type, source_id from ${SCHEMA}.knowledge_stale_sources order by source_type, source_id`,
+    );
+
+  it("the knowledge index's changes of many calls are marked in one transaction, a source named twice once", async () => {
+    const outbox = new OutboxRepository(database);
+    for (let i = 0; i < 25; i++) await outbox.enqueue('index', { sources: [{ type: 'results', id: `report-${i % 20}` }] });
+    await outbox.enqueue('index', {
+      sources: [
+        { type: 'policy', id: 'p-1' },
+        { type: 'environment', id: 'production' },
+      ],
+    });
+    expect(await dispatchOutbox(database, delivery)).toEqual({ delivered: 26, failed: 0 });
+    expect(await staleSources()).toHaveLength(22);
+    expect(await staleSources()).toContainEqual({ source_type: 'policy', source_id: 'p-1' });
+    // Rows a transaction changed carry its id (xmin): one transaction marked every message delivered.
+    const transactions = await database.sql.unsafe(`select distinct xmin::text from ${SCHEMA}.outbox where topic = 'index'`);
+    expect(transactions).toHaveLength(1);
+    expect((await rows()).every((row) => row.delivered && row.attempts === 0)).toBe(true);
+  });
+
+  it('a batch that fails stays due, its attempts counted and its retry put off, never dead, and is applied once its receiver works', async () => {
+    const outbox = new OutboxRepository(database);
+    for (let i = 0; i < 3; i++) await outbox.enqueue('index', { sources: [{ type: 'results', id: `report-${i}` }] });
+    await database.sql.unsafe(`alter table ${SCHEMA}.knowledge_stale_sources rename to knowledge_stale_sources_away`);
+    const logs = captureLogs('error');
+    try {
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        expect(await dispatchOutbox(database, delivery)).toEqual({ delivered: 0, failed: 1 });
+        await database.sql.unsafe(`update ${SCHEMA}.outbox set next_attempt_at = now() where next_attempt_at > now()`);
+      }
+    } finally {
+      logs.stop();
+      await database.sql.unsafe(`alter table ${SCHEMA}.knowledge_stale_sources_away rename to knowledge_stale_sources`);
+    }
+    // outbox.max-attempts (3) is for outside receivers: our own tables are tried until they take it.
+    expect(await rows()).toEqual(Array.from({ length: 3 }, () => expect.objectContaining({ topic: 'index', attempts: 4, delivered: false, dead: false })));
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({ topic: 'index', messages: 3, msg: 'could not mark the knowledge index stale; the changes stay due and are tried again' }),
+    );
+    await outbox.failed((await rows())[0].id, 4, 'put off', new Date(Date.now() + 60_000));
+    expect(await dispatchOutbox(database, delivery)).toEqual({ delivered: 2, failed: 0 });
+    expect(await staleSources()).toHaveLength(2);
   });
 });
