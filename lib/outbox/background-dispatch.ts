@@ -28,8 +28,10 @@ export function dispatchInBackground(ctx: ServiceContext): void {
   }
   const { database, settings } = ctx;
   pending = (async () => {
-    await sleep(GATHER_MS);
+    // A round asked for while one runs waits as well: at once, it would take the few records of the
+    // calls that came meanwhile, and a process answering calls back to back would deliver without end.
     do {
+      await sleep(GATHER_MS);
       again = false;
       await dispatchOutbox(database, platformDelivery(settings));
     } while (again);
