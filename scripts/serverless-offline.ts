@@ -65,8 +65,10 @@ export function startServerlessOffline(options: {
         // The local evaluation queue invokes the worker through this endpoint (evaluation.queue.local-lambda-endpoint, lib/queue/local-lambda-queue.ts).
         LOCAL_LAMBDA_ENDPOINT: `http://127.0.0.1:${options.lambdaPort}`,
         CGP_ESBUILD_WORK_FOLDER: workFolder,
-        // Local stack traces point into the sources (a package has no map: serverless.yml).
-        CGP_ESBUILD_SOURCEMAP: 'inline',
+        // Local stack traces point into the sources (a package has no map: serverless.yml). Each map
+        // beside its bundle, not inlined: a worker that starts reads the 13 MB map once instead of
+        // scanning it as a comment of the bundle too (the evaluation worker's import: 265 ms instead of 500).
+        CGP_ESBUILD_SOURCEMAP: 'linked',
         NODE_OPTIONS: [options.env.NODE_OPTIONS, '--enable-source-maps'].filter(Boolean).join(' '),
         TMPDIR: temporaryFolder,
         SLS_TELEMETRY_DISABLED: '1',
