@@ -1,4 +1,4 @@
-import type { Inspected } from '#lib/governance/engines/cue/native/export/inspect';
+import type { Inspected } from '#lib/governance/engines/cue/native/index';
 import type { Expr, Field, StructLit } from '#lib/governance/engines/cue/native/syntax/ast';
 import { parseExpression } from '#lib/governance/engines/cue/native/syntax/parser';
 

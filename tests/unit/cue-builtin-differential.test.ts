@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { universe } from '#lib/governance/engines/cue/native/compile/predeclared';
 import { PACKAGES } from '#lib/governance/engines/cue/native/pkg/packages';
+import { universe } from '#lib/governance/engines/cue/native/pkg/predeclared';
 import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 
 import { BUILTIN_CI_INPUTS, BUILTIN_CI_SEED, callsOf, formatReport, judgeBuiltin, nativeBuiltins } from '../support/builtin-differential';

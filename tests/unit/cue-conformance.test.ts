@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/export/inspect';
+import { type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/index';
 import type { File } from '#lib/governance/engines/cue/native/syntax/ast';
 import { parseFile } from '#lib/governance/engines/cue/native/syntax/parser';
 

@@ -41,3 +41,25 @@ describe('wired, not pulled', () => {
     expect(await violationsIn('lib/governance/composition.ts')).toEqual([]);
   });
 });
+
+describe("the native CUE evaluator's stages", () => {
+  const NATIVE = 'lib/governance/engines/cue/native';
+
+  it('lets a circle inside one stage through (the evaluation is one mutually recursive unit)', async () => {
+    expect(await violationsIn(`${NATIVE}/evaluation/vertex.ts`)).toEqual([]);
+  });
+
+  it('fails a circle through another stage, and the upward import that closes it', async () => {
+    expect(await violationsIn(`${NATIVE}/syntax/parser.ts`)).toEqual([
+      `native CUE: no circle between stages: ${NATIVE}/evaluation/values.ts -> ${NATIVE}/syntax/parser.ts`,
+      `native CUE: syntax imports nothing above it: ${NATIVE}/syntax/parser.ts -> ${NATIVE}/evaluation/values.ts`,
+    ]);
+  });
+
+  it('fails the evaluation importing the compiler, and the compiler importing a builtin', async () => {
+    expect(await violationsIn(`${NATIVE}/evaluation/calls.ts`)).toEqual([
+      `native CUE: evaluation imports nothing above it: ${NATIVE}/evaluation/calls.ts -> ${NATIVE}/compile/program.ts`,
+      `native CUE: the compiler imports no builtin: ${NATIVE}/compile/program.ts -> ${NATIVE}/pkg/strings.ts`,
+    ]);
+  });
+});

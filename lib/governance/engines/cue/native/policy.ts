@@ -10,8 +10,12 @@ import { formatValue, isBottom, type Value } from './evaluation/values';
 import { Vertex } from './evaluation/vertex';
 import { collectFindings, type Finding, formatFinding, isSettled } from './export/verdict';
 import { BeyondNative } from './internal/beyond-native';
+import { registerStandardLibrary } from './pkg/packages';
 import type { StructLit } from './syntax/ast';
 import { parseExpression } from './syntax/parser';
+
+// The builtins reach the evaluator through its registry (evaluation/builtins-registry.ts).
+registerStandardLibrary();
 
 /** A compiled policy: parsed, references checked, its constant part checked once. Opaque. */
 export interface NativeProgram {

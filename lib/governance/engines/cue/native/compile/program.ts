@@ -2,17 +2,16 @@
  * A CUE file made ready to evaluate: parsed, its imports bound, every reference checked against
  * the scopes it is written in, and what the native evaluator does not do detected up front.
  */
+import { builtins } from '../evaluation/builtins-registry';
 import type { Env } from '../evaluation/conjuncts';
 import { declares } from '../evaluation/references';
 import type { Package } from '../evaluation/values';
-import { formatPath } from '../export/verdict';
 import { BeyondNative } from '../internal/beyond-native';
 import { regexpOf } from '../internal/re2';
-import { CUE_STANDARD_LIBRARY, PACKAGES } from '../pkg/packages';
 import type { Clause, Decl, Expr, File, StructLit } from '../syntax/ast';
+import { formatPath } from '../syntax/field-paths';
 import { parseFile } from '../syntax/parser';
 import { CueSyntaxError, type Position } from '../syntax/scanner';
-import { universe } from './predeclared';
 
 export interface Program {
   readonly lit: StructLit;
@@ -45,9 +44,9 @@ export function compileFile(source: string, options: { references?: boolean } = 
   }
   const vars = new Map<string, Package>();
   for (const spec of file.imports) {
-    const found = PACKAGES.get(spec.path);
+    const found = builtins().packages.get(spec.path);
     if (!found) {
-      if (CUE_STANDARD_LIBRARY.has(spec.path)) throw new Unsupported(`the package "${spec.path}" is not in the native evaluator`);
+      if (builtins().standardLibrary.has(spec.path)) throw new Unsupported(`the package "${spec.path}" is not in the native evaluator`);
       throw new ScriptError(`package "${spec.path}" not found`, spec.at);
     }
     vars.set(spec.alias ?? (spec.path.split('/').pop() as string), found);
@@ -106,7 +105,7 @@ function known(name: string, scopes: readonly Scope[]): boolean {
       return true;
     }
   }
-  return name === '_' || universe.has(name);
+  return name === '_' || builtins().predeclared.has(name);
 }
 
 /** Every identifier must name something in scope (CUE: `reference "x" not found`); regexps must run here. */

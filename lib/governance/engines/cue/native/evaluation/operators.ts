@@ -1,8 +1,8 @@
-import { universe } from '../compile/predeclared';
 import { decimalArithmetic, type DecimalOp } from '../internal/decimal';
 import { InvalidRegexp, regexpOf } from '../internal/re2';
 import type { Expr } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
+import { builtins } from './builtins-registry';
 import { type Env } from './conjuncts';
 import { MAX_REPEAT_COUNT } from './context';
 import { combineDefaults, disjunctsOf } from './disjuncts';
@@ -179,7 +179,7 @@ export function unary(expr: Extract<Expr, { type: 'unary' }>, env: Env, from: Ve
 function writtenType(expr: Expr, value: Value): boolean {
   if (expr.type === 'paren') return writtenType(expr.expr, value);
   if (expr.type === 'unary') return expr.op !== '-' && expr.op !== '+' && expr.op !== '!' && expr.op !== '*';
-  return expr.type === 'ident' && universe.get(expr.name) === value && value.t === 'constraint';
+  return expr.type === 'ident' && builtins().predeclared.get(expr.name) === value && value.t === 'constraint';
 }
 
 function isBottomLiteral(expr: Expr): boolean {

@@ -1,6 +1,6 @@
-import { universe } from '../compile/predeclared';
 import type { Expr, ScopeEntry, StructLit } from '../syntax/ast';
 import type { Position } from '../syntax/scanner';
+import { builtins } from './builtins-registry';
 import { isDefinitionLabel } from './closedness';
 import { type Env } from './conjuncts';
 import { defaultOf, evalExpr, labelMatches, sourceText, startOf } from './expressions';
@@ -96,7 +96,7 @@ function lookup(name: string, env: Env, at: Position, from: Vertex): Vertex | Va
   if (name === '_') return TOP;
   // `__no_sharing` is a name of CUE's own test harness (conformance files): the save check never lets a script use it.
   if (name === '__no_sharing') return TOP;
-  return universe.get(name) ?? bottom(`reference "${name}" not found`, [at]);
+  return builtins().predeclared.get(name) ?? bottom(`reference "${name}" not found`, [at]);
 }
 
 /** The let a name reads and the scope it is written in, or undefined when the name is something else. */

@@ -6,6 +6,7 @@
 import { defaultOf } from '../evaluation/expressions';
 import { type Bottom, formatValue, isBottom, isScalar, type Value } from '../evaluation/values';
 import { Vertex } from '../evaluation/vertex';
+import { formatPath } from '../syntax/field-paths';
 import type { Position } from '../syntax/scanner';
 
 export interface Finding {
@@ -22,18 +23,9 @@ export interface Findings {
   readonly incomplete: Finding[];
 }
 
-const IDENTIFIER = /^(?:#|_#)?[_$\p{L}][\p{L}\p{N}_$]*$/u;
-
 function comparePaths(a: readonly string[], b: readonly string[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return formatPath([a[i]]) < formatPath([b[i]]) ? -1 : 1;
   return a.length - b.length;
-}
-
-/** A path of arc keys as CUE prints it: a regular field named like a hidden one or a definition (`"_links"`) is quoted. */
-export function formatPath(path: readonly string[]): string {
-  return path
-    .map((key) => (key.charCodeAt(0) === 0 ? JSON.stringify(key.slice(1)) : IDENTIFIER.test(key) || /^\d+$/.test(key) ? key : JSON.stringify(key)))
-    .join('.');
 }
 
 /** A finding as CUE prints it: `path: message` and one line per position in the script. */

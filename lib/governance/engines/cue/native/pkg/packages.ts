@@ -1,3 +1,4 @@
+import { registerBuiltins } from '../evaluation/builtins-registry';
 import type { Package } from '../evaluation/values';
 import { json } from './encoding-json';
 import { yaml } from './encoding-yaml';
@@ -5,6 +6,7 @@ import { list } from './list';
 import { math } from './math';
 import { bits } from './math-bits';
 import { net } from './net';
+import { universe } from './predeclared';
 import { regexp } from './regexp';
 import { strconv } from './strconv';
 import { strings } from './strings';
@@ -17,7 +19,7 @@ export const PACKAGES: ReadonlyMap<string, Package> = new Map(
 );
 
 /** CUE's standard library: importing one of these that PACKAGES lacks sends a policy to the reference evaluator. */
-export const CUE_STANDARD_LIBRARY = new Set([
+const CUE_STANDARD_LIBRARY = new Set([
   'crypto/ed25519',
   'crypto/hmac',
   'crypto/md5',
@@ -52,3 +54,8 @@ export const CUE_STANDARD_LIBRARY = new Set([
   'tool/os',
   'uuid',
 ]);
+
+/** Gives the evaluator and the compiler the predeclared identifiers and these packages (evaluation/builtins-registry.ts); the entry points call it as they load. */
+export function registerStandardLibrary(): void {
+  registerBuiltins({ predeclared: universe, packages: PACKAGES, standardLibrary: CUE_STANDARD_LIBRARY });
+}

@@ -25,7 +25,7 @@ import {
   type Value,
 } from '../evaluation/values';
 import { Vertex, withAttached } from '../evaluation/vertex';
-import { CallError, fn, n } from '../pkg/builtin';
+import { CallError, fn, n } from './builtin';
 
 /**
  * One limit of a predeclared type (internal/core/compile/predeclared.go), shown as CUE shows it. A limit a double

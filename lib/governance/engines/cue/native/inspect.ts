@@ -1,11 +1,15 @@
-import { compileFile } from '../compile/program';
-import { comprehensionFailures } from '../evaluation/comprehensions';
-import { Context } from '../evaluation/context';
-import { patternMatcher } from '../evaluation/expressions';
-import { type Bottom, formatConstraint, formatNumber, formatValue, isBottom, kindName, type Validator, type Value } from '../evaluation/values';
-import { Vertex } from '../evaluation/vertex';
-import type { StructLit } from '../syntax/ast';
-import { formatPath } from './verdict';
+import { compileFile } from './compile/program';
+import { comprehensionFailures } from './evaluation/comprehensions';
+import { Context } from './evaluation/context';
+import { patternMatcher } from './evaluation/expressions';
+import { type Bottom, formatConstraint, formatNumber, formatValue, isBottom, kindName, type Validator, type Value } from './evaluation/values';
+import { Vertex } from './evaluation/vertex';
+import { registerStandardLibrary } from './pkg/packages';
+import type { StructLit } from './syntax/ast';
+import { formatPath } from './syntax/field-paths';
+
+// The builtins reach the evaluator through its registry (evaluation/builtins-registry.ts).
+registerStandardLibrary();
 
 /**
  * A whole evaluated CUE file as plain data, for CUE's conformance tests (tests/unit/cue-conformance.test.ts):
