@@ -46,14 +46,16 @@ const MAY_READ_PROCESS_GLOBALS = [
 ];
 
 /**
- * The native CUE evaluator's stages, from the bottom up (CUE's own Go packages have the same shape):
+ * The native CUE evaluator, a workspace package (packages/cue, `@cgp/cue`): it imports nothing of
+ * the repository, and the repository imports it only by its name and through its entry points
+ * (package.json "exports"). Its stages, from the bottom up (CUE's own Go packages have the same shape):
  * each imports only the stages below it. The builtins reach the evaluator and the compiler through
  * a registry (evaluation/builtins-registry.ts), so that neither imports them; the entry points
  * (policy.ts, inspect.ts, index.ts) put the stages together. Inside one stage the files may import
  * each other back (the evaluation is one mutually recursive unit, as a Go package is); a circle that
  * leaves its stage may not.
  */
-const NATIVE_CUE = '^lib/governance/engines/cue/native/';
+const NATIVE_CUE = '^packages/cue/src/';
 const NATIVE_CUE_STAGES = [
   ['internal', [`${NATIVE_CUE}internal/`]],
   ['syntax', [`${NATIVE_CUE}syntax/`]],
@@ -100,6 +102,27 @@ module.exports = {
     ...upwardRules(LAYERS, 'layers'),
     ...upwardRules(GOVERNANCE, 'governance'),
     ...upwardRules(NATIVE_CUE_STAGES, 'native CUE'),
+    {
+      name: 'native CUE: a package of its own',
+      severity: 'error',
+      comment: 'packages/cue imports its own files, its npm dependencies and Node, nothing of the repository',
+      from: { path: '^packages/cue/' },
+      to: { pathNot: '^(packages/cue/|node_modules/)', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'native CUE: imported by its name, through its entry points',
+      severity: 'error',
+      comment: 'Outside packages/cue: `@cgp/cue`, `@cgp/cue/syntax`, `@cgp/cue/builtins` or `@cgp/cue/regexp`, never one of its files',
+      from: { pathNot: '^packages/cue/' },
+      to: { path: '^packages/cue/', pathNot: '^packages/cue/src/(index|syntax/index|pkg/index|regexp)\\.ts$' },
+    },
+    {
+      name: 'native CUE: imported by its name, not by a path',
+      severity: 'error',
+      comment: 'An entry point reached by a relative path would break once the package is installed from elsewhere',
+      from: { pathNot: '^packages/cue/' },
+      to: { path: '^packages/cue/', dependencyTypesNot: ['aliased-workspace'] },
+    },
     {
       name: 'native CUE: the compiler imports no builtin',
       severity: 'error',

@@ -35,6 +35,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      // The native CUE evaluator's own tests (packages/cue: its parser, its declared fields, CUE's conformance files).
+      { extends: true, test: { name: 'cue', include: ['packages/cue/tests/**/*.test.ts'] } },
       {
         extends: true,
         test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], globalSetup: ['tests/support/database-setup.ts'] },

@@ -9,7 +9,7 @@
  */
 import { pathToFileURL } from 'node:url';
 
-import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { compileNative, evaluateNative, type NativeProgram } from '@cgp/cue';
 
 import { type CueThroughput, PRODUCT_POLICY, productDescriptor, SMALL_POLICIES } from './cue-throughput';
 

@@ -12,11 +12,11 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
+import { compileNative, evaluateNative, type NativeProgram } from '@cgp/cue';
+import { Regexp, regexpOf } from '@cgp/cue/regexp';
 import YAML from 'yaml';
 
 import { CueWorkerPool } from '#lib/governance/engines/cue/cue-worker-pool';
-import { compileNative, evaluateNative, type NativeProgram } from '#lib/governance/engines/cue/native/index';
-import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/internal/re2';
 import { engineResultOf } from '#lib/governance/engines/cue/native-evaluator';
 import { CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { EngineResource, EngineResult } from '#lib/governance/engines/engine';

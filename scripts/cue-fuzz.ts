@@ -13,8 +13,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-import { PACKAGES } from '#lib/governance/engines/cue/native/pkg/packages';
-import { universe } from '#lib/governance/engines/cue/native/pkg/predeclared';
+import { PACKAGES, universe } from '@cgp/cue/builtins';
+
 import { createReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 
 import {

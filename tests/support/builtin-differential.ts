@@ -15,10 +15,10 @@
  * - `cue-fault`: CUE v0.4 itself crashed (a panic) on the call;
  * - `fault`: an internal exception in the native evaluator (never allowed).
  */
+import { compileNative, evaluateNative, type Inspected, inspectFiles } from '@cgp/cue';
+import type { Package, Value } from '@cgp/cue/builtins';
 import fc from 'fast-check';
 
-import type { Package, Value } from '#lib/governance/engines/cue/native/evaluation/values';
-import { compileNative, evaluateNative, type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/index';
 import type { CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 
 import { BUILTIN_ARGUMENTS, cueString, importOf } from './builtin-domains';

@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 
 import { tsImport } from 'tsx/esm/api';
 
-const { compileNative, evaluateNative } = await tsImport('../../lib/governance/engines/cue/native/index.ts', import.meta.url);
+const { compileNative, evaluateNative } = await tsImport('@cgp/cue', import.meta.url);
 const { engineResultOf } = await tsImport('../../lib/governance/engines/cue/native-evaluator.ts', import.meta.url);
 
 let program;

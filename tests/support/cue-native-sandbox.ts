@@ -6,7 +6,8 @@
  */
 import { Worker } from 'node:worker_threads';
 
-import type { NativeCompile } from '#lib/governance/engines/cue/native/index';
+import type { NativeCompile } from '@cgp/cue';
+
 import type { EngineResult } from '#lib/governance/engines/engine';
 
 /** The native evaluator gave no answer within the limits: why (timeout, heap exhausted, worker crash). */

@@ -1,4 +1,5 @@
-import { compileNative, evaluateNative, type NativeOptions, type NativeProgram } from '#lib/governance/engines/cue/native/index';
+import { compileNative, evaluateNative, type NativeOptions, type NativeProgram } from '@cgp/cue';
+
 import { engineResultOf } from '#lib/governance/engines/cue/native-evaluator';
 import type { EngineEntity } from '#lib/governance/engines/engine';
 

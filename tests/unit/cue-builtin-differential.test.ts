@@ -7,10 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 
+import { PACKAGES, universe } from '@cgp/cue/builtins';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { PACKAGES } from '#lib/governance/engines/cue/native/pkg/packages';
-import { universe } from '#lib/governance/engines/cue/native/pkg/predeclared';
 import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 
 import { BUILTIN_CI_INPUTS, BUILTIN_CI_SEED, callsOf, formatReport, judgeBuiltin, nativeBuiltins } from '../support/builtin-differential';

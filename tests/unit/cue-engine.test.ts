@@ -1,7 +1,7 @@
+import type { NativeProgram } from '@cgp/cue';
 import { describe, expect, it, vi } from 'vitest';
 
 import { createCueEngine, disagree, type ReferenceEvaluator } from '#lib/governance/engines/cue/cue-engine';
-import type { NativeProgram } from '#lib/governance/engines/cue/native/index';
 import { engineResultOf, NATIVE_CUE_LIBRARY, type NativeCueLibrary } from '#lib/governance/engines/cue/native-evaluator';
 import { createReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { CueCompileCheck, EngineResult, EvaluatorDisagreement } from '#lib/governance/engines/engine';

@@ -19,11 +19,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { compileFile, compileNative } from '@cgp/cue';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { createCueEngine } from '#lib/governance/engines/cue/cue-engine';
-import { compileFile } from '#lib/governance/engines/cue/native/compile/program';
-import { compileNative } from '#lib/governance/engines/cue/native/index';
 import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { EngineResult } from '#lib/governance/engines/engine';
 import { parseDescriptor } from '#lib/governance/evaluation/descriptor';

@@ -4,10 +4,8 @@
  * answer differently, with CUE's answer. And no builtin may hang the process or exhaust its memory:
  * each one's work counts against cue-config.max-steps and what it makes is bounded (MAX_OUTPUT).
  */
+import { compileNative, MAX_OUTPUT } from '@cgp/cue';
 import { describe, expect, it } from 'vitest';
-
-import { MAX_OUTPUT } from '#lib/governance/engines/cue/native/evaluation/context';
-import { compileNative } from '#lib/governance/engines/cue/native/index';
 
 import { compiled, judgeNative, PASS, vet } from '../support/native-cue';
 

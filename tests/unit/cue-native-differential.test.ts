@@ -4,10 +4,10 @@
  * values of other types, out of their bounds, extra fields, nulls) must get the same verdict and
  * the same first error path from both. The documented v0.4 differences are listed by name.
  */
+import { compileNative } from '@cgp/cue';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { compileNative } from '#lib/governance/engines/cue/native/index';
 import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { EngineResult } from '#lib/governance/engines/engine';
 

@@ -3,9 +3,8 @@
  * it leaves to the descriptor, required fields, the evaluation budget, and what sends a policy to
  * the WebAssembly path. Its agreement with CUE is tests/unit/cue-native-differential.test.ts.
  */
+import { compileNative, type Inspected, inspectFiles } from '@cgp/cue';
 import { describe, expect, it } from 'vitest';
-
-import { compileNative, type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/index';
 
 import { compiled, judgeNative, PASS, vet } from '../support/native-cue';
 

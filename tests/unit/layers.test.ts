@@ -43,7 +43,7 @@ describe('wired, not pulled', () => {
 });
 
 describe("the native CUE evaluator's stages", () => {
-  const NATIVE = 'lib/governance/engines/cue/native';
+  const NATIVE = 'packages/cue/src';
 
   it('lets a circle inside one stage through (the evaluation is one mutually recursive unit)', async () => {
     expect(await violationsIn(`${NATIVE}/evaluation/vertex.ts`)).toEqual([]);
@@ -60,6 +60,16 @@ describe("the native CUE evaluator's stages", () => {
     expect(await violationsIn(`${NATIVE}/evaluation/calls.ts`)).toEqual([
       `native CUE: evaluation imports nothing above it: ${NATIVE}/evaluation/calls.ts -> ${NATIVE}/compile/program.ts`,
       `native CUE: the compiler imports no builtin: ${NATIVE}/compile/program.ts -> ${NATIVE}/pkg/strings.ts`,
+    ]);
+  });
+
+  it('fails the package reaching into the repository, and the repository reaching a file of the package by its path', async () => {
+    expect(await violationsIn(`${NATIVE}/internal/pages.ts`)).toEqual([
+      `native CUE: a package of its own: ${NATIVE}/internal/pages.ts -> lib/http/pagination.ts`,
+    ]);
+    expect(await violationsIn('lib/mcp/tool.ts')).toEqual([
+      `native CUE: imported by its name, not by a path: lib/mcp/tool.ts -> ${NATIVE}/syntax/scanner.ts`,
+      `native CUE: imported by its name, through its entry points: lib/mcp/tool.ts -> ${NATIVE}/syntax/scanner.ts`,
     ]);
   });
 });

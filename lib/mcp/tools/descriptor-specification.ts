@@ -1,6 +1,5 @@
+import { declaredFields } from '@cgp/cue/syntax';
 import { z } from 'zod';
-
-import { declaredFields } from '#lib/governance/engines/cue/native/syntax/declared-fields';
 
 import { governanceTool } from '../tool';
 import { endpointsOf, entitySummary, summaryOf } from './policy-tools';

@@ -1,3 +1,5 @@
+import type { NativeCompile } from '@cgp/cue';
+
 import { lazily } from '#lib/cache/lazy';
 import type { Settings } from '#lib/settings/index';
 import { getSettings } from '#lib/settings/shared-settings';
@@ -12,7 +14,6 @@ import {
   type EngineResult,
   type PolicyEngine,
 } from '../engine';
-import type { NativeCompile } from './native';
 import { NATIVE_CUE_LIBRARY, type NativeCueLibrary, NativeEvaluator, type NativeWork } from './native-evaluator';
 import { getReferenceEvaluator } from './reference-evaluator';
 

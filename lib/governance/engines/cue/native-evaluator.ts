@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
+import { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram, type NativeVerdict } from '@cgp/cue';
+
 import { LruMap } from '#lib/cache/lru-map';
 
 import { type EngineEntity, engineFailure, type EngineResource, type EngineResult } from '../engine';
 import { ABORTED_MESSAGE } from './cue-runner';
-import { compileNative, evaluateNative, type NativeCompile, type NativeOptions, type NativeProgram, type NativeVerdict } from './native';
 
-/** What the native evaluator asks of the native CUE library (lib/governance/engines/cue/native); tests give a stub. */
+/** What the native evaluator asks of the native CUE library (packages/cue, `@cgp/cue`); tests give a stub. */
 export interface NativeCueLibrary {
   compile(script: string, maxSteps: number): NativeCompile;
   evaluate(program: NativeProgram, descriptor: unknown, options: NativeOptions): NativeVerdict;

@@ -1,6 +1,5 @@
+import { declaredFields } from '@cgp/cue/syntax';
 import { describe, expect, it } from 'vitest';
-
-import { declaredFields } from '#lib/governance/engines/cue/native/syntax/declared-fields';
 
 // The descriptor fields a CUE policy declares (the MCP server's get_descriptor_specification), read from its syntax.
 

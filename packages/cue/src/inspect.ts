@@ -12,7 +12,7 @@ import { formatPath } from './syntax/field-paths';
 registerStandardLibrary();
 
 /**
- * A whole evaluated CUE file as plain data, for CUE's conformance tests (tests/unit/cue-conformance.test.ts):
+ * A whole evaluated CUE file as plain data, for CUE's conformance tests (packages/cue/tests/conformance.test.ts):
  * every field finalized, errors kept where they occur.
  */
 export type Inspected = InspectedBottom | InspectedStruct | (InspectedLeaf & { readonly closed?: true });

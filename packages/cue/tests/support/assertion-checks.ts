@@ -1,8 +1,7 @@
-import type { Inspected } from '#lib/governance/engines/cue/native/index';
-import type { Expr, Field, StructLit } from '#lib/governance/engines/cue/native/syntax/ast';
-import { parseExpression } from '#lib/governance/engines/cue/native/syntax/parser';
+import type { Inspected } from '@cgp/cue';
+import { type Expr, type Field, parseExpression, type StructLit } from '@cgp/cue/syntax';
 
-import { parseTestAttribute, type Path, type TestAttribute } from './cue-test-attributes';
+import { parseTestAttribute, type Path, type TestAttribute } from './test-attributes';
 
 /**
  * Checks `@test` assertions against the evaluator's plain-data tree, as inline-test-attributes.md says:

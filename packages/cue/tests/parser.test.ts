@@ -1,13 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { CueSyntaxError, type Field, parseExpression, parseFile } from '@cgp/cue/syntax';
 import { describe, expect, it } from 'vitest';
 
-import type { Field } from '#lib/governance/engines/cue/native/syntax/ast';
-import { parseExpression, parseFile } from '#lib/governance/engines/cue/native/syntax/parser';
-import { CueSyntaxError } from '#lib/governance/engines/cue/native/syntax/scanner';
-
-import { cueInputsOf } from '../support/txtar';
+import { cueInputsOf } from './support/txtar';
 
 describe('the CUE parser', () => {
   it("reads a policy of today's CUE: required and optional fields, definitions, patterns, comprehensions", () => {

@@ -1,4 +1,4 @@
-import type { Decl, Expr, File } from '#lib/governance/engines/cue/native/syntax/ast';
+import type { Decl, Expr, File } from '@cgp/cue/syntax';
 
 /**
  * The `@test(...)` attributes of CUE's conformance files (../shared/cue-conformance/inline-test-attributes.md):

@@ -2,15 +2,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { type Inspected, inspectFiles } from '@cgp/cue';
+import { type File, parseFile } from '@cgp/cue/syntax';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { type Inspected, inspectFiles } from '#lib/governance/engines/cue/native/index';
-import type { File } from '#lib/governance/engines/cue/native/syntax/ast';
-import { parseFile } from '#lib/governance/engines/cue/native/syntax/parser';
-
-import { checkAssertion, type Failure } from '../support/cue-assertion-checks';
-import { type Assertion, assertionsOf } from '../support/cue-test-attributes';
-import { cueInputsOf, txtarFilesUnder } from '../support/txtar';
+import { checkAssertion, type Failure } from './support/assertion-checks';
+import { type Assertion, assertionsOf } from './support/test-attributes';
+import { cueInputsOf, txtarFilesUnder } from './support/txtar';
 
 /**
  * CUE's own conformance files (../shared/cue-conformance, read where they are, never copied), evaluated by
@@ -21,7 +19,7 @@ import { cueInputsOf, txtarFilesUnder } from '../support/txtar';
  * take on by design (docs/cue-policies.md): an `@experiment`, a module's own packages, or a standard
  * package it does not have. The percentage is over the files in scope.
  */
-const CONFORMANCE = path.resolve(process.cwd(), '../shared/cue-conformance/cue/testdata');
+const CONFORMANCE = path.resolve(import.meta.dirname, '../../../../shared/cue-conformance/cue/testdata');
 const FOLDERS = [
   'basicrewrite',
   'scalars',
@@ -37,7 +35,7 @@ const FOLDERS = [
   'fulleval',
   'eval',
 ];
-const FLOORS_FILE = path.resolve(process.cwd(), 'tests/support/cue-conformance-floors.json');
+const FLOORS_FILE = path.resolve(import.meta.dirname, 'support/conformance-floors.json');
 const REPORT_FILE = process.env.CUE_CONFORMANCE_REPORT ?? path.join(tmpdir(), 'cue-conformance-report.txt');
 /** Evaluation steps per file: a file that would make the evaluator loop ends as an error instead. */
 const MAX_STEPS = 2_000_000;
