@@ -19,10 +19,11 @@ const ANY = 'any';
 
 /** What a decision did, said once it is made: the request leaves the pending list. */
 function Decided({ approval }: { approval: Approval }) {
+  const decision = approval.status === 'approved' ? 'Approved' : 'Rejected';
+  const kind = KIND_LABEL[approval.kind].toLowerCase();
   return (
     <p class="notice" role="status">
-      {approval.status === 'approved' ? 'Approved' : 'Rejected'}: <a href={href(`/approvals/${approval.id}`)}>{KIND_LABEL[approval.kind].toLowerCase()}</a> of{' '}
-      {approval.target.name}.
+      {decision}: <a href={href(`/approvals/${approval.id}`)}>{kind}</a> of {approval.target.name}.
     </p>
   );
 }

@@ -29,7 +29,8 @@ const what = (approval: Approval) => {
 export function approvalsText(approvals: readonly Approval[]): string {
   const blocks = approvals.map((approval) => {
     const decided = approval.decidedBy ? `, ${approval.status} by ${approval.decidedBy}${approval.comment ? `: ${approval.comment}` : ''}` : '';
-    const head = `${approval.id}  ${approval.status.padEnd(8)}  ${what(approval)}  (asked by ${approval.requestedBy} ${approval.requestedAt}, expires ${approval.expiresAt}${decided})`;
+    const asked = `asked by ${approval.requestedBy} ${approval.requestedAt}, expires ${approval.expiresAt}${decided}`;
+    const head = `${approval.id}  ${approval.status.padEnd(8)}  ${what(approval)}  (${asked})`;
     const changes = approval.diff.changes.map((change) => `    ${change.field}: ${JSON.stringify(change.before)} -> ${JSON.stringify(change.after)}`);
     return [head, ...changes].join('\n');
   });

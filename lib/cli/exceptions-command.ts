@@ -36,5 +36,6 @@ export function exceptionsTable(exceptions: readonly GovernanceException[]): str
       .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
       .join('  ')
       .trimEnd();
-  return `${[line(header), ...rows.map(line), '', `${exceptions.length} exceptions, ${exceptions.filter((exception) => exception.active).length} active`].join('\n')}\n`;
+  const active = exceptions.filter((exception) => exception.active).length;
+  return `${[line(header), ...rows.map(line), '', `${exceptions.length} exceptions, ${active} active`].join('\n')}\n`;
 }

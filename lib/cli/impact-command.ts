@@ -89,8 +89,9 @@ const BAR_WIDTH = 30;
 /** The run in words: the counts, a bar per environment (newly failing / still failing / passing), the newly failing resources. */
 export function impactText({ report, newlyFailing }: ImpactRun): string {
   const counts = report.counts ?? { newlyFailing: 0, newlyPassing: 0, stillFailing: 0, stillPassing: 0, notEvaluated: 0 };
+  const baseline = report.baselineVersion === null ? 'no live version' : `live version ${report.baselineVersion}`;
   const lines = [
-    `impact of ${report.kind} ${report.policyId} version ${report.candidateVersion} against ${report.baselineVersion === null ? 'no live version' : `live version ${report.baselineVersion}`}`,
+    `impact of ${report.kind} ${report.policyId} version ${report.candidateVersion} against ${baseline}`,
     `newly failing ${counts.newlyFailing}, newly passing ${counts.newlyPassing}, still failing ${counts.stillFailing}, still passing ${counts.stillPassing}, never judged ${counts.notEvaluated}`,
     '',
   ];

@@ -345,7 +345,8 @@ describe('hostile requests', () => {
         const elapsed = performance.now() - started;
         sent++;
         const described = () =>
-          `${operation.method} ${path} ${JSON.stringify(query).slice(0, 200)} ${(body ?? '').slice(0, 300)} -> ${response.statusCode} ${String(response.body).slice(0, 300)}`;
+          `${operation.method} ${path} ${JSON.stringify(query).slice(0, 200)} ${(body ?? '').slice(0, 300)} -> ` +
+          `${response.statusCode} ${String(response.body).slice(0, 300)}`;
         if ((response.statusCode ?? 0) >= 500) failures.push(`${described()}`);
         else if (elapsed > DEADLINE_MS) failures.push(`took ${Math.round(elapsed)} ms: ${described()}`);
       }

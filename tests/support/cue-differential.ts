@@ -667,7 +667,9 @@ export function formatReport(report: FuzzReport): string {
     const all = report.disagreements.filter((disagreement) => disagreement.direction === direction);
     const policies = new Set(all.map((disagreement) => disagreement.caseIndex)).size;
     const details = [...new Set(all.map((disagreement) => disagreement.detail).filter(Boolean))];
-    return `  ${direction.padEnd(26)} ${String(all.length).padStart(5)} pairs in ${String(policies).padStart(4)} policies${details.length > 0 ? ` (${details.map((detail) => `${all.filter((d) => d.detail === detail).length}: ${detail}`).join('; ')})` : ''}`;
+    const counted = details.map((detail) => `${all.filter((d) => d.detail === detail).length}: ${detail}`);
+    const counts = `${String(all.length).padStart(5)} pairs in ${String(policies).padStart(4)} policies`;
+    return `  ${direction.padEnd(26)} ${counts}${counted.length > 0 ? ` (${counted.join('; ')})` : ''}`;
   });
   const lines = [
     `CUE differential, seed ${report.seed}: ${report.policies} policies, ${report.pairs} pairs judged by both (+ ${report.nativeOnlyPairs} natively where CUE refused the script), ${(report.elapsedMs / 1000).toFixed(1)} s`,
@@ -691,11 +693,8 @@ export function formatReport(report: FuzzReport): string {
   for (const disagreement of asserted.slice(0, MAX_LISTED)) lines.push(`  ${formatLine(disagreement)}`);
   if (asserted.length > MAX_LISTED) lines.push(`  ... and ${asserted.length - MAX_LISTED} more`);
   for (const { original, minimal, reproduced, shrinkRuns, elapsedMs } of report.minimised) {
-    lines.push(
-      '',
-      `[${minimal.direction}${minimal.detail ? `: ${minimal.detail}` : ''}] policy ${original.caseIndex}, ${reproduced ? `minimised in ${shrinkRuns} runs (${(elapsedMs / 1000).toFixed(1)} s)` : 'did not reproduce alone: as found'}`,
-      formatDisagreement(minimal),
-    );
+    const how = reproduced ? `minimised in ${shrinkRuns} runs (${(elapsedMs / 1000).toFixed(1)} s)` : 'did not reproduce alone: as found';
+    lines.push('', `[${minimal.direction}${minimal.detail ? `: ${minimal.detail}` : ''}] policy ${original.caseIndex}, ${how}`, formatDisagreement(minimal));
   }
   return lines.join('\n');
 }

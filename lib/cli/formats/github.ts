@@ -14,7 +14,8 @@ export function formatGithub(run: CheckRun): string {
   for (const result of run.results) {
     if (result.outcome === 'ok') continue;
     for (const { message, position } of locatedErrors(result)) {
-      const properties = `file=${escapeProperty(result.descriptor.file)},line=${position.line},col=${position.column},title=${escapeProperty(`${result.policy.name} (${result.outcome})`)}`;
+      const title = escapeProperty(`${result.policy.name} (${result.outcome})`);
+      const properties = `file=${escapeProperty(result.descriptor.file)},line=${position.line},col=${position.column},title=${title}`;
       lines.push(`::${COMMAND[result.outcome]} ${properties}::${escapeData(message)}`);
     }
   }

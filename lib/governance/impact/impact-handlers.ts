@@ -30,7 +30,8 @@ export async function impactReportResponse(ctx: GovernanceContext, id: string): 
 /** A page of resources, with the next as a Link header (RFC 8288). */
 export async function impactResourcesResponse(ctx: GovernanceContext, id: string, query: Parameters<typeof listImpactResources>[2]): Promise<HttpResult> {
   const page = await listImpactResources(ctx, id, query);
-  const filters = `${query.change ? `change=${query.change}&` : ''}${query.thresholdChanged !== undefined ? `thresholdChanged=${query.thresholdChanged}&` : ''}`;
+  const change = query.change ? `change=${query.change}&` : '';
+  const filters = `${change}${query.thresholdChanged !== undefined ? `thresholdChanged=${query.thresholdChanged}&` : ''}`;
   const headers: Record<string, string> = page.meta.next
     ? { link: `<${location(id)}/resources?${filters}limit=${query.limit}&after=${page.meta.next}>; rel="next"` }
     : {};

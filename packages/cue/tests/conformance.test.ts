@@ -137,7 +137,14 @@ describe.skipIf(!existsSync(CONFORMANCE))("CUE's conformance files, evaluated na
       const floor = floors[row.folder] ?? 0;
       const hint = row.passed > floor ? `  (floor ${floor}: raise it with npm run conformance:floors)` : '';
       const percent = row.inScope ? Math.round((100 * row.passed) / row.inScope) : 0;
-      return `${row.folder.padEnd(15)} ${`${row.passed}/${row.counted}`.padStart(8)} ${`${row.passed}/${row.inScope}`.padStart(8)} ${`${percent}%`.padStart(5)} ${`${row.assertionsOk}/${row.assertions}`.padStart(10)}${row.uncounted ? `  ${row.uncounted} without assertions` : ''}${hint}`;
+      const columns = [
+        row.folder.padEnd(15),
+        `${row.passed}/${row.counted}`.padStart(8),
+        `${row.passed}/${row.inScope}`.padStart(8),
+        `${percent}%`.padStart(5),
+        `${row.assertionsOk}/${row.assertions}`.padStart(10),
+      ];
+      return `${columns.join(' ')}${row.uncounted ? `  ${row.uncounted} without assertions` : ''}${hint}`;
     });
     const outside = FOLDERS.flatMap((folder) =>
       (results.get(folder) ?? []).filter((file) => file.outOfScope).map((file) => `  ${folder}/${file.name}: ${file.outOfScope}`),

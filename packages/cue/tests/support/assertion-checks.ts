@@ -1,5 +1,5 @@
 import type { Inspected } from '@cgp/cue';
-import { type Expr, type Field, parseExpression, type StructLit } from '@cgp/cue/syntax';
+import { type Decl, type Expr, type Field, parseExpression, type StructLit } from '@cgp/cue/syntax';
 
 import { parseTestAttribute, type Path, type TestAttribute } from './test-attributes';
 
@@ -442,10 +442,19 @@ function format(expr: Expr): string {
     case 'alias':
       return `${expr.name}=${format(expr.expr)}`;
     case 'struct':
-      return `{${expr.decls.map((decl) => (decl.type === 'field' && decl.label.kind === 'name' ? `${decl.label.name}${decl.constraint ?? ''}: ${format(decl.value)}` : decl.type === 'embed' ? format(decl.expr) : decl.type === 'ellipsis' ? '...' : decl.type)).join(', ')}}`;
-    case 'list':
-      return `[${expr.elements.map((element) => (element.type === 'comprehension' ? 'for' : format(element))).join(', ')}${expr.rest ? `${expr.elements.length ? ', ' : ''}...${expr.rest.type ? format(expr.rest.type) : ''}` : ''}]`;
+      return `{${expr.decls.map(formatDecl).join(', ')}}`;
+    case 'list': {
+      const elements = expr.elements.map((element) => (element.type === 'comprehension' ? 'for' : format(element)));
+      if (expr.rest) elements.push(`...${expr.rest.type ? format(expr.rest.type) : ''}`);
+      return `[${elements.join(', ')}]`;
+    }
   }
+}
+
+function formatDecl(decl: Decl): string {
+  if (decl.type === 'field' && decl.label.kind === 'name') return `${decl.label.name}${decl.constraint ?? ''}: ${format(decl.value)}`;
+  if (decl.type === 'embed') return format(decl.expr);
+  return decl.type === 'ellipsis' ? '...' : decl.type;
 }
 
 function terms(expr: Expr, op: string): Expr[] {
