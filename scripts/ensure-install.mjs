@@ -14,7 +14,7 @@ const lockHash = hash.digest('hex');
 if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== lockHash) {
   process.stdout.write('[install] installing the locked dependencies (npm ci)…\n');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
+  const result = spawnSync(npm, ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
   writeFileSync(stampFile, lockHash);
 }
