@@ -34,12 +34,17 @@ export default defineConfig({
     env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', METRICS_ENABLED: process.env.METRICS_ENABLED ?? 'false' },
     hookTimeout: 120_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], sequence: { groupOrder: 2 } } },
       // The native CUE evaluator's own tests (packages/cue: its parser, its declared fields, CUE's conformance files).
-      { extends: true, test: { name: 'cue', include: ['packages/cue/tests/**/*.test.ts'] } },
+      { extends: true, test: { name: 'cue', include: ['packages/cue/tests/**/*.test.ts'], sequence: { groupOrder: 2 } } },
       {
         extends: true,
-        test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], globalSetup: ['tests/support/database-setup.ts'] },
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          globalSetup: ['tests/support/database-setup.ts'],
+          sequence: { groupOrder: 2 },
+        },
       },
       {
         extends: true,
@@ -51,6 +56,9 @@ export default defineConfig({
           // One serverless offline and one database serve every e2e file, and some files store the
           // assistant's configurations (state of the whole service): one file at a time, on any machine.
           fileParallelism: false,
+          // First: one file at a time leaves a core to the lint that npm test runs beside (scripts/test.mjs);
+          // the other projects' files then share every core.
+          sequence: { groupOrder: 1 },
         },
       },
     ],
