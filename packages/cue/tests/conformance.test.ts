@@ -7,6 +7,7 @@ import { type File, parseFile } from '@cgp/cue/syntax';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { checkAssertion, type Failure } from './support/assertion-checks';
+import { CONFORMANCE, FOLDERS } from './support/conformance-files';
 import { type Assertion, assertionsOf } from './support/test-attributes';
 import { cueInputsOf, txtarFilesUnder } from './support/txtar';
 
@@ -19,22 +20,6 @@ import { cueInputsOf, txtarFilesUnder } from './support/txtar';
  * take on by design (docs/cue-policies.md): an `@experiment`, a module's own packages, or a standard
  * package it does not have. The percentage is over the files in scope.
  */
-const CONFORMANCE = path.resolve(import.meta.dirname, '../../../../shared/cue-conformance/cue/testdata');
-const FOLDERS = [
-  'basicrewrite',
-  'scalars',
-  'lists',
-  'interpolation',
-  'references',
-  'resolve',
-  'definitions',
-  'disjunctions',
-  'comprehensions',
-  'builtins',
-  'choosedefault',
-  'fulleval',
-  'eval',
-];
 const FLOORS_FILE = path.resolve(import.meta.dirname, 'support/conformance-floors.json');
 const REPORT_FILE = process.env.CUE_CONFORMANCE_REPORT ?? path.join(tmpdir(), 'cue-conformance-report.txt');
 /** Evaluation steps per file: a file that would make the evaluator loop ends as an error instead. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { CueSyntaxError, type Field, parseExpression, parseFile } from '@cgp/cue/syntax';
 import { describe, expect, it } from 'vitest';
 
+import { CONFORMANCE, FOLDERS } from './support/conformance-files';
 import { cueInputsOf } from './support/txtar';
 
 describe('the CUE parser', () => {
@@ -73,24 +74,6 @@ size?: >=0 & <10 @doc(size)
     expect(failure('a: 1 +\n')).toBe("expected an expression, found 'EOF' (line 2, column 1)");
   });
 });
-
-/** CUE's own conformance files (../shared/cue-conformance), where the project sits beside them. */
-const CONFORMANCE = path.resolve('..', 'shared', 'cue-conformance', 'cue', 'testdata');
-const FOLDERS = [
-  'basicrewrite',
-  'scalars',
-  'lists',
-  'interpolation',
-  'references',
-  'resolve',
-  'definitions',
-  'disjunctions',
-  'comprehensions',
-  'builtins',
-  'choosedefault',
-  'fulleval',
-  'eval',
-];
 
 /** Experiments of newer CUE that policies do not use and the parser does not read (postfix aliases `a~X`, `try`/`else`, `#A...`): files using them may fail. */
 const EXPERIMENTS = /@experiment\([^)]*\b(aliasv2|try|explicitopen)\b/;
