@@ -51,6 +51,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
+          exclude: ['tests/e2e/npm-start.test.ts'],
           globalSetup: ['tests/support/e2e-setup.ts', 'tests/support/browser-setup.ts'],
           testTimeout: 120_000,
           // One serverless offline and one database serve every e2e file, and some files store the
@@ -61,6 +62,9 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      // `npm start` on a copy of the checkout: a stack of its own, none of the shared one, so it runs beside
+      // the other projects' files instead of alone among the e2e files.
+      { extends: true, test: { name: 'e2e-own-stack', include: ['tests/e2e/npm-start.test.ts'], sequence: { groupOrder: 2 } } },
     ],
   },
 });
