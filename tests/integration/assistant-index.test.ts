@@ -112,20 +112,27 @@ const READ_TABLES = ['governance_entities', 'evaluation_results'];
 /**
  * Runs `work` in one transaction of its own and answers, with its result, the rows it read of each
  * table of READ_TABLES as PostgreSQL's statistics count them (rows of sequential scans and entries
- * of index scans, this transaction's only: no other connection's reads are counted).
+ * of index scans, this connection's only: no other connection's reads are counted). Counted as the
+ * difference over `work`: the counters of a connection also hold what its earlier transactions read
+ * until it reports them (when idle, at most once a second), which no transaction's own reads include.
  */
 async function readsOf<T>(work: (database: Database) => Promise<T>): Promise<{ result: T; rows: Record<string, number> }> {
   return database.db.transaction(async (tx) => {
+    const counts = async () => {
+      const counted = await tx.execute<{ table: string; read: string }>(sql`
+        select c.relname as table, pg_stat_get_xact_tuples_returned(c.oid) + coalesce(sum(pg_stat_get_xact_tuples_returned(i.indexrelid)), 0) as read
+        from pg_class c left join pg_index i on i.indrelid = c.oid
+        where c.relnamespace = ${SCHEMA}::regnamespace and c.relname in (${sql.join(
+          READ_TABLES.map((table) => sql`${table}`),
+          sql`, `,
+        )})
+        group by c.oid, c.relname`);
+      return new Map([...counted].map((row) => [row.table, Number(row.read)]));
+    };
+    const before = await counts();
     const result = await work({ ...database, db: tx as unknown as Database['db'] });
-    const counted = await tx.execute<{ table: string; read: string }>(sql`
-      select c.relname as table, pg_stat_get_xact_tuples_returned(c.oid) + coalesce(sum(pg_stat_get_xact_tuples_returned(i.indexrelid)), 0) as read
-      from pg_class c left join pg_index i on i.indrelid = c.oid
-      where c.relnamespace = ${SCHEMA}::regnamespace and c.relname in (${sql.join(
-        READ_TABLES.map((table) => sql`${table}`),
-        sql`, `,
-      )})
-      group by c.oid, c.relname`);
-    return { result, rows: Object.fromEntries([...counted].map((row) => [row.table, Number(row.read)])) };
+    const after = await counts();
+    return { result, rows: Object.fromEntries([...after].map(([table, read]) => [table, read - (before.get(table) ?? 0)])) };
   });
 }
 
