@@ -57,8 +57,8 @@ export default defineConfig({
           // One serverless offline and one database serve every e2e file, and some files store the
           // assistant's configurations (state of the whole service): one file at a time, on any machine.
           fileParallelism: false,
-          // First: one file at a time leaves a core to the lint that npm test runs beside (scripts/test.mjs);
-          // the other projects' files then share every core.
+          // npm test runs this project in a vitest process of its own beside the others (scripts/test.mjs);
+          // in one process (npx vitest run) its files come first, then the other projects' files share every core.
           sequence: { groupOrder: 1 },
         },
       },
