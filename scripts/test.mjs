@@ -1,7 +1,9 @@
 // `npm test`: the lint and every test side by side. The end-to-end files share one serverless offline and
 // one database, so they run one at a time; they wait on the browser, HTTP and child processes much of the
 // time, and alone they left one of this machine's 2 cores idle for over 3 minutes. So they run in a vitest
-// process of their own beside the other projects' files (and the lint), not before them.
+// process of their own beside the other projects' files (and the lint), not before them. Being one file
+// after another, they are the run's longest chain: the others and the lint run at the lowest CPU priority
+// (nice), so they take what the end-to-end files leave instead of slowing them down.
 //
 // The tests write as they go, line by line (the two vitest processes' lines never split; each line names
 // its project). The lint's output is held and printed once everything has ended. Fails if anything fails.
@@ -12,10 +14,17 @@ import { spawn } from 'node:child_process';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const vitest = ['node_modules/vitest/vitest.mjs', 'run'];
 
-/** Runs `command`; its output written through whole lines at a time (`through`) or held; answers its exit code and what it held. */
-function run(command, args, through) {
+/** `command` and `args` at the lowest CPU priority, for it and every process it starts (where `nice` is). */
+const niced = (command, args) => (process.platform === 'win32' ? [command, args] : ['nice', ['-n', '19', command, ...args]]);
+
+/**
+ * Runs `command`; its output written through whole lines at a time (`through`) or held; answers its exit
+ * code and what it held. `yielding`: at the lowest CPU priority.
+ */
+function run(command, args, { through, yielding }) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...colours } });
+    const [program, programArgs] = yielding ? niced(command, args) : [command, args];
+    const child = spawn(program, programArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...colours } });
     let held = '';
     const pending = { stdout: '', stderr: '' };
     const take = (stream) => (chunk) => {
@@ -38,12 +47,13 @@ function run(command, args, through) {
 // Through a pipe, vitest writes no colours unless asked: as in a terminal when this runs in one.
 const colours = process.stdout.isTTY ? { FORCE_COLOR: '1' } : {};
 const given = process.argv.slice(2);
+const others = ['--project', 'unit', '--project', 'cue', '--project', 'integration', '--project', 'e2e-own-stack'];
 const tests = given.length
-  ? [run(process.execPath, [...vitest, ...given], true)]
+  ? [run(process.execPath, [...vitest, ...given], { through: true })]
   : [
-      run(process.execPath, [...vitest, '--project', 'e2e'], true),
-      run(process.execPath, [...vitest, '--project', 'unit', '--project', 'cue', '--project', 'integration', '--project', 'e2e-own-stack'], true),
+      run(process.execPath, [...vitest, '--project', 'e2e'], { through: true }),
+      run(process.execPath, [...vitest, ...others], { through: true, yielding: true }),
     ];
-const [lint, ...ran] = await Promise.all([run(npm, ['run', 'lint'], false), ...tests]);
+const [lint, ...ran] = await Promise.all([run(npm, ['run', 'lint'], { through: false, yielding: !given.length }), ...tests]);
 process.stdout.write(`\n[lint] ${lint.code === 0 ? 'passed' : 'FAILED'}\n${lint.held}`);
 process.exit(lint.code || ran.find((result) => result.code !== 0)?.code || 0);
