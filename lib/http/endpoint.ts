@@ -121,5 +121,7 @@ export interface HttpResult {
   readonly body?: unknown;
   /** Answered as it is, with the content type in `headers` (another media type, such as NDJSON). */
   readonly text?: string;
+  /** Answered as these bytes (base64 to API Gateway), with the content type in `headers` (a zip). */
+  readonly bytes?: Uint8Array;
   readonly headers?: Readonly<Record<string, string>>;
 }

@@ -59,6 +59,8 @@ function validate<E extends Endpoint>(endpoint: E, query: Endpoint['query'], eve
 }
 
 function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
+  if (result.bytes !== undefined)
+    return { statusCode: result.status, headers: { ...result.headers }, body: Buffer.from(result.bytes).toString('base64'), isBase64Encoded: true };
   if (result.text !== undefined) return { statusCode: result.status, headers: { ...result.headers }, body: result.text };
   if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers } };
   return {

@@ -2,7 +2,7 @@ import { logger } from '#lib/logging/logger';
 import { type Fetch, outboundFetch, type OutboundTimeouts } from '#lib/platform/http-client';
 
 import type { JobQueue } from './job-queue';
-import { sqsEventOf } from './sqs-event';
+import { type JobKind, jobMessage, sqsEventOf } from './sqs-event';
 
 /**
  * The queue under serverless offline: each message becomes an asynchronous (`Event`) invocation of
@@ -22,7 +22,7 @@ export class LocalLambdaQueue implements JobQueue {
     this.fetch = outboundFetch(timeouts);
   }
 
-  async send(ids: readonly string[]): Promise<string[]> {
+  async send(ids: readonly string[], kind: JobKind = 'taskId'): Promise<string[]> {
     const url = `${this.endpoint.replace(/\/+$/, '')}/2015-03-31/functions/${encodeURIComponent(this.functionName)}/invocations`;
     const sent: string[] = [];
     for (const id of ids) {
@@ -30,13 +30,13 @@ export class LocalLambdaQueue implements JobQueue {
         const response = await this.fetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' },
-          body: JSON.stringify(sqsEventOf([{ taskId: id }])),
+          body: JSON.stringify(sqsEventOf([jobMessage(kind, id)])),
         });
         await response.arrayBuffer();
         if (response.status === 202) sent.push(id);
-        else logger.warn({ taskId: id, status: response.status }, 'the local Lambda endpoint refused the evaluation worker invocation');
+        else logger.warn({ [kind]: id, status: response.status }, 'the local Lambda endpoint refused the evaluation worker invocation');
       } catch (error) {
-        logger.warn({ err: error, taskId: id }, 'the local Lambda endpoint could not be reached; the sweeper sends the message again');
+        logger.warn({ err: error, [kind]: id }, 'the local Lambda endpoint could not be reached; the sweeper sends the message again');
       }
     }
     return sent;

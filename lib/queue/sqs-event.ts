@@ -2,16 +2,22 @@ import { randomUUID } from 'node:crypto';
 
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 
-/** The body of every evaluation queue message. */
-export interface JobMessage {
-  taskId: string;
-}
+/** What an evaluation queue message names: an evaluation task, or an evidence pack to build (docs/evidence.md). */
+const JOB_KINDS = ['taskId', 'evidenceId'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+/** The body of every evaluation queue message: one job, by its kind. */
+export type JobMessage = { taskId: string } | { evidenceId: string };
+
+/** The body of a message naming the job `id` of `kind`. */
+export const jobMessage = (kind: JobKind, id: string): JobMessage => ({ [kind]: id }) as JobMessage;
 
 /** The job a queue message names, or undefined for a body that names none. */
 export function jobMessageOf(record: SQSRecord): JobMessage | undefined {
   try {
-    const body = JSON.parse(record.body) as Partial<JobMessage>;
-    return typeof body.taskId === 'string' && body.taskId ? { taskId: body.taskId } : undefined;
+    const body = JSON.parse(record.body) as Record<string, unknown>;
+    const kind = JOB_KINDS.find((name) => typeof body[name] === 'string' && body[name]);
+    return kind ? jobMessage(kind, body[kind] as string) : undefined;
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@ import { tracedAwsClient } from '#lib/observability/tracing';
 import { OutboundTimeoutError, type OutboundTimeouts } from '#lib/platform/http-client';
 
 import type { JobQueue } from './job-queue';
+import { type JobKind, jobMessage } from './sqs-event';
 
 /** SendMessageBatch takes at most ten messages. */
 const BATCH = 10;
@@ -49,7 +50,7 @@ export class SqsQueue implements JobQueue {
     return new OutboundTimeoutError(this.host, connect ? 'connect' : 'read', connect ? this.timeouts.connectMs : this.timeouts.readMs, { cause: error });
   }
 
-  async send(ids: readonly string[]): Promise<string[]> {
+  async send(ids: readonly string[], kind: JobKind = 'taskId'): Promise<string[]> {
     const sent: string[] = [];
     const { client, SendMessageBatchCommand } = await this.sdk();
     for (let start = 0; start < ids.length; start += BATCH) {
@@ -58,13 +59,13 @@ export class SqsQueue implements JobQueue {
         const answer = await client.send(
           new SendMessageBatchCommand({
             QueueUrl: this.queueUrl,
-            Entries: chunk.map((id, index) => ({ Id: String(index), MessageBody: JSON.stringify({ taskId: id }) })),
+            Entries: chunk.map((id, index) => ({ Id: String(index), MessageBody: JSON.stringify(jobMessage(kind, id)) })),
           }),
         );
         for (const entry of answer.Successful ?? []) sent.push(chunk[Number(entry.Id)]);
         for (const entry of answer.Failed ?? [])
           logger.warn(
-            { taskId: chunk[Number(entry.Id)], code: entry.Code, reason: entry.Message },
+            { [kind]: chunk[Number(entry.Id)], code: entry.Code, reason: entry.Message },
             'SQS refused an evaluation message; the sweeper sends it again',
           );
       } catch (error) {

@@ -15,7 +15,7 @@ const parseBody = (text: string, contentType: string) =>
 /**
  * Calls a Lambda HTTP handler in-process with an API Gateway v2 event, authenticated with a
  * technical JWT of the test settings unless `headers.authorization` says otherwise; the answer's
- * body is parsed JSON (NDJSON: the array of its lines).
+ * body is parsed JSON (NDJSON: the array of its lines), or its bytes when it is binary (base64-encoded).
  */
 export async function invoke(
   handler: LambdaHttpHandler,
@@ -35,5 +35,6 @@ export async function invoke(
     { ...lambdaContext(), getRemainingTimeInMillis: () => remainingMs },
   );
   const headers = response.headers ?? {};
+  if (response.isBase64Encoded) return { status: response.statusCode, headers, body: Buffer.from(response.body ?? '', 'base64') };
   return { status: response.statusCode, headers, body: response.body ? parseBody(response.body, String(headers['content-type'] ?? '')) : undefined };
 }

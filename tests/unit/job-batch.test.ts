@@ -7,9 +7,9 @@ import { sqsEventOf } from '#lib/queue/sqs-event';
 import { handler as deadLetters } from '../../functions/workers/evaluation-dead-letters';
 import { captureLogs } from '../support/log-capture';
 
-/** A batch of three readable messages (tasks a, b, c) and one whose body names no task. */
+/** A batch of three readable messages (tasks a and b, evidence pack c) and one whose body names no job. */
 function batch(): SQSEvent {
-  const event = sqsEventOf([{ taskId: 'a' }, { taskId: 'b' }, { taskId: 'c' }]);
+  const event = sqsEventOf([{ taskId: 'a' }, { taskId: 'b' }, { evidenceId: 'c' }]);
   event.Records.push({ ...event.Records[0], messageId: 'unreadable-1', body: '{"secret":"not a task"}' });
   return event;
 }
@@ -23,16 +23,17 @@ describe('a batch of evaluation queue messages', () => {
     const handled: string[] = [];
     const failures: string[] = [];
     const answer = await handleJobBatch(event, {
-      handle: async ({ taskId }) => {
-        handled.push(taskId);
-        if (taskId !== 'b') throw new Error(`task ${taskId} failed`);
+      handle: async (message) => {
+        const id = 'taskId' in message ? message.taskId : `pack ${message.evidenceId}`;
+        handled.push(id);
+        if (id !== 'b') throw new Error(`${id} failed`);
       },
-      failed: (error, { taskId }) => failures.push(`${taskId}: ${(error as Error).message}`),
+      failed: (error, message) => failures.push(`${JSON.stringify(message)}: ${(error as Error).message}`),
       unreadable: 'unreadable message',
     });
-    expect(handled).toEqual(['a', 'b', 'c']);
+    expect(handled).toEqual(['a', 'b', 'pack c']);
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0].messageId }, { itemIdentifier: event.Records[2].messageId }] });
-    expect(failures).toEqual(['a: task a failed', 'c: task c failed']);
+    expect(failures).toEqual(['{"taskId":"a"}: a failed', '{"evidenceId":"c"}: pack c failed']);
   });
 
   it('logs a message that names no task with its messageId, never its body, and does not report it', async () => {
