@@ -27,7 +27,10 @@ const GOVERNANCE = [
     ],
   ],
   ['evaluation', ['^lib/governance/evaluation/', '^lib/governance/exceptions/', '^lib/governance/scheduling/']],
-  ['built on policies', ['^lib/governance/compliance/', '^lib/governance/impact/', '^lib/governance/rollouts/', '^lib/governance/approvals/']],
+  [
+    'built on policies',
+    ['^lib/governance/compliance/', '^lib/governance/impact/', '^lib/governance/rollouts/', '^lib/governance/approvals/', '^lib/governance/evidence/'],
+  ],
   ['composition', ['^lib/governance/(composition|governance-handler)\\.ts$']],
   ['policy routes', ['^lib/governance/policies/(endpoints|entity-handlers)\\.ts$']],
 ];

@@ -1,9 +1,11 @@
 import { MANAGE_BINDINGS } from './api/access';
+import { READ_EVIDENCE } from './api/evidence';
 import { AccessPage } from './pages/access';
 import { ApprovalPage, ApprovalsPage } from './pages/approvals';
 import { EntityDetailPage } from './pages/entity-detail';
 import { EntityEditorPage } from './pages/entity-editor';
 import { EntityListPage } from './pages/entity-list';
+import { EvidencePage } from './pages/evidence';
 import { OverviewPage } from './pages/overview';
 import { ReportPage } from './pages/report';
 import { ResourcePage } from './pages/resource';
@@ -29,5 +31,6 @@ export const routes: readonly Route[] = [
   { path: '/reports/:id', title: 'Evaluation report', page: (props) => <ReportPage {...props} /> },
   { path: '/approvals', title: 'Approvals', nav: 'Approvals', page: (props) => <ApprovalsPage {...props} /> },
   { path: '/approvals/:id', title: 'Request for approval', page: (props) => <ApprovalPage {...props} /> },
+  { path: '/evidence', title: 'Evidence', nav: 'Evidence', permission: READ_EVIDENCE, page: (props) => <EvidencePage {...props} /> },
   { path: '/access', title: 'Access', nav: 'Access', permission: MANAGE_BINDINGS, page: () => <AccessPage /> },
 ];

@@ -26,6 +26,7 @@ const CONTRACTS = [
   'governance/compliance/endpoints',
   'governance/environments/endpoints',
   'governance/evaluation/endpoints',
+  'governance/evidence/endpoints',
   'governance/exceptions/endpoints',
   'governance/impact/endpoints',
   'governance/policies/endpoints',

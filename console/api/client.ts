@@ -63,10 +63,14 @@ async function problemOf(response: Response): Promise<ApiProblem> {
 }
 
 /**
- * One call to the API with the tab's credentials, by its route (console/api/routes.ts: the method
- * and path of its contract, which types the inputs and the answer); the parsed JSON answer, or an ApiProblem.
+ * One request to the API with the tab's credentials, by its route (console/api/routes.ts: the method
+ * and path of its contract, which types the inputs); its answer when it succeeded (of `accept`), or an ApiProblem.
  */
-export async function call<E extends Endpoint>(route: Route<E>, options: EndpointInputs<E> & RequestOptions): Promise<EndpointAnswer<E>> {
+export async function request<E extends Endpoint>(
+  route: Route<E>,
+  options: EndpointInputs<E> & RequestOptions,
+  accept = 'application/json',
+): Promise<Response> {
   const { method } = route;
   const credentials = options.credentials ?? readCredentials();
   // An empty field of a form is no filter.
@@ -78,7 +82,7 @@ export async function call<E extends Endpoint>(route: Route<E>, options: Endpoin
       method,
       signal: options.signal,
       headers: {
-        accept: 'application/json',
+        accept,
         ...(credentials && credentials !== 'none' ? { authorization: authorizationOf(credentials) } : {}),
         ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
         ...options.headers,
@@ -97,5 +101,11 @@ export async function call<E extends Endpoint>(route: Route<E>, options: Endpoin
     if (response.status === 401 && !options.credentials && readCredentials() !== undefined) unauthorized(problem);
     throw problem;
   }
+  return response;
+}
+
+/** One call to the API (`request`): its parsed JSON answer (the contract types it), or an ApiProblem. */
+export async function call<E extends Endpoint>(route: Route<E>, options: EndpointInputs<E> & RequestOptions): Promise<EndpointAnswer<E>> {
+  const response = await request(route, options);
   return (response.status === 204 ? undefined : await response.json()) as EndpointAnswer<E>;
 }

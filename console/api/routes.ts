@@ -6,6 +6,7 @@ import type * as approvals from '#lib/governance/approvals/endpoints';
 import type * as compliance from '#lib/governance/compliance/endpoints';
 import type * as environments from '#lib/governance/environments/endpoints';
 import type * as evaluation from '#lib/governance/evaluation/endpoints';
+import type * as evidence from '#lib/governance/evidence/endpoints';
 import type * as exceptions from '#lib/governance/exceptions/endpoints';
 import type * as impact from '#lib/governance/impact/endpoints';
 import type * as policies from '#lib/governance/policies/endpoints';
@@ -100,6 +101,10 @@ export const routes = {
   listAuditRecords: { method: 'GET', path: '/v1/computational-governance/audit' } as Route<typeof audit.listAuditRecordsEndpoint>,
   createAuditCheckpoint: { method: 'POST', path: '/v1/computational-governance/audit/checkpoints' } as Route<typeof audit.createCheckpointEndpoint>,
   listAuditCheckpoints: { method: 'GET', path: '/v1/computational-governance/audit/checkpoints' } as Route<typeof audit.listCheckpointsEndpoint>,
+  createEvidencePack: { method: 'POST', path: '/v1/computational-governance/evidence' } as Route<typeof evidence.createEvidenceEndpoint>,
+  listEvidencePacks: { method: 'GET', path: '/v1/computational-governance/evidence' } as Route<typeof evidence.listEvidenceEndpoint>,
+  getEvidencePack: { method: 'GET', path: '/v1/computational-governance/evidence/{id}' } as Route<typeof evidence.getEvidenceEndpoint>,
+  downloadEvidencePack: { method: 'GET', path: '/v1/computational-governance/evidence/{id}/pack' } as Route<typeof evidence.getEvidencePackEndpoint>,
   postMcp: { method: 'POST', path: '/mcp' } as Route<typeof mcp.postMcpEndpoint>,
   getMcp: { method: 'GET', path: '/mcp' } as Route<typeof mcp.getMcpEndpoint>,
   deleteMcp: { method: 'DELETE', path: '/mcp' } as Route<typeof mcp.deleteMcpEndpoint>,

@@ -3,6 +3,7 @@ import { pgSchema } from 'drizzle-orm/pg-core';
 import { accessTables } from './access';
 import { assistantTables } from './assistant';
 import { auditTables } from './audit';
+import { evidenceTables } from './evidence';
 import { governanceTables } from './governance';
 import { knowledgeTables } from './knowledge';
 import { outboxTables } from './outbox';
@@ -25,6 +26,7 @@ export function defineTables(schemaName: string) {
     ...outboxTables(schema),
     ...accessTables(schema),
     ...auditTables(schema),
+    ...evidenceTables(schema),
   };
 }
 

@@ -20,6 +20,7 @@ import {
   listCueDisagreementsEndpoint,
   listResultsEndpoint,
 } from '#lib/governance/evaluation/endpoints';
+import { createEvidenceEndpoint, getEvidenceEndpoint, getEvidencePackEndpoint, listEvidenceEndpoint } from '#lib/governance/evidence/endpoints';
 import { createExceptionEndpoint, deleteExceptionEndpoint, getExceptionEndpoint, listExceptionsEndpoint } from '#lib/governance/exceptions/endpoints';
 import { getImpactReportEndpoint, listImpactResourcesEndpoint } from '#lib/governance/impact/endpoints';
 import { metricEndpoints, policyEndpoints, recordPassiveResultEndpoint } from '#lib/governance/policies/endpoints';
@@ -79,6 +80,10 @@ export const catalogue: readonly Endpoint[] = [
   listAuditRecordsEndpoint,
   createCheckpointEndpoint,
   listCheckpointsEndpoint,
+  createEvidenceEndpoint,
+  listEvidenceEndpoint,
+  getEvidenceEndpoint,
+  getEvidencePackEndpoint,
   postMcpEndpoint,
   getMcpEndpoint,
   deleteMcpEndpoint,

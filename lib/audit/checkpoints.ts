@@ -15,7 +15,7 @@ import { type Checkpoint, keyIdOf, publicKeyPem, signCheckpoint, signingKeyOf } 
 
 type Row = Database['tables']['auditCheckpoints']['$inferSelect'];
 
-const checkpointOf = (row: Row): Checkpoint => ({
+export const checkpointOf = (row: Row): Checkpoint => ({
   seq: row.seq,
   hash: row.hash,
   signedAt: row.signedAt.toISOString(),
@@ -28,7 +28,7 @@ const checkpointOf = (row: Row): Checkpoint => ({
  * never in the database. Deployed it is required (a checkpoint is refused, 503, without it); locally
  * a generated seed is kept in .data/audit-signing.key with a warning.
  */
-const signingKeyFor = lazilyPer(async (settings: Settings) => {
+export const signingKeyFor = lazilyPer(async (settings: Settings) => {
   const configured = settings.auditChain.signingKey;
   if (configured) return signingKeyOf(Buffer.from(configured, 'base64'));
   if (runtimeEnvironment().deployed) {

@@ -53,7 +53,7 @@ export class ApiClient implements EndpointCaller {
   }
 
   /** Sends a call to `{server}{route}`; a 2xx answer as it came, any other as an ApiError naming its problem. */
-  private async send(method: string, route: string, accept: string, options: { body?: unknown; headers?: Record<string, string> }) {
+  private async answer(method: string, route: string, accept: string, options: { body?: unknown; headers?: Record<string, string> }): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(`${this.server}${route}`, {
@@ -71,8 +71,8 @@ export class ApiClient implements EndpointCaller {
         `could not reach the platform at ${this.server}: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}`,
       );
     }
+    if (response.ok) return response;
     const text = await response.text();
-    if (response.ok) return { status: response.status, headers: response.headers, text };
     let problem: unknown;
     try {
       problem = text === '' ? null : JSON.parse(text);
@@ -81,6 +81,12 @@ export class ApiClient implements EndpointCaller {
     }
     const hint = response.status === 401 ? ' (give a token: --token or CGP_TOKEN, or CGP_USER and CGP_ACCESS_TOKEN)' : '';
     throw new ApiError(response.status, `${method} ${shown(route)}: ${problemText(response.status, problem)}${hint}`);
+  }
+
+  /** A 2xx answer's status, headers and text (any other throws, as `answer` says). */
+  private async send(method: string, route: string, accept: string, options: { body?: unknown; headers?: Record<string, string> }) {
+    const response = await this.answer(method, route, accept, options);
+    return { status: response.status, headers: response.headers, text: await response.text() };
   }
 
   /** Calls an endpoint by its contract; the answer's status and body, read by the contract's schema of that status. */
@@ -99,6 +105,20 @@ export class ApiClient implements EndpointCaller {
     const parsed = schema.safeParse(body);
     if (!parsed.success) throw new ApiError(status, `${method} ${shown(route)} answered a body cgp does not understand: ${parsed.error.issues[0]?.message}`);
     return { status, body: parsed.data as Answer<E> };
+  }
+
+  /**
+   * The bytes an endpoint answers as they came (a zip), with the answer's status and headers; `options.headers`
+   * are sent (a Range). A status the contract does not name is refused, as `call` does.
+   */
+  async bytes<E extends Endpoint>(endpoint: E, options: CallOptions<E>): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
+    const { method } = endpoint;
+    const route = endpointRoute(endpoint.path, options.params, options.query);
+    const response = await this.answer(method, route, endpoint.responses[200]?.mediaType ?? 'application/octet-stream', options);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (!endpoint.responses[response.status])
+      throw new ApiError(response.status, `${method} ${shown(route)} answered ${response.status}, which its contract does not name`);
+    return { status: response.status, headers: response.headers, bytes };
   }
 
   /**

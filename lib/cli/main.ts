@@ -5,11 +5,13 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
+import { packVerdictText } from '#lib/governance/evidence/pack-verification';
 import { entityFileMetadata } from '#lib/governance/policies/entity';
 
 import { approvalsText, decideApproval, decisionText, listApprovals } from './approvals-command';
 import { auditVerdictText, checkpointsFileText, verifyAudit } from './audit-command';
 import { runEvaluate } from './evaluate-command';
+import { evidenceExportText, exportEvidence, verifyEvidence } from './evidence-command';
 import { exceptionsTable, listExceptions } from './exceptions-command';
 import { defaultFormat, type Format, formatRun, FORMATS } from './formats';
 import { impactText, runImpact } from './impact-command';
@@ -238,6 +240,40 @@ function program(): Command {
       checkpoints: options.checkpoints === undefined ? undefined : checkpointsFileText(await readFile(options.checkpoints, 'utf8')),
     });
     await print(auditVerdictText(verdict));
+    process.exitCode = verdict.verified ? EXIT.passed : EXIT.failed;
+  });
+
+  const evidence = cgp.command('evidence').description('evidence packs for auditors: what was enforced at a past moment, signed (docs/evidence.md)');
+  accessOptions(
+    evidence
+      .command('export')
+      .description(
+        'ask the platform for an evidence pack, wait until it is built, download it and check its SHA-256; exit 0 written, 2 usage or platform error',
+      )
+      .requiredOption('--at <date-time>', 'the moment the pack shows, with its offset', parseInstant)
+      .option('-e, --env <environment>', 'only this environment (repeat for more; default: every one)', collect)
+      .option('-t, --type <resourceType>', 'only this resource type (repeat for more; default: every one)', collect)
+      .requiredOption('-o, --out <file>', 'the zip to write')
+      .option('--timeout <seconds>', 'how long to wait for the pack to be built', secondsBetween(1, 86_400), 600),
+  ).action(async (options: { server?: string; token?: string; at: string; env?: string[]; type?: string[]; out: string; timeout: number }) => {
+    const written = await exportEvidence({ ...options, environments: options.env, resourceTypes: options.type });
+    await print(evidenceExportText(written));
+  });
+  accessOptions(
+    evidence
+      .command('verify')
+      .description(
+        'verify an evidence pack offline against a key you trust: its signature, every file, its scripts and its audit stretch; ' +
+          'exit 0 verified, 1 not (the first thing that does not hold printed), 2 usage',
+      )
+      .argument('<pack>', 'the zip (cgp evidence export)')
+      .option('--public-key <file>', 'the PEM public key you trust (default: the one the platform of --server answers)'),
+  ).action(async (pack: string, options: { server?: string; token?: string; publicKey?: string }) => {
+    const verdict = await verifyEvidence(pack, {
+      ...options,
+      publicKey: options.publicKey === undefined ? undefined : await readFile(options.publicKey, 'utf8'),
+    });
+    await print(packVerdictText(verdict));
     process.exitCode = verdict.verified ? EXIT.passed : EXIT.failed;
   });
   return cgp;

@@ -368,6 +368,8 @@ export const settingsSchema = z.strictObject({
     'link-within': duration().default(120_000),
     // The S3 bucket with Object Lock each checkpoint is also copied to (the template's AuditCheckpointBucket); unset: none.
     'checkpoint-bucket': text().optional(),
+    // How far before its moment an evidence pack's stretch of the chain starts (at the newest checkpoint signed then).
+    'evidence-stretch': duration().default(86_400_000),
   }),
 
   assistant: block({

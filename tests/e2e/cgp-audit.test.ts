@@ -1,9 +1,11 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 
+import { zipSync } from 'fflate';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { hashOf } from '#lib/audit/audit-chain';
+import { unzipPack } from '#lib/governance/evidence/pack-format';
 
 import { cgp, folderWith } from '../support/cgp';
 import { governanceApi } from '../support/governance-api';
@@ -12,6 +14,7 @@ import { authorized, technicalToken } from '../support/tokens';
 
 // `cgp audit verify` against serverless offline: the audit chain the write calls left in the
 // database, recomputed by the command; then one record changed in the database behind its back.
+// And `cgp evidence export` then `verify`, through the whole stack.
 
 const TYPE = 'cgp-audit-type';
 const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => undefined });
@@ -163,5 +166,28 @@ describe('cgp audit verify', () => {
     const reader = await cgp(['audit', 'verify'], { cwd, env: { ...env, CGP_TOKEN: await technicalToken({ sub: 'cgp-reader', roles: ['reader'] }) } });
     expect(reader.code).toBe(2);
     expect(reader.stderr).toMatch(/GET \/audit\/checkpoints\?\S*: 403 .*audit:read/);
+  });
+});
+
+describe('cgp evidence', () => {
+  it('exports a pack of now, built through the queue, that verifies against the platform key; one changed byte exits 1 naming the file', async () => {
+    const out = `${cwd}/evidence.zip`;
+    const exported = await cgp(['evidence', 'export', '--at', new Date().toISOString(), '--type', TYPE, '--out', out], { cwd, env });
+    expect(exported.stderr).toBe('');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toMatch(/^wrote evidence pack [0-9a-f-]{36} to .*evidence\.zip/);
+
+    const verified = await cgp(['evidence', 'verify', out, '--server', inject('baseUrl')], { cwd, env });
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/^verified evidence pack/);
+
+    const files = unzipPack(await readFile(out));
+    const manifest = Buffer.from(files.get('manifest.json') as Uint8Array);
+    manifest[manifest.indexOf('"at"') + 1] = 'A'.charCodeAt(0);
+    files.set('manifest.json', manifest);
+    await writeFile(out, zipSync(Object.fromEntries(files)));
+    const changed = await cgp(['evidence', 'verify', out, '--server', inject('baseUrl')], { cwd, env });
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain('manifest.json');
   });
 });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Page } from 'playwright-core';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { RoleBinding } from '#lib/authorization/role-binding';
 
-import { type ConsoleBrowser, consoleUrl, openBrowser, screenshot } from '../support/browser';
+import { screenshot, signedInWithTokens } from '../support/browser';
 import { serviceCall } from '../support/governance-api';
 import { technicalToken } from '../support/tokens';
 
@@ -30,19 +30,8 @@ beforeAll(async () => {
   }));
 });
 
-const browsers: ConsoleBrowser[] = [];
-afterEach(async () => {
-  await Promise.all(browsers.splice(0).map((browser) => browser.close()));
-});
-
-/** A browser signed in with `token` by the link npm start prints, on the Overview. */
-async function signedInWith(token: string): Promise<ConsoleBrowser> {
-  const browser = await openBrowser();
-  browsers.push(browser);
-  await browser.page.goto(consoleUrl(token));
-  await browser.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor(SLOW);
-  return browser;
-}
+/** A browser signed in with `token` by the link npm start prints, on the Overview; closed after the test. */
+const signedInWith = signedInWithTokens();
 
 /** Goes to a route of the signed-in console and waits for its heading. */
 async function go(page: Page, route: string, heading: string) {
@@ -105,7 +94,7 @@ describe("the console offers only the caller's actions (GET /me)", () => {
   it('an admin sees the Access page, adds a binding that gives its subject the author role, and deletes it', async () => {
     const { page, problems } = await signedInWith(await technicalToken());
     expect(await who(page)).toBe('Signed in as test-caller admin');
-    expect(await navigation(page)).toEqual(['Overview', 'Policies', 'Metrics', 'Resources', 'Approvals', 'Access']);
+    expect(await navigation(page)).toEqual(['Overview', 'Policies', 'Metrics', 'Resources', 'Approvals', 'Evidence', 'Access']);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Access' }).click();
     await page.getByRole('heading', { level: 1, name: 'Access' }).waitFor(SLOW);
     await page.getByRole('heading', { level: 2, name: 'Role bindings' }).waitFor(SLOW);

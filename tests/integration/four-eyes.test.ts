@@ -295,6 +295,59 @@ describe('four-eyes', () => {
     expect(listed.body.data.map((approval: Approval) => approval.id)).toContain(asked.body.approvalId);
   });
 
+  it('an evidence pack shows, with the version a publish put in force and an exception, the requests that did it: who asked, who decided, when, the comment', async () => {
+    const created = await as(AUTHOR, policies.createPolicy, {
+      method: 'POST',
+      path: `${API}/policies`,
+      body: { name: 'evidenced rule', resourceType, engine: 'remote', remoteEngineUrl: `${engine.url}/policy` },
+    });
+    const id = created.body.id as string;
+    const published = await publish(AUTHOR, id);
+    expect((await decide(APPROVER, published.body.approvalId, 'approve', 'checked the impact report')).status).toBe(200);
+    const waived = await waive(AUTHOR, { policyId: id, resourceId: 'urn:dp:sales', environment: 'production', reason: 'migration', expiresAt: inDays(30) });
+    expect((await decide(APPROVER, waived.body.approvalId, 'approve', 'until the migration ends')).status).toBe(200);
+
+    const ctx = await governance();
+    const { requestEvidence } = await import('#lib/governance/evidence/evidence-service');
+    const { EvidenceRepository } = await import('#lib/governance/evidence/evidence-repository');
+    const { buildPack } = await import('#lib/governance/evidence/pack-builder');
+    const asked = await requestEvidence(ctx, { resourceTypes: [resourceType] }, 'an-auditor');
+    const row = await new EvidenceRepository(ctx.database).find(asked.evidenceId);
+    expect(row).toBeDefined();
+    const built = await buildPack(ctx, row as NonNullable<typeof row>);
+    const files = (await import('#lib/governance/evidence/pack-format')).unzipPack(built.bytes);
+    const lines = (file: string) =>
+      Buffer.from(files.get(file) as Uint8Array)
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+    expect(lines('approvals.ndjson')).toEqual([
+      expect.objectContaining({
+        id: published.body.approvalId,
+        kind: 'publish',
+        policyId: id,
+        version: 1,
+        requestedBy: 'ana-author',
+        decidedBy: 'bo-approver',
+        comment: 'checked the impact report',
+      }),
+    ]);
+    expect(lines('exceptions.ndjson')).toEqual([
+      expect.objectContaining({
+        policyId: id,
+        resourceId: 'urn:dp:sales',
+        createdBy: 'ana-author',
+        approval: expect.objectContaining({
+          id: waived.body.approvalId,
+          requestedBy: 'ana-author',
+          decidedBy: 'bo-approver',
+          comment: 'until the migration ends',
+        }),
+      }),
+    ]);
+  });
+
   it('a dated rollout is a request too: approved, it is scheduled naming its approver, and enables the version at its date', async () => {
     const id = await enabledPolicy();
     await database.sql.unsafe(`update ${SCHEMA}.governance_entities set status = 'grace' where id = $1`, [id]);

@@ -25,8 +25,11 @@ const TABLES = [
   'evaluation_reports',
   'evaluation_results',
   'evaluation_tasks',
+  'evidence_packs',
   'governance_entities',
+  'governance_entity_statuses',
   'governance_exceptions',
+  'governance_exceptions_removed',
   'governance_generation',
   'impact_reports',
   'impact_resources',
@@ -110,14 +113,54 @@ describe('repair-on-start', () => {
   });
 });
 
+/** The statements that take a schema back to before migration 0030 (evidence packs). */
+const undo0030 = (schema: string) => `
+  drop function ${schema}.record_entity_status() cascade;
+  drop function ${schema}.keep_removed_exception() cascade;
+  drop table ${schema}.evidence_packs, ${schema}.governance_entity_statuses, ${schema}.governance_exceptions_removed;`;
+
+describe('migration 0030 (evidence packs)', () => {
+  it("records each version's status there was, since its last move; from then on the database records every move and deleted exception", async () => {
+    const other = `${SCHEMA}_statuses`;
+    await database.sql.unsafe(`drop schema if exists ${other} cascade`);
+    const settings = await testSettings(other);
+    await runStartupTasks(settings);
+    await database.sql.unsafe(`
+      ${undo0030(other)}
+      delete from ${other}.__drizzle_migrations where created_at >= ${JOURNAL.entries[30].when};
+      insert into ${other}.governance_entities (id, version, kind, latest, name, resource_type, severity, trigger, timing, strategy, status, created_by, updated_by, updated_at)
+      values ('00000000-0000-4000-8000-000000000001', 1, 'policy', false, 'owner', 'dataproduct', 'error', 'active', 'deployment', 'default', 'disabled', 'ana', 'bo', '2026-01-02T03:04:05Z'),
+             ('00000000-0000-4000-8000-000000000001', 2, 'policy', true, 'owner', 'dataproduct', 'error', 'active', 'deployment', 'default', 'enabled', 'ana', 'bo', '2026-01-02T03:04:05Z'),
+             ('00000000-0000-4000-8000-000000000002', 1, 'policy', true, 'draft one', 'dataproduct', 'error', 'active', 'deployment', 'default', 'draft', 'ana', 'ana', '2026-01-03T00:00:00Z')`);
+    expect((await runStartupTasks(settings)).tasks.migrations).toBe(`${MIGRATIONS - 30} applied`);
+    const statuses = () =>
+      database.sql.unsafe(`select entity_id, version, status, since, changed_by, entity->>'name' as name from ${other}.governance_entity_statuses order by id`);
+    // Drafts were never in force: not recorded.
+    expect((await statuses()).map((row) => [row.version, row.status, new Date(row.since).toISOString(), row.changed_by, row.name])).toEqual([
+      [1, 'disabled', '2026-01-02T03:04:05.000Z', 'bo', 'owner'],
+      [2, 'enabled', '2026-01-02T03:04:05.000Z', 'bo', 'owner'],
+    ]);
+    await database.sql.unsafe(`update ${other}.governance_entities set status = 'grace', updated_by = 'cy' where id = '00000000-0000-4000-8000-000000000002'`);
+    expect((await statuses()).slice(2).map((row) => [row.version, row.status, row.changed_by])).toEqual([[1, 'grace', 'cy']]);
+    await database.sql.unsafe(`
+      insert into ${other}.governance_exceptions (id, entity_id, entity_kind, resource_id, resource_like, reason, expires_at, created_by)
+      values ('00000000-0000-4000-8000-0000000000e1', '00000000-0000-4000-8000-000000000001', 'policy', 'r1', 'r1', 'why', now() + interval '1 day', 'ana');
+      delete from ${other}.governance_exceptions`);
+    const removed = await database.sql.unsafe(`select id, exception->>'reason' as reason from ${other}.governance_exceptions_removed`);
+    expect(removed.map((row) => [row.id, row.reason])).toEqual([['00000000-0000-4000-8000-0000000000e1', 'why']]);
+    await database.sql.unsafe(`drop schema ${other} cascade`);
+  });
+});
+
 describe('migration 0015 (compliance aggregation)', () => {
   it('fills latest_results with the newest recorded result of each pair of the history', async () => {
     const other = `${SCHEMA}_latest`;
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0029 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0030 too), with a history in it.
     await database.sql.unsafe(`
+      ${undo0030(other)}
       drop function ${other}.next_governance_generation() cascade;
       drop table ${other}.governance_generation;
       drop table ${other}.rollouts, ${other}.audit_checkpoints;

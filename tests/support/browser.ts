@@ -92,19 +92,31 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /**
+ * Consoles signed in with the tokens a test gives, any number per test: `signedInWith(token, options?)`
+ * opens a browser on the link `npm start` prints and waits for the Overview; every one closes after the test.
+ */
+export function signedInWithTokens(): (token: string, options?: BrowserOptions) => Promise<ConsoleBrowser> {
+  const browsers: ConsoleBrowser[] = [];
+  afterEach(async () => {
+    await Promise.all(browsers.splice(0).map((browser) => browser.close()));
+  });
+  return async (token, options) => {
+    const browser = await openBrowser(options);
+    browsers.push(browser);
+    await browser.page.goto(consoleUrl(token));
+    await browser.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 20_000 });
+    return browser;
+  };
+}
+
+/**
  * A signed-in console for each test of a file: `signedIn(route, viewport?)` opens a browser on the
- * link `npm start` prints, waits for the Overview, then goes to `route`; the browser closes after the test.
+ * link `npm start` prints (an admin's token), waits for the Overview, then goes to `route`; the browser closes after the test.
  */
 export function signedInConsole(): (route: string, options?: BrowserOptions) => Promise<ConsoleBrowser> {
-  let browser: ConsoleBrowser | undefined;
-  afterEach(async () => {
-    await browser?.close();
-    browser = undefined;
-  });
+  const signedInWith = signedInWithTokens();
   return async (route, options) => {
-    browser = await openBrowser(options);
-    await browser.page.goto(consoleUrl(await technicalToken()));
-    await browser.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 20_000 });
+    const browser = await signedInWith(await technicalToken(), options);
     await browser.page.evaluate(`location.hash = ${JSON.stringify(route)}`);
     return browser;
   };

@@ -1,0 +1,145 @@
+import { and, desc, eq, getTableColumns, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+
+import type { Database } from '#lib/db/client';
+
+/** A pack's row, its zip left out (read only by `pack`). */
+export type EvidenceRow = Omit<Database['tables']['evidencePacks']['$inferSelect'], 'pack'>;
+
+/** The packs asked for: their lifecycle (pending, running, completed, failed) and their zips. */
+export class EvidenceRepository {
+  constructor(private readonly database: Database) {}
+
+  private get table() {
+    return this.database.tables.evidencePacks;
+  }
+
+  /** Every column but the zip. */
+  private get columns() {
+    const { pack: _zip, ...columns } = getTableColumns(this.table);
+    return columns;
+  }
+
+  async create(pack: { at: Date; environments: string[] | null; resourceTypes: string[] | null; requestedBy: string }): Promise<EvidenceRow> {
+    const [row] = await this.database.db.insert(this.table).values(pack).returning(this.columns);
+    return row;
+  }
+
+  async find(id: string): Promise<EvidenceRow | undefined> {
+    const [row] = await this.database.db.select(this.columns).from(this.table).where(eq(this.table.id, id));
+    return row;
+  }
+
+  async list(limit: number, offset: number): Promise<{ rows: EvidenceRow[]; total: number }> {
+    const t = this.table;
+    const [rows, [{ total }]] = await Promise.all([
+      this.database.db.select(this.columns).from(t).orderBy(desc(t.requestedAt), desc(t.id)).limit(limit).offset(offset),
+      this.database.db.select({ total: sql<number>`count(*)::int` }).from(t),
+    ]);
+    return { rows, total };
+  }
+
+  /** `length` bytes of the zip from `offset` (PostgreSQL cuts them out), with its whole size; undefined when it has none. */
+  async packBytes(id: string, offset: number, length: number): Promise<Buffer | undefined> {
+    const t = this.table;
+    const [row] = await this.database.db
+      .select({ bytes: sql<Buffer>`substring(${t.pack} from ${offset + 1} for ${length})` })
+      .from(t)
+      .where(and(eq(t.id, id), eq(t.status, 'completed')));
+    return row?.bytes;
+  }
+
+  /** Marks the packs whose message reached the queue. */
+  async markSent(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.database.db
+      .update(this.table)
+      .set({ sentAt: sql`now()` })
+      .where(inArray(this.table.id, [...ids]));
+  }
+
+  /**
+   * Takes the pack for a build until `leaseMs` from now: a pending one, or a running one whose build
+   * stopped (its lease ran out). Undefined when it is not to be built (completed, failed, held by another build).
+   */
+  async claim(id: string, leaseMs: number): Promise<EvidenceRow | undefined> {
+    const t = this.table;
+    const [row] = await this.database.db
+      .update(t)
+      .set({ status: 'running', attempts: sql`${t.attempts} + 1`, leaseUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
+      .where(and(eq(t.id, id), or(eq(t.status, 'pending'), and(eq(t.status, 'running'), lt(t.leaseUntil, sql`now()`)))))
+      .returning(this.columns);
+    return row;
+  }
+
+  async complete(id: string, pack: { bytes: Uint8Array; sha256: string; summary: Record<string, number> }): Promise<boolean> {
+    const t = this.table;
+    const done = await this.database.db
+      .update(t)
+      .set({
+        status: 'completed',
+        pack: Buffer.from(pack.bytes),
+        sha256: pack.sha256,
+        size: pack.bytes.length,
+        summary: pack.summary,
+        completedAt: sql`now()`,
+        leaseUntil: null,
+        error: null,
+      })
+      .where(and(eq(t.id, id), eq(t.status, 'running')))
+      .returning({ id: t.id });
+    return done.length > 0;
+  }
+
+  /**
+   * A build that failed: `failed` for good once it was tried `maxAttempts` times, else pending again,
+   * to be sent again (by the queue's redelivery or the sweeper). Answers the status it now has.
+   */
+  async attemptFailed(id: string, reason: string, maxAttempts: number): Promise<'failed' | 'pending' | undefined> {
+    const t = this.table;
+    const [row] = await this.database.db
+      .update(t)
+      .set({
+        status: sql`case when ${t.attempts} >= ${maxAttempts} then 'failed' else 'pending' end`,
+        error: reason.slice(0, 2000),
+        leaseUntil: null,
+        sentAt: null,
+      })
+      .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running'])))
+      .returning({ status: t.status });
+    return row?.status as 'failed' | 'pending' | undefined;
+  }
+
+  /** The dead-letter path: the pack's message kept failing; it fails with its last reason, unless it completed meanwhile. */
+  async fail(id: string, reason: string): Promise<void> {
+    const t = this.table;
+    await this.database.db
+      .update(t)
+      .set({ status: 'failed', error: sql`coalesce(${t.error}, ${reason})`, leaseUntil: null })
+      .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running'])));
+  }
+
+  /**
+   * The packs to send (again): pending ones whose message did not reach the queue (or whose last
+   * attempt failed); before that, running ones whose build stopped without an end (a worker that died
+   * or ran out of time) are pending again, or failed once tried `maxAttempts` times.
+   */
+  async toSend(limit: number, maxAttempts: number): Promise<string[]> {
+    const t = this.table;
+    await this.database.db
+      .update(t)
+      .set({
+        status: sql`case when ${t.attempts} >= ${maxAttempts} then 'failed' else 'pending' end`,
+        error: sql`coalesce(${t.error}, 'its build stopped before it ended (its worker ran out of time or memory)')`,
+        leaseUntil: null,
+        sentAt: null,
+      })
+      .where(and(eq(t.status, 'running'), lt(t.leaseUntil, sql`now()`)));
+    const rows = await this.database.db
+      .select({ id: t.id })
+      .from(t)
+      .where(and(eq(t.status, 'pending'), isNull(t.sentAt)))
+      .orderBy(t.requestedAt)
+      .limit(limit);
+    return rows.map((row) => row.id);
+  }
+}
