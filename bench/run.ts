@@ -6,6 +6,7 @@ import { nativeThroughput } from './cue-native-throughput';
 import { benchRegex } from './cue-regex';
 import { cueThroughput } from './cue-throughput';
 import { benchEntityList } from './entity-list';
+import { benchEvidencePack } from './evidence-pack';
 import { benchEvaluateApi } from './evaluate-api';
 import { benchGateHotPath } from './gate-hot-path';
 import { benchImpact } from './impact';
@@ -43,3 +44,5 @@ console.log('# Pages of the list of 10,000 policies, by name and filtered (serve
 await benchEntityList();
 console.log('# `cgp test` on 1,000 descriptor files (the command line, a process of its own, no server)');
 await benchCgpTest();
+console.log('# An evidence pack of 200,000 verdicts through the API and the queue (serverless offline, embedded PostgreSQL)');
+await benchEvidencePack();

@@ -206,12 +206,12 @@ describe('the policies list', () => {
     // A new page starts at its heading; before it are the navigation and the skip link.
     await expect.poll(() => inPage(page, 'document.activeElement?.tagName'), SLOW).toBe('H1');
     const before: unknown[] = [];
-    for (let step = 0; step < 9; step++) {
+    for (let step = 0; step < 10; step++) {
       await page.keyboard.press('Shift+Tab');
       before.push(await inPage(page, 'document.activeElement?.textContent'));
     }
-    // An admin's navigation: Access too (console-access.test.ts: a reader's has no Access).
-    expect(before).toEqual(['Sign out', 'Assistant', 'Access', 'Approvals', 'Resources', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
+    // An admin's navigation: Evidence and Access too (console-access.test.ts: a reader's has neither).
+    expect(before).toEqual(['Sign out', 'Assistant', 'Access', 'Evidence', 'Approvals', 'Resources', 'Metrics', 'Policies', 'Overview', 'Skip to content']);
 
     await page.getByLabel('Name or description').fill(marker);
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -241,6 +241,7 @@ describe('the console in any language the browser reports', () => {
         'Metrics',
         'Resources',
         'Approvals',
+        'Evidence',
         'Access',
       ]);
       await page.locator('figure.trend[data-points]').waitFor(SLOW);
