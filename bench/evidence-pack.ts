@@ -1,5 +1,5 @@
 /**
- * Bench: an evidence pack of now over 200,000 newest verdicts (20,000 resources x 10 policies, 2
+ * Bench: an evidence pack of now over 100,000 newest verdicts of 200,000 results (20,000 resources x 5 policies, 2
  * environments x 2 types), through serverless offline's API and queue on an embedded PostgreSQL:
  * the time from the request to the completed pack (built by the evaluation worker), its size, the
  * time to download it by parts, and to verify it as `cgp evidence verify` does.
@@ -96,6 +96,6 @@ export async function benchEvidencePack(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log('# An evidence pack of 200,000 verdicts through the API and the queue (serverless offline, embedded PostgreSQL)');
+  console.log('# An evidence pack of 100,000 verdicts (200,000 results) through the API and the queue (serverless offline, embedded PostgreSQL)');
   await benchEvidencePack();
 }
