@@ -9,13 +9,16 @@
 // its project). The lint's output is held and printed once everything has ended. Fails if anything fails.
 // `npm test -- <vitest options>` runs one vitest with those options beside the lint.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const vitest = ['node_modules/vitest/vitest.mjs', 'run'];
 
+/** Whether `nice` is here (not on Windows, nor on a machine without coreutils): without it, everything runs at one priority. */
+const canNice = process.platform !== 'win32' && spawnSync('nice', ['-n', '0', process.execPath, '--version']).status === 0;
+
 /** `command` and `args` at the lowest CPU priority, for it and every process it starts (where `nice` is). */
-const niced = (command, args) => (process.platform === 'win32' ? [command, args] : ['nice', ['-n', '19', command, ...args]]);
+const niced = (command, args) => (canNice ? ['nice', ['-n', '19', command, ...args]] : [command, args]);
 
 /**
  * Runs `command`; its output written through whole lines at a time (`through`) or held; answers its exit
