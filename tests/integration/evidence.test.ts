@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { SQSEvent } from 'aws-lambda';
 import type { Context } from 'aws-lambda';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { checkpointKey } from '#lib/audit/checkpoints';
@@ -327,6 +328,39 @@ describe('asking for a pack', () => {
     await worker.handler(lambda.requests[0].body, context);
     await worker.handler(lambda.requests[0].body, context);
     expect(await status(id)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+
+  it('is sent again by the sweeper when its message reached the queue but no build took it (no redelivery there)', async () => {
+    const asked = await ask({ resourceTypes: [resourceType] });
+    const id = asked.body.evidenceId as string;
+    expect(lambda.requests).toHaveLength(1);
+    // The invocation was lost before its build claimed the pack (the local queue redelivers nothing); minutes pass.
+    const packs = database.tables.evidencePacks;
+    await database.db
+      .update(packs)
+      .set({ sentAt: sql`now() - interval '10 minutes'` })
+      .where(eq(packs.id, id));
+    lambda.reset();
+    await sweeper.handler();
+    expect(lambda.requests.map((request) => JSON.parse(request.body.Records[0].body))).toEqual([{ evidenceId: id }]);
+    await deliverAll();
+    expect(await status(id)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+
+  it('keeps what the build that holds it made: one that outlived its lease stores nothing', async () => {
+    const asked = await ask({ resourceTypes: [resourceType] });
+    const id = asked.body.evidenceId as string;
+    // A build took it (attempt 1) and its worker stopped: its lease ran out, and the message comes again.
+    await database.sql.unsafe(`update ${SCHEMA}.evidence_packs set status = 'running', attempts = 1, lease_until = now() - interval '1 second' where id = $1`, [
+      id,
+    ]);
+    await deliverAll();
+    expect(await status(id)).toMatchObject({ status: 'completed', attempts: 2 });
+    const { EvidenceRepository } = await import('#lib/governance/evidence/evidence-repository');
+    const late = new EvidenceRepository(database);
+    expect(await late.complete(id, 1, { bytes: new Uint8Array([1]), sha256: 'late', summary: {} })).toBe(false);
+    expect(await late.attemptFailed(id, 1, 'late', 2)).toBeUndefined();
+    expect(await status(id)).toMatchObject({ status: 'completed', attempts: 2, sha256: expect.not.stringMatching('late') });
   });
 
   it('fails, with the reason, once its message was dead-lettered', async () => {

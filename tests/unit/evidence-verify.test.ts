@@ -312,6 +312,55 @@ describe('verifyPack', () => {
       reason: expect.stringMatching(/^audit stretch: fromSeq 0 is an empty chain/),
     });
   });
+
+  it('fails on a signed manifest whose lastSeqAtMoment is not where its moment falls in the records', () => {
+    const verdictOf = (lastSeqAtMoment: number) => verifyPack(packOf(filesOf({ ...STRETCH, lastSeqAtMoment })), trusted);
+    // The moment is 05:30: seq 5 was recorded at 05:00, seq 6 at 06:00.
+    expect(verdictOf(6)).toEqual({
+      verified: false,
+      reason: `audit stretch: lastSeqAtMoment 6 was recorded at 2026-09-30T06:00:00.000Z, after the pack's moment 2026-09-30T05:30:00.000Z`,
+    });
+    for (const [lastSeqAtMoment, next] of [
+      [4, 5],
+      [2, 3],
+    ]) {
+      expect(verdictOf(lastSeqAtMoment)).toEqual({
+        verified: false,
+        reason:
+          `audit stretch: seq ${next}, after lastSeqAtMoment ${lastSeqAtMoment}, ` +
+          `was recorded at 2026-09-30T0${next}:00:00.000Z, not after the pack's moment`,
+      });
+    }
+  });
+
+  it('fails on a zip holding two files of one name, or a file its reader would drop, naming it', () => {
+    const renamed = (bytes: Uint8Array, from: string, to: string) => {
+      expect(from).toHaveLength(to.length);
+      const changed = Buffer.from(bytes);
+      for (let at = changed.indexOf(from); at >= 0; at = changed.indexOf(from)) changed.write(to, at);
+      return changed;
+    };
+    // A second verdicts.ndjson, with a line added, after the signed one.
+    const twice = tampered(pack, (files) => files.set('verdicts.ndjsoX', ndjson([{ resourceId: 'urn:dp:forged', outcome: 'ok' }])));
+    expect(verifyPack(renamed(twice, 'verdicts.ndjsoX', PACK_FILES.verdicts), trusted)).toEqual({
+      verified: false,
+      reason: 'the zip holds two files named verdicts.ndjson (one would hide the other)',
+    });
+    // A file named __proto__, which a plain object of files has no room for; a directory entry with content.
+    const added = (name: string) => {
+      const placeholder = 'X'.repeat(name.length);
+      return verifyPack(
+        renamed(
+          tampered(pack, (files) => files.set(placeholder, strToU8('added'))),
+          placeholder,
+          name,
+        ),
+        trusted,
+      );
+    };
+    expect(added('__proto__')).toEqual({ verified: false, reason: 'the zip holds a file named __proto__, which cannot be read as one' });
+    expect(added('scripts/x/')).toEqual({ verified: false, reason: 'scripts/x/ is not in signature.json: it was added to the pack' });
+  });
 });
 
 describe('cgp evidence verify', () => {

@@ -71,7 +71,8 @@ export class EvidenceRepository {
     return row;
   }
 
-  async complete(id: string, pack: { bytes: Uint8Array; sha256: string; summary: Record<string, number> }): Promise<boolean> {
+  /** Stores the zip the build of attempt `attempt` made; false when another build has the pack since (this one outlived its lease). */
+  async complete(id: string, attempt: number, pack: { bytes: Uint8Array; sha256: string; summary: Record<string, number> }): Promise<boolean> {
     const t = this.table;
     const done = await this.database.db
       .update(t)
@@ -85,16 +86,17 @@ export class EvidenceRepository {
         leaseUntil: null,
         error: null,
       })
-      .where(and(eq(t.id, id), eq(t.status, 'running')))
+      .where(and(eq(t.id, id), eq(t.status, 'running'), eq(t.attempts, attempt)))
       .returning({ id: t.id });
     return done.length > 0;
   }
 
   /**
-   * A build that failed: `failed` for good once it was tried `maxAttempts` times, else pending again,
-   * to be sent again (by the queue's redelivery or the sweeper). Answers the status it now has.
+   * The build of attempt `attempt` failed: `failed` for good once it was tried `maxAttempts` times, else
+   * pending again, to be sent again by the sweeper. Answers the status it now has; undefined when another
+   * build has the pack since (this one outlived its lease).
    */
-  async attemptFailed(id: string, reason: string, maxAttempts: number): Promise<'failed' | 'pending' | undefined> {
+  async attemptFailed(id: string, attempt: number, reason: string, maxAttempts: number): Promise<'failed' | 'pending' | undefined> {
     const t = this.table;
     const [row] = await this.database.db
       .update(t)
@@ -104,7 +106,7 @@ export class EvidenceRepository {
         leaseUntil: null,
         sentAt: null,
       })
-      .where(and(eq(t.id, id), inArray(t.status, ['pending', 'running'])))
+      .where(and(eq(t.id, id), eq(t.status, 'running'), eq(t.attempts, attempt)))
       .returning({ status: t.status });
     return row?.status as 'failed' | 'pending' | undefined;
   }
@@ -120,10 +122,12 @@ export class EvidenceRepository {
 
   /**
    * The packs to send (again): pending ones whose message did not reach the queue (or whose last
-   * attempt failed); before that, running ones whose build stopped without an end (a worker that died
-   * or ran out of time) are pending again, or failed once tried `maxAttempts` times.
+   * attempt failed), or reached it `staleMs` ago or more and no build took it (an invocation lost
+   * before its claim: the local queue redelivers nothing); before that, running ones whose build
+   * stopped without an end (a worker that died or ran out of time) are pending again, or failed once
+   * tried `maxAttempts` times.
    */
-  async toSend(limit: number, maxAttempts: number): Promise<string[]> {
+  async toSend(limit: number, maxAttempts: number, staleMs: number): Promise<string[]> {
     const t = this.table;
     await this.database.db
       .update(t)
@@ -137,7 +141,7 @@ export class EvidenceRepository {
     const rows = await this.database.db
       .select({ id: t.id })
       .from(t)
-      .where(and(eq(t.status, 'pending'), isNull(t.sentAt)))
+      .where(and(eq(t.status, 'pending'), or(isNull(t.sentAt), lt(t.sentAt, sql`now() - make_interval(secs => ${staleMs / 1000})`))))
       .orderBy(t.requestedAt)
       .limit(limit);
     return rows.map((row) => row.id);

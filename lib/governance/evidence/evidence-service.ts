@@ -150,18 +150,24 @@ export async function buildEvidence(ctx: GovernanceContext, id: string): Promise
   if (!pack) return;
   try {
     const built = await buildPack(ctx, pack);
-    await packs.complete(id, { bytes: built.bytes, sha256: built.sha256, summary: { ...built.summary } });
+    if (!(await packs.complete(id, pack.attempts, { bytes: built.bytes, sha256: built.sha256, summary: { ...built.summary } }))) {
+      logger.warn({ evidenceId: id, attempt: pack.attempts }, 'an evidence pack was built after its lease ran out: another build has it');
+      return;
+    }
     logger.info({ evidenceId: id, bytes: built.bytes.length, ...built.summary }, 'evidence pack built');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    const status = await packs.attemptFailed(id, reason, maxReceivesOf(ctx.settings));
+    const status = await packs.attemptFailed(id, pack.attempts, reason, maxReceivesOf(ctx.settings));
     logger.warn({ err: error, evidenceId: id, attempts: pack.attempts, status }, 'an evidence pack could not be built');
   }
 }
 
-/** The sweeper's part: sends the packs whose message did not reach the queue, whose last attempt failed, or whose build stopped. */
+/**
+ * The sweeper's part: sends the packs whose message did not reach the queue, or reached it a lease
+ * ago with no build taking it, whose last attempt failed, or whose build stopped.
+ */
 export async function sweepEvidence(ctx: GovernanceContext, limit = 20): Promise<number> {
-  const ids = await new EvidenceRepository(ctx.database).toSend(limit, maxReceivesOf(ctx.settings));
+  const ids = await new EvidenceRepository(ctx.database).toSend(limit, maxReceivesOf(ctx.settings), LEASE_MS);
   await sendPacks(ctx, ids);
   return ids.length;
 }

@@ -148,15 +148,24 @@ export function zipPack(files: ReadonlyMap<string, Uint8Array>, signature: PackS
   return zipSync(entries, { level: 6, mtime: date });
 }
 
-/** The files of a zip, by path. Throws on bytes that are not a zip, and on a zip holding two files of one name (one would hide the other). */
+/** A zip whose files cannot be told apart by name: its message names the file. */
+export class UnreadableZip extends Error {}
+
+/**
+ * The files of a zip, by path; a directory is left out unless it has content (then it is a file of
+ * the pack like any other). Throws UnreadableZip on a zip holding two files of one name (one would
+ * hide the other) or a file the zip reader cannot keep (`__proto__`); another error on bytes that are not a zip.
+ */
 export function unzipPack(bytes: Uint8Array): Map<string, Uint8Array> {
   const names = new Set<string>();
   const files = unzipSync(bytes, {
     filter: ({ name }) => {
-      if (names.has(name)) throw new Error(`the zip holds two files named ${name}`);
+      if (names.has(name)) throw new UnreadableZip(`the zip holds two files named ${name} (one would hide the other)`);
       names.add(name);
       return true;
     },
   });
-  return new Map(Object.entries(files).filter(([file]) => !file.endsWith('/')));
+  const dropped = [...names].find((name) => !Object.hasOwn(files, name));
+  if (dropped !== undefined) throw new UnreadableZip(`the zip holds a file named ${dropped}, which cannot be read as one`);
+  return new Map(Object.entries(files).filter(([name, data]) => !(name.endsWith('/') && data.length === 0)));
 }

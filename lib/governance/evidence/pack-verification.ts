@@ -7,7 +7,7 @@ import { type ChainedRecord, ChainVerifier, GENESIS_HASH } from '#lib/audit/audi
 import { chainedRecord, checkpoint } from '#lib/audit/audit-schemas';
 import { type Checkpoint, checkpointHolds, keyIdOf } from '#lib/audit/checkpoint-signature';
 
-import { PACK_FILES, PACK_FORMAT, type PackManifest, type PackSignature, packSignatureHolds, sha256, unzipPack } from './pack-format';
+import { PACK_FILES, PACK_FORMAT, type PackManifest, type PackSignature, packSignatureHolds, sha256, UnreadableZip, unzipPack } from './pack-format';
 
 /** Whether an evidence pack is what the platform signed (docs/evidence.md, "Verifying a pack"), and what it holds; or the first thing that does not hold. */
 export type PackVerdict =
@@ -36,7 +36,7 @@ const packSignature = z.object({
 const packManifest = z.looseObject({
   format: z.literal(PACK_FORMAT, { error: (issue) => `it is of format ${JSON.stringify(issue.input)}, not ${PACK_FORMAT}` }),
   evidenceId: z.string(),
-  at: z.string(),
+  at: z.iso.datetime({ offset: true }),
   policies: z.array(z.looseObject({ id: z.string(), kind: z.enum(['policy', 'metric']), version: z.number(), script: z.string(), scriptSha256: z.string() })),
   counts: z.looseObject({ policies: z.number(), verdicts: z.number(), exceptions: z.number(), approvals: z.number() }),
   audit: z.object({
@@ -147,13 +147,16 @@ function recordsFinding(audit: PackManifest['audit'], records: readonly ChainedR
   if (records[0] && records[0].previousHash !== startHash)
     return `${file}, seq ${records[0].seq}: its previousHash is not ${startCheckpoint ? "the start checkpoint's hash" : 'the start of the chain (64 zeros)'}`;
   const verifier = new ChainVerifier(false);
+  // The checkpoints by the seq they signed: one look per record, whatever the stretch's length.
+  const signedAt = new Map<number, Checkpoint[]>();
+  for (const signed of checkpoints) signedAt.set(signed.seq, [...(signedAt.get(signed.seq) ?? []), signed]);
   let expected = fromSeq;
   for (const record of records) {
     if (record.seq !== expected) return `records ${expected}..${record.seq - 1} are missing from ${file} (seq runs from fromSeq ${fromSeq} without a gap)`;
     const broken = verifier.add(record);
     if (broken?.hashWrong) return `${file}, seq ${record.seq}: its hash does not match its content (the record or its hash was changed)`;
     if (broken) return `${file}, seq ${record.seq}: its previousHash is not the hash of the record before it`;
-    const differs = checkpoints.find((signed) => signed.seq === record.seq && signed.hash !== record.hash);
+    const differs = signedAt.get(record.seq)?.find((signed) => signed.hash !== record.hash);
     if (differs) return `${file}, seq ${record.seq}: its hash is not the one the checkpoint signed at ${differs.signedAt} holds (the chain was rewritten)`;
     expected = record.seq + 1;
   }
@@ -162,6 +165,18 @@ function recordsFinding(audit: PackManifest['audit'], records: readonly ChainedR
   if (endCheckpoint === null) return `it has no end checkpoint to sign seq ${toSeq}`;
   if (endCheckpoint.seq !== toSeq) return `its end checkpoint signed seq ${endCheckpoint.seq}, not toSeq ${toSeq}`;
   if ((records.at(-1)?.hash ?? startHash) !== endCheckpoint.hash) return `the hash of seq ${toSeq} is not the one its end checkpoint signed`;
+  return undefined;
+}
+
+/** lastSeqAtMoment is where the pack's moment falls in the records: its record recorded at or before it, every later one after it. */
+function momentFinding(at: string, lastSeqAtMoment: number, records: readonly ChainedRecord[]): Finding {
+  const moment = Date.parse(at);
+  for (const { seq, recordedAt } of records) {
+    const after = Date.parse(recordedAt) > moment;
+    if (seq === lastSeqAtMoment && after) return `lastSeqAtMoment ${seq} was recorded at ${recordedAt}, after the pack's moment ${at}`;
+    if (seq > lastSeqAtMoment && !after)
+      return `seq ${seq}, after lastSeqAtMoment ${lastSeqAtMoment}, was recorded at ${recordedAt}, not after the pack's moment`;
+  }
   return undefined;
 }
 
@@ -181,7 +196,7 @@ function auditFilesOf(files: ReadonlyMap<string, Uint8Array>): AuditFiles | { re
 }
 
 /** The audit stretch of the pack holds against the checkpoints signed with the trusted key: the first that does not, in words. */
-function auditFinding({ records, checkpoints }: AuditFiles, audit: PackManifest['audit'], trustedPublicKey: string): Finding {
+function auditFinding({ records, checkpoints }: AuditFiles, { at, audit }: PackManifest, trustedPublicKey: string): Finding {
   const forged = checkpoints.findIndex((signed) => !checkpointHolds(signed, trustedPublicKey));
   if (forged >= 0) {
     const { seq, signedAt } = checkpoints[forged];
@@ -199,7 +214,7 @@ function auditFinding({ records, checkpoints }: AuditFiles, audit: PackManifest[
   const chain = recordsFinding(audit, records, checkpoints);
   if (chain) return chain;
   if (lastSeqAtMoment < fromSeq - 1 || lastSeqAtMoment > toSeq) return `lastSeqAtMoment ${lastSeqAtMoment} is not within ${fromSeq - 1}..${toSeq}`;
-  return undefined;
+  return momentFinding(at, lastSeqAtMoment, records);
 }
 
 /**
@@ -216,14 +231,16 @@ export function verifyPack(bytes: Uint8Array, trustedPublicKey: string): PackVer
   let files: Map<string, Uint8Array>;
   try {
     files = unzipPack(bytes);
-  } catch {
-    return fail('not a zip');
+  } catch (error) {
+    return fail(error instanceof UnreadableZip ? error.message : 'not a zip');
   }
   const signature = jsonOf(files, PACK_FILES.signature, packSignature, 'a pack signature');
   if ('reason' in signature) return fail(signature.reason);
   const manifest = jsonOf(files, PACK_FILES.manifest, packManifest as unknown as z.ZodType<PackManifest>, 'a pack manifest');
   if ('reason' in manifest) return fail(manifest.reason);
 
+  if (signature.value.evidenceId !== manifest.value.evidenceId)
+    return fail(`${PACK_FILES.signature} signs pack ${signature.value.evidenceId}, ${PACK_FILES.manifest} is of pack ${manifest.value.evidenceId}`);
   const packKeyId = keyIdOfPem(signature.value.publicKey);
   if (packKeyId !== trustedKeyId)
     return fail(`signed with key ${packKeyId ?? `${signature.value.keyId} (not a public key)`}, not the trusted key ${trustedKeyId}`);
@@ -233,7 +250,7 @@ export function verifyPack(bytes: Uint8Array, trustedPublicKey: string): PackVer
   if (finding) return fail(finding);
   const audit = auditFilesOf(files);
   if ('reason' in audit) return fail(`audit stretch: ${audit.reason}`);
-  const auditBreak = auditFinding(audit, manifest.value.audit, trustedPublicKey);
+  const auditBreak = auditFinding(audit, manifest.value, trustedPublicKey);
   if (auditBreak) return fail(`audit stretch: ${auditBreak}`);
   const { fromSeq, toSeq } = manifest.value.audit;
   return {
