@@ -1,5 +1,5 @@
 /**
- * Bench: an evidence pack of now over 100,000 newest verdicts of 200,000 results (20,000 resources x 5 policies, 2
+ * Bench: an evidence pack of now over 500,000 newest verdicts of 1,000,000 results (100,000 resources x 5 policies, 2
  * environments x 2 types), through serverless offline's API and queue on an embedded PostgreSQL:
  * the time from the request to the completed pack (built by the evaluation worker), its size, the
  * time to download it by parts, and to verify it as `cgp evidence verify` does.
@@ -17,7 +17,7 @@ import { type BenchWorld, startBenchWorld } from './bench-world';
 const TYPES = ['dataproduct', 'pipeline'];
 const ENVIRONMENTS = ['development', 'production'];
 const POLICIES_PER_TYPE = 5;
-const RESOURCES = 20_000;
+const RESOURCES = 100_000;
 const PAIRS = RESOURCES * POLICIES_PER_TYPE;
 /** Each pair was evaluated twice: the pack reads the newest of 2 x PAIRS results. */
 const ROUNDS = 2;
@@ -96,6 +96,6 @@ export async function benchEvidencePack(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log('# An evidence pack of 100,000 verdicts (200,000 results) through the API and the queue (serverless offline, embedded PostgreSQL)');
+  console.log('# An evidence pack of 500,000 verdicts (1,000,000 results) through the API and the queue (serverless offline, embedded PostgreSQL)');
   await benchEvidencePack();
 }

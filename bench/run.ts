@@ -44,5 +44,5 @@ console.log('# Pages of the list of 10,000 policies, by name and filtered (serve
 await benchEntityList();
 console.log('# `cgp test` on 1,000 descriptor files (the command line, a process of its own, no server)');
 await benchCgpTest();
-console.log('# An evidence pack of 100,000 verdicts (200,000 results) through the API and the queue (serverless offline, embedded PostgreSQL)');
+console.log('# An evidence pack of 500,000 verdicts (1,000,000 results) through the API and the queue (serverless offline, embedded PostgreSQL)');
 await benchEvidencePack();

@@ -1,10 +1,10 @@
-import { bigserial, customType, index, integer, jsonb, type PgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, customType, index, integer, jsonb, type PgSchema, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
 /** Evidence for auditors (docs/evidence.md): the packs asked for, and the history a pack of a past moment reads. */
 export function evidenceTables(schema: PgSchema) {
-  /** An evidence pack: asked for, built in the background by the evaluation worker, kept with its zip. */
+  /** An evidence pack: asked for, built in the background by the evaluation worker, its zip kept in evidence_pack_parts. */
   const evidencePacks = schema.table(
     'evidence_packs',
     {
@@ -26,11 +26,25 @@ export function evidenceTables(schema: PgSchema) {
       error: text('error'),
       completedAt: timestamp('completed_at', { withTimezone: true }),
       summary: jsonb('summary').$type<Record<string, number>>(),
-      pack: bytea('pack'),
       sha256: text('sha256'),
       size: integer('size'),
     },
     (table) => [index('evidence_packs_by_time').on(table.requestedAt)],
+  );
+
+  /**
+   * A pack's zip, in parts of 4 MiB (the most an answer of GET /evidence/{id}/pack carries), written as
+   * the build makes them: a build never holds the whole zip. `attempt` is the build's (evidence_packs.attempts).
+   */
+  const evidencePackParts = schema.table(
+    'evidence_pack_parts',
+    {
+      packId: uuid('pack_id').notNull(),
+      attempt: integer('attempt').notNull(),
+      part: integer('part').notNull(),
+      bytes: bytea('bytes').notNull(),
+    },
+    (table) => [primaryKey({ columns: [table.packId, table.attempt, table.part] })],
   );
 
   /**
@@ -61,5 +75,5 @@ export function evidenceTables(schema: PgSchema) {
     exception: jsonb('exception').$type<Record<string, unknown>>().notNull(),
   });
 
-  return { evidencePacks, entityStatuses, removedExceptions };
+  return { evidencePacks, evidencePackParts, entityStatuses, removedExceptions };
 }

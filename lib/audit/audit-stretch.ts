@@ -1,6 +1,6 @@
 import { and, asc, desc, gte, lt, lte } from 'drizzle-orm';
 
-import type { ServiceContext } from '#lib/db/client';
+import type { Database, ServiceContext } from '#lib/db/client';
 
 import type { ChainedRecord } from './audit-chain';
 import { linkBeforeReading } from './audit-chainer';
@@ -18,7 +18,6 @@ export interface AuditStretch {
   readonly startCheckpoint: Checkpoint | null;
   /** The checkpoint of seq toSeq. */
   readonly endCheckpoint: Checkpoint | null;
-  readonly records: readonly ChainedRecord[];
   /** Every checkpoint of the stretch, start and end included, in the order they were signed. */
   readonly checkpoints: readonly Checkpoint[];
 }
@@ -27,7 +26,7 @@ export interface AuditStretch {
 const PAGE = 5_000;
 
 /**
- * The stretch of the chain up to `at`: from the newest checkpoint signed `span` ms or more before it
+ * The stretch of the chain up to `at` (its bounds and checkpoints; its records: stretchRecordPages): from the newest checkpoint signed `span` ms or more before it
  * (the chain's first record when there is none) to the first checkpoint at or after the newest record
  * recorded at or before `at`, signed now when none is yet. What waits to be linked is linked first.
  */
@@ -37,7 +36,7 @@ export async function auditStretch(ctx: ServiceContext, at: Date, span: number):
   const { auditRecords: records, auditCheckpoints: checkpoints } = database.tables;
   const [last] = await database.db.select({ seq: records.seq }).from(records).where(lte(records.recordedAt, at)).orderBy(desc(records.seq)).limit(1);
   const lastSeqAtMoment = last?.seq ?? 0;
-  if (lastSeqAtMoment === 0) return { fromSeq: 0, toSeq: 0, lastSeqAtMoment, startCheckpoint: null, endCheckpoint: null, records: [], checkpoints: [] };
+  if (lastSeqAtMoment === 0) return { fromSeq: 0, toSeq: 0, lastSeqAtMoment, startCheckpoint: null, endCheckpoint: null, checkpoints: [] };
 
   const [start] = await database.db
     .select()
@@ -58,14 +57,6 @@ export async function auditStretch(ctx: ServiceContext, at: Date, span: number):
   if (!end) throw new Error('the audit chain has records but none could be signed');
   const fromSeq = start ? start.seq + 1 : 1;
 
-  const repository = new AuditRepository(database);
-  const stretch: ChainedRecord[] = [];
-  for (let after = fromSeq - 1; after < end.seq;) {
-    const page = (await repository.page({ after }, PAGE)).filter((record) => record.seq <= end.seq);
-    if (page.length === 0) break;
-    stretch.push(...page);
-    after = page[page.length - 1].seq;
-  }
   const within = await database.db
     .select()
     .from(checkpoints)
@@ -77,7 +68,17 @@ export async function auditStretch(ctx: ServiceContext, at: Date, span: number):
     lastSeqAtMoment,
     startCheckpoint: start ? checkpointOf(start) : null,
     endCheckpoint: end,
-    records: stretch,
     checkpoints: within.map(checkpointOf),
   };
+}
+
+/** The records of the stretch, oldest first, a page at a time (a stretch follows the write rate: it is never held whole). */
+export async function* stretchRecordPages(database: Database, stretch: AuditStretch): AsyncGenerator<ChainedRecord[]> {
+  const repository = new AuditRepository(database);
+  for (let after = stretch.fromSeq - 1; after < stretch.toSeq;) {
+    const page = (await repository.page({ after }, PAGE)).filter((record) => record.seq <= stretch.toSeq);
+    if (page.length === 0) return;
+    yield page;
+    after = page[page.length - 1].seq;
+  }
 }

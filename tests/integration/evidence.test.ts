@@ -316,6 +316,29 @@ describe('asking for a pack', () => {
     expect((await status(id)).sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('answers a zip of several parts: the first part without a Range, and any range across parts', async () => {
+    const { EvidenceRepository, PACK_PART_BYTES } = await import('#lib/governance/evidence/evidence-repository');
+    const asked = await ask({ resourceTypes: [resourceType] });
+    const id = asked.body.evidenceId as string;
+    // A zip of two parts and a bit, as a build writes them (a byte's value is its offset, mod 251).
+    const zip = Buffer.from(Array.from({ length: 2 * PACK_PART_BYTES + 10 }, (_, i) => i % 251));
+    const packs = new EvidenceRepository(database);
+    expect(await packs.claim(id, 60_000)).toMatchObject({ attempts: 1 });
+    for (let part = 0; part * PACK_PART_BYTES < zip.length; part++)
+      await packs.addPart(id, 1, part, zip.subarray(part * PACK_PART_BYTES, (part + 1) * PACK_PART_BYTES));
+    expect(await packs.complete(id, 1, { size: zip.length, sha256: 'of the test', summary: {} })).toBe(true);
+
+    const first = await download(id);
+    expect(first.status).toBe(206);
+    expect(first.headers['content-range']).toBe(`bytes 0-${PACK_PART_BYTES - 1}/${zip.length}`);
+    expect(first.body).toEqual(zip.subarray(0, PACK_PART_BYTES));
+    const across = await download(id, `bytes=${PACK_PART_BYTES - 5}-${2 * PACK_PART_BYTES + 3}`);
+    expect(across.headers['content-range']).toBe(`bytes ${PACK_PART_BYTES - 5}-${2 * PACK_PART_BYTES - 6}/${zip.length}`);
+    expect(across.body).toEqual(zip.subarray(PACK_PART_BYTES - 5, 2 * PACK_PART_BYTES - 5));
+    const tail = await download(id, 'bytes=-7');
+    expect(tail.body).toEqual(zip.subarray(zip.length - 7));
+  });
+
   it('is sent again by the sweeper when the queue was not reached, and is built once however often it is delivered', async () => {
     lambdaStatus = 503;
     const asked = await ask({ resourceTypes: [resourceType] });
@@ -358,7 +381,7 @@ describe('asking for a pack', () => {
     expect(await status(id)).toMatchObject({ status: 'completed', attempts: 2 });
     const { EvidenceRepository } = await import('#lib/governance/evidence/evidence-repository');
     const late = new EvidenceRepository(database);
-    expect(await late.complete(id, 1, { bytes: new Uint8Array([1]), sha256: 'late', summary: {} })).toBe(false);
+    expect(await late.complete(id, 1, { size: 1, sha256: 'late', summary: {} })).toBe(false);
     expect(await late.attemptFailed(id, 1, 'late', 2)).toBeUndefined();
     expect(await status(id)).toMatchObject({ status: 'completed', attempts: 2, sha256: expect.not.stringMatching('late') });
   });

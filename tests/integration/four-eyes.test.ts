@@ -314,8 +314,11 @@ describe('four-eyes', () => {
     const asked = await requestEvidence(ctx, { resourceTypes: [resourceType] }, 'an-auditor');
     const row = await new EvidenceRepository(ctx.database).find(asked.evidenceId);
     expect(row).toBeDefined();
-    const built = await buildPack(ctx, row as NonNullable<typeof row>);
-    const files = (await import('#lib/governance/evidence/pack-format')).unzipPack(built.bytes);
+    const parts: Buffer[] = [];
+    await buildPack(ctx, row as NonNullable<typeof row>, async (part, bytes) => {
+      parts[part] = bytes;
+    });
+    const files = (await import('#lib/governance/evidence/pack-format')).unzipPack(Buffer.concat(parts));
     const lines = (file: string) =>
       Buffer.from(files.get(file) as Uint8Array)
         .toString('utf8')

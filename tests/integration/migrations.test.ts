@@ -25,6 +25,7 @@ const TABLES = [
   'evaluation_reports',
   'evaluation_results',
   'evaluation_tasks',
+  'evidence_pack_parts',
   'evidence_packs',
   'governance_entities',
   'governance_entity_statuses',
@@ -113,11 +114,11 @@ describe('repair-on-start', () => {
   });
 });
 
-/** The statements that take a schema back to before migration 0030 (evidence packs). */
+/** The statements that take a schema back to before migration 0030 (evidence packs; 0031, their zips in parts, too). */
 const undo0030 = (schema: string) => `
   drop function ${schema}.record_entity_status() cascade;
   drop function ${schema}.keep_removed_exception() cascade;
-  drop table ${schema}.evidence_packs, ${schema}.governance_entity_statuses, ${schema}.governance_exceptions_removed;`;
+  drop table ${schema}.evidence_packs, ${schema}.evidence_pack_parts, ${schema}.governance_entity_statuses, ${schema}.governance_exceptions_removed;`;
 
 describe('migration 0030 (evidence packs)', () => {
   it("records each version's status there was, since its last move; from then on the database records every move and deleted exception", async () => {
@@ -158,7 +159,7 @@ describe('migration 0015 (compliance aggregation)', () => {
     await database.sql.unsafe(`drop schema if exists ${other} cascade`);
     const settings = await testSettings(other);
     await runStartupTasks(settings);
-    // Back to the schema before 0015 (undoing 0016 to 0030 too), with a history in it.
+    // Back to the schema before 0015 (undoing 0016 to 0031 too), with a history in it.
     await database.sql.unsafe(`
       ${undo0030(other)}
       drop function ${other}.next_governance_generation() cascade;

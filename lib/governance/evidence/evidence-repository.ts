@@ -1,9 +1,13 @@
-import { and, desc, eq, getTableColumns, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, between, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 
 import type { Database } from '#lib/db/client';
+import { inTransaction, type Transaction } from '#lib/db/transaction';
 
-/** A pack's row, its zip left out (read only by `pack`). */
-export type EvidenceRow = Omit<Database['tables']['evidencePacks']['$inferSelect'], 'pack'>;
+/** A pack's row (its zip is in evidence_pack_parts). */
+export type EvidenceRow = Database['tables']['evidencePacks']['$inferSelect'];
+
+/** The bytes of a part of a zip: the most an answer of GET /evidence/{id}/pack carries, under Lambda's 6 MB once in base64. */
+export const PACK_PART_BYTES = 4 * 1024 * 1024;
 
 /** The packs asked for: their lifecycle (pending, running, completed, failed) and their zips. */
 export class EvidenceRepository {
@@ -13,39 +17,46 @@ export class EvidenceRepository {
     return this.database.tables.evidencePacks;
   }
 
-  /** Every column but the zip. */
-  private get columns() {
-    const { pack: _zip, ...columns } = getTableColumns(this.table);
-    return columns;
-  }
-
   async create(pack: { at: Date; environments: string[] | null; resourceTypes: string[] | null; requestedBy: string }): Promise<EvidenceRow> {
-    const [row] = await this.database.db.insert(this.table).values(pack).returning(this.columns);
+    const [row] = await this.database.db.insert(this.table).values(pack).returning();
     return row;
   }
 
   async find(id: string): Promise<EvidenceRow | undefined> {
-    const [row] = await this.database.db.select(this.columns).from(this.table).where(eq(this.table.id, id));
+    const [row] = await this.database.db.select().from(this.table).where(eq(this.table.id, id));
     return row;
   }
 
   async list(limit: number, offset: number): Promise<{ rows: EvidenceRow[]; total: number }> {
     const t = this.table;
     const [rows, [{ total }]] = await Promise.all([
-      this.database.db.select(this.columns).from(t).orderBy(desc(t.requestedAt), desc(t.id)).limit(limit).offset(offset),
+      this.database.db.select().from(t).orderBy(desc(t.requestedAt), desc(t.id)).limit(limit).offset(offset),
       this.database.db.select({ total: sql<number>`count(*)::int` }).from(t),
     ]);
     return { rows, total };
   }
 
-  /** `length` bytes of the zip from `offset` (PostgreSQL cuts them out), with its whole size; undefined when it has none. */
-  async packBytes(id: string, offset: number, length: number): Promise<Buffer | undefined> {
-    const t = this.table;
-    const [row] = await this.database.db
-      .select({ bytes: sql<Buffer>`substring(${t.pack} from ${offset + 1} for ${length})` })
-      .from(t)
-      .where(and(eq(t.id, id), eq(t.status, 'completed')));
-    return row?.bytes;
+  /** Bytes `first` to `last` of the zip the build of attempt `attempt` made, read from the parts that hold them. */
+  async packBytes(id: string, attempt: number, first: number, last: number): Promise<Buffer> {
+    const p = this.database.tables.evidencePackParts;
+    const [from, to] = [Math.floor(first / PACK_PART_BYTES), Math.floor(last / PACK_PART_BYTES)];
+    const rows = await this.database.db
+      .select({ bytes: p.bytes })
+      .from(p)
+      .where(and(eq(p.packId, id), eq(p.attempt, attempt), between(p.part, from, to)))
+      .orderBy(asc(p.part));
+    return Buffer.concat(rows.map((row) => row.bytes)).subarray(first - from * PACK_PART_BYTES, last - from * PACK_PART_BYTES + 1);
+  }
+
+  /** Stores part `part` of the zip the build of attempt `attempt` is writing. */
+  async addPart(id: string, attempt: number, part: number, bytes: Buffer): Promise<void> {
+    await this.database.db.insert(this.database.tables.evidencePackParts).values({ packId: id, attempt, part, bytes });
+  }
+
+  /** Deletes the parts of the builds of the pack but attempt `kept` (all with none). */
+  private async forgetParts(id: string, kept: number | undefined, tx: Pick<Transaction, 'delete'> = this.database.db): Promise<void> {
+    const p = this.database.tables.evidencePackParts;
+    await tx.delete(p).where(and(eq(p.packId, id), kept === undefined ? undefined : ne(p.attempt, kept)));
   }
 
   /** Marks the packs whose message reached the queue. */
@@ -67,28 +78,25 @@ export class EvidenceRepository {
       .update(t)
       .set({ status: 'running', attempts: sql`${t.attempts} + 1`, leaseUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
       .where(and(eq(t.id, id), or(eq(t.status, 'pending'), and(eq(t.status, 'running'), lt(t.leaseUntil, sql`now()`)))))
-      .returning(this.columns);
+      .returning();
     return row;
   }
 
-  /** Stores the zip the build of attempt `attempt` made; false when another build has the pack since (this one outlived its lease). */
-  async complete(id: string, attempt: number, pack: { bytes: Uint8Array; sha256: string; summary: Record<string, number> }): Promise<boolean> {
+  /**
+   * The build of attempt `attempt` ended: its zip (in its parts) is the pack's, and the parts of other
+   * attempts go. False when another build has the pack since (this one outlived its lease).
+   */
+  async complete(id: string, attempt: number, pack: { sha256: string; size: number; summary: Record<string, number> }): Promise<boolean> {
     const t = this.table;
-    const done = await this.database.db
-      .update(t)
-      .set({
-        status: 'completed',
-        pack: Buffer.from(pack.bytes),
-        sha256: pack.sha256,
-        size: pack.bytes.length,
-        summary: pack.summary,
-        completedAt: sql`now()`,
-        leaseUntil: null,
-        error: null,
-      })
-      .where(and(eq(t.id, id), eq(t.status, 'running'), eq(t.attempts, attempt)))
-      .returning({ id: t.id });
-    return done.length > 0;
+    return inTransaction(this.database, 'evidence pack completed', async (tx) => {
+      const done = await tx
+        .update(t)
+        .set({ status: 'completed', sha256: pack.sha256, size: pack.size, summary: pack.summary, completedAt: sql`now()`, leaseUntil: null, error: null })
+        .where(and(eq(t.id, id), eq(t.status, 'running'), eq(t.attempts, attempt)))
+        .returning({ id: t.id });
+      if (done.length > 0) await this.forgetParts(id, attempt, tx);
+      return done.length > 0;
+    });
   }
 
   /**
@@ -108,6 +116,7 @@ export class EvidenceRepository {
       })
       .where(and(eq(t.id, id), eq(t.status, 'running'), eq(t.attempts, attempt)))
       .returning({ status: t.status });
+    if (row) await this.forgetParts(id, undefined);
     return row?.status as 'failed' | 'pending' | undefined;
   }
 

@@ -7,14 +7,12 @@ import type { GovernanceContext } from '../context';
 import { EnvironmentRepository } from '../environments/environment-repository';
 import { ResourceTypeRepository } from '../resource-types/resource-type-repository';
 import type { EvidenceInput, EvidencePack } from './evidence';
-import { EvidenceRepository, type EvidenceRow } from './evidence-repository';
+import { EvidenceRepository, type EvidenceRow, PACK_PART_BYTES } from './evidence-repository';
 import { buildPack } from './pack-builder';
 
 const DAY_MS = 86_400_000;
 /** A build holds its pack this long (the worker's timeout is 120 s); past it, the sweeper hands the pack on again. */
 const LEASE_MS = 180_000;
-/** The most of a pack one answer carries: under Lambda's 6 MB response once in base64. */
-export const PACK_PART_BYTES = 4 * 1024 * 1024;
 
 const iso = (value: Date | null) => value?.toISOString() ?? null;
 
@@ -128,8 +126,7 @@ export async function packPart(
   const pack = await getEvidence(ctx, id);
   if (pack.status !== 'completed' || pack.size === null) throw new ConflictError(`The evidence pack is ${pack.status}: its zip can be read once it completed`);
   const { first, last, partial } = rangeOf(range, pack.size);
-  const bytes = await new EvidenceRepository(ctx.database).packBytes(id, first, last - first + 1);
-  if (!bytes) throw new NotFoundError(`No evidence pack has the id ${id}`);
+  const bytes = await new EvidenceRepository(ctx.database).packBytes(id, pack.attempts, first, last);
   const headers: Record<string, string> = {
     'content-type': 'application/zip',
     'content-disposition': `attachment; filename="evidence-${pack.at.replace(/[:.]/g, '-')}-${id.slice(0, 8)}.zip"`,
@@ -149,12 +146,12 @@ export async function buildEvidence(ctx: GovernanceContext, id: string): Promise
   const pack = await packs.claim(id, LEASE_MS);
   if (!pack) return;
   try {
-    const built = await buildPack(ctx, pack);
-    if (!(await packs.complete(id, pack.attempts, { bytes: built.bytes, sha256: built.sha256, summary: { ...built.summary } }))) {
+    const built = await buildPack(ctx, pack, (part, bytes) => packs.addPart(id, pack.attempts, part, bytes));
+    if (!(await packs.complete(id, pack.attempts, { sha256: built.sha256, size: built.size, summary: { ...built.summary } }))) {
       logger.warn({ evidenceId: id, attempt: pack.attempts }, 'an evidence pack was built after its lease ran out: another build has it');
       return;
     }
-    logger.info({ evidenceId: id, bytes: built.bytes.length, ...built.summary }, 'evidence pack built');
+    logger.info({ evidenceId: id, bytes: built.size, ...built.summary }, 'evidence pack built');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const status = await packs.attemptFailed(id, pack.attempts, reason, maxReceivesOf(ctx.settings));

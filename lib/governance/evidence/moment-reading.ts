@@ -82,6 +82,28 @@ function judged(outcome: Outcome, version: VersionInForce): Outcome {
 
 type Row = Record<string, unknown>;
 
+/** A verdict of the version in force from its evaluation_results row. */
+function verdictOf(row: Row, version: VersionInForce): VerdictAtMoment {
+  const outcome = row.outcome as Outcome;
+  const result = (row.result ?? {}) as { errors?: string[] };
+  return {
+    environment: row.environment as string,
+    resourceType: row.resource_type as string,
+    resourceId: row.resource_id as string,
+    resourceDisplayName: (row.resource_display_name as string | null) ?? null,
+    resourceOwner: (row.resource_owner as string | null) ?? null,
+    policyId: version.id,
+    kind: row.entity_kind as VerdictAtMoment['kind'],
+    version: row.entity_version as number,
+    outcome,
+    judged: judged(outcome, version),
+    errors: result.errors ?? [],
+    value: (row.value as number | null) ?? null,
+    evaluatedAt: iso(row.created_at as Date),
+    reportId: (row.report_id as string | null) ?? null,
+  };
+}
+
 /** The approval of a row whose approvals columns are named `<prefix><column>`. */
 function approvalOf(row: Row, prefix = ''): ApprovalAtMoment {
   const value = <T>(column: string) => (row[`${prefix}${column}`] ?? null) as T;
@@ -147,44 +169,32 @@ export class MomentReading {
   }
 
   /**
-   * The newest recorded result, at or before the moment, of every (policy, resource, environment) of
-   * the versions in force, in the scope's environments; by environment, type, resource and policy.
+   * The newest recorded result, at or before the moment, of every (resource, environment) of each
+   * version in force, in the scope's environments, a page at a time: by policy (in the order of
+   * `versions`), then resource and environment. A page is a range of the index of the newest results
+   * (evaluation_results_latest), so no page reads the whole history and nothing holds every verdict.
    */
-  async verdicts(versions: readonly VersionInForce[]): Promise<VerdictAtMoment[]> {
-    if (versions.length === 0) return [];
-    const byId = new Map(versions.map((version) => [version.id, version]));
+  async *verdictPages(versions: readonly VersionInForce[], pageSize = 5_000): AsyncGenerator<VerdictAtMoment[]> {
     const { evaluationResults: results } = this.database.tables;
-    const rows = await this.database.db.execute<Row>(sql`
-      select * from (
-        select distinct on (r.entity_id, r.resource_id, r.environment)
-          r.entity_id, r.entity_kind, r.entity_version, r.resource_id, r.resource_display_name, r.resource_owner, r.environment,
-          r.resource_type, r.outcome, r.result, r.value, r.created_at, r.report_id
-        from ${results} r
-        where r.recorded and r.created_at <= ${this.at.toISOString()}::timestamptz
-          and r.entity_id = any(${sql.param([...byId.keys()])}::uuid[]) and ${within(sql`r.environment`, this.scope.environments)}
-        order by r.entity_id, r.resource_id, r.environment, r.id desc
-      ) v order by v.environment, v.resource_type, v.resource_id, v.entity_kind, v.entity_id`);
-    return rows.map((row) => {
-      const version = byId.get(row.entity_id as string) as VersionInForce;
-      const outcome = row.outcome as Outcome;
-      const result = (row.result ?? {}) as { errors?: string[] };
-      return {
-        environment: row.environment as string,
-        resourceType: row.resource_type as string,
-        resourceId: row.resource_id as string,
-        resourceDisplayName: (row.resource_display_name as string | null) ?? null,
-        resourceOwner: (row.resource_owner as string | null) ?? null,
-        policyId: row.entity_id as string,
-        kind: row.entity_kind as VerdictAtMoment['kind'],
-        version: row.entity_version as number,
-        outcome,
-        judged: judged(outcome, version),
-        errors: result.errors ?? [],
-        value: (row.value as number | null) ?? null,
-        evaluatedAt: iso(row.created_at as Date),
-        reportId: (row.report_id as string | null) ?? null,
-      };
-    });
+    const byId = new Map(versions.map((version) => [version.id, version]));
+    for (const version of byId.values()) {
+      let after: { resourceId: string; environment: string } | undefined;
+      do {
+        const rows = await this.database.db.execute<Row>(sql`
+          select distinct on (r.resource_id, r.environment)
+            r.entity_kind, r.entity_version, r.resource_id, r.resource_display_name, r.resource_owner, r.environment,
+            r.resource_type, r.outcome, r.result, r.value, r.created_at, r.report_id
+          from ${results} r
+          where r.recorded and r.entity_id = ${version.id} and r.created_at <= ${this.at.toISOString()}::timestamptz
+            and ${within(sql`r.environment`, this.scope.environments)}
+            ${after ? sql`and (r.resource_id, r.environment) > (${after.resourceId}, ${after.environment})` : sql``}
+          order by r.resource_id, r.environment, r.id desc
+          limit ${pageSize}`);
+        if (rows.length > 0) yield rows.map((row) => verdictOf(row, version));
+        const last = rows.at(-1);
+        after = rows.length === pageSize && last ? { resourceId: last.resource_id as string, environment: last.environment as string } : undefined;
+      } while (after);
+    }
   }
 
   /**
@@ -242,36 +252,56 @@ export class MomentReading {
   }
 }
 
-/** The compliance of the verdicts (docs/governance.md, "Compliance"): resources by their worst judged outcome, per environment and type. */
-export function complianceOf(verdicts: readonly VerdictAtMoment[]) {
-  const worst = new Map<string, { environment: string; resourceType: string; rank: number }>();
-  const outcomes = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
-  for (const verdict of verdicts) {
-    outcomes[verdict.judged] += 1;
+/** A resource's worst judged outcome so far, as its rank in OUTCOMES. */
+interface Worst {
+  readonly environment: string;
+  readonly resourceType: string;
+  rank: number;
+}
+
+/** Resource counts by their worst outcome, as the compliance summary has them. */
+function resourceCounts(resources: Iterable<Worst>) {
+  const byWorstOutcome = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
+  for (const { rank } of resources) byWorstOutcome[OUTCOMES[rank]] += 1;
+  const total = Object.values(byWorstOutcome).reduce((sum, count) => sum + count, 0);
+  const failing = byWorstOutcome.error + byWorstOutcome.failed;
+  return { total, passing: total - failing, failing, byWorstOutcome };
+}
+
+/**
+ * The compliance of verdicts told one at a time (docs/governance.md, "Compliance"): resources by their
+ * worst judged outcome, in all and per environment and type, and the verdicts by outcome. It keeps a
+ * rank per resource, not the verdicts.
+ */
+export class ComplianceTally {
+  private readonly worst = new Map<string, Worst>();
+  private readonly outcomes = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
+  private verdicts = 0;
+
+  add(verdict: VerdictAtMoment): void {
+    this.verdicts += 1;
+    this.outcomes[verdict.judged] += 1;
     const key = JSON.stringify([verdict.environment, verdict.resourceType, verdict.resourceId]);
     const rank = OUTCOMES.indexOf(verdict.judged);
-    const seen = worst.get(key);
-    if (!seen || seen.rank < rank) worst.set(key, { environment: verdict.environment, resourceType: verdict.resourceType, rank });
+    const seen = this.worst.get(key);
+    if (!seen) this.worst.set(key, { environment: verdict.environment, resourceType: verdict.resourceType, rank });
+    else seen.rank = Math.max(seen.rank, rank);
   }
-  const counts = (resources: Iterable<{ rank: number }>) => {
-    const byWorstOutcome = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
-    for (const { rank } of resources) byWorstOutcome[OUTCOMES[rank]] += 1;
-    const total = Object.values(byWorstOutcome).reduce((sum, count) => sum + count, 0);
-    const failing = byWorstOutcome.error + byWorstOutcome.failed;
-    return { total, passing: total - failing, failing, byWorstOutcome };
-  };
-  const groups = new Map<string, { environment: string; resourceType: string; rank: number }[]>();
-  for (const resource of worst.values()) {
-    const key = JSON.stringify([resource.environment, resource.resourceType]);
-    const group = groups.get(key);
-    if (group) group.push(resource);
-    else groups.set(key, [resource]);
+
+  summary() {
+    const groups = new Map<string, Worst[]>();
+    for (const resource of this.worst.values()) {
+      const key = JSON.stringify([resource.environment, resource.resourceType]);
+      const group = groups.get(key);
+      if (group) group.push(resource);
+      else groups.set(key, [resource]);
+    }
+    return {
+      resources: resourceCounts(this.worst.values()),
+      outcomes: { total: this.verdicts, ...this.outcomes },
+      byEnvironmentAndResourceType: [...groups.values()]
+        .map((resources) => ({ environment: resources[0].environment, resourceType: resources[0].resourceType, resources: resourceCounts(resources) }))
+        .sort((a, b) => a.environment.localeCompare(b.environment) || a.resourceType.localeCompare(b.resourceType)),
+    };
   }
-  return {
-    resources: counts(worst.values()),
-    outcomes: { total: verdicts.length, ...outcomes },
-    byEnvironmentAndResourceType: [...groups.values()]
-      .map((resources) => ({ environment: resources[0].environment, resourceType: resources[0].resourceType, resources: counts(resources) }))
-      .sort((a, b) => a.environment.localeCompare(b.environment) || a.resourceType.localeCompare(b.resourceType)),
-  };
 }

@@ -109,15 +109,19 @@ export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update
 const signedBytes = ({ evidenceId, signedAt, keyId, files }: Omit<PackSignature, 'signature' | 'algorithm' | 'publicKey'>) =>
   Buffer.from(canonicalize({ evidenceId, signedAt, keyId, files }) ?? '', 'utf8');
 
-/** The signature of `files` (every file of the pack but signature.json). */
-export function signPack(
+/** The signature of the files whose SHA-256 (hex) `hashes` holds by path (every file of the pack but signature.json). */
+export function signHashes(
   evidenceId: string,
-  files: ReadonlyMap<string, Uint8Array>,
+  hashes: Readonly<Record<string, string>>,
   key: { privateKey: KeyObject; publicKey: KeyObject },
   signedAt: Date,
 ): PackSignature {
-  const hashes = Object.fromEntries([...files.keys()].sort().map((file) => [file, sha256(files.get(file) as Uint8Array)]));
-  const unsigned = { evidenceId, signedAt: signedAt.toISOString(), keyId: keyIdOf(key.publicKey), files: hashes };
+  const files = Object.fromEntries(
+    Object.keys(hashes)
+      .sort()
+      .map((file) => [file, hashes[file]]),
+  );
+  const unsigned = { evidenceId, signedAt: signedAt.toISOString(), keyId: keyIdOf(key.publicKey), files };
   return {
     algorithm: 'Ed25519',
     ...unsigned,
@@ -125,6 +129,10 @@ export function signPack(
     signature: sign(null, signedBytes(unsigned), key.privateKey).toString('base64'),
   };
 }
+
+/** The signature of `files` (every file of the pack but signature.json). */
+export const signPack = (evidenceId: string, files: ReadonlyMap<string, Uint8Array>, key: { privateKey: KeyObject; publicKey: KeyObject }, signedAt: Date) =>
+  signHashes(evidenceId, Object.fromEntries([...files].map(([file, bytes]) => [file, sha256(bytes)])), key, signedAt);
 
 /** Whether `signature` was made by the key `publicKey` (PEM) over its files' hashes, unchanged since. */
 export function packSignatureHolds(signature: PackSignature, publicKey: string): boolean {
