@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { backgroundDispatchSettled } from '#lib/outbox/background-dispatch';
 import { dispatchOutbox, platformDelivery } from '#lib/outbox/outbox-dispatcher';
 
 import type * as auditModule from '../../functions/governance/audit';
@@ -68,6 +69,8 @@ describe('the checkpoints copied to an Object Lock bucket', () => {
     const signed = await invoke(audit.createAuditCheckpoint, { method: 'POST', path: '/v1/computational-governance/audit/checkpoints', headers: auditor });
     expect(signed.status, JSON.stringify(signed.body)).toBe(201);
 
+    // The call's own background delivery may have taken the message: it ends first, then what is left is delivered.
+    await backgroundDispatchSettled();
     const { serviceFrame } = await import('#lib/http/composition');
     const { database, settings } = await serviceFrame();
     const counts = await dispatchOutbox(database, platformDelivery(settings));
