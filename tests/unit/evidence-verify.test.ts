@@ -228,6 +228,16 @@ describe('verifyPack', () => {
     });
   });
 
+  it("fails on a signed manifest whose counts are not the files': a verdict line removed, re-signed with the trusted key", () => {
+    const files = filesOf();
+    const verdicts = Buffer.from(files.get(PACK_FILES.verdicts) as Uint8Array)
+      .toString('utf8')
+      .split('\n');
+    files.set(PACK_FILES.verdicts, Buffer.from(`${verdicts.slice(1).join('\n')}`));
+    const verdict = verifyPack(packOf(files), trusted);
+    expect(verdict).toEqual({ verified: false, reason: 'manifest.json counts 2 verdicts, the pack holds 1' });
+  });
+
   it('fails on a pack re-signed with another key, though its signature holds for that key', () => {
     const changed = filesOf();
     changed.set(PACK_FILES.verdicts, ndjson([]));

@@ -120,6 +120,26 @@ function scriptsFinding(files: ReadonlyMap<string, Uint8Array>, manifest: PackMa
   return undefined;
 }
 
+/** The lines of an NDJSON file of the pack. */
+const lineCount = (bytes: Uint8Array | undefined) =>
+  bytes
+    ? strFromU8(bytes)
+        .split('\n')
+        .filter((line) => line !== '').length
+    : 0;
+
+/** The manifest's counts are those of the files (policies, verdicts, exceptions, approvals): the first that is not, in words. */
+function countsFinding(files: ReadonlyMap<string, Uint8Array>, manifest: PackManifest): Finding {
+  const held = {
+    policies: manifest.policies.length,
+    verdicts: lineCount(files.get(PACK_FILES.verdicts)),
+    exceptions: lineCount(files.get(PACK_FILES.exceptions)),
+    approvals: lineCount(files.get(PACK_FILES.approvals)),
+  };
+  const wrong = (Object.keys(held) as (keyof typeof held)[]).find((name) => manifest.counts[name] !== held[name]);
+  return wrong === undefined ? undefined : `${PACK_FILES.manifest} counts ${manifest.counts[wrong]} ${wrong}, the pack holds ${held[wrong]}`;
+}
+
 /** Whether two checkpoints are the same, every field. */
 const sameCheckpoint = (a: Checkpoint, b: Checkpoint) =>
   a.seq === b.seq && a.hash === b.hash && a.signedAt === b.signedAt && a.keyId === b.keyId && a.signature === b.signature;
@@ -246,7 +266,7 @@ export function verifyPack(bytes: Uint8Array, trustedPublicKey: string): PackVer
     return fail(`signed with key ${packKeyId ?? `${signature.value.keyId} (not a public key)`}, not the trusted key ${trustedKeyId}`);
   if (!packSignatureHolds(signature.value, trustedPublicKey))
     return fail(`the signature of ${PACK_FILES.signature} does not verify with the trusted key: its list of files or their hashes were changed after signing`);
-  const finding = filesFinding(files, signature.value) ?? scriptsFinding(files, manifest.value);
+  const finding = filesFinding(files, signature.value) ?? scriptsFinding(files, manifest.value) ?? countsFinding(files, manifest.value);
   if (finding) return fail(finding);
   const audit = auditFilesOf(files);
   if ('reason' in audit) return fail(`audit stretch: ${audit.reason}`);
