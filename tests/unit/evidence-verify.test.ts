@@ -21,9 +21,8 @@ import {
   type PackManifest,
   type PackSignature,
   sha256,
-  signPack,
+  signHashes,
   unzipPack,
-  zipPack,
 } from '#lib/governance/evidence/pack-format';
 import { packVerdictText, verifyPack } from '#lib/governance/evidence/pack-verification';
 
@@ -128,6 +127,14 @@ function filesOf(audit: PackAuditStretch = STRETCH, records = chain.slice(2), si
 }
 
 /** The zip of `files`, signed by `signer`. */
+/** The signature of `files` (every file of the pack but signature.json), as the builder makes it. */
+const signPack = (evidenceId: string, files: ReadonlyMap<string, Uint8Array>, signer: Signer, signedAt: Date) =>
+  signHashes(evidenceId, Object.fromEntries([...files].map(([file, bytes]) => [file, sha256(bytes)])), signer, signedAt);
+
+/** The zip of `files` and `signature`, every entry dated `date`. */
+const zipPack = (files: ReadonlyMap<string, Uint8Array>, signature: PackSignature, date: Date) =>
+  zipSync(Object.fromEntries([...files, [PACK_FILES.signature, jsonFile(signature)]]), { level: 6, mtime: date });
+
 const packOf = (files: Files, signer: Signer = key) => zipPack(files, signPack(EVIDENCE_ID, files, signer, BUILT), BUILT);
 const pack = packOf(filesOf());
 

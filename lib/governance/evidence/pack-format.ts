@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 
 import canonicalize from 'canonicalize';
-import { strToU8, unzipSync, zipSync } from 'fflate';
+import { strToU8, unzipSync } from 'fflate';
 
 import type { Checkpoint } from '#lib/audit/checkpoint-signature';
 import { keyIdOf, publicKeyPem } from '#lib/audit/checkpoint-signature';
@@ -130,10 +130,6 @@ export function signHashes(
   };
 }
 
-/** The signature of `files` (every file of the pack but signature.json). */
-export const signPack = (evidenceId: string, files: ReadonlyMap<string, Uint8Array>, key: { privateKey: KeyObject; publicKey: KeyObject }, signedAt: Date) =>
-  signHashes(evidenceId, Object.fromEntries([...files].map(([file, bytes]) => [file, sha256(bytes)])), key, signedAt);
-
 /** Whether `signature` was made by the key `publicKey` (PEM) over its files' hashes, unchanged since. */
 export function packSignatureHolds(signature: PackSignature, publicKey: string): boolean {
   try {
@@ -149,12 +145,6 @@ export const ndjson = (values: readonly unknown[]): Uint8Array => strToU8(values
 
 /** Pretty JSON, ended by a newline. */
 export const jsonFile = (value: unknown): Uint8Array => strToU8(`${JSON.stringify(value, null, 2)}\n`);
-
-/** The zip of `files` and their signature; every entry dated `date` (so a pack's bytes depend on its content only). */
-export function zipPack(files: ReadonlyMap<string, Uint8Array>, signature: PackSignature, date: Date): Uint8Array {
-  const entries = Object.fromEntries([...[...files].sort(([a], [b]) => a.localeCompare(b)), [PACK_FILES.signature, jsonFile(signature)]]);
-  return zipSync(entries, { level: 6, mtime: date });
-}
 
 /** A zip whose files cannot be told apart by name: its message names the file. */
 export class UnreadableZip extends Error {}
